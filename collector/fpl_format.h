@@ -1,0 +1,125 @@
+/* fpl_format.h: the .fpl log format, version 1 -- the contract between agent and collector.
+ *
+ * collector/FORMAT.md specifies every field; this header and that page change together.
+ *
+ * File layout:
+ *   preamble  16 bytes: magic "FLYPROF\0", u16 version, u16 flags (0), u32 reserved (0)
+ *   chunk*    each: u32 sync FPL_CHUNK_SYNC, u32 payload length, u32 crc32(payload),
+ *             u32 sequence number (0, 1, 2, ...), then the payload: a run of records.
+ * Record: one type byte (enum fpl_rec), then the fields listed at the enum. Integers are
+ * LEB128 varints ("v"), zigzag varints for signed values ("sv"), or fixed little-endian ("u64").
+ * Strings are "v length, bytes" in UTF-8 (JVM modified UTF-8 passed through).
+ * A dictionary entry (thread, method, stack) is always written before the first record that
+ * references it, in the same chunk or an earlier one.
+ */
+#ifndef FPL_FORMAT_H
+#define FPL_FORMAT_H
+
+#include <stdint.h>
+
+#define FPL_MAGIC "FLYPROF"          /* 8 bytes with its NUL */
+#define FPL_VERSION 1
+#define FPL_PREAMBLE_SIZE 16
+#define FPL_CHUNK_SYNC 0x43504c46u   /* "FLPC" little-endian */
+#define FPL_CHUNK_HEADER_SIZE 16
+#define FPL_CHUNK_MAX (16u << 20)    /* a reader rejects a chunk longer than this */
+
+enum fpl_rec {
+    /* v header_version(1), v pid, u8 clock (enum fpl_clock), u64 ticks_per_sec,
+     * u64 anchor_ticks, u64 anchor_mono_ns, u64 anchor_real_ns,
+     * v cpu_interval_ns (0: off), u8 engine (enum fpl_engine), v wall_interval_ns (0: off),
+     * v wall_threads, v depth, str options, str jvm_name, str jvm_version, str command */
+    FPL_REC_HEADER = 1,
+    /* u64 ticks, u64 mono_ns, u64 real_ns: a later clock anchor (readers may refine) */
+    FPL_REC_ANCHOR = 2,
+    /* v thread_id, v os_tid, str name: one id per (tid, name) pair, so a rename is a new id */
+    FPL_REC_THREAD = 3,
+    /* v method_id, u8 kind (enum fpl_method_kind), str class (dotted), str name, str signature,
+     * str source_file ("" unknown), v nlines, nlines x (v start_bci, v line) sorted by bci */
+    FPL_REC_METHOD = 4,
+    /* v stack_id, v nframes, nframes x (v method_id, sv bci), leaf first.
+     * bci < 0: no bci (native method, marker). */
+    FPL_REC_STACK = 5,
+    /* sv dticks (from the previous sample in this chunk; the first is from 0), v thread_id,
+     * v stack_id, v weight (1 + timer overrun), u8 kind (enum fpl_kind),
+     * u8 state (enum fpl_state) */
+    FPL_REC_SAMPLE = 6,
+    /* v n, n x (v counter id (enum fpl_counter), v value): cumulative since start */
+    FPL_REC_COUNTERS = 7,
+    /* self metrics: v nbuckets, nbuckets x v count (bucket i counts handler times in
+     * [2^i, 2^(i+1)) ns; bucket 0 is [0, 2)), v max_ns, v total_ns: cumulative since start */
+    FPL_REC_HANDLER_HIST = 8,
+    /* u64 ticks: profiling stopped here; the log is complete */
+    FPL_REC_END = 9,
+};
+
+enum fpl_clock {
+    FPL_CLOCK_TSC = 0,          /* ticks are rdtsc; ticks_per_sec measured against MONOTONIC_RAW */
+    FPL_CLOCK_MONOTONIC = 1,    /* ticks are CLOCK_MONOTONIC ns; ticks_per_sec = 1e9 */
+};
+
+enum fpl_engine {
+    FPL_ENGINE_NONE = 0,
+    FPL_ENGINE_CPUTIMER = 1,
+    FPL_ENGINE_ITIMER = 2,
+    FPL_ENGINE_PERF = 3,
+};
+
+enum fpl_method_kind {
+    FPL_METHOD_JAVA = 0,        /* a Java method */
+    FPL_METHOD_NATIVE = 1,      /* a Java method declared native */
+    FPL_METHOD_MARKER = 2,      /* not a method: a marker frame, its name says why ([agct:...]) */
+    FPL_METHOD_CFUNC = 3,       /* a native (C/C++) function */
+};
+
+enum fpl_kind {
+    FPL_KIND_CPU = 0,
+    FPL_KIND_WALL = 1,
+};
+
+enum fpl_state {
+    FPL_STATE_UNKNOWN = 0,
+    FPL_STATE_RUNNING = 1,
+    FPL_STATE_BLOCKED = 2,      /* waiting to enter a monitor */
+    FPL_STATE_WAITING = 3,      /* Object.wait() without timeout */
+    FPL_STATE_TIMED_WAITING = 4,
+    FPL_STATE_PARKED = 5,
+    FPL_STATE_SLEEPING = 6,
+    FPL_STATE_NATIVE = 7,
+};
+
+/* Counters, cumulative. Unknown ids must be ignored by readers. */
+enum fpl_counter {
+    FPL_CTR_SIGNALS = 0,        /* signals handled while profiling */
+    FPL_CTR_SAMPLES = 1,        /* samples pushed into the ring */
+    FPL_CTR_RING_DROPS = 2,     /* samples lost: ring full */
+    FPL_CTR_NO_ENV = 3,         /* signal on a thread without a JNIEnv (not a Java thread) */
+    FPL_CTR_WRITER_CPU_NS = 4,  /* CPU time of the writer thread */
+    FPL_CTR_OVERRUNS = 5,       /* timer overruns folded into weights */
+    FPL_CTR_TIMER_ERRORS = 6,   /* timer_create / timer_settime failures */
+    FPL_CTR_BYTES = 7,          /* log bytes written before this record's chunk */
+    FPL_CTR_AGCT_BASE = 16,     /* 16 + (-code): AGCT failures by code, -1 .. -15 */
+    FPL_CTR_MAX = 32,
+};
+
+/* AsyncGetCallTrace result codes, negated (num_frames <= 0). */
+#define FPL_AGCT_CODES 16
+static inline const char *fpl_agct_name(int code)
+{
+    switch (code) {
+    case 0: return "no_Java_frame";
+    case -1: return "no_class_load";
+    case -2: return "GC_active";
+    case -3: return "unknown_not_Java";
+    case -4: return "not_walkable_not_Java";
+    case -5: return "unknown_Java";
+    case -6: return "not_walkable_Java";
+    case -7: return "unknown_state";
+    case -8: return "thread_exit";
+    case -9: return "deopt";
+    case -10: return "safepoint";
+    default: return "unknown_error";
+    }
+}
+
+#endif
