@@ -46,8 +46,8 @@ enum fpl_rec {
     FPL_REC_SAMPLE = 6,
     /* v n, n x (v counter id (enum fpl_counter), v value): cumulative since start */
     FPL_REC_COUNTERS = 7,
-    /* self metrics: v nbuckets, nbuckets x v count (bucket i counts handler times in
-     * [2^i, 2^(i+1)) ns; bucket 0 is [0, 2)), v max_ns, v total_ns: cumulative since start */
+    /* self metrics: v nbuckets, nbuckets x v count (handler times in ns, bucketed by
+     * fpl_hist_bucket), v max_ns, v total_ns: cumulative since start */
     FPL_REC_HANDLER_HIST = 8,
     /* u64 ticks: profiling stopped here; the log is complete */
     FPL_REC_END = 9,
@@ -120,6 +120,29 @@ static inline const char *fpl_agct_name(int code)
     case -10: return "safepoint";
     default: return "unknown_error";
     }
+}
+
+/* Handler-time histogram: log-linear buckets, exact below 16 ns, then 8 per power of two
+ * (about 9% wide). Values at or above 2^40 ns land in the last bucket. */
+#define FPL_HIST_BUCKETS (16 + 36 * 8)
+
+static inline unsigned fpl_hist_bucket(uint64_t v)
+{
+    if (v < 16)
+        return (unsigned)v;
+    unsigned e = 63u - (unsigned)__builtin_clzll(v);
+    if (e >= 40)
+        return FPL_HIST_BUCKETS - 1;
+    return 16 + (e - 4) * 8 + (unsigned)((v >> (e - 3)) & 7);
+}
+
+/* The smallest value that falls in bucket i. */
+static inline uint64_t fpl_hist_lower(unsigned i)
+{
+    if (i < 16)
+        return i;
+    unsigned e = 4 + (i - 16) / 8, sub = (i - 16) % 8;
+    return (1ull << e) + ((uint64_t)sub << (e - 3));
 }
 
 #endif

@@ -1,0 +1,76 @@
+/* fpl_chunk.c: preamble and chunk framing for .fpl files. */
+#include "fpl_chunk.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "fpl_format.h"
+
+uint32_t fpl_chunk_crc(const uint8_t *p, size_t len)
+{
+    uLong c = crc32(0L, Z_NULL, 0);
+    while (len > 0) {
+        uInt n = len > (1u << 30) ? (1u << 30) : (uInt)len;
+        c = crc32(c, p, n);
+        p += n;
+        len -= n;
+    }
+    return (uint32_t)c;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+/* Writes all iovecs, resuming after short writes and EINTR. */
+static int write_all(int fd, struct iovec *iov, int n)
+{
+    while (n > 0) {
+        ssize_t w = writev(fd, iov, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        while (n > 0 && (size_t)w >= iov->iov_len) {
+            w -= (ssize_t)iov->iov_len;
+            iov++;
+            n--;
+        }
+        if (n > 0) {
+            iov->iov_base = (uint8_t *)iov->iov_base + w;
+            iov->iov_len -= (size_t)w;
+        }
+    }
+    return 0;
+}
+
+int fpl_chunk_write_preamble(int fd)
+{
+    uint8_t p[FPL_PREAMBLE_SIZE] = {0};
+    memcpy(p, FPL_MAGIC, 8);
+    p[8] = FPL_VERSION & 0xff;
+    p[9] = FPL_VERSION >> 8;
+    struct iovec iov = {p, sizeof(p)};
+    return write_all(fd, &iov, 1);
+}
+
+int fpl_chunk_write(int fd, uint32_t seq, const uint8_t *payload, size_t len)
+{
+    if (len > FPL_CHUNK_MAX)
+        return -EFBIG;
+    uint8_t h[FPL_CHUNK_HEADER_SIZE];
+    put_le32(h, FPL_CHUNK_SYNC);
+    put_le32(h + 4, (uint32_t)len);
+    put_le32(h + 8, fpl_chunk_crc(payload, len));
+    put_le32(h + 12, seq);
+    struct iovec iov[2] = {{h, sizeof(h)}, {(void *)payload, len}};
+    return write_all(fd, iov, len ? 2 : 1);
+}

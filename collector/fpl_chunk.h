@@ -1,0 +1,20 @@
+/* fpl_chunk.h: framing of the .fpl file: the preamble and checksummed chunks (see
+ * fpl_format.h). Used by the agent's writer and by tests that make logs. Any thread.
+ */
+#ifndef FPL_CHUNK_H
+#define FPL_CHUNK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Writes the 16-byte preamble to fd. Returns 0 or -errno. */
+int fpl_chunk_write_preamble(int fd);
+
+/* Writes one chunk (header + payload of len bytes, len <= FPL_CHUNK_MAX) to fd with a single
+ * writev, retrying short writes. Returns 0 or -errno (-EFBIG when len is too large). */
+int fpl_chunk_write(int fd, uint32_t seq, const uint8_t *payload, size_t len);
+
+/* CRC-32 (zlib polynomial) of a buffer. */
+uint32_t fpl_chunk_crc(const uint8_t *p, size_t len);
+
+#endif
