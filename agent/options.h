@@ -1,5 +1,27 @@
 /* options.h: the agent's option string (DESIGN "User-facing contract"), parsed into a struct.
- * Pure: no JVM, no I/O, no globals. Any thread.
+ * Pure: no JVM, no I/O, no globals. Any thread; not async-signal-safe.
+ *
+ * Grammar: items separated by ',', each `key` or `key=value`. The value is everything after
+ * the first '=' up to the next ',' (so `file=a=b` names the path "a=b", and no value can
+ * contain a comma). Keys are case-sensitive and nothing is trimmed: " cpu" is an unknown key.
+ * An empty item (",cpu", "cpu,,wall", ",") is an error; one trailing comma ("cpu,") is
+ * tolerated so that scripts may append items blindly. Each key may appear once.
+ *
+ *   start | stop | dump | status   the action, at most one; default start
+ *   cpu[=TIME]                     CPU sampling; default 10ms
+ *   wall[=TIME]                    wall-clock sampling; default 50ms
+ *   engine=cputimer|itimer|perf    CPU sampling engine; default cputimer (kept, unused, when
+ *                                  only wall is on)
+ *   wallthreads=N                  1..OPTIONS_MAX_WALL_THREADS, default 16
+ *   filter                         wall samples only threads marked through the Java API
+ *   depth=N                        1..OPTIONS_MAX_DEPTH, default 2048
+ *   file=PATH                      non-empty, < OPTIONS_FILE_MAX bytes, no ','; %p and %t are
+ *                                  expanded later by options_expand_file
+ *   threads                        one stack root per thread in rendered outputs
+ *   duration=TIME                  1ns..OPTIONS_MAX_DURATION_NS
+ * Neither cpu nor wall named: CPU sampling on at 10ms. Only wall named: CPU sampling off.
+ * cpu and wall intervals lie in [OPTIONS_MIN_INTERVAL_NS, OPTIONS_MAX_INTERVAL_NS].
+ * TIME: decimal digits, then an optional unit ns, us, ms or s; a bare number is nanoseconds.
  */
 #ifndef OPTIONS_H
 #define OPTIONS_H
@@ -8,12 +30,17 @@
 #include <stdint.h>
 
 #define OPTIONS_FILE_MAX 1024
-#define OPTIONS_DEFAULT_CPU_NS 10000000ull      /* 10 ms */
-#define OPTIONS_DEFAULT_WALL_NS 50000000ull     /* 50 ms */
+#define OPTIONS_DEFAULT_CPU_NS 10000000ull  /* 10 ms */
+#define OPTIONS_DEFAULT_WALL_NS 50000000ull /* 50 ms */
 #define OPTIONS_DEFAULT_WALL_THREADS 16
+#define OPTIONS_MAX_WALL_THREADS 1024
 #define OPTIONS_DEFAULT_DEPTH 2048
 #define OPTIONS_MAX_DEPTH 8192
 #define OPTIONS_DEFAULT_FILE "flyprof-%p.fpl"
+/* Below 100us the signal handlers would dominate the profiled program. */
+#define OPTIONS_MIN_INTERVAL_NS 100000ull                           /* 100 us */
+#define OPTIONS_MAX_INTERVAL_NS (86400ull * 1000000000ull)          /* 1 day */
+#define OPTIONS_MAX_DURATION_NS (365ull * 86400ull * 1000000000ull) /* 365 days */
 
 enum options_action {
     OPTIONS_START = 0,
@@ -23,33 +50,40 @@ enum options_action {
 };
 
 struct options {
-    enum options_action action;     /* default OPTIONS_START */
-    uint64_t cpu_interval_ns;       /* 0: CPU sampling off */
-    uint64_t wall_interval_ns;      /* 0: wall-clock sampling off */
-    int engine;                     /* enum fpl_engine; default FPL_ENGINE_CPUTIMER */
-    unsigned wall_threads;          /* default 16 */
-    int filter;                     /* wall samples only filtered threads */
-    unsigned depth;                 /* max Java frames, 1..OPTIONS_MAX_DEPTH, default 2048 */
-    char file[OPTIONS_FILE_MAX];    /* output path template, default OPTIONS_DEFAULT_FILE */
-    int file_given;                 /* file= appeared */
-    int threads;                    /* per-thread roots in rendered outputs */
-    uint64_t duration_ns;           /* 0: until stop or VM exit */
-    char raw[OPTIONS_FILE_MAX];     /* the option string as given (truncated), for the log */
+    enum options_action action;  /* default OPTIONS_START */
+    uint64_t cpu_interval_ns;    /* 0: CPU sampling off */
+    uint64_t wall_interval_ns;   /* 0: wall-clock sampling off */
+    int engine;                  /* enum fpl_engine; default FPL_ENGINE_CPUTIMER */
+    unsigned wall_threads;       /* default 16 */
+    int filter;                  /* wall samples only filtered threads */
+    unsigned depth;              /* max Java frames, 1..OPTIONS_MAX_DEPTH, default 2048 */
+    char file[OPTIONS_FILE_MAX]; /* output path template, default OPTIONS_DEFAULT_FILE */
+    int file_given;              /* file= appeared */
+    int threads;                 /* per-thread roots in rendered outputs */
+    uint64_t duration_ns;        /* 0: until stop or VM exit */
+    char raw[OPTIONS_FILE_MAX];  /* the option string as given (cut to OPTIONS_FILE_MAX - 1
+                                  * bytes), for the log; "" when parsed from NULL */
 };
 
-/* Fills *o with the defaults. */
+/* Fills *o with the defaults (CPU sampling at 10ms, action start, raw ""). */
 void options_defaults(struct options *o);
 
-/* Parses `s` (NULL or "" means defaults) into *o. Returns 0, or -EINVAL with a message in
- * err[0..errlen) that names the offending key or value and says what is accepted. When neither
- * `cpu` nor `wall` is named, CPU sampling is on at the default interval. */
+/* Parses `s` (NULL or "" means defaults; grammar above) into *o. Returns 0 with *o filled, or
+ * -EINVAL with *o untouched and a one-line message in err[0..errlen) that names the offending
+ * key or value and says what is accepted. Offending text is quoted with non-printable bytes
+ * as \xNN and cut after 64 bytes. err may be NULL or errlen 0; otherwise err is always
+ * NUL-terminated ("" on success). */
 int options_parse(const char *s, struct options *o, char *err, size_t errlen);
 
-/* Parses TIME: digits with an optional unit ns|us|ms|s (no unit: ns). Returns 0 or -EINVAL. */
+/* Parses TIME: digits with an optional unit ns|us|ms|s (no unit: ns) into *ns; no range check
+ * (0 is accepted). Returns 0, -EINVAL when malformed (or s/ns NULL), or -ERANGE when the value
+ * does not fit in 64 bits of nanoseconds. */
 int options_parse_time(const char *s, uint64_t *ns);
 
-/* Expands %p (pid) and %t (start time, YYYYmmdd-HHMMSS, local) of o->file into out.
- * Returns 0, or -ENAMETOOLONG when out is too small. */
+/* Expands the path template tmpl into out[0..outlen): %p -> pid (decimal), %t -> start_sec as
+ * local time YYYYmmdd-HHMMSS, %% -> %; any other '%' is kept literally. Returns 0, -EINVAL
+ * when tmpl or out is NULL or start_sec has no local time, or -ENAMETOOLONG when the result
+ * and its NUL do not fit in outlen. On error out is "" (when outlen > 0). */
 int options_expand_file(const char *tmpl, int pid, long start_sec, char *out, size_t outlen);
 
 #endif

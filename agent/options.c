@@ -1,0 +1,409 @@
+/* options.c: parses the agent's option string; see options.h for the grammar. */
+#include "options.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "fpl_format.h"
+
+#define OPTIONS_ACCEPTED                                                                           \
+    "start, stop, dump, status, cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, "            \
+    "wallthreads=N, filter, depth=N, file=PATH, threads, duration=TIME"
+#define OPTIONS_TIME_HINT "expected TIME such as 10ms (units ns, us, ms, s)"
+
+enum opt_kind {
+    OPT_FLAG,     /* no value */
+    OPT_OPTIONAL, /* key or key=value */
+    OPT_REQUIRED, /* key=value, value non-empty */
+};
+
+enum opt_key {
+    KEY_START,
+    KEY_STOP,
+    KEY_DUMP,
+    KEY_STATUS,
+    KEY_CPU,
+    KEY_WALL,
+    KEY_ENGINE,
+    KEY_WALLTHREADS,
+    KEY_FILTER,
+    KEY_DEPTH,
+    KEY_FILE,
+    KEY_THREADS,
+    KEY_DURATION,
+    KEY_COUNT,
+};
+
+static const struct {
+    const char *name;
+    enum opt_kind kind;
+    const char *usage; /* the accepted form, for "needs a value" */
+} opt_keys[KEY_COUNT] = {
+    [KEY_START] = {"start", OPT_FLAG, "start"},
+    [KEY_STOP] = {"stop", OPT_FLAG, "stop"},
+    [KEY_DUMP] = {"dump", OPT_FLAG, "dump"},
+    [KEY_STATUS] = {"status", OPT_FLAG, "status"},
+    [KEY_CPU] = {"cpu", OPT_OPTIONAL, "cpu[=TIME]"},
+    [KEY_WALL] = {"wall", OPT_OPTIONAL, "wall[=TIME]"},
+    [KEY_ENGINE] = {"engine", OPT_REQUIRED, "engine=cputimer|itimer|perf"},
+    [KEY_WALLTHREADS] = {"wallthreads", OPT_REQUIRED, "wallthreads=N"},
+    [KEY_FILTER] = {"filter", OPT_FLAG, "filter"},
+    [KEY_DEPTH] = {"depth", OPT_REQUIRED, "depth=N"},
+    [KEY_FILE] = {"file", OPT_REQUIRED, "file=PATH"},
+    [KEY_THREADS] = {"threads", OPT_FLAG, "threads"},
+    [KEY_DURATION] = {"duration", OPT_REQUIRED, "duration=TIME"},
+};
+
+static const struct {
+    const char *name;
+    int engine;
+} opt_engines[] = {
+    {"cputimer", FPL_ENGINE_CPUTIMER},
+    {"itimer", FPL_ENGINE_ITIMER},
+    {"perf", FPL_ENGINE_PERF},
+};
+
+#define QUOTE_MAX 64 /* bytes of offending text shown in a message */
+
+struct quoted {
+    char s[QUOTE_MAX * 4 + 4]; /* every byte as \xNN, then "..." and NUL */
+};
+
+/* Renders n bytes of user text for a one-line message: non-printable bytes (and '\') become
+ * \xNN so a newline or a stray UTF-8 fragment cannot break the log line; long text is cut. */
+static const char *quote(struct quoted *q, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t i, j = 0;
+
+    for (i = 0; i < n && i < QUOTE_MAX; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c < 0x7f && c != '\\') {
+            q->s[j++] = (char)c;
+        } else {
+            q->s[j++] = '\\';
+            q->s[j++] = 'x';
+            q->s[j++] = hex[c >> 4];
+            q->s[j++] = hex[c & 15];
+        }
+    }
+    if (i < n) {
+        memcpy(q->s + j, "...", 3);
+        j += 3;
+    }
+    q->s[j] = '\0';
+    return q->s;
+}
+
+__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt,
+                                                      ...)
+{
+    va_list ap;
+
+    if (err && errlen) {
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -EINVAL;
+}
+
+/* Reads the leading decimal digits of s[0..n) into *v; *len is how many there were, *range is
+ * set when the digits overflow 64 bits (the scan goes on so that trailing garbage still wins
+ * over overflow in the caller's verdict). */
+static void scan_digits(const char *s, size_t n, uint64_t *v, size_t *len, int *range)
+{
+    uint64_t x = 0;
+    size_t i;
+
+    *range = 0;
+    for (i = 0; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (x > (UINT64_MAX - d) / 10)
+            *range = 1;
+        else
+            x = x * 10 + d;
+    }
+    *v = x;
+    *len = i;
+}
+
+/* options_parse_time on a counted string: values inside the option string are not
+ * NUL-terminated. */
+static int parse_time_n(const char *s, size_t n, uint64_t *ns)
+{
+    static const struct {
+        const char *unit;
+        uint64_t mul;
+    } units[] = {
+        {"", 1}, {"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000},
+    };
+    uint64_t v;
+    size_t len, i;
+    int range;
+
+    scan_digits(s, n, &v, &len, &range);
+    if (len == 0)
+        return -EINVAL;
+    for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        if (strlen(units[i].unit) == n - len && memcmp(units[i].unit, s + len, n - len) == 0)
+            break;
+    }
+    if (i == sizeof(units) / sizeof(units[0]))
+        return -EINVAL;
+    if (range || v > UINT64_MAX / units[i].mul)
+        return -ERANGE;
+    *ns = v * units[i].mul;
+    return 0;
+}
+
+int options_parse_time(const char *s, uint64_t *ns)
+{
+    if (!s || !ns)
+        return -EINVAL;
+    return parse_time_n(s, strlen(s), ns);
+}
+
+/* A cpu or wall interval: TIME within [OPTIONS_MIN_INTERVAL_NS, OPTIONS_MAX_INTERVAL_NS]. */
+static int parse_interval(const char *key, const char *v, size_t n, uint64_t *ns, char *err,
+                          size_t errlen)
+{
+    struct quoted q;
+    int rc = parse_time_n(v, n, ns);
+
+    if (rc == -EINVAL)
+        return fail(err, errlen, "bad value '%s' for %s: " OPTIONS_TIME_HINT, quote(&q, v, n), key);
+    if (rc == -ERANGE || *ns > OPTIONS_MAX_INTERVAL_NS)
+        return fail(err, errlen,
+                    "bad value '%s' for %s: the interval must be at most 1 day (86400s)",
+                    quote(&q, v, n), key);
+    if (*ns < OPTIONS_MIN_INTERVAL_NS)
+        return fail(err, errlen, "bad value '%s' for %s: the interval must be at least 100us",
+                    quote(&q, v, n), key);
+    return 0;
+}
+
+/* wallthreads= and depth=: decimal digits only, within [1, max]. */
+static int parse_count(const char *key, const char *v, size_t n, unsigned max, unsigned *out,
+                       char *err, size_t errlen)
+{
+    struct quoted q;
+    uint64_t x;
+    size_t len;
+    int range;
+
+    scan_digits(v, n, &x, &len, &range);
+    if (len == 0 || len != n || range || x < 1 || x > max)
+        return fail(err, errlen, "bad value '%s' for %s: expected N from 1 to %u", quote(&q, v, n),
+                    key, max);
+    *out = (unsigned)x;
+    return 0;
+}
+
+void options_defaults(struct options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->action = OPTIONS_START;
+    o->cpu_interval_ns = OPTIONS_DEFAULT_CPU_NS;
+    o->wall_interval_ns = 0;
+    o->engine = FPL_ENGINE_CPUTIMER;
+    o->wall_threads = OPTIONS_DEFAULT_WALL_THREADS;
+    o->depth = OPTIONS_DEFAULT_DEPTH;
+    memcpy(o->file, OPTIONS_DEFAULT_FILE, sizeof(OPTIONS_DEFAULT_FILE));
+}
+
+/* Applies one item whose key is k and value v[0..n) (v NULL: no '='), kind already checked. */
+static int apply(struct options *o, enum opt_key k, const char *v, size_t n, char *err,
+                 size_t errlen)
+{
+    struct quoted q;
+    size_t i;
+    int rc;
+
+    switch (k) {
+    case KEY_START:
+    case KEY_STOP:
+    case KEY_DUMP:
+    case KEY_STATUS:
+        o->action = (enum options_action)(k - KEY_START);
+        return 0;
+    case KEY_CPU:
+    case KEY_WALL: {
+        uint64_t *ns = k == KEY_CPU ? &o->cpu_interval_ns : &o->wall_interval_ns;
+        if (!v) {
+            *ns = k == KEY_CPU ? OPTIONS_DEFAULT_CPU_NS : OPTIONS_DEFAULT_WALL_NS;
+            return 0;
+        }
+        return parse_interval(opt_keys[k].name, v, n, ns, err, errlen);
+    }
+    case KEY_ENGINE:
+        for (i = 0; i < sizeof(opt_engines) / sizeof(opt_engines[0]); i++) {
+            if (strlen(opt_engines[i].name) == n && memcmp(opt_engines[i].name, v, n) == 0) {
+                o->engine = opt_engines[i].engine;
+                return 0;
+            }
+        }
+        return fail(err, errlen, "engine=%s: expected cputimer, itimer or perf", quote(&q, v, n));
+    case KEY_WALLTHREADS:
+        return parse_count("wallthreads", v, n, OPTIONS_MAX_WALL_THREADS, &o->wall_threads, err,
+                           errlen);
+    case KEY_DEPTH:
+        return parse_count("depth", v, n, OPTIONS_MAX_DEPTH, &o->depth, err, errlen);
+    case KEY_FILTER:
+        o->filter = 1;
+        return 0;
+    case KEY_THREADS:
+        o->threads = 1;
+        return 0;
+    case KEY_FILE:
+        if (n >= OPTIONS_FILE_MAX)
+            return fail(err, errlen, "file='%s' is too long: %zu bytes, at most %d",
+                        quote(&q, v, n), n, OPTIONS_FILE_MAX - 1);
+        memcpy(o->file, v, n);
+        o->file[n] = '\0';
+        o->file_given = 1;
+        return 0;
+    case KEY_DURATION:
+        rc = parse_time_n(v, n, &o->duration_ns);
+        if (rc == -EINVAL)
+            return fail(err, errlen, "bad value '%s' for duration: " OPTIONS_TIME_HINT,
+                        quote(&q, v, n));
+        if (rc == -ERANGE || o->duration_ns > OPTIONS_MAX_DURATION_NS)
+            return fail(err, errlen, "bad value '%s' for duration: at most 365 days (31536000s)",
+                        quote(&q, v, n));
+        if (o->duration_ns == 0)
+            return fail(err, errlen, "bad value '%s' for duration: expected a TIME greater than 0",
+                        quote(&q, v, n));
+        return 0;
+    case KEY_COUNT:
+        break;
+    }
+    return fail(err, errlen, "options: internal error on key %d", (int)k);
+}
+
+int options_parse(const char *s, struct options *out, char *err, size_t errlen)
+{
+    struct options o;
+    struct quoted q1;
+    unsigned seen = 0;
+    int action = -1;
+    size_t item = 0, rawlen;
+    const char *p;
+
+    if (err && errlen)
+        err[0] = '\0';
+    if (!out)
+        return fail(err, errlen, "options: no struct to fill");
+    options_defaults(&o);
+    if (!s)
+        s = "";
+    rawlen = strnlen(s, OPTIONS_FILE_MAX - 1);
+    memcpy(o.raw, s, rawlen);
+    o.raw[rawlen] = '\0';
+
+    for (p = s; *p;) {
+        const char *end = strchr(p, ',');
+        const char *eq, *v;
+        size_t len, klen, vlen;
+        int k, rc;
+
+        if (!end)
+            end = p + strlen(p);
+        len = (size_t)(end - p);
+        item++;
+        if (len == 0)
+            return fail(err, errlen,
+                        "empty option (item %zu): separate options with a single comma", item);
+        eq = memchr(p, '=', len);
+        klen = eq ? (size_t)(eq - p) : len;
+        v = eq ? eq + 1 : NULL;
+        vlen = eq ? (size_t)(end - v) : 0;
+        if (klen == 0)
+            return fail(err, errlen, "option '%s' has no name (accepted: " OPTIONS_ACCEPTED ")",
+                        quote(&q1, p, len));
+        for (k = 0; k < KEY_COUNT; k++) {
+            if (strlen(opt_keys[k].name) == klen && memcmp(opt_keys[k].name, p, klen) == 0)
+                break;
+        }
+        if (k == KEY_COUNT)
+            return fail(err, errlen, "unknown option '%s' (accepted: " OPTIONS_ACCEPTED ")",
+                        quote(&q1, p, klen));
+        if (seen & (1u << k))
+            return fail(err, errlen, "duplicate option '%s'", opt_keys[k].name);
+        seen |= 1u << k;
+        if (opt_keys[k].kind == OPT_FLAG && v)
+            return fail(err, errlen, "option '%s' takes no value", opt_keys[k].name);
+        if (opt_keys[k].kind == OPT_REQUIRED && vlen == 0)
+            return fail(err, errlen, "option '%s' needs a value (%s)", opt_keys[k].name,
+                        opt_keys[k].usage);
+        if (k <= KEY_STATUS) {
+            if (action >= 0)
+                return fail(err, errlen, "conflicting actions '%s' and '%s'", opt_keys[action].name,
+                            opt_keys[k].name);
+            action = k;
+        }
+        rc = apply(&o, (enum opt_key)k, v, vlen, err, errlen);
+        if (rc)
+            return rc;
+        if (!*end)
+            break;
+        p = end + 1; /* "cpu," ends here: one trailing comma is tolerated */
+    }
+    /* Naming only wall means "wall instead of cpu"; naming neither means the default mode. */
+    if ((seen & (1u << KEY_WALL)) && !(seen & (1u << KEY_CPU)))
+        o.cpu_interval_ns = 0;
+    *out = o;
+    return 0;
+}
+
+int options_expand_file(const char *tmpl, int pid, long start_sec, char *out, size_t outlen)
+{
+    char pidbuf[16], stamp[32];
+    int have_stamp = 0;
+    size_t j = 0;
+    const char *p;
+
+    if (!tmpl || !out)
+        return -EINVAL;
+    if (outlen == 0)
+        return -ENAMETOOLONG;
+    for (p = tmpl; *p; p++) {
+        const char *piece = p;
+        size_t n = 1;
+
+        if (p[0] == '%' && p[1] == 'p') {
+            snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
+            piece = pidbuf;
+            n = strlen(pidbuf);
+            p++;
+        } else if (p[0] == '%' && p[1] == 't') {
+            if (!have_stamp) {
+                time_t t = (time_t)start_sec;
+                struct tm tm;
+                if (!localtime_r(&t, &tm) ||
+                    strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm) == 0) {
+                    out[0] = '\0';
+                    return -EINVAL;
+                }
+                have_stamp = 1;
+            }
+            piece = stamp;
+            n = strlen(stamp);
+            p++;
+        } else if (p[0] == '%' && p[1] == '%') {
+            p++; /* piece is the first '%' */
+        }
+        /* j < outlen holds; keep room for the NUL */
+        if (n >= outlen - j) {
+            out[0] = '\0';
+            return -ENAMETOOLONG;
+        }
+        memcpy(out + j, piece, n);
+        j += n;
+    }
+    out[j] = '\0';
+    return 0;
+}

@@ -1,0 +1,1 @@
+flyprof_unit_test(test_options SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_options.c ${CMAKE_SOURCE_DIR}/agent/options.c SANITIZE address undefined)

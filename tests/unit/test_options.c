@@ -1,0 +1,683 @@
+/* test_options.c: the agent option string: defaults, every key valid and invalid, the error
+ * messages, TIME parsing, path expansion, and random input that must never crash. */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fpl_format.h"
+#include "harness.h"
+#include "options.h"
+
+#define MS 1000000ull
+#define SEC 1000000000ull
+
+static struct options o;
+static char err[1024];
+
+static int parse(const char *s)
+{
+    memset(&o, 0, sizeof(o));
+    return options_parse(s, &o, err, sizeof(err));
+}
+
+/* Parses s, which must succeed; reports the input and message when it does not. */
+#define OK(s) expect_ok(__LINE__, (s))
+static int expect_ok(int line, const char *s)
+{
+    int rc = parse(s);
+    if (rc != 0 || err[0] != '\0')
+        fprintf(stderr, "line %d: options_parse(\"%s\") = %d: %s\n", line, s, rc, err);
+    CHECK(rc == 0 && err[0] == '\0');
+    return rc == 0;
+}
+
+/* Parses s, which must fail with a one-line message containing `want`, leaving *o untouched. */
+#define ERR(s, want) expect_err(__LINE__, (s), (want), 0)
+#define ERR_EXACT(s, want) expect_err(__LINE__, (s), (want), 1)
+static void expect_err(int line, const char *s, const char *want, int exact)
+{
+    static struct options before;
+    int rc, ok;
+
+    memset(&o, 0x5a, sizeof(o));
+    memcpy(&before, &o, sizeof(o));
+    rc = options_parse(s, &o, err, sizeof(err));
+    ok = rc == -EINVAL && (exact ? strcmp(err, want) == 0 : strstr(err, want) != NULL) &&
+         !strchr(err, '\n') && memcmp(&o, &before, sizeof(o)) == 0;
+    if (!ok)
+        fprintf(stderr, "line %d: options_parse(\"%.80s\") = %d, err \"%s\", want \"%s\"\n", line,
+                s, rc, err, want);
+    CHECK(ok);
+}
+
+static void check_defaults(const struct options *d)
+{
+    CHECK_EQ_U(d->action, OPTIONS_START);
+    CHECK_EQ_U(d->cpu_interval_ns, 10 * MS);
+    CHECK_EQ_U(d->wall_interval_ns, 0);
+    CHECK_EQ_U(d->engine, FPL_ENGINE_CPUTIMER);
+    CHECK_EQ_U(d->wall_threads, 16);
+    CHECK_EQ_U(d->filter, 0);
+    CHECK_EQ_U(d->depth, 2048);
+    CHECK(strcmp(d->file, "flyprof-%p.fpl") == 0);
+    CHECK_EQ_U(d->file_given, 0);
+    CHECK_EQ_U(d->threads, 0);
+    CHECK_EQ_U(d->duration_ns, 0);
+}
+
+static void test_defaults(void)
+{
+    struct options d;
+
+    memset(&d, 0x5a, sizeof(d));
+    options_defaults(&d);
+    check_defaults(&d);
+    CHECK(d.raw[0] == '\0');
+
+    strcpy(err, "junk");
+    CHECK(parse(NULL) == 0);
+    check_defaults(&o);
+    CHECK(o.raw[0] == '\0');
+    CHECK(err[0] == '\0');
+
+    CHECK(OK(""));
+    check_defaults(&o);
+
+    /* a single trailing comma is tolerated */
+    CHECK(OK("cpu,"));
+    CHECK_EQ_U(o.cpu_interval_ns, 10 * MS);
+}
+
+static void test_actions(void)
+{
+    static const struct {
+        const char *s;
+        enum options_action a;
+    } cases[] = {
+        {"start", OPTIONS_START},
+        {"stop", OPTIONS_STOP},
+        {"dump", OPTIONS_DUMP},
+        {"status", OPTIONS_STATUS},
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        CHECK(OK(cases[i].s));
+        CHECK_EQ_U(o.action, cases[i].a);
+        CHECK_EQ_U(o.cpu_interval_ns, 10 * MS); /* the mode default still applies */
+    }
+    CHECK(OK("dump,file=out.html"));
+    CHECK_EQ_U(o.action, OPTIONS_DUMP);
+    CHECK(strcmp(o.file, "out.html") == 0);
+
+    ERR_EXACT("start,stop", "conflicting actions 'start' and 'stop'");
+    ERR_EXACT("cpu,status,dump", "conflicting actions 'status' and 'dump'");
+    ERR_EXACT("start,start", "duplicate option 'start'");
+    ERR_EXACT("stop=now", "option 'stop' takes no value");
+    ERR_EXACT("status=", "option 'status' takes no value");
+    ERR("Start", "unknown option 'Start'");
+}
+
+static void test_modes(void)
+{
+    CHECK(OK("cpu"));
+    CHECK_EQ_U(o.cpu_interval_ns, 10 * MS);
+    CHECK_EQ_U(o.wall_interval_ns, 0);
+
+    CHECK(OK("cpu=20ms"));
+    CHECK_EQ_U(o.cpu_interval_ns, 20 * MS);
+    CHECK_EQ_U(o.wall_interval_ns, 0);
+
+    CHECK(OK("wall"));
+    CHECK_EQ_U(o.cpu_interval_ns, 0);
+    CHECK_EQ_U(o.wall_interval_ns, 50 * MS);
+
+    CHECK(OK("wall=1s"));
+    CHECK_EQ_U(o.cpu_interval_ns, 0);
+    CHECK_EQ_U(o.wall_interval_ns, SEC);
+
+    CHECK(OK("cpu,wall"));
+    CHECK_EQ_U(o.cpu_interval_ns, 10 * MS);
+    CHECK_EQ_U(o.wall_interval_ns, 50 * MS);
+
+    CHECK(OK("wall=2ms,cpu=1ms"));
+    CHECK_EQ_U(o.cpu_interval_ns, 1 * MS);
+    CHECK_EQ_U(o.wall_interval_ns, 2 * MS);
+
+    /* limits: 100us .. 1 day */
+    CHECK(OK("cpu=100us"));
+    CHECK_EQ_U(o.cpu_interval_ns, 100000);
+    CHECK(OK("cpu=100000"));
+    CHECK_EQ_U(o.cpu_interval_ns, 100000);
+    CHECK(OK("wall=86400s"));
+    CHECK_EQ_U(o.wall_interval_ns, 86400 * SEC);
+    ERR_EXACT("cpu=99us", "bad value '99us' for cpu: the interval must be at least 100us");
+    ERR("cpu=99999ns", "at least 100us");
+    ERR("wall=0", "bad value '0' for wall: the interval must be at least 100us");
+    ERR("wall=86401s", "bad value '86401s' for wall: the interval must be at most 1 day");
+    ERR("cpu=99999999999999999999s", "'99999999999999999999s' for cpu: the interval must be at "
+                                     "most 1 day");
+    ERR("cpu=18446744073709551616", "at most 1 day");
+
+    ERR_EXACT("cpu=fast", "bad value 'fast' for cpu: expected TIME such as 10ms (units ns, us, "
+                          "ms, s)");
+    ERR("wall=", "bad value '' for wall: expected TIME");
+    ERR("cpu=10 ms", "bad value '10 ms' for cpu");
+    ERR("cpu=-10ms", "bad value '-10ms' for cpu");
+    ERR("cpu=1m", "bad value '1m' for cpu");
+    ERR("cpu=1.5ms", "bad value '1.5ms' for cpu");
+    ERR("cpu=10MS", "bad value '10MS' for cpu");
+    ERR("wall=10ms=5", "bad value '10ms=5' for wall");
+    ERR_EXACT("cpu,cpu=5ms", "duplicate option 'cpu'");
+    ERR_EXACT("wall=5ms,cpu,wall", "duplicate option 'wall'");
+}
+
+static void test_engine(void)
+{
+    CHECK(OK("engine=cputimer"));
+    CHECK_EQ_U(o.engine, FPL_ENGINE_CPUTIMER);
+    CHECK(OK("engine=itimer"));
+    CHECK_EQ_U(o.engine, FPL_ENGINE_ITIMER);
+    CHECK(OK("cpu=1ms,engine=perf"));
+    CHECK_EQ_U(o.engine, FPL_ENGINE_PERF);
+    CHECK_EQ_U(o.cpu_interval_ns, 1 * MS);
+
+    ERR_EXACT("engine=foo", "engine=foo: expected cputimer, itimer or perf");
+    ERR("engine=PERF", "engine=PERF: expected");
+    ERR("engine=perf2", "engine=perf2: expected");
+    ERR("engine=cpu", "engine=cpu: expected");
+    ERR_EXACT("engine", "option 'engine' needs a value (engine=cputimer|itimer|perf)");
+    ERR("engine=", "option 'engine' needs a value");
+    ERR_EXACT("engine=perf,engine=perf", "duplicate option 'engine'");
+}
+
+static void test_counts(void)
+{
+    CHECK(OK("wallthreads=1"));
+    CHECK_EQ_U(o.wall_threads, 1);
+    CHECK(OK("wall,wallthreads=1024"));
+    CHECK_EQ_U(o.wall_threads, 1024);
+    CHECK(OK("wallthreads=007"));
+    CHECK_EQ_U(o.wall_threads, 7);
+    ERR_EXACT("wallthreads=0", "bad value '0' for wallthreads: expected N from 1 to 1024");
+    ERR("wallthreads=1025", "bad value '1025' for wallthreads");
+    ERR("wallthreads=-1", "bad value '-1' for wallthreads");
+    ERR("wallthreads=abc", "bad value 'abc' for wallthreads");
+    ERR("wallthreads=4x", "bad value '4x' for wallthreads");
+    ERR("wallthreads=99999999999999999999999", "bad value '99999999999999999999999' for "
+                                               "wallthreads");
+    ERR("wallthreads=4294967297", "bad value '4294967297'"); /* 2^32 + 1 must not wrap to 1 */
+    ERR_EXACT("wallthreads", "option 'wallthreads' needs a value (wallthreads=N)");
+
+    CHECK(OK("depth=1"));
+    CHECK_EQ_U(o.depth, 1);
+    CHECK(OK("depth=8192"));
+    CHECK_EQ_U(o.depth, 8192);
+    ERR_EXACT("depth=0", "bad value '0' for depth: expected N from 1 to 8192");
+    ERR("depth=8193", "bad value '8193' for depth");
+    ERR("depth=+5", "bad value '+5' for depth");
+    ERR("depth= 5", "bad value ' 5' for depth");
+    ERR("depth=", "option 'depth' needs a value");
+}
+
+static void test_flags(void)
+{
+    CHECK(OK("filter"));
+    CHECK_EQ_U(o.filter, 1);
+    CHECK_EQ_U(o.threads, 0);
+    CHECK(OK("threads"));
+    CHECK_EQ_U(o.threads, 1);
+    CHECK_EQ_U(o.filter, 0);
+    CHECK(OK("wall,filter,threads"));
+    CHECK_EQ_U(o.filter, 1);
+    CHECK_EQ_U(o.threads, 1);
+    ERR_EXACT("filter=1", "option 'filter' takes no value");
+    ERR_EXACT("threads=", "option 'threads' takes no value");
+    ERR_EXACT("filter,filter", "duplicate option 'filter'");
+}
+
+static void test_file(void)
+{
+    static char buf[OPTIONS_FILE_MAX + 64];
+
+    CHECK(OK("file=profile.html"));
+    CHECK(strcmp(o.file, "profile.html") == 0);
+    CHECK_EQ_U(o.file_given, 1);
+
+    CHECK(OK("file=a=b"));
+    CHECK(strcmp(o.file, "a=b") == 0);
+
+    CHECK(OK("file=/tmp/%p-%t.collapsed"));
+    CHECK(strcmp(o.file, "/tmp/%p-%t.collapsed") == 0); /* expanded later, not here */
+
+    CHECK(OK("file=\xc3\xa9t\xc3\xa9.fpl"));
+    CHECK(strcmp(o.file, "\xc3\xa9t\xc3\xa9.fpl") == 0);
+
+    ERR_EXACT("file", "option 'file' needs a value (file=PATH)");
+    ERR_EXACT("file=", "option 'file' needs a value (file=PATH)");
+    ERR("file=a,b", "unknown option 'b'"); /* a comma always separates options */
+    ERR_EXACT("file=a,file=b", "duplicate option 'file'");
+
+    /* longest path that fits: OPTIONS_FILE_MAX - 1 bytes */
+    memcpy(buf, "file=", 5);
+    memset(buf + 5, 'x', OPTIONS_FILE_MAX - 1);
+    buf[5 + OPTIONS_FILE_MAX - 1] = '\0';
+    CHECK(OK(buf));
+    CHECK_EQ_U(strlen(o.file), OPTIONS_FILE_MAX - 1);
+    buf[5 + OPTIONS_FILE_MAX - 1] = 'x';
+    buf[5 + OPTIONS_FILE_MAX] = '\0';
+    ERR(buf, "is too long: 1024 bytes, at most 1023");
+    ERR(buf, "file='xxxxxxxx");
+}
+
+static void test_duration(void)
+{
+    CHECK(OK("duration=30s"));
+    CHECK_EQ_U(o.duration_ns, 30 * SEC);
+    CHECK(OK("duration=1"));
+    CHECK_EQ_U(o.duration_ns, 1);
+    CHECK(OK("duration=31536000s"));
+    CHECK_EQ_U(o.duration_ns, 31536000ull * SEC);
+    ERR_EXACT("duration=0", "bad value '0' for duration: expected a TIME greater than 0");
+    ERR("duration=0s", "greater than 0");
+    ERR("duration=31536001s", "bad value '31536001s' for duration: at most 365 days");
+    ERR("duration=99999999999999999999999", "at most 365 days");
+    ERR("duration=1h", "bad value '1h' for duration: expected TIME such as 10ms");
+    ERR_EXACT("duration", "option 'duration' needs a value (duration=TIME)");
+}
+
+static void test_errors(void)
+{
+    static const char accepted[] =
+        "(accepted: start, stop, dump, status, cpu[=TIME], wall[=TIME], "
+        "engine=cputimer|itimer|perf, wallthreads=N, filter, depth=N, file=PATH, threads, "
+        "duration=TIME)";
+    char want[512];
+    char small[8];
+    int rc;
+
+    snprintf(want, sizeof(want), "unknown option 'cpuu' %s", accepted);
+    ERR_EXACT("cpuu", want);
+    ERR("cpu,wal=5ms", "unknown option 'wal'");
+    ERR(" cpu", "unknown option ' cpu'");
+    ERR("CPU", "unknown option 'CPU'");
+    ERR("=5ms", "option '=5ms' has no name (accepted: start,");
+    ERR("=", "option '=' has no name");
+
+    ERR("cpu,,wall", "empty option (item 2)");
+    ERR(",cpu", "empty option (item 1)");
+    ERR(",", "empty option (item 1)");
+    ERR("cpu,,", "empty option (item 2)");
+
+    /* offending text is made printable and kept on one line */
+    ERR("a\nb", "unknown option 'a\\x0ab'");
+    ERR("cpu=\xff", "bad value '\\xff' for cpu");
+    ERR("\xc3\xa9", "unknown option '\\xc3\\xa9'");
+    ERR("x\\y", "unknown option 'x\\x5cy'");
+
+    /* err: NULL, empty and tiny buffers, always NUL-terminated; o NULL */
+    CHECK(options_parse("bogus", &o, NULL, 0) == -EINVAL);
+    CHECK(options_parse("bogus", &o, NULL, 100) == -EINVAL);
+    small[0] = 'z';
+    CHECK(options_parse("bogus", &o, small, 0) == -EINVAL);
+    CHECK(small[0] == 'z');
+    CHECK(options_parse("bogus", &o, small, 1) == -EINVAL);
+    CHECK(small[0] == '\0');
+    memset(small, 'z', sizeof(small));
+    CHECK(options_parse("bogus", &o, small, sizeof(small)) == -EINVAL);
+    CHECK(strcmp(small, "unknown") == 0);
+    rc = options_parse("cpu", NULL, err, sizeof(err));
+    CHECK(rc == -EINVAL);
+    CHECK(err[0] != '\0');
+    CHECK(options_parse("cpu", &o, NULL, 0) == 0);
+}
+
+static void test_raw_and_huge(void)
+{
+    const size_t big = 1u << 20;
+    char *s = malloc(big + 16);
+    size_t n;
+
+    if (!s) {
+        CHECK(!"malloc");
+        return;
+    }
+    CHECK(OK("cpu=1ms,wall,threads"));
+    CHECK(strcmp(o.raw, "cpu=1ms,wall,threads") == 0);
+
+    /* a valid string longer than raw: raw keeps its first OPTIONS_FILE_MAX - 1 bytes */
+    memcpy(s, "file=", 5);
+    memset(s + 5, 'a', 1000);
+    strcpy(s + 1005, ",cpu=10ms,wall=50ms,depth=100");
+    n = strlen(s);
+    CHECK(n > OPTIONS_FILE_MAX);
+    CHECK(OK(s));
+    CHECK_EQ_U(strlen(o.raw), OPTIONS_FILE_MAX - 1);
+    CHECK(memcmp(o.raw, s, OPTIONS_FILE_MAX - 1) == 0);
+    CHECK_EQ_U(o.depth, 100);
+    CHECK_EQ_U(o.wall_interval_ns, 50 * MS);
+
+    /* one megabyte key: the message quotes a prefix and fits in err */
+    memset(s, 'a', big);
+    s[big] = '\0';
+    ERR(s, "unknown option 'aaaaaaaaaaaaaaaa");
+    CHECK(strstr(err, "aaa...' (accepted:") != NULL);
+    CHECK(strlen(err) < 512);
+
+    /* one megabyte path */
+    memcpy(s, "file=", 5);
+    ERR(s, "bytes, at most 1023");
+    CHECK(strstr(err, "1048571 bytes") != NULL);
+
+    /* a megabyte of commas after a valid item */
+    memcpy(s, "cpu", 3);
+    memset(s + 3, ',', big - 3);
+    ERR(s, "empty option (item 2)");
+
+    /* many valid-looking items: the first duplicate stops it */
+    s[0] = '\0';
+    for (n = 0; n < 1000; n++)
+        strcat(s, n ? ",depth=5" : "depth=5");
+    ERR(s, "duplicate option 'depth'");
+    free(s);
+}
+
+static void test_parse_time(void)
+{
+    static const struct {
+        const char *s;
+        int rc;
+        uint64_t ns;
+    } cases[] = {
+        {"0", 0, 0},
+        {"123", 0, 123},
+        {"5ns", 0, 5},
+        {"5us", 0, 5000},
+        {"5ms", 0, 5000000},
+        {"5s", 0, 5000000000ull},
+        {"0s", 0, 0},
+        {"007ms", 0, 7000000},
+        {"18446744073709551615", 0, UINT64_MAX},
+        {"18446744073709551615ns", 0, UINT64_MAX},
+        {"18446744073s", 0, 18446744073000000000ull},
+        {"18446744073709551616", -ERANGE, 0},
+        {"18446744074s", -ERANGE, 0},
+        {"18446744073709552ms", -ERANGE, 0},
+        {"99999999999999999999999999999999s", -ERANGE, 0},
+        {"", -EINVAL, 0},
+        {"ms", -EINVAL, 0},
+        {"s", -EINVAL, 0},
+        {"-5ms", -EINVAL, 0},
+        {"+5", -EINVAL, 0},
+        {" 5", -EINVAL, 0},
+        {"5 ", -EINVAL, 0},
+        {"5 ms", -EINVAL, 0},
+        {"5m", -EINVAL, 0},
+        {"5sec", -EINVAL, 0},
+        {"5MS", -EINVAL, 0},
+        {"5mss", -EINVAL, 0},
+        {"5.5ms", -EINVAL, 0},
+        {"0x10", -EINVAL, 0},
+        {"5ms5", -EINVAL, 0},
+        {"1h", -EINVAL, 0},
+        {"99999999999999999999999xyz", -EINVAL, 0}, /* garbage outranks overflow */
+    };
+    size_t i;
+    uint64_t ns;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int rc;
+        ns = 0xdeadbeef;
+        rc = options_parse_time(cases[i].s, &ns);
+        if (rc != cases[i].rc || (rc == 0 && ns != cases[i].ns))
+            fprintf(stderr, "options_parse_time(\"%s\") = %d, %llu\n", cases[i].s, rc,
+                    (unsigned long long)ns);
+        CHECK(rc == cases[i].rc);
+        if (rc == 0)
+            CHECK_EQ_U(ns, cases[i].ns);
+    }
+    CHECK(options_parse_time(NULL, &ns) == -EINVAL);
+    CHECK(options_parse_time("5ms", NULL) == -EINVAL);
+}
+
+static void test_expand_file(void)
+{
+    static const struct {
+        const char *tmpl;
+        int pid;
+        const char *want;
+    } cases[] = {
+        {"flyprof-%p.fpl", 1234, "flyprof-1234.fpl"},
+        {"%p%p", 7, "77"},
+        {"%t.html", 1, "20231114-221320.html"},
+        {"/tmp/%p/%t-%t", 42, "/tmp/42/20231114-221320-20231114-221320"},
+        {"%%p", 1, "%p"},
+        {"100%%", 1, "100%"},
+        {"a%%%p", 12, "a%12"},
+        {"%x%d%", 1, "%x%d%"},
+        {"%", 1, "%"},
+        {"%%%", 1, "%%"},
+        {"plain", 1, "plain"},
+        {"", 1, ""},
+        {"%p", -1, "-1"},
+        {"%p", 2147483647, "2147483647"},
+    };
+    char out[256], *tight;
+    size_t i, n;
+
+    setenv("TZ", "UTC0", 1);
+    tzset();
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int rc = options_expand_file(cases[i].tmpl, cases[i].pid, 1700000000L, out, sizeof(out));
+        if (rc != 0 || strcmp(out, cases[i].want) != 0)
+            fprintf(stderr, "expand(\"%s\") = %d \"%s\", want \"%s\"\n", cases[i].tmpl, rc, out,
+                    cases[i].want);
+        CHECK(rc == 0 && strcmp(out, cases[i].want) == 0);
+    }
+    CHECK(options_expand_file("%t", 1, 0, out, sizeof(out)) == 0);
+    CHECK(strcmp(out, "19700101-000000") == 0);
+
+    /* %t is local time: two hours east of UTC */
+    setenv("TZ", "XYZ-2", 1);
+    tzset();
+    CHECK(options_expand_file("%t", 1, 1700000000L, out, sizeof(out)) == 0);
+    CHECK(strcmp(out, "20231115-001320") == 0);
+    setenv("TZ", "UTC0", 1);
+    tzset();
+
+    /* exact fit and one byte short, in heap buffers of exactly that size for ASan */
+    n = strlen("flyprof-1234.fpl") + 1;
+    tight = malloc(n);
+    if (tight) {
+        CHECK(options_expand_file("flyprof-%p.fpl", 1234, 0, tight, n) == 0);
+        CHECK(strcmp(tight, "flyprof-1234.fpl") == 0);
+        CHECK(options_expand_file("flyprof-%p.fpl", 12345, 0, tight, n) == -ENAMETOOLONG);
+        CHECK(tight[0] == '\0');
+        CHECK(options_expand_file("x%t", 1, 0, tight, n) == 0); /* 16 bytes + NUL */
+        CHECK(options_expand_file("xy%t", 1, 0, tight, n) == -ENAMETOOLONG);
+        free(tight);
+    }
+    CHECK(options_expand_file("", 1, 0, out, 1) == 0);
+    CHECK(out[0] == '\0');
+    CHECK(options_expand_file("a", 1, 0, out, 1) == -ENAMETOOLONG);
+    CHECK(options_expand_file("a", 1, 0, out, 0) == -ENAMETOOLONG);
+    CHECK(options_expand_file(NULL, 1, 0, out, sizeof(out)) == -EINVAL);
+    CHECK(options_expand_file("a", 1, 0, NULL, 10) == -EINVAL);
+    /* a time with no calendar date: an error, not garbage */
+    {
+        CHECK(options_expand_file("%t", 1, LONG_MAX, out, sizeof(out)) == -EINVAL);
+        CHECK(options_expand_file("%p", 1, LONG_MAX, out, sizeof(out)) == 0);
+    }
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rng(void)
+{
+    uint64_t x = rng_state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return rng_state = x;
+}
+
+/* What any successful parse must satisfy, whatever the input. */
+static int sane(const struct options *r, const char *s)
+{
+    size_t rawlen = strnlen(s, OPTIONS_FILE_MAX - 1);
+    return r->action <= OPTIONS_STATUS && (r->cpu_interval_ns || r->wall_interval_ns) &&
+           (!r->cpu_interval_ns || (r->cpu_interval_ns >= OPTIONS_MIN_INTERVAL_NS &&
+                                    r->cpu_interval_ns <= OPTIONS_MAX_INTERVAL_NS)) &&
+           (!r->wall_interval_ns || (r->wall_interval_ns >= OPTIONS_MIN_INTERVAL_NS &&
+                                     r->wall_interval_ns <= OPTIONS_MAX_INTERVAL_NS)) &&
+           r->engine >= FPL_ENGINE_CPUTIMER && r->engine <= FPL_ENGINE_PERF &&
+           r->wall_threads >= 1 && r->wall_threads <= OPTIONS_MAX_WALL_THREADS && r->depth >= 1 &&
+           r->depth <= OPTIONS_MAX_DEPTH && (r->filter | r->threads) <= 1 &&
+           r->duration_ns <= OPTIONS_MAX_DURATION_NS && strnlen(r->file, OPTIONS_FILE_MAX) > 0 &&
+           strnlen(r->file, OPTIONS_FILE_MAX) < OPTIONS_FILE_MAX && strlen(r->raw) == rawlen &&
+           memcmp(r->raw, s, rawlen) == 0 && !strchr(r->file, ',');
+}
+
+static void test_random(void)
+{
+    /* clang-format off */
+    static const char *const tok[] = {
+        "start", "stop", "dump", "status", "cpu", "wall", "engine", "wallthreads", "filter",
+        "depth", "file", "threads", "duration", "=", "=", ",", ",", ",", "10ms", "100us", "1s",
+        "0", "1", "1024", "8192", "cputimer", "perf", "itimer", "%p", "%t", "%%", "%", "\xff",
+        "\xc3\xa9", " ", "-", "99999999999999999999", "ns", "us", "ms", "s", "\n", "\\",
+    };
+    /* clang-format on */
+    const size_t ntok = sizeof(tok) / sizeof(tok[0]);
+    int iter, parse_bad = 0, parse_ok = 0, expand_bad = 0;
+    char out[512];
+
+    for (iter = 0; iter < 30000; iter++) {
+        size_t cap = (rng() % 16 == 0) ? 4096 : 96, len = 0, errlen = rng() % 48;
+        char *s = malloc(cap + 1), *e = malloc(errlen ? errlen : 1);
+        struct options r;
+        int rc;
+
+        if (!s || !e) {
+            free(s);
+            free(e);
+            CHECK(!"malloc");
+            return;
+        }
+        while (len < cap && rng() % 24) {
+            if (rng() % 4 == 0) {
+                s[len++] = (char)(1 + rng() % 255); /* any byte but NUL */
+            } else {
+                const char *t = tok[rng() % ntok];
+                size_t n = strlen(t);
+                if (n > cap - len)
+                    break;
+                memcpy(s + len, t, n);
+                len += n;
+            }
+        }
+        s[len] = '\0';
+
+        /* exact-size heap buffers so that ASan sees any overrun */
+        rc = options_parse(s, &r, errlen ? e : NULL, errlen);
+        if (rc == 0) {
+            parse_ok++;
+            if (!sane(&r, s) || (errlen && e[0] != '\0')) {
+                if (!parse_bad++)
+                    fprintf(stderr, "random: accepted but not sane: \"%s\"\n", s);
+            }
+        } else if (rc != -EINVAL || (errlen && (strnlen(e, errlen) == errlen || strchr(e, '\n') ||
+                                                (errlen > 1 && !e[0])))) {
+            if (!parse_bad++)
+                fprintf(stderr, "random: rc %d bad message for \"%s\"\n", rc, s);
+        }
+
+        /* expansion: a tight buffer succeeds exactly when the roomy result fits */
+        {
+            size_t outlen = rng() % 40, want;
+            char *t = malloc(outlen ? outlen : 1);
+            int pid = (int)(rng() % 100000), rc2;
+            long when = (long)(rng() % 4000000000ull);
+            const char *tmpl = len < 200 ? s : "%p-%t";
+
+            rc = options_expand_file(tmpl, pid, when, out, sizeof(out));
+            rc2 = t ? options_expand_file(tmpl, pid, when, t, outlen) : 0;
+            want = strlen(out);
+            if (rc != 0 || (t && outlen > want && (rc2 != 0 || strcmp(t, out) != 0)) ||
+                (t && outlen <= want && (rc2 != -ENAMETOOLONG || (outlen && t[0])))) {
+                if (!expand_bad++)
+                    fprintf(stderr, "random: expand(\"%s\", %zu) = %d/%d\n", tmpl, outlen, rc, rc2);
+            }
+            free(t);
+        }
+        free(s);
+        free(e);
+    }
+    CHECK_EQ_U(parse_bad, 0);
+    CHECK_EQ_U(expand_bad, 0);
+    CHECK(parse_ok > 0); /* the generator does reach valid strings */
+}
+
+/* Flips bytes of valid strings: near-misses are where a parser slips. */
+static void test_mutations(void)
+{
+    static const char *const seeds[] = {
+        "cpu=1ms,wall=5ms,engine=perf,wallthreads=8,filter,depth=64,file=a=b,threads,duration=5s",
+        "stop",
+        "wall=100us,file=%p-%t.fpl",
+    };
+    int iter, bad = 0;
+    char s[256], e[256];
+
+    for (iter = 0; iter < 20000; iter++) {
+        const char *seed = seeds[rng() % (sizeof(seeds) / sizeof(seeds[0]))];
+        size_t len = strlen(seed), k, flips = 1 + rng() % 3;
+        struct options r;
+        int rc;
+
+        memcpy(s, seed, len + 1);
+        for (k = 0; k < flips; k++) {
+            size_t at = rng() % len;
+            switch (rng() % 3) {
+            case 0:
+                s[at] = (char)(1 + rng() % 255);
+                break;
+            case 1:
+                s[at] = ",=0%"[rng() % 4];
+                break;
+            default:
+                s[at] = '\0'; /* truncate */
+                len = at ? at : 1;
+                break;
+            }
+        }
+        rc = options_parse(s, &r, e, sizeof(e));
+        if ((rc == 0 && (!sane(&r, s) || e[0])) || (rc != 0 && (rc != -EINVAL || !e[0]))) {
+            if (!bad++)
+                fprintf(stderr, "mutation: \"%s\" rc %d: %s\n", s, rc, e);
+        }
+    }
+    CHECK_EQ_U(bad, 0);
+}
+
+int main(void)
+{
+    test_defaults();
+    test_actions();
+    test_modes();
+    test_engine();
+    test_counts();
+    test_flags();
+    test_file();
+    test_duration();
+    test_errors();
+    test_raw_and_huge();
+    test_parse_time();
+    test_expand_file();
+    test_random();
+    test_mutations();
+    return harness_result("test_options");
+}
