@@ -1,0 +1,233 @@
+/* control.c: profiling sessions. Runs on JVMTI callbacks, attach and Java API threads;
+ * serialized by `lock`. */
+#include "control.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "counters.h"
+#include "cputimer.h"
+#include "fpl_format.h"
+#include "handler.h"
+#include "itimer.h"
+#include "ring.h"
+#include "stackwalk.h"
+#include "tsc.h"
+#include "writer.h"
+
+#define RING_BYTES (16u << 20)
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static jvmtiEnv *jvmti;
+static struct ring ring;
+static int ring_ready;
+static struct writer_session session;
+static int prepared_fd = -1;
+static char path[OPTIONS_FILE_MAX + 64];
+/* the running session's CPU engine; exchanged so control_stop and the writer (duration over)
+ * can both call stop_sampling */
+static atomic_int engine_on;
+
+void control_init(jvmtiEnv *env)
+{
+    jvmti = env;
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Opens the output named by o->file (expanded) for writing. */
+static int open_output(const struct options *o, char *err, size_t errlen)
+{
+    int rc = options_expand_file(o->file, (int)getpid(), (long)time(NULL), path, sizeof(path));
+    if (rc != 0) {
+        snprintf(err, errlen, "file=%s: the expanded path is too long", o->file);
+        return rc;
+    }
+    const char *dot = strrchr(path, '.');
+    if (!dot || strcmp(dot, ".fpl") != 0) {
+        snprintf(err, errlen,
+                 "file=%s: this version writes .fpl logs only (render them with "
+                 "'flyprof convert')",
+                 path);
+        return -EINVAL;
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        rc = -errno;
+        snprintf(err, errlen, "cannot open output file '%s': %s", path, strerror(-rc));
+        return rc;
+    }
+    return fd;
+}
+
+static int check_modes(const struct options *o, char *err, size_t errlen)
+{
+    if (o->wall_interval_ns) {
+        snprintf(err, errlen, "wall-clock sampling (wall) is not available in this version");
+        return -ENOTSUP;
+    }
+    if (o->cpu_interval_ns && o->engine == FPL_ENGINE_PERF) {
+        snprintf(err, errlen, "engine=perf is not available in this version: use cputimer "
+                              "(default) or itimer");
+        return -ENOTSUP;
+    }
+    return 0;
+}
+
+int control_prepare(const struct options *o, char *err, size_t errlen)
+{
+    pthread_mutex_lock(&lock);
+    int rc = check_modes(o, err, errlen);
+    if (rc == 0 && prepared_fd < 0) {
+        rc = open_output(o, err, errlen);
+        if (rc >= 0) {
+            prepared_fd = rc;
+            rc = 0;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+static void get_property(const char *name, char *out, size_t len)
+{
+    char *v = NULL;
+    out[0] = 0;
+    if ((*jvmti)->GetSystemProperty(jvmti, name, &v) == JVMTI_ERROR_NONE && v) {
+        snprintf(out, len, "%s", v);
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)v);
+    }
+}
+
+/* Stops the engines and waits for running handlers. Called by control_stop and by the
+ * writer when the duration ends; idempotent. */
+static void stop_sampling(void)
+{
+    int e = atomic_exchange_explicit(&engine_on, FPL_ENGINE_NONE, memory_order_acq_rel);
+    if (e == FPL_ENGINE_CPUTIMER)
+        cputimer_stop();
+    else if (e == FPL_ENGINE_ITIMER)
+        itimer_stop();
+    handler_deactivate();
+}
+
+int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen)
+{
+    int rc = 0, fd = -1;
+    pthread_mutex_lock(&lock);
+    if (writer_running()) {
+        snprintf(err, errlen, "profiling is already running (output %s): stop it first", path);
+        rc = -EBUSY;
+        goto out;
+    }
+    if ((rc = check_modes(o, err, errlen)) != 0)
+        goto out;
+    if (stackwalk_init() != 0) {
+        snprintf(err, errlen, "AsyncGetCallTrace not found: this JVM is not HotSpot");
+        rc = -ENOENT;
+        goto out;
+    }
+    tsc_init(20);
+    if (!ring_ready) {
+        if ((rc = ring_init(&ring, RING_BYTES)) != 0) {
+            snprintf(err, errlen, "cannot allocate the sample ring: %s", strerror(-rc));
+            goto out;
+        }
+        ring_ready = 1;
+    }
+    if ((rc = handler_init(&ring, o->depth)) != 0 || (rc = handler_install()) != 0) {
+        snprintf(err, errlen, "cannot set up the signal handler: %s", strerror(-rc));
+        goto out;
+    }
+    if (prepared_fd >= 0) {
+        fd = prepared_fd;
+        prepared_fd = -1;
+    } else if ((fd = open_output(o, err, errlen)) < 0) {
+        rc = fd;
+        goto out;
+    }
+
+    memset(&session, 0, sizeof(session));
+    session.jvmti = jvmti;
+    session.ring = &ring;
+    session.fd = fd;
+    session.opts = *o;
+    session.pid = (int)getpid();
+    session.stop_sampling = stop_sampling;
+    get_property("java.vm.name", session.jvm_name, sizeof(session.jvm_name));
+    get_property("java.vm.version", session.jvm_version, sizeof(session.jvm_version));
+    get_property("sun.java.command", session.command, sizeof(session.command));
+    counters_reset();
+    tsc_anchor(&session.start);
+    if (o->duration_ns)
+        session.deadline_mono_ns = mono_ns() + o->duration_ns;
+
+    if ((rc = writer_start(&session, jni)) != 0) {
+        snprintf(err, errlen, "cannot start the writer thread");
+        close(fd);
+        goto out;
+    }
+    handler_activate();
+    if (o->cpu_interval_ns) {
+        if (o->engine == FPL_ENGINE_ITIMER)
+            rc = itimer_start(o->cpu_interval_ns);
+        else
+            rc = cputimer_start(o->cpu_interval_ns);
+        if (rc != 0) {
+            snprintf(err, errlen, "cannot start the CPU timer: %s", strerror(-rc));
+            handler_deactivate();
+            writer_stop();
+            goto out;
+        }
+        atomic_store_explicit(&engine_on, o->engine, memory_order_release);
+    }
+out:
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+int control_stop(char *err, size_t errlen)
+{
+    pthread_mutex_lock(&lock);
+    int rc = 0;
+    if (!writer_running()) {
+        snprintf(err, errlen, "profiling is not running");
+        rc = -ENOENT;
+    } else {
+        stop_sampling();
+        writer_stop();
+    }
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+void control_status(char *buf, size_t len)
+{
+    pthread_mutex_lock(&lock);
+    if (writer_running())
+        snprintf(buf, len, "running: cpu=%lluns engine=%s samples=%llu drops=%llu file=%s",
+                 (unsigned long long)session.opts.cpu_interval_ns,
+                 session.opts.engine == FPL_ENGINE_ITIMER ? "itimer" : "cputimer",
+                 (unsigned long long)writer_samples_written(),
+                 (unsigned long long)ring_drops(&ring), path);
+    else
+        snprintf(buf, len, "not running");
+    pthread_mutex_unlock(&lock);
+}
+
+int control_running(void)
+{
+    return writer_running();
+}

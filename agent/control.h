@@ -1,0 +1,33 @@
+/* control.h: start / stop / status of a profiling session, shared by -agentpath, attach and
+ * the Java API. Serialized by a mutex; never called from signal handlers. */
+#ifndef CONTROL_H
+#define CONTROL_H
+
+#include <jvmti.h>
+#include <stddef.h>
+
+#include "options.h"
+
+/* Binds the JVMTI environment. Agent_OnLoad / Agent_OnAttach. */
+void control_init(jvmtiEnv *jvmti);
+
+/* Checks what can be checked before the VM runs (output file writable, engine available)
+ * and opens the output so VMInit cannot fail on it. Returns 0 or -errno with err filled. */
+int control_prepare(const struct options *o, char *err, size_t errlen);
+
+/* Starts profiling with o (live phase, a thread with a JNIEnv). Uses the output opened by
+ * control_prepare when there is one. Returns 0 or -errno with err filled (e.g. -EBUSY when
+ * profiling already runs). */
+int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen);
+
+/* Stops profiling and completes the log. Returns 0 or -errno with err filled (-ENOENT: not
+ * running). */
+int control_stop(char *err, size_t errlen);
+
+/* A one-line status: running or not, modes, intervals, samples, drops, output file. */
+void control_status(char *buf, size_t len);
+
+/* 1 while a session runs. */
+int control_running(void);
+
+#endif

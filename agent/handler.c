@@ -1,0 +1,171 @@
+/* handler.c: the CPU-sample signal handler.
+ *
+ * ASYNC-SIGNAL-SAFE: everything reachable from cpu_signal runs in a signal handler on an
+ * arbitrary thread. No malloc, no locks, no stdio, no JVMTI/JNI except AsyncGetCallTrace, no
+ * lazily allocated TLS. Memory it touches (scratch buffers, ring) is preallocated by
+ * handler_init / ring_init.
+ */
+#include "handler.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "counters.h"
+#include "fpl_format.h"
+#include "sample.h"
+#include "stackwalk.h"
+#include "threads.h"
+#include "tsc.h"
+
+/* Scratch buffers AGCT writes into before the exact-size copy into the ring. More than one,
+ * because handlers on different threads run at once; a handler that finds all busy records a
+ * marker sample instead of waiting. */
+#define SCRATCH_COUNT 16
+
+static struct ring *ring;
+static unsigned depth;
+static struct sample_frame *scratch;     /* SCRATCH_COUNT x depth */
+static size_t scratch_bytes;
+static atomic_int scratch_busy[SCRATCH_COUNT];
+
+/* active and inflight form a Dekker pair with handler_deactivate: seq_cst on both sides
+ * guarantees that a handler that saw active == 1 is counted in inflight before
+ * handler_deactivate reads inflight == 0. */
+static atomic_int active;
+static atomic_int inflight;
+
+static int installed;
+
+int handler_init(struct ring *r, unsigned d)
+{
+    size_t bytes = (size_t)SCRATCH_COUNT * d * sizeof(struct sample_frame);
+    if (!scratch || d != depth) {
+        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return -errno;
+        if (scratch)
+            munmap(scratch, scratch_bytes);
+        scratch = p;
+        scratch_bytes = bytes;
+        depth = d;
+    }
+    ring = r;
+    return 0;
+}
+
+static int grab_scratch(int tid)
+{
+    for (int i = 0; i < SCRATCH_COUNT; i++) {
+        int k = (tid + i) % SCRATCH_COUNT;
+        /* acquire: the previous owner's writes to this buffer happen before ours */
+        if (!atomic_exchange_explicit(&scratch_busy[k], 1, memory_order_acquire))
+            return k;
+    }
+    return -1;
+}
+
+/* Copies one sample into the ring; counts a drop when it is full. */
+static void push(uint64_t ticks, int tid, uint32_t weight, int n, const struct sample_frame *f)
+{
+    uint32_t nf = n > 0 ? (uint32_t)n : 0;
+    uint32_t len = (uint32_t)(sizeof(struct sample_rec) + nf * sizeof(struct sample_frame));
+    struct sample_rec *s = ring_reserve(ring, len);
+    if (!s)
+        return; /* counted by the ring */
+    s->ticks = ticks;
+    s->tid = tid;
+    s->weight = weight;
+    s->kind = FPL_KIND_CPU;
+    s->state = FPL_STATE_RUNNING;
+    s->reserved = 0;
+    s->num_frames = n;
+    if (nf)
+        memcpy(s->frames, f, nf * sizeof(struct sample_frame));
+    ring_commit(ring, s);
+    counters_add_sigsafe(FPL_CTR_SAMPLES, 1);
+}
+
+static void cpu_signal(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig;
+    int saved_errno = errno;
+    if (!atomic_load_explicit(&active, memory_order_seq_cst))
+        goto out;
+    atomic_fetch_add_explicit(&inflight, 1, memory_order_seq_cst);
+    if (!atomic_load_explicit(&active, memory_order_seq_cst))
+        goto leave;
+
+    uint64_t t0 = tsc_read_sigsafe();
+    uint32_t weight = 1;
+    if (si->si_code == SI_TIMER) {
+        if (si->si_value.sival_int != HANDLER_COOKIE)
+            goto leave; /* someone else's timer */
+        if (si->si_overrun > 0) {
+            weight += (uint32_t)si->si_overrun;
+            counters_add_sigsafe(FPL_CTR_OVERRUNS, (uint64_t)si->si_overrun);
+        }
+    } else if (si->si_code != SI_KERNEL) {
+        goto leave; /* sent by a process (kill/tgkill): not a profiling tick */
+    }
+    counters_add_sigsafe(FPL_CTR_SIGNALS, 1);
+
+    int tid = threads_tid_sigsafe();
+    JNIEnv *env = threads_env_sigsafe();
+    if (!env) {
+        counters_add_sigsafe(FPL_CTR_NO_ENV, 1);
+        push(t0, tid, weight, SAMPLE_ERR_NO_ENV, NULL);
+    } else {
+        int k = grab_scratch(tid);
+        if (k < 0) {
+            push(t0, tid, weight, SAMPLE_ERR_NO_SCRATCH, NULL);
+        } else {
+            struct sample_frame *f = scratch + (size_t)k * depth;
+            int n = stackwalk_java_sigsafe(env, uc, f, (int)depth);
+            if (n <= 0 && n > -FPL_AGCT_CODES)
+                counters_add_sigsafe(FPL_CTR_AGCT_BASE + (unsigned)-n, 1);
+            push(t0, tid, weight, n, f);
+            /* release: our reads of the buffer happen before the next owner's writes */
+            atomic_store_explicit(&scratch_busy[k], 0, memory_order_release);
+        }
+    }
+    counters_handler_time_sigsafe(tsc_ticks_to_ns_sigsafe(tsc_read_sigsafe() - t0));
+leave:
+    atomic_fetch_sub_explicit(&inflight, 1, memory_order_seq_cst);
+out:
+    errno = saved_errno;
+}
+
+int handler_install(void)
+{
+    if (installed)
+        return 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = cpu_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGPROF, &sa, NULL) != 0)
+        return -errno;
+    installed = 1;
+    return 0;
+}
+
+void handler_activate(void)
+{
+    atomic_store_explicit(&active, 1, memory_order_seq_cst);
+}
+
+void handler_deactivate(void)
+{
+    atomic_store_explicit(&active, 0, memory_order_seq_cst);
+    while (atomic_load_explicit(&inflight, memory_order_seq_cst) != 0)
+        usleep(100);
+}
+
+int handler_active(void)
+{
+    return atomic_load_explicit(&active, memory_order_relaxed);
+}

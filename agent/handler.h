@@ -1,0 +1,29 @@
+/* handler.h: the CPU-sample signal handler and what it needs preallocated. */
+#ifndef HANDLER_H
+#define HANDLER_H
+
+#include <signal.h>
+
+#include "ring.h"
+
+/* sigev_value / si_value cookie of the signals flyprof's own timers send */
+#define HANDLER_COOKIE 0x666c7970
+
+/* Preallocates the scratch stack buffers for depth frames and binds the ring. Only while no
+ * handler can run (profiling off). Returns 0 or -errno. */
+int handler_init(struct ring *ring, unsigned depth);
+
+/* Installs the CPU handler for SIGPROF (idempotent). Returns 0 or -errno. */
+int handler_install(void);
+
+/* Turns sampling on: handlers from now on record. */
+void handler_activate(void);
+
+/* Turns sampling off and waits until no handler is running any more, so the ring and the
+ * scratch buffers are quiescent when it returns. Not from a signal handler. */
+void handler_deactivate(void);
+
+/* 1 while sampling is on. Any thread. */
+int handler_active(void);
+
+#endif

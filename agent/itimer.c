@@ -1,0 +1,25 @@
+/* itimer.c: ITIMER_PROF engine. Control context only. */
+#include "itimer.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <sys/time.h>
+
+static int set(uint64_t ns)
+{
+    struct itimerval v;
+    v.it_interval.tv_sec = (time_t)(ns / 1000000000ull);
+    v.it_interval.tv_usec = (suseconds_t)(ns % 1000000000ull / 1000);
+    v.it_value = v.it_interval;
+    return setitimer(ITIMER_PROF, &v, NULL) == 0 ? 0 : -errno;
+}
+
+int itimer_start(uint64_t interval_ns)
+{
+    return set(interval_ns);
+}
+
+void itimer_stop(void)
+{
+    set(0);
+}

@@ -1,0 +1,39 @@
+/* methods.h: jmethodIDs and their names. AGCT can only name a frame whose method already has
+ * a jmethodID, and HotSpot creates them lazily: preload them for every loaded class and for
+ * each class as it is prepared (FACTS.md). */
+#ifndef METHODS_H
+#define METHODS_H
+
+#include <jvmti.h>
+
+/* Creates jmethodIDs for every loaded class. VMInit or attach (live phase). Returns the
+ * number of classes visited. */
+int methods_preload(jvmtiEnv *jvmti, JNIEnv *jni);
+
+/* ClassPrepare callback: creates the class's jmethodIDs. */
+void methods_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass);
+
+struct methods_line {
+    int bci;
+    int line;
+};
+
+/* A resolved method; strings are malloc'ed and owned by the struct. */
+struct methods_info {
+    int kind;                   /* enum fpl_method_kind: JAVA or NATIVE */
+    char *klass;                /* dotted: java.util.HashMap$Node */
+    char *name;
+    char *signature;
+    char *source;               /* "" when unknown */
+    int nlines;
+    struct methods_line *lines; /* sorted by bci */
+};
+
+/* Resolves a jmethodID through JVMTI. Returns 0, or -EINVAL when the id is not valid (then
+ * *out holds a placeholder name). Writer thread. */
+int methods_resolve(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID id, struct methods_info *out);
+
+/* Frees the strings of *m. */
+void methods_info_destroy(struct methods_info *m);
+
+#endif

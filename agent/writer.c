@@ -1,0 +1,575 @@
+/* writer.c: drains the ring, resolves and dedups, encodes the .fpl log. Runs on the writer
+ * agent thread; writer_start/writer_stop run on control threads. */
+#include "writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "counters.h"
+#include "fpl_chunk.h"
+#include "fpl_codec.h"
+#include "fpl_format.h"
+#include "keymap.h"
+#include "methods.h"
+#include "sample.h"
+#include "threads.h"
+
+#define CHUNK_FLUSH_BYTES (256u << 10)
+#define PERIOD_NS 1000000000ull            /* counters, anchor and flush each second */
+#define NAME_REFRESH_NS 100000000ull       /* re-read a sampled thread's name at most this often */
+#define IDLE_WAIT_NS 10000000ull           /* sleep when the ring is empty */
+#define DRAIN_BATCH 4096                   /* records between checks of the clock */
+/* Dictionary maps are cleared past these sizes so memory stays bounded; ids keep growing, so
+ * the log stays unambiguous (an entry is just written again when next used). */
+#define MAX_MAP_BYTES (64u << 20)
+#define MAX_THREAD_CACHE 16384
+
+struct wthread {
+    int tid;
+    uint32_t id;                /* thread dictionary id for the current name */
+    uint64_t refreshed_ns;
+    char name[THREADS_NAME_MAX];
+};
+
+struct writer {
+    struct writer_session *s;
+    JNIEnv *jni;
+    struct fpl_buf chunk;
+    uint32_t seq;
+    int64_t prev_ticks;
+    int io_error;
+    struct keymap stacks;       /* raw AGCT frames (bci, jmethodID) -> stack id */
+    struct keymap methods;      /* jmethodID -> method id */
+    struct keymap markers;      /* marker name -> method id */
+    struct keymap tnames;       /* (tid, name) -> thread id */
+    struct keymap tcache_map;   /* tid -> index in tcache */
+    struct wthread *tcache;
+    size_t tcache_len, tcache_cap;
+    uint32_t next_stack, next_method, next_thread;
+    uint64_t *key;              /* scratch key for stacks: 2 words per frame */
+    uint32_t *frames;           /* scratch (method id, bci) pairs */
+    size_t key_cap;
+};
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int stop_requested;      /* under mu */
+static int running;             /* under mu: started and not finished */
+static _Atomic uint64_t samples_written;
+static _Atomic uint64_t bytes_written;
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Writes the pending chunk, if any. */
+static void flush(struct writer *w)
+{
+    if (w->chunk.failed) {
+        w->io_error = ENOMEM;
+        w->chunk.failed = 0;
+        w->chunk.len = 0;
+    }
+    if (!w->chunk.len)
+        return;
+    int rc = w->io_error ? -w->io_error : fpl_chunk_write(w->s->fd, w->seq, w->chunk.data,
+                                                          w->chunk.len);
+    if (rc == 0) {
+        w->seq++;
+        atomic_fetch_add_explicit(&bytes_written, w->chunk.len + FPL_CHUNK_HEADER_SIZE,
+                                  memory_order_relaxed);
+    } else {
+        w->io_error = -rc;
+    }
+    w->chunk.len = 0;
+    w->prev_ticks = 0; /* sample times restart from 0 in each chunk */
+}
+
+static void put_header(struct writer *w)
+{
+    struct writer_session *s = w->s;
+    struct fpl_buf *b = &w->chunk;
+    fpl_put_u8(b, FPL_REC_HEADER);
+    fpl_put_v(b, 1);
+    fpl_put_v(b, (uint64_t)s->pid);
+    fpl_put_u8(b, (uint8_t)tsc_clock());
+    fpl_put_u64(b, tsc_ticks_per_sec());
+    fpl_put_u64(b, s->start.ticks);
+    fpl_put_u64(b, s->start.mono_ns);
+    fpl_put_u64(b, s->start.real_ns);
+    fpl_put_v(b, s->opts.cpu_interval_ns);
+    fpl_put_u8(b, (uint8_t)(s->opts.cpu_interval_ns ? s->opts.engine : FPL_ENGINE_NONE));
+    fpl_put_v(b, s->opts.wall_interval_ns);
+    fpl_put_v(b, s->opts.wall_threads);
+    fpl_put_v(b, s->opts.depth);
+    fpl_put_str(b, s->opts.raw);
+    fpl_put_str(b, s->jvm_name);
+    fpl_put_str(b, s->jvm_version);
+    fpl_put_str(b, s->command);
+}
+
+static void put_anchor(struct writer *w)
+{
+    struct tsc_anchor a;
+    tsc_anchor(&a);
+    fpl_put_u8(&w->chunk, FPL_REC_ANCHOR);
+    fpl_put_u64(&w->chunk, a.ticks);
+    fpl_put_u64(&w->chunk, a.mono_ns);
+    fpl_put_u64(&w->chunk, a.real_ns);
+}
+
+static void put_counters(struct writer *w)
+{
+    atomic_store_explicit(&counters.c[FPL_CTR_RING_DROPS], ring_drops(w->s->ring),
+                          memory_order_relaxed);
+    atomic_store_explicit(&counters.c[FPL_CTR_WRITER_CPU_NS], thread_cpu_ns(),
+                          memory_order_relaxed);
+    atomic_store_explicit(&counters.c[FPL_CTR_BYTES],
+                          atomic_load_explicit(&bytes_written, memory_order_relaxed),
+                          memory_order_relaxed);
+    uint64_t v[FPL_CTR_MAX];
+    unsigned n = 0;
+    for (unsigned i = 0; i < FPL_CTR_MAX; i++) {
+        v[i] = counters_get(i);
+        n += v[i] != 0;
+    }
+    fpl_put_u8(&w->chunk, FPL_REC_COUNTERS);
+    fpl_put_v(&w->chunk, n);
+    for (unsigned i = 0; i < FPL_CTR_MAX; i++) {
+        if (v[i]) {
+            fpl_put_v(&w->chunk, i);
+            fpl_put_v(&w->chunk, v[i]);
+        }
+    }
+    unsigned last = 0;
+    for (unsigned i = 0; i < FPL_HIST_BUCKETS; i++)
+        if (atomic_load_explicit(&counters.hist[i], memory_order_relaxed))
+            last = i + 1;
+    fpl_put_u8(&w->chunk, FPL_REC_HANDLER_HIST);
+    fpl_put_v(&w->chunk, last);
+    for (unsigned i = 0; i < last; i++)
+        fpl_put_v(&w->chunk, atomic_load_explicit(&counters.hist[i], memory_order_relaxed));
+    fpl_put_v(&w->chunk, atomic_load_explicit(&counters.hist_max_ns, memory_order_relaxed));
+    fpl_put_v(&w->chunk, atomic_load_explicit(&counters.hist_total_ns, memory_order_relaxed));
+}
+
+/* Clears the dictionary maps when they hold too much memory. */
+static void bound_maps(struct writer *w)
+{
+    size_t bytes = keymap_bytes(&w->stacks) + keymap_bytes(&w->methods) +
+                   keymap_bytes(&w->tnames) + keymap_bytes(&w->markers);
+    if (bytes > MAX_MAP_BYTES) {
+        keymap_clear(&w->stacks);
+        keymap_clear(&w->methods);
+        keymap_clear(&w->tnames);
+        keymap_clear(&w->markers);
+    }
+}
+
+static void put_method_record(struct writer *w, uint32_t id, int kind, const char *klass,
+                              const char *name, const char *sig, const char *src,
+                              const struct methods_line *lines, int nlines)
+{
+    struct fpl_buf *b = &w->chunk;
+    fpl_put_u8(b, FPL_REC_METHOD);
+    fpl_put_v(b, id);
+    fpl_put_u8(b, (uint8_t)kind);
+    fpl_put_str(b, klass);
+    fpl_put_str(b, name);
+    fpl_put_str(b, sig);
+    fpl_put_str(b, src);
+    fpl_put_v(b, (uint64_t)nlines);
+    for (int i = 0; i < nlines; i++) {
+        fpl_put_v(b, (uint64_t)lines[i].bci);
+        fpl_put_v(b, (uint64_t)lines[i].line);
+    }
+}
+
+/* The method id of a marker frame named `name`, writing its record on first use. */
+static uint32_t marker_id(struct writer *w, const char *name)
+{
+    uint32_t id;
+    uint32_t len = (uint32_t)strlen(name);
+    if (keymap_get(&w->markers, name, len, &id))
+        return id;
+    id = w->next_method++;
+    put_method_record(w, id, FPL_METHOD_MARKER, "", name, "", "", NULL, 0);
+    keymap_put(&w->markers, name, len, id);
+    return id;
+}
+
+static uint32_t method_id(struct writer *w, jmethodID m)
+{
+    uint32_t id;
+    if (keymap_get(&w->methods, &m, sizeof(m), &id))
+        return id;
+    struct methods_info info;
+    methods_resolve(w->s->jvmti, w->jni, m, &info);
+    id = w->next_method++;
+    put_method_record(w, id, info.kind, info.klass ? info.klass : "", info.name ? info.name : "",
+                      info.signature ? info.signature : "", info.source ? info.source : "",
+                      info.lines, info.nlines);
+    methods_info_destroy(&info);
+    keymap_put(&w->methods, &m, sizeof(m), id);
+    return id;
+}
+
+static const char *error_marker(int code, char *buf, size_t len)
+{
+    if (code == SAMPLE_ERR_NO_ENV)
+        return "[not_Java_thread]";
+    if (code == SAMPLE_ERR_NO_SCRATCH)
+        return "[handler_busy]";
+    snprintf(buf, len, "[agct:%s]", fpl_agct_name(code));
+    return buf;
+}
+
+static void put_stack_record(struct writer *w, uint32_t id, const uint32_t *pairs, uint32_t n)
+{
+    fpl_put_u8(&w->chunk, FPL_REC_STACK);
+    fpl_put_v(&w->chunk, id);
+    fpl_put_v(&w->chunk, n);
+    for (uint32_t i = 0; i < n; i++) {
+        fpl_put_v(&w->chunk, pairs[2 * i]);
+        fpl_put_sv(&w->chunk, (int32_t)pairs[2 * i + 1]);
+    }
+}
+
+static int ensure_scratch(struct writer *w, size_t frames)
+{
+    if (frames <= w->key_cap)
+        return 0;
+    uint64_t *k = realloc(w->key, frames * 2 * sizeof(*k));
+    if (!k)
+        return -ENOMEM;
+    w->key = k;
+    uint32_t *f = realloc(w->frames, frames * 2 * sizeof(*f));
+    if (!f)
+        return -ENOMEM;
+    w->frames = f;
+    w->key_cap = frames;
+    return 0;
+}
+
+/* The stack id of a sample, writing the stack (and its methods) on first use. */
+static uint32_t stack_id(struct writer *w, const struct sample_rec *r)
+{
+    uint32_t id;
+    if (r->num_frames <= 0) {
+        char buf[64];
+        int64_t code = r->num_frames;
+        if (keymap_get(&w->stacks, &code, sizeof(code), &id))
+            return id;
+        uint32_t pair[2] = {marker_id(w, error_marker(r->num_frames, buf, sizeof(buf))),
+                            (uint32_t)-1};
+        id = w->next_stack++;
+        put_stack_record(w, id, pair, 1);
+        keymap_put(&w->stacks, &code, sizeof(code), id);
+        return id;
+    }
+    uint32_t n = (uint32_t)r->num_frames;
+    int truncated = n >= w->s->opts.depth;
+    if (ensure_scratch(w, n + 1) != 0)
+        return marker_id(w, "[out_of_memory]");
+    /* key by the raw frames: jmethodIDs are never freed or reused, so equal raw frames are
+     * the same stack, and a known stack costs one lookup instead of one per frame */
+    for (uint32_t i = 0; i < n; i++) {
+        w->key[2 * i] = (uint64_t)(uint32_t)r->frames[i].lineno;
+        w->key[2 * i + 1] = (uint64_t)(uintptr_t)r->frames[i].method_id;
+    }
+    uint32_t klen = n * 2 * (uint32_t)sizeof(uint64_t);
+    if (keymap_get(&w->stacks, w->key, klen, &id))
+        return id;
+    for (uint32_t i = 0; i < n; i++) {
+        w->frames[2 * i] = method_id(w, r->frames[i].method_id);
+        w->frames[2 * i + 1] = (uint32_t)r->frames[i].lineno;
+    }
+    uint32_t nf = n;
+    if (truncated) {
+        /* the root is missing: say so instead of pretending the deepest frame is a root */
+        w->frames[2 * nf] = marker_id(w, "[truncated]");
+        w->frames[2 * nf + 1] = (uint32_t)-1;
+        nf++;
+    }
+    id = w->next_stack++;
+    put_stack_record(w, id, w->frames, nf);
+    keymap_put(&w->stacks, w->key, klen, id);
+    return id;
+}
+
+/* Name of a thread the registry does not know (a JVM-internal thread): its kernel comm. */
+static void os_thread_name(int tid, char *buf, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/self/task/%d/comm", tid);
+    buf[0] = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t n = read(fd, buf, len - 1);
+        close(fd);
+        if (n > 0) {
+            buf[n] = 0;
+            char *nl = strchr(buf, '\n');
+            if (nl)
+                *nl = 0;
+        }
+    }
+    if (!buf[0])
+        snprintf(buf, len, "tid-%d", tid);
+}
+
+/* The thread id for (tid, name), writing a THREAD record when the pair is new. */
+static uint32_t thread_dict_id(struct writer *w, int tid, const char *name)
+{
+    size_t nl = strlen(name);
+    char key[sizeof(int) + THREADS_NAME_MAX];
+    memcpy(key, &tid, sizeof(int));
+    memcpy(key + sizeof(int), name, nl);
+    uint32_t klen = (uint32_t)(sizeof(int) + nl);
+    uint32_t id;
+    if (keymap_get(&w->tnames, key, klen, &id))
+        return id;
+    id = w->next_thread++;
+    fpl_put_u8(&w->chunk, FPL_REC_THREAD);
+    fpl_put_v(&w->chunk, id);
+    fpl_put_v(&w->chunk, (uint64_t)tid);
+    fpl_put_str(&w->chunk, name);
+    keymap_put(&w->tnames, key, klen, id);
+    return id;
+}
+
+/* The thread id of a sample's thread, re-reading its name when it may have changed. */
+static uint32_t thread_id(struct writer *w, int tid, uint64_t now)
+{
+    uint32_t idx;
+    struct wthread *t;
+    if (keymap_get(&w->tcache_map, &tid, sizeof(tid), &idx)) {
+        t = &w->tcache[idx];
+        if (now - t->refreshed_ns < NAME_REFRESH_NS)
+            return t->id;
+    } else {
+        if (w->tcache_len >= MAX_THREAD_CACHE) {
+            keymap_clear(&w->tcache_map);
+            w->tcache_len = 0;
+        }
+        if (w->tcache_len == w->tcache_cap) {
+            size_t cap = w->tcache_cap ? w->tcache_cap * 2 : 256;
+            struct wthread *c = realloc(w->tcache, cap * sizeof(*c));
+            if (!c)
+                return thread_dict_id(w, tid, "[unknown thread]");
+            w->tcache = c;
+            w->tcache_cap = cap;
+        }
+        idx = (uint32_t)w->tcache_len++;
+        t = &w->tcache[idx];
+        t->tid = tid;
+        t->name[0] = 0;
+        keymap_put(&w->tcache_map, &tid, sizeof(tid), idx);
+    }
+    char name[THREADS_NAME_MAX];
+    threads_refresh_name(w->s->jvmti, w->jni, tid);
+    if (!threads_name(tid, name, sizeof(name)) || !name[0])
+        os_thread_name(tid, name, sizeof(name));
+    t->refreshed_ns = now;
+    if (!t->name[0] || strcmp(name, t->name) != 0) {
+        memcpy(t->name, name, sizeof(name));
+        t->id = thread_dict_id(w, tid, name);
+    }
+    return t->id;
+}
+
+static void put_sample(struct writer *w, const struct sample_rec *r, uint64_t now)
+{
+    uint32_t tid = thread_id(w, r->tid, now);
+    uint32_t sid = stack_id(w, r);
+    fpl_put_u8(&w->chunk, FPL_REC_SAMPLE);
+    fpl_put_sv(&w->chunk, (int64_t)(r->ticks - (uint64_t)w->prev_ticks));
+    w->prev_ticks = (int64_t)r->ticks;
+    fpl_put_v(&w->chunk, tid);
+    fpl_put_v(&w->chunk, sid);
+    fpl_put_v(&w->chunk, r->weight);
+    fpl_put_u8(&w->chunk, r->kind);
+    fpl_put_u8(&w->chunk, r->state);
+    atomic_fetch_add_explicit(&samples_written, 1, memory_order_relaxed);
+}
+
+/* Moves up to max records from the ring into the chunk. Returns how many. */
+static unsigned drain(struct writer *w, unsigned max)
+{
+    unsigned n = 0;
+    uint64_t now = mono_ns();
+    uint32_t len;
+    const void *p;
+    while (n < max && (p = ring_peek(w->s->ring, &len)) != NULL) {
+        if (len >= sizeof(struct sample_rec))
+            put_sample(w, p, now);
+        ring_release(w->s->ring);
+        n++;
+        if (w->chunk.len >= CHUNK_FLUSH_BYTES)
+            flush(w);
+    }
+    return n;
+}
+
+/* Waits up to ns for a stop request. Returns 1 when a stop was requested. */
+static int wait_stop(uint64_t ns)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t t = (uint64_t)ts.tv_nsec + ns;
+    ts.tv_sec += (time_t)(t / 1000000000ull);
+    ts.tv_nsec = (long)(t % 1000000000ull);
+    pthread_mutex_lock(&mu);
+    if (!stop_requested)
+        pthread_cond_timedwait(&cv, &mu, &ts);
+    int r = stop_requested;
+    pthread_mutex_unlock(&mu);
+    return r;
+}
+
+static void writer_destroy(struct writer *w)
+{
+    fpl_buf_free(&w->chunk);
+    keymap_destroy(&w->stacks);
+    keymap_destroy(&w->methods);
+    keymap_destroy(&w->markers);
+    keymap_destroy(&w->tnames);
+    keymap_destroy(&w->tcache_map);
+    free(w->tcache);
+    free(w->key);
+    free(w->frames);
+}
+
+static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
+{
+    (void)jvmti;
+    struct writer w;
+    memset(&w, 0, sizeof(w));
+    w.s = arg;
+    w.jni = jni;
+    w.next_thread = w.next_method = w.next_stack = 1;
+
+    int rc = fpl_chunk_write_preamble(w.s->fd);
+    if (rc != 0)
+        w.io_error = -rc;
+    put_header(&w);
+    put_anchor(&w);
+    flush(&w);
+    uint64_t next_period = mono_ns() + PERIOD_NS;
+    int duration_over = 0;
+    for (;;) {
+        unsigned n = drain(&w, DRAIN_BATCH);
+        uint64_t now = mono_ns();
+        if (w.s->deadline_mono_ns && now >= w.s->deadline_mono_ns) {
+            duration_over = 1;
+            break;
+        }
+        if (now >= next_period) {
+            put_counters(&w);
+            put_anchor(&w);
+            flush(&w);
+            bound_maps(&w);
+            threads_purge(jni);
+            next_period = now + PERIOD_NS;
+        }
+        if (n == DRAIN_BATCH)
+            continue;
+        if (wait_stop(IDLE_WAIT_NS))
+            break;
+    }
+    if (duration_over && w.s->stop_sampling)
+        w.s->stop_sampling();
+    /* sampling is off and no handler is running: what is in the ring is all there is */
+    while (drain(&w, UINT32_MAX) > 0)
+        ;
+    put_counters(&w);
+    put_anchor(&w);
+    fpl_put_u8(&w.chunk, FPL_REC_END);
+    fpl_put_u64(&w.chunk, tsc_read_sigsafe());
+    flush(&w);
+    close(w.s->fd);
+    w.s->fd = -1;
+    writer_destroy(&w);
+
+    pthread_mutex_lock(&mu);
+    running = 0;
+    pthread_cond_broadcast(&cv);
+    pthread_mutex_unlock(&mu);
+}
+
+int writer_start(struct writer_session *s, JNIEnv *jni)
+{
+    jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
+    if (!cls)
+        return -EINVAL;
+    jmethodID ctor = (*jni)->GetMethodID(jni, cls, "<init>", "(Ljava/lang/String;)V");
+    jstring name = (*jni)->NewStringUTF(jni, "flyprof writer");
+    if (!ctor || !name)
+        return -EINVAL;
+    jobject thread = (*jni)->NewObject(jni, cls, ctor, name);
+    if (!thread)
+        return -EINVAL;
+    atomic_store_explicit(&samples_written, 0, memory_order_relaxed);
+    atomic_store_explicit(&bytes_written, FPL_PREAMBLE_SIZE, memory_order_relaxed);
+    pthread_mutex_lock(&mu);
+    stop_requested = 0;
+    running = 1;
+    pthread_mutex_unlock(&mu);
+    jvmtiError err = (*s->jvmti)->RunAgentThread(s->jvmti, thread, writer_main, s,
+                                                 JVMTI_THREAD_NORM_PRIORITY);
+    (*jni)->DeleteLocalRef(jni, thread);
+    (*jni)->DeleteLocalRef(jni, name);
+    (*jni)->DeleteLocalRef(jni, cls);
+    if (err != JVMTI_ERROR_NONE) {
+        pthread_mutex_lock(&mu);
+        running = 0;
+        pthread_mutex_unlock(&mu);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+void writer_stop(void)
+{
+    pthread_mutex_lock(&mu);
+    stop_requested = 1;
+    pthread_cond_broadcast(&cv);
+    while (running)
+        pthread_cond_wait(&cv, &mu);
+    pthread_mutex_unlock(&mu);
+}
+
+int writer_running(void)
+{
+    pthread_mutex_lock(&mu);
+    int r = running;
+    pthread_mutex_unlock(&mu);
+    return r;
+}
+
+uint64_t writer_samples_written(void)
+{
+    return atomic_load_explicit(&samples_written, memory_order_relaxed);
+}
+
+uint64_t writer_bytes_written(void)
+{
+    return atomic_load_explicit(&bytes_written, memory_order_relaxed);
+}

@@ -1,0 +1,49 @@
+/* writer.h: the writer thread: the ring's single consumer. It resolves jmethodIDs and thread
+ * names (cached, once each), dedups stacks, and streams the .fpl log in checked chunks. It is
+ * a JVMTI agent thread (RunAgentThread), so JVMTI accepts its calls; it is never sampled. */
+#ifndef WRITER_H
+#define WRITER_H
+
+#include <jvmti.h>
+#include <stdint.h>
+
+#include "options.h"
+#include "ring.h"
+#include "tsc.h"
+
+/* What a profiling session hands the writer. Owned by the caller; must outlive the writer. */
+struct writer_session {
+    jvmtiEnv *jvmti;
+    struct ring *ring;
+    int fd;                         /* the log, open for writing; the writer closes it */
+    struct options opts;
+    int pid;
+    char jvm_name[128];
+    char jvm_version[128];
+    char command[1024];
+    struct tsc_anchor start;        /* taken when sampling started */
+    uint64_t deadline_mono_ns;      /* 0: no duration */
+    /* Called by the writer when the duration ends: stop the engines and deactivate the
+     * handler, so the ring gets no more samples. */
+    void (*stop_sampling)(void);
+};
+
+/* Starts the writer thread for session s. Live phase, a thread with a JNIEnv. Returns 0 or
+ * -errno / -EINVAL (JVMTI refused). */
+int writer_start(struct writer_session *s, JNIEnv *jni);
+
+/* Asks the writer to drain everything, write the end of the log, close it and exit; waits
+ * until it has. Sampling must already be off (or the writer turns it off itself when the
+ * duration ended). Any thread but the writer; safe if the writer is not running. */
+void writer_stop(void);
+
+/* 1 while a writer is running (not yet finished). Any thread. */
+int writer_running(void);
+
+/* Samples written into the log by the current or last writer. Any thread. */
+uint64_t writer_samples_written(void);
+
+/* Bytes written into the log by the current or last writer. Any thread. */
+uint64_t writer_bytes_written(void);
+
+#endif
