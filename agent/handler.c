@@ -17,7 +17,7 @@
 #include "fpl_format.h"
 #include "sample.h"
 #include "stackwalk.h"
-#include "threads.h"
+#include "tls.h"
 #include "tsc.h"
 
 /* Scratch buffers AGCT writes into before the exact-size copy into the ring. More than one,
@@ -112,8 +112,8 @@ static void cpu_signal(int sig, siginfo_t *si, void *uc)
     }
     counters_add_sigsafe(FPL_CTR_SIGNALS, 1);
 
-    int tid = threads_tid_sigsafe();
-    JNIEnv *env = threads_env_sigsafe();
+    int tid = tls_tid_sigsafe();
+    JNIEnv *env = tls_env_sigsafe();
     if (!env) {
         counters_add_sigsafe(FPL_CTR_NO_ENV, 1);
         push(t0, tid, weight, SAMPLE_ERR_NO_ENV, NULL);

@@ -1,37 +1,19 @@
-/* threads.c: the Java thread registry. threads_env_sigsafe and threads_tid_sigsafe are
- * async-signal-safe; everything else takes the registry mutex and runs in JVMTI callbacks,
- * the engines' start/stop or the writer. */
+/* threads.c: the Java thread registry. Takes the registry mutex; runs in JVMTI callbacks,
+ * the engines' start/stop and the writer, never in a signal handler. */
 #include "threads.h"
+
+#include "tls.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #define BUCKETS 4096
-
-/* initial-exec: static TLS, never allocated lazily by __tls_get_addr, so a signal handler may
- * read it on any thread, including threads created before the library was loaded. */
-static __thread JNIEnv *tls_env __attribute__((tls_model("initial-exec")));
-static __thread int tls_tid __attribute__((tls_model("initial-exec")));
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct threads_entry *table[BUCKETS];
 static int live_count;
 static uint64_t purge_gen; /* under lock: purges so far */
-
-JNIEnv *threads_env_sigsafe(void)
-{
-    return tls_env;
-}
-
-int threads_tid_sigsafe(void)
-{
-    if (tls_tid == 0)
-        tls_tid = (int)syscall(SYS_gettid);
-    return tls_tid;
-}
 
 static struct threads_entry **slot_of(int tid)
 {
@@ -64,7 +46,7 @@ static void read_name(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, char *buf, s
 void threads_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
                       void (*on_start)(struct threads_entry *))
 {
-    int tid = threads_tid_sigsafe();
+    int tid = tls_tid_sigsafe();
     char name[THREADS_NAME_MAX];
     read_name(jvmti, jni, thread, name, sizeof(name));
 
@@ -97,8 +79,7 @@ void threads_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
     e->is_agent = strncmp(name, "flyprof", 7) == 0;
     if (!e->is_agent) {
         /* publish the env only after setup: the handler on this thread reads it */
-        tls_env = jni;
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        tls_set_env(jni);
     }
     if (on_start && !e->is_agent)
         on_start(e);
@@ -109,11 +90,10 @@ void threads_on_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
                     void (*on_end)(struct threads_entry *))
 {
     /* from here on a signal on this thread records a no-env sample instead of walking */
-    tls_env = NULL;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    tls_set_env(NULL);
     char name[THREADS_NAME_MAX];
     read_name(jvmti, jni, thread, name, sizeof(name));
-    int tid = threads_tid_sigsafe();
+    int tid = tls_tid_sigsafe();
 
     pthread_mutex_lock(&lock);
     struct threads_entry *e = *slot_of(tid);

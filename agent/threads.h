@@ -1,7 +1,7 @@
 /* threads.h: the registry of Java threads: tid -> JNI global ref, last known name, CPU timer.
  * Changed by JVMTI ThreadStart/ThreadEnd (on the thread itself), read by the engines and the
  * writer. Protected by a mutex that signal handlers never take: a handler only reads its own
- * thread's JNIEnv from initial-exec TLS (threads_env_sigsafe).
+ * thread's JNIEnv from TLS (tls.h).
  */
 #ifndef THREADS_H
 #define THREADS_H
@@ -23,13 +23,6 @@ struct threads_entry {
     uint64_t dead_gen;          /* purge generation at death */
     struct threads_entry *next; /* hash chain */
 };
-
-/* The calling thread's cached JNIEnv, or NULL for a thread that is not a registered Java
- * thread. Async-signal-safe (initial-exec TLS, no lazy allocation). */
-JNIEnv *threads_env_sigsafe(void);
-
-/* The calling thread's kernel tid (cached in TLS after the first call). Async-signal-safe. */
-int threads_tid_sigsafe(void);
 
 /* ThreadStart callback (on the new thread): registers it (idempotent: the main thread is
  * reported twice), caches its JNIEnv in TLS, and calls on_start(entry) under the registry

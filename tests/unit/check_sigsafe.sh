@@ -1,0 +1,31 @@
+#!/bin/sh
+# Lists the undefined symbols of the signal-handler objects and fails on any that is not in
+# the allowlist. Arguments: object files (one ;-separated list from CMake is accepted).
+# Allowed: async-signal-safe calls (clock_gettime, syscall, errno), compiler-emitted
+# memcpy/memset/stack protector and libgcc's 128-bit division, and the setup-only calls of these files (mmap, munmap,
+# sigaction, sigemptyset, usleep, nanosleep, dlsym), which run outside handlers.
+allowed='__errno_location clock_gettime syscall memcpy memset __stack_chk_fail
+mmap munmap sigaction sigemptyset usleep nanosleep dlsym _GLOBAL_OFFSET_TABLE_
+__divti3 __udivti3'
+objs=$(echo "$*" | tr ';' ' ')
+[ -n "$objs" ] || { echo "check_sigsafe: no objects given"; exit 2; }
+bad=0
+seen=0
+for o in $objs; do
+    [ -f "$o" ] || { echo "check_sigsafe: missing object $o"; exit 2; }
+    seen=$((seen + 1))
+    for s in $(nm -u "$o" | awk '{print $NF}' | sed 's/@.*//'); do
+        ok=0
+        for a in $allowed; do [ "$s" = "$a" ] && ok=1; done
+        # calls between the sigsafe objects themselves are fine
+        case "$s" in
+            ring_*|tsc_*|counters*|tls_*|stackwalk_*|handler_*) ok=1 ;;
+        esac
+        if [ $ok = 0 ]; then
+            echo "NOT ASYNC-SIGNAL-SAFE: $(basename "$o") imports $s"
+            bad=$((bad + 1))
+        fi
+    done
+done
+echo "check_sigsafe: $seen objects, $bad forbidden imports"
+[ $bad = 0 ]
