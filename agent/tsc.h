@@ -15,7 +15,8 @@ struct tsc_anchor {
 
 /* Checks for an invariant TSC (CPUID 0x80000007 EDX bit 8) and calibrates its frequency
  * against CLOCK_MONOTONIC_RAW over about calib_ms milliseconds. Falls back to
- * CLOCK_MONOTONIC when the TSC is not usable. Idempotent. Setup context. */
+ * CLOCK_MONOTONIC when the TSC is not usable, or when the environment has
+ * FLYPROF_CLOCK=monotonic. Idempotent. Setup context. */
 void tsc_init(unsigned calib_ms);
 
 /* 1 when samples are stamped with the TSC, 0 for CLOCK_MONOTONIC (enum fpl_clock value is
