@@ -7,7 +7,6 @@
 #include <jvmti.h>
 
 #include "control.h"
-#include "cputimer.h"
 #include "methods.h"
 #include "options.h"
 #include "threads.h"
@@ -48,12 +47,12 @@ static void JNICALL on_vm_death(jvmtiEnv *env, JNIEnv *jni)
 
 static void JNICALL on_thread_start(jvmtiEnv *env, JNIEnv *jni, jthread thread)
 {
-    threads_on_start(env, jni, thread, cputimer_thread_start);
+    threads_on_start(env, jni, thread, control_thread_start);
 }
 
 static void JNICALL on_thread_end(jvmtiEnv *env, JNIEnv *jni, jthread thread)
 {
-    threads_on_end(env, jni, thread, cputimer_thread_end);
+    threads_on_end(env, jni, thread, control_thread_end);
 }
 
 static void JNICALL on_class_load(jvmtiEnv *env, JNIEnv *jni, jthread thread, jclass klass)

@@ -17,6 +17,7 @@
 #include "fpl_format.h"
 #include "handler.h"
 #include "itimer.h"
+#include "perf.h"
 #include "ring.h"
 #include "stackwalk.h"
 #include "tsc.h"
@@ -79,9 +80,14 @@ static int check_modes(const struct options *o, char *err, size_t errlen)
         return -ENOTSUP;
     }
     if (o->cpu_interval_ns && o->engine == FPL_ENGINE_PERF) {
-        snprintf(err, errlen, "engine=perf is not available in this version: use cputimer "
-                              "(default) or itimer");
-        return -ENOTSUP;
+        int rc = perf_probe();
+        if (rc != 0) {
+            snprintf(err, errlen,
+                     "engine=perf: perf_event_open failed (%s); check "
+                     "/proc/sys/kernel/perf_event_paranoid, or use engine=cputimer",
+                     strerror(-rc));
+            return rc;
+        }
     }
     return 0;
 }
@@ -120,6 +126,8 @@ static void stop_sampling(void)
         cputimer_stop();
     else if (e == FPL_ENGINE_ITIMER)
         itimer_stop();
+    else if (e == FPL_ENGINE_PERF)
+        perf_stop();
     handler_deactivate();
 }
 
@@ -183,6 +191,8 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     if (o->cpu_interval_ns) {
         if (o->engine == FPL_ENGINE_ITIMER)
             rc = itimer_start(o->cpu_interval_ns);
+        else if (o->engine == FPL_ENGINE_PERF)
+            rc = perf_start(o->cpu_interval_ns);
         else
             rc = cputimer_start(o->cpu_interval_ns);
         if (rc != 0) {
@@ -213,18 +223,39 @@ int control_stop(char *err, size_t errlen)
     return rc;
 }
 
+static const char *engine_name(int engine)
+{
+    switch (engine) {
+    case FPL_ENGINE_ITIMER: return "itimer";
+    case FPL_ENGINE_PERF: return "perf";
+    default: return "cputimer";
+    }
+}
+
 void control_status(char *buf, size_t len)
 {
     pthread_mutex_lock(&lock);
     if (writer_running())
         snprintf(buf, len, "running: cpu=%lluns engine=%s samples=%llu drops=%llu file=%s",
                  (unsigned long long)session.opts.cpu_interval_ns,
-                 session.opts.engine == FPL_ENGINE_ITIMER ? "itimer" : "cputimer",
+                 engine_name(session.opts.engine),
                  (unsigned long long)writer_samples_written(),
                  (unsigned long long)ring_drops(&ring), path);
     else
         snprintf(buf, len, "not running");
     pthread_mutex_unlock(&lock);
+}
+
+void control_thread_start(struct threads_entry *e)
+{
+    cputimer_thread_start(e);
+    perf_thread_start(e);
+}
+
+void control_thread_end(struct threads_entry *e)
+{
+    cputimer_thread_end(e);
+    perf_thread_end(e);
 }
 
 int control_running(void)

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "options.h"
+#include "threads.h"
 
 /* Binds the JVMTI environment. Agent_OnLoad / Agent_OnAttach. */
 void control_init(jvmtiEnv *jvmti);
@@ -26,6 +27,11 @@ int control_stop(char *err, size_t errlen);
 
 /* A one-line status: running or not, modes, intervals, samples, drops, output file. */
 void control_status(char *buf, size_t len);
+
+/* Sets up / tears down the running engine's per-thread state for one thread (no-op when no
+ * per-thread engine runs). Under the registry lock, from ThreadStart / ThreadEnd. */
+void control_thread_start(struct threads_entry *e);
+void control_thread_end(struct threads_entry *e);
 
 /* 1 while a session runs. */
 int control_running(void);

@@ -10,6 +10,8 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -38,6 +40,40 @@ static atomic_int active;
 static atomic_int inflight;
 
 static int installed;
+
+/* perf event fds that are ours (perf engine): set by handler_own_fd before an event is armed
+ * (release), read by handlers (acquire). */
+#define MAX_PERF_FD 16384
+static _Atomic uint64_t perf_fds[MAX_PERF_FD / 64];
+/* CPU ns each event had counted at its previous signal: a sample weighs the periods elapsed
+ * since, so signals the kernel folded or delayed still count. Only the thread that owns an
+ * event handles its signals, one at a time (the event is re-armed at the end). */
+static uint64_t perf_last[MAX_PERF_FD];
+static uint64_t perf_period;
+
+void handler_set_perf_period(uint64_t ns)
+{
+    perf_period = ns;
+}
+
+void handler_own_fd(int fd, int on)
+{
+    if (fd < 0 || fd >= MAX_PERF_FD)
+        return;
+    uint64_t bit = 1ull << (fd % 64);
+    perf_last[fd] = 0;
+    if (on)
+        atomic_fetch_or_explicit(&perf_fds[fd / 64], bit, memory_order_release);
+    else
+        atomic_fetch_and_explicit(&perf_fds[fd / 64], ~bit, memory_order_release);
+}
+
+static int perf_fd_owned(int fd)
+{
+    if (fd < 0 || fd >= MAX_PERF_FD)
+        return 0;
+    return (atomic_load_explicit(&perf_fds[fd / 64], memory_order_acquire) >> (fd % 64)) & 1;
+}
 
 int handler_init(struct ring *r, unsigned d)
 {
@@ -107,6 +143,21 @@ static void cpu_signal(int sig, siginfo_t *si, void *uc)
             weight += (uint32_t)si->si_overrun;
             counters_add_sigsafe(FPL_CTR_OVERRUNS, (uint64_t)si->si_overrun);
         }
+    } else if (si->si_code == POLL_IN || si->si_code == POLL_HUP) {
+        int fd = si->si_fd;
+        if (!perf_fd_owned(fd))
+            goto leave;
+        uint64_t count;
+        if (perf_period && read(fd, &count, sizeof(count)) == sizeof(count)) {
+            uint64_t periods = (count - perf_last[fd] + perf_period / 2) / perf_period;
+            perf_last[fd] = count;
+            if (periods > 1) {
+                weight = (uint32_t)periods;
+                counters_add_sigsafe(FPL_CTR_OVERRUNS, periods - 1);
+            }
+        }
+        /* perf engine: the event disabled itself after one overflow; re-arm it */
+        ioctl(fd, PERF_EVENT_IOC_REFRESH, 1);
     } else if (si->si_code != SI_KERNEL) {
         goto leave; /* sent by a process (kill/tgkill): not a profiling tick */
     }

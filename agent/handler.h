@@ -16,6 +16,13 @@ int handler_init(struct ring *ring, unsigned depth);
 /* Installs the CPU handler for SIGPROF (idempotent). Returns 0 or -errno. */
 int handler_install(void);
 
+/* Marks fd as (on = 1) or no longer as (on = 0) a perf event of ours: the handler re-arms
+ * and samples only on signals from owned fds. Mark before arming, unmark before closing. */
+void handler_own_fd(int fd, int on);
+
+/* The perf engine's sampling period in ns, for weighting its samples. Before arming. */
+void handler_set_perf_period(uint64_t ns);
+
 /* Turns sampling on: handlers from now on record. */
 void handler_activate(void);
 

@@ -69,6 +69,7 @@ void threads_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
             return;
         }
         e->tid = tid;
+        e->perf_fd = -1;
         e->alive = 1;
         e->gref = (*jni)->NewGlobalRef(jni, thread);
         e->next = NULL;

@@ -18,6 +18,7 @@ struct threads_entry {
     char name[THREADS_NAME_MAX];
     timer_t timer;              /* cputimer: valid when has_timer */
     int has_timer;
+    int perf_fd;                /* perf engine: the thread's event fd, -1 when none */
     int alive;
     int is_agent;               /* flyprof's own threads: never sampled */
     uint64_t dead_gen;          /* purge generation at death */
