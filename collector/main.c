@@ -1,0 +1,600 @@
+/* main.c: the flyprof command-line tool: record, convert, summary. The only place in the
+ * collector that prints; the library functions it calls return errors with messages.
+ * Exit codes: 0 success, 1 failure, 2 usage error; record exits with the command's status.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "out_collapsed.h"
+#include "profile.h"
+#include "summary.h"
+
+#define EXIT_USAGE 2
+#define ERR_MAX 1024
+#define AGENT_LIB_REL "/../lib/libflyprof.so"
+
+static const char usage_text[] =
+    "usage:\n"
+    "  flyprof record [-e cpu|wall|cpu,wall] [-i TIME] [-o FILE] [-- AGENT_OPTIONS] -- COMMAND "
+    "[ARGS...]\n"
+    "      run a Java command with the flyprof agent (through JAVA_TOOL_OPTIONS)\n"
+    "      -e   what to sample (default cpu)\n"
+    "      -i   sampling interval, e.g. 5ms (ns, us, ms, s; default cpu 10ms, wall 50ms)\n"
+    "      -o   output file, %p = pid, %t = start time (default flyprof-%p.fpl)\n"
+    "      with two '--', the words between them are extra agent options\n"
+    "  flyprof convert IN.fpl -o OUT [--threads] [--kind cpu|wall|all] [--format collapsed]\n"
+    "      render a log; the format comes from OUT's extension (.collapsed or .folded),\n"
+    "      or from --format; '-o -' writes to standard output\n"
+    "  flyprof summary IN.fpl\n"
+    "      samples by kind, failures by cause, drops, hottest methods, threads, agent cost\n"
+    "  flyprof -h | --help\n";
+
+static void usage(FILE *f)
+{
+    fputs(usage_text, f);
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Prints "flyprof: <message>" and the usage to stderr; returns EXIT_USAGE. */
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("flyprof: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\n", stderr);
+    usage(stderr);
+    return EXIT_USAGE;
+}
+
+static void errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void errorf(const char *fmt, ...)
+{
+    va_list ap;
+    fputs("flyprof: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\n", stderr);
+}
+
+static void bufprintf(char *err, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* snprintf where a result cut short is acceptable or checked by the caller. */
+static void bufprintf(char *err, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+}
+
+static int is_help(const char *a)
+{
+    return strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0;
+}
+
+/* Matches "--name VALUE", "--name=VALUE" or "-n VALUE" at argv[*i]; advances *i over a
+ * separate value. Returns 1 on a match (with *val set), 0 if no match, -1 if the value is
+ * missing. */
+static int opt_value(int argc, char **argv, int *i, const char *lng, const char *shrt,
+                     const char **val)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(lng);
+    if (strncmp(a, lng, n) == 0 && a[n] == '=') {
+        *val = a + n + 1;
+        return 1;
+    }
+    if (strcmp(a, lng) != 0 && !(shrt && strcmp(a, shrt) == 0))
+        return 0;
+    if (*i + 1 >= argc)
+        return -1;
+    *val = argv[++*i];
+    return 1;
+}
+
+/* Warns on stderr about damage the reader met, so a converted output is not trusted blindly. */
+static void warn_damage(const struct profile *p, const char *in)
+{
+    const struct reader_stats *s = &p->stats;
+    if (s->chunks_damaged || s->chunks_lost || s->chunks_bad_record)
+        errorf("warning: '%s' is damaged: %llu damaged regions skipped (%llu bytes), %llu "
+               "chunks lost, %llu chunks ended early; their samples are missing",
+               in, (unsigned long long)s->chunks_damaged, (unsigned long long)s->bytes_skipped,
+               (unsigned long long)s->chunks_lost, (unsigned long long)s->chunks_bad_record);
+    if (!p->end_seen)
+        errorf("warning: '%s' has no END record: it was cut off (crash) or is still being "
+               "written",
+               in);
+}
+
+/* The format of an output path, from --format or the path's extension. */
+static int pick_format(const char *out, const char *format)
+{
+    if (format) {
+        if (strcmp(format, "collapsed") == 0 || strcmp(format, "folded") == 0)
+            return 0;
+        return usage_error("unknown output format '%s': use collapsed (html, pprof and text come "
+                           "later)",
+                           format);
+    }
+    if (strcmp(out, "-") == 0)
+        return 0;
+    const char *base = strrchr(out, '/');
+    base = base ? base + 1 : out;
+    const char *dot = strchr(base + (base[0] == '.'), '.');
+    if (!dot)
+        return usage_error("cannot tell the output format of '%s' (no extension): use "
+                           ".collapsed or --format collapsed",
+                           out);
+    const char *ext = strrchr(base, '.') + 1;
+    size_t n = strlen(base);
+    if (n > 6 && strcmp(base + n - 6, ".pb.gz") == 0)
+        ext = "pb.gz";
+    if (strcmp(ext, "collapsed") == 0 || strcmp(ext, "folded") == 0)
+        return 0;
+    return usage_error("unknown output format '%s': use .collapsed (html, pb.gz and txt come "
+                       "later)",
+                       ext);
+}
+
+static int cmd_convert(int argc, char **argv)
+{
+    const char *in = NULL, *out = NULL, *format = NULL, *kind_s = NULL;
+    struct out_collapsed_opts o = {PROFILE_KIND_AUTO, 0};
+    char err[ERR_MAX];
+    int rc;
+
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        int m;
+        if (is_help(argv[i])) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--threads") == 0) {
+            o.threads = 1;
+        } else if ((m = opt_value(argc, argv, &i, "--output", "-o", &v)) != 0) {
+            if (m < 0)
+                return usage_error("convert: %s needs a file", argv[i]);
+            out = v;
+        } else if ((m = opt_value(argc, argv, &i, "--kind", NULL, &v)) != 0) {
+            if (m < 0)
+                return usage_error("convert: --kind needs cpu, wall or all");
+            kind_s = v;
+        } else if ((m = opt_value(argc, argv, &i, "--format", NULL, &v)) != 0) {
+            if (m < 0)
+                return usage_error("convert: --format needs a format (collapsed)");
+            format = v;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return usage_error("convert: unknown option '%s'", argv[i]);
+        } else if (in) {
+            return usage_error("convert: one input log only ('%s' and '%s')", in, argv[i]);
+        } else {
+            in = argv[i];
+        }
+    }
+    if (!in)
+        return usage_error("convert: no input log");
+    if (!out)
+        return usage_error("convert: no output: add -o OUT.collapsed (or -o - for stdout)");
+    if (kind_s) {
+        if (strcmp(kind_s, "cpu") == 0)
+            o.kind = FPL_KIND_CPU;
+        else if (strcmp(kind_s, "wall") == 0)
+            o.kind = FPL_KIND_WALL;
+        else if (strcmp(kind_s, "all") == 0)
+            o.kind = PROFILE_KIND_ALL;
+        else
+            return usage_error("convert: unknown kind '%s': use cpu, wall or all", kind_s);
+    }
+    if ((rc = pick_format(out, format)) != 0)
+        return rc;
+
+    struct profile *p = profile_new();
+    if (!p) {
+        errorf("out of memory");
+        return 1;
+    }
+    if (profile_read_file(p, in, err, sizeof(err)) != 0) {
+        errorf("%s", err);
+        profile_free(p);
+        return 1;
+    }
+    warn_damage(p, in);
+    int kind = profile_resolve_kind(p, o.kind);
+    if (kind != PROFILE_KIND_ALL && !p->total[kind].count)
+        errorf("warning: '%s' has no %s samples: the output is empty", in,
+               kind == FPL_KIND_CPU ? "cpu" : "wall");
+
+    int to_stdout = strcmp(out, "-") == 0;
+    FILE *f = to_stdout ? stdout : fopen(out, "w");
+    if (!f) {
+        errorf("cannot create '%s': %s", out, strerror(errno));
+        profile_free(p);
+        return 1;
+    }
+    rc = out_collapsed_write(p, &o, f, err, sizeof(err));
+    if (rc)
+        errorf("'%s': %s", out, err);
+    if (!to_stdout && fclose(f) != 0 && rc == 0) {
+        errorf("cannot write '%s': %s", out, strerror(errno));
+        rc = -EIO;
+    }
+    if (rc && !to_stdout)
+        unlink(out);
+    profile_free(p);
+    return rc ? 1 : 0;
+}
+
+static int cmd_summary(int argc, char **argv)
+{
+    const char *in = NULL;
+    char err[ERR_MAX];
+
+    for (int i = 1; i < argc; i++) {
+        if (is_help(argv[i])) {
+            usage(stdout);
+            return 0;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return usage_error("summary: unknown option '%s'", argv[i]);
+        } else if (in) {
+            return usage_error("summary: one input log only ('%s' and '%s')", in, argv[i]);
+        }
+        in = argv[i];
+    }
+    if (!in)
+        return usage_error("summary: no input log");
+    struct profile *p = profile_new();
+    if (!p) {
+        errorf("out of memory");
+        return 1;
+    }
+    int rc = profile_read_file(p, in, err, sizeof(err));
+    if (rc == 0 && (rc = summary_write(p, in, stdout, err, sizeof(err))) != 0)
+        errorf("writing the summary: %s", err);
+    else if (rc)
+        errorf("%s", err);
+    profile_free(p);
+    return rc ? 1 : 0;
+}
+
+/* TIME as the agent accepts it: digits and an optional unit ns, us, ms or s. */
+static int valid_time(const char *s)
+{
+    size_t d = strspn(s, "0123456789");
+    if (d == 0)
+        return 0;
+    const char *u = s + d;
+    return !*u || !strcmp(u, "ns") || !strcmp(u, "us") || !strcmp(u, "ms") || !strcmp(u, "s");
+}
+
+/* Appends text to buf[0..cap) at *len; -ENAMETOOLONG when it does not fit. */
+static int append(char *buf, size_t cap, size_t *len, const char *text)
+{
+    size_t n = strlen(text);
+    if (n >= cap - *len)
+        return -ENAMETOOLONG;
+    memcpy(buf + *len, text, n + 1);
+    *len += n;
+    return 0;
+}
+
+/* The JVM splits JAVA_TOOL_OPTIONS at white space and honours '...' and "..." quotes; a token
+ * with either gets quoted. Returns 0, or -EINVAL when it holds both kinds of quote. */
+static int quote_token(const char *tok, char *out, size_t cap)
+{
+    size_t len = 0;
+    const char *q = "";
+
+    out[0] = 0;
+    if (strpbrk(tok, " \t\n\r\f\v'\"")) {
+        q = strchr(tok, '"') ? "'" : "\"";
+        if (strchr(tok, q[0]))
+            return -EINVAL;
+    }
+    if (append(out, cap, &len, q) || append(out, cap, &len, tok) || append(out, cap, &len, q))
+        return -ENAMETOOLONG;
+    return 0;
+}
+
+/* Expands the agent's file template as the agent will: %p the pid, %t the start time
+ * (YYYYmmdd-HHMMSS, local), %% a '%'. */
+static void expand_file(const char *tmpl, long pid, time_t start, char *out, size_t cap)
+{
+    size_t j = 0;
+    for (const char *s = tmpl; *s && j + 1 < cap; s++) {
+        char piece[32] = {s[0], 0};
+        if (s[0] == '%' && s[1] == 'p') {
+            snprintf(piece, sizeof(piece), "%ld", pid);
+            s++;
+        } else if (s[0] == '%' && s[1] == 't') {
+            struct tm tm;
+            if (!localtime_r(&start, &tm) || !strftime(piece, sizeof(piece), "%Y%m%d-%H%M%S", &tm))
+                piece[0] = 0;
+            s++;
+        } else if (s[0] == '%' && s[1] == '%') {
+            s++;
+        }
+        size_t n = strlen(piece);
+        if (n >= cap - j)
+            break;
+        memcpy(out + j, piece, n);
+        j += n;
+    }
+    out[j] = 0;
+}
+
+/* Finds the output the agent wrote: with %t in the template, the start time is some second
+ * between the launch and now, so each is tried. Returns 1 and the path in out if found. */
+static int find_output(const char *tmpl, long pid, time_t launched, char *out, size_t cap)
+{
+    struct stat sb;
+    time_t now = time(NULL);
+    if (!strstr(tmpl, "%t")) {
+        expand_file(tmpl, pid, launched, out, cap);
+        return stat(out, &sb) == 0;
+    }
+    for (time_t t = launched - 1; t <= now + 1; t++) {
+        expand_file(tmpl, pid, t, out, cap);
+        if (stat(out, &sb) == 0)
+            return 1;
+    }
+    expand_file(tmpl, pid, launched, out, cap);
+    return 0;
+}
+
+static volatile sig_atomic_t child_pid;
+
+/* Forwards a signal sent to flyprof (kill, a supervisor) to the command. A signal from the
+ * terminal (Ctrl-C, Ctrl-\, hangup: si_code SI_KERNEL) already reached the whole foreground
+ * process group, the command included; sending it twice would make a JVM see two interrupts
+ * or print two thread dumps. Either way flyprof itself stays to report where the profile is. */
+static void forward_signal(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    int saved = errno;
+    if (child_pid > 0 && si->si_code != SI_KERNEL)
+        kill((pid_t)child_pid, sig);
+    errno = saved;
+}
+
+/* The agent library next to this binary: <dir of the executable>/../lib/libflyprof.so. */
+static int find_agent(char *out, size_t cap, char *err, size_t errlen)
+{
+    char exe[PATH_MAX], path[PATH_MAX + sizeof(AGENT_LIB_REL)];
+    if (!realpath("/proc/self/exe", exe)) {
+        bufprintf(err, errlen, "cannot locate the flyprof binary (/proc/self/exe): %s",
+                  strerror(errno));
+        return -1;
+    }
+    char *slash = strrchr(exe, '/');
+    if (slash)
+        *slash = 0;
+    bufprintf(path, sizeof(path), "%s%s", exe, AGENT_LIB_REL);
+    if (!realpath(path, out) || strlen(out) >= cap) {
+        bufprintf(err, errlen,
+                  "agent library not found at '%s': %s (it is looked for next to "
+                  "the flyprof binary, in ../lib)",
+                  path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static int cmd_record(int argc, char **argv)
+{
+    const char *events = "cpu", *interval = NULL, *file = "flyprof-%p.fpl";
+    int i, first_sep = -1, second_sep = -1;
+    char err[ERR_MAX], lib[PATH_MAX], abs_file[PATH_MAX], opts[8192], tok[PATH_MAX + 8300];
+    size_t olen = 0;
+
+    for (i = 1; i < argc; i++) {
+        const char *v = NULL;
+        int m;
+        if (strcmp(argv[i], "--") == 0) {
+            first_sep = i;
+            break;
+        }
+        if (is_help(argv[i])) {
+            usage(stdout);
+            return 0;
+        } else if ((m = opt_value(argc, argv, &i, "--event", "-e", &v)) != 0) {
+            if (m < 0)
+                return usage_error("record: -e needs cpu, wall or cpu,wall");
+            events = v;
+        } else if ((m = opt_value(argc, argv, &i, "--interval", "-i", &v)) != 0) {
+            if (m < 0)
+                return usage_error("record: -i needs a TIME such as 10ms");
+            interval = v;
+        } else if ((m = opt_value(argc, argv, &i, "--output", "-o", &v)) != 0) {
+            if (m < 0)
+                return usage_error("record: -o needs a file");
+            file = v;
+        } else {
+            return usage_error("record: unknown option '%s' (the command goes after '--')",
+                               argv[i]);
+        }
+    }
+    if (first_sep < 0)
+        return usage_error("record: no command: put it after '--'");
+    for (i = first_sep + 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0) {
+            second_sep = i;
+            break;
+        }
+    }
+    int cmd_at = (second_sep >= 0 ? second_sep : first_sep) + 1;
+    if (cmd_at >= argc)
+        return usage_error("record: no command after '--'");
+
+    int cpu = 0, wall = 0;
+    if (!strcmp(events, "cpu"))
+        cpu = 1;
+    else if (!strcmp(events, "wall"))
+        wall = 1;
+    else if (!strcmp(events, "cpu,wall") || !strcmp(events, "wall,cpu"))
+        cpu = wall = 1;
+    else
+        return usage_error("record: unknown event '%s': use cpu, wall or cpu,wall", events);
+    if (interval && !valid_time(interval))
+        return usage_error("record: bad interval '%s': use a TIME such as 10ms (units ns, us, "
+                           "ms, s)",
+                           interval);
+    if (strchr(file, ','))
+        return usage_error("record: output file '%s' contains a comma, which separates agent "
+                           "options: choose a name without one",
+                           file);
+    if (!*file)
+        return usage_error("record: empty output file name");
+
+    if (find_agent(lib, sizeof(lib), err, sizeof(err))) {
+        errorf("%s", err);
+        return 1;
+    }
+    if (file[0] == '/') {
+        if (strlen(file) >= sizeof(abs_file)) {
+            errorf("output path too long: '%s'", file);
+            return 1;
+        }
+        bufprintf(abs_file, sizeof(abs_file), "%s", file);
+    } else {
+        char cwd[PATH_MAX];
+        if (!getcwd(cwd, sizeof(cwd))) {
+            errorf("cannot get the current directory: %s", strerror(errno));
+            return 1;
+        }
+        if ((size_t)snprintf(abs_file, sizeof(abs_file), "%s/%s", cwd, file) >= sizeof(abs_file)) {
+            errorf("output path too long: '%s/%s'", cwd, file);
+            return 1;
+        }
+    }
+    opts[0] = 0;
+    int bad = 0;
+    for (int k = 0; k < 2; k++) {
+        if (!(k == 0 ? cpu : wall))
+            continue;
+        bad |= olen && append(opts, sizeof(opts), &olen, ",");
+        bad |= append(opts, sizeof(opts), &olen, k == 0 ? "cpu=" : "wall=");
+        bad |= append(opts, sizeof(opts), &olen, interval ? interval : k == 0 ? "10ms" : "50ms");
+    }
+    bad |=
+        append(opts, sizeof(opts), &olen, ",file=") || append(opts, sizeof(opts), &olen, abs_file);
+    for (i = first_sep + 1; second_sep >= 0 && i < second_sep; i++)
+        bad |= append(opts, sizeof(opts), &olen, ",") || append(opts, sizeof(opts), &olen, argv[i]);
+    if (bad) {
+        errorf("agent options too long");
+        return 1;
+    }
+
+    char agentarg[sizeof(lib) + sizeof(opts) + 16];
+    bufprintf(agentarg, sizeof(agentarg), "-agentpath:%s=%s", lib, opts);
+    int qrc = quote_token(agentarg, tok, sizeof(tok));
+    if (qrc == -EINVAL) {
+        errorf("cannot pass '%s' through JAVA_TOOL_OPTIONS: it holds both ' and \"", agentarg);
+        return 1;
+    } else if (qrc) {
+        errorf("agent options too long");
+        return 1;
+    }
+    const char *old = getenv("JAVA_TOOL_OPTIONS");
+    size_t envlen = (old ? strlen(old) + 1 : 0) + strlen(tok) + 1;
+    char *env = malloc(envlen);
+    if (!env) {
+        errorf("out of memory");
+        return 1;
+    }
+    snprintf(env, envlen, "%s%s%s", old && *old ? old : "", old && *old ? " " : "", tok);
+    if (setenv("JAVA_TOOL_OPTIONS", env, 1) != 0) {
+        errorf("cannot set JAVA_TOOL_OPTIONS: %s", strerror(errno));
+        free(env);
+        return 1;
+    }
+    free(env);
+
+    /* signals stay blocked until the handler knows the child, so none is lost or misrouted */
+    static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    sigset_t block, saved;
+    sigemptyset(&block);
+    for (size_t k = 0; k < sizeof(forwarded) / sizeof(forwarded[0]); k++)
+        sigaddset(&block, forwarded[k]);
+    sigprocmask(SIG_BLOCK, &block, &saved);
+    fflush(NULL);
+    time_t launched = time(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        errorf("cannot fork: %s", strerror(errno));
+        sigprocmask(SIG_SETMASK, &saved, NULL);
+        return 1;
+    }
+    if (pid == 0) {
+        sigprocmask(SIG_SETMASK, &saved, NULL);
+        execvp(argv[cmd_at], argv + cmd_at);
+        int e = errno;
+        errorf("cannot run '%s': %s", argv[cmd_at], strerror(e));
+        _exit(e == ENOENT ? 127 : 126);
+    }
+    child_pid = pid;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = forward_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    for (size_t k = 0; k < sizeof(forwarded) / sizeof(forwarded[0]); k++)
+        sigaction(forwarded[k], &sa, NULL);
+    sigprocmask(SIG_SETMASK, &saved, NULL);
+
+    int status, code;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            errorf("waiting for '%s': %s", argv[cmd_at], strerror(errno));
+            return 1;
+        }
+    }
+    if (WIFEXITED(status))
+        code = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status))
+        code = 128 + WTERMSIG(status);
+    else
+        code = 1;
+
+    char found[PATH_MAX];
+    if (find_output(abs_file, (long)pid, launched, found, sizeof(found)))
+        errorf("profile written to %s", found);
+    else
+        errorf("warning: no profile at '%s' (%%p is the pid of the command, %ld: a JVM started "
+               "by a wrapper script has another; see the JVM's messages above)",
+               found, (long)pid);
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage_error("no command given");
+    const char *cmd = argv[1];
+    if (is_help(cmd)) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "convert") == 0)
+        return cmd_convert(argc - 1, argv + 1);
+    if (strcmp(cmd, "summary") == 0)
+        return cmd_summary(argc - 1, argv + 1);
+    if (strcmp(cmd, "record") == 0)
+        return cmd_record(argc - 1, argv + 1);
+    return usage_error("unknown command '%s'", cmd);
+}

@@ -1,0 +1,191 @@
+/* out_collapsed.c: folded-stack output (see out_collapsed.h). */
+#include "out_collapsed.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fpl_codec.h"
+
+/* A distinct folded line: its bytes in the set's text buffer and its summed weight. */
+struct folded {
+    size_t off;
+    size_t len;
+    uint64_t hash;
+    uint64_t weight;
+};
+
+/* The set of distinct lines, hashed so that memory grows with the output, not the samples. */
+struct lineset {
+    struct fpl_buf text;
+    struct folded *lines;
+    size_t n;
+    size_t cap;
+    uint32_t *index; /* line index + 1; 0 empty */
+    size_t icap;
+};
+
+struct sorted {
+    const char *s;
+    size_t len;
+    uint64_t weight;
+};
+
+static uint64_t hash_bytes(const uint8_t *p, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h ^ (h >> 29);
+}
+
+static int lineset_rehash(struct lineset *ls)
+{
+    size_t cap = ls->icap ? ls->icap * 2 : 1024, mask = cap - 1;
+    uint32_t *idx = calloc(cap, sizeof(*idx));
+    if (!idx)
+        return -ENOMEM;
+    for (size_t k = 0; k < ls->n; k++) {
+        size_t i = (size_t)ls->lines[k].hash & mask;
+        while (idx[i])
+            i = (i + 1) & mask;
+        idx[i] = (uint32_t)k + 1;
+    }
+    free(ls->index);
+    ls->index = idx;
+    ls->icap = cap;
+    return 0;
+}
+
+/* Adds weight to the line s[0..len), inserting it if new. */
+static int lineset_add(struct lineset *ls, const uint8_t *s, size_t len, uint64_t weight)
+{
+    uint64_t h = hash_bytes(s, len);
+    size_t mask = ls->icap - 1, i = (size_t)h & mask;
+    for (uint32_t k; (k = ls->index[i]) != 0; i = (i + 1) & mask) {
+        struct folded *f = &ls->lines[k - 1];
+        if (f->hash == h && f->len == len && memcmp(ls->text.data + f->off, s, len) == 0) {
+            f->weight += weight;
+            return 0;
+        }
+    }
+    if (ls->n == ls->cap) {
+        size_t cap = ls->cap ? ls->cap * 2 : 256;
+        struct folded *q = cap < UINT32_MAX ? realloc(ls->lines, cap * sizeof(*q)) : NULL;
+        if (!q)
+            return -ENOMEM;
+        ls->lines = q;
+        ls->cap = cap;
+    }
+    size_t off = ls->text.len;
+    fpl_put_bytes(&ls->text, s, len);
+    if (ls->text.failed)
+        return -ENOMEM;
+    ls->lines[ls->n] = (struct folded){off, len, h, weight};
+    ls->index[i] = (uint32_t)++ls->n;
+    if (ls->n * 2 > ls->icap)
+        return lineset_rehash(ls);
+    return 0;
+}
+
+static void lineset_destroy(struct lineset *ls)
+{
+    fpl_buf_free(&ls->text);
+    free(ls->lines);
+    free(ls->index);
+}
+
+static int cmp_sorted(const void *a, const void *b)
+{
+    const struct sorted *x = a, *y = b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->s, y->s, n);
+    if (c)
+        return c;
+    return x->len < y->len ? -1 : x->len > y->len;
+}
+
+static void put_frame(struct fpl_buf *b, const char *name)
+{
+    if (b->len)
+        fpl_put_u8(b, ';');
+    fpl_put_bytes(b, name, strlen(name));
+}
+
+/* Builds the folded line of one cell into b (root first; stacks are stored leaf first). */
+static void fold_entry(const struct profile *p, const struct profile_entry *e, int all, int threads,
+                       struct fpl_buf *b)
+{
+    b->len = 0;
+    if (all)
+        put_frame(b, e->kind == FPL_KIND_CPU ? "[cpu]" : "[wall]");
+    if (threads)
+        put_frame(b, profile_entry_thread_name(p, e));
+    if (e->stack == PROFILE_NONE) {
+        put_frame(b, PROFILE_UNKNOWN_STACK);
+        return;
+    }
+    const struct profile_stack *st = &p->stacks[e->stack];
+    if (st->nframes == 0) {
+        put_frame(b, PROFILE_EMPTY_STACK);
+        return;
+    }
+    for (uint32_t k = st->nframes; k-- > 0;)
+        put_frame(b, profile_frame_name(p, &st->frames[k]));
+}
+
+int out_collapsed_write(const struct profile *p, const struct out_collapsed_opts *o, FILE *f,
+                        char *err, size_t errlen)
+{
+    struct lineset ls = {0};
+    struct fpl_buf line = {0};
+    struct sorted *v = NULL;
+    int kind = profile_resolve_kind(p, o->kind), all = kind == PROFILE_KIND_ALL;
+    int rc = lineset_rehash(&ls);
+
+    for (size_t i = 0; rc == 0 && i < p->nentries; i++) {
+        const struct profile_entry *e = &p->entries[i];
+        if ((!all && e->kind != kind) || e->weight == 0)
+            continue;
+        fold_entry(p, e, all, o->threads, &line);
+        if (line.failed)
+            rc = -ENOMEM;
+        else
+            rc = lineset_add(&ls, line.data, line.len, e->weight);
+    }
+    if (rc == 0 && ls.n) {
+        v = malloc(ls.n * sizeof(*v));
+        if (!v)
+            rc = -ENOMEM;
+    }
+    if (rc) {
+        snprintf(err, errlen, "collapsed: out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < ls.n; i++)
+        v[i] = (struct sorted){(const char *)ls.text.data + ls.lines[i].off, ls.lines[i].len,
+                               ls.lines[i].weight};
+    if (ls.n)
+        qsort(v, ls.n, sizeof(*v), cmp_sorted);
+    for (size_t i = 0; i < ls.n; i++) {
+        errno = 0;
+        if (fwrite(v[i].s, 1, v[i].len, f) != v[i].len ||
+            fprintf(f, " %llu\n", (unsigned long long)v[i].weight) < 0) {
+            rc = errno ? -errno : -EIO;
+            break;
+        }
+    }
+    if (rc == 0 && fflush(f) != 0)
+        rc = errno ? -errno : -EIO;
+    if (rc == 0 && ferror(f))
+        rc = -EIO;
+    if (rc)
+        snprintf(err, errlen, "collapsed: write failed: %s", strerror(-rc));
+out:
+    free(v);
+    fpl_buf_free(&line);
+    lineset_destroy(&ls);
+    return rc;
+}

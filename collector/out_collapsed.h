@@ -1,0 +1,30 @@
+/* out_collapsed.h: folded stacks ("collapsed" format, as read by flamegraph.pl and most
+ * flame graph tools): one line per distinct stack, frames root first separated by ';', a
+ * space and the summed sample weight:
+ *
+ *     java.lang.Thread.run;com.example.App.work;com.example.App.hash 42
+ *
+ * Frame names are profile_method.display (';' and control characters replaced by '_'), so
+ * two stacks that differ only in bci fold into one line. Lines are sorted bytewise, so the
+ * output is deterministic. Never prints except into the given stream. Any thread.
+ */
+#ifndef OUT_COLLAPSED_H
+#define OUT_COLLAPSED_H
+
+#include <stdio.h>
+
+#include "profile.h"
+
+struct out_collapsed_opts {
+    int kind;    /* FPL_KIND_CPU, FPL_KIND_WALL, PROFILE_KIND_ALL or PROFILE_KIND_AUTO */
+    int threads; /* prepend the thread's name as the root frame */
+};
+
+/* Writes p's samples of the selected kind to f as folded lines. With PROFILE_KIND_ALL every
+ * line starts with a root frame "[cpu]" or "[wall]" (before the thread), as the weights of
+ * the two kinds count different things. Lines of zero weight are left out. Returns 0, -ENOMEM,
+ * or -EIO when writing to f failed; err[0..errlen) then says what failed. */
+int out_collapsed_write(const struct profile *p, const struct out_collapsed_opts *o, FILE *f,
+                        char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,636 @@
+/* profile.c: aggregates a .fpl log into dictionaries and (thread, stack, kind, state) cells.
+ * The per-sample path is one hash probe and no allocation (the tables grow by doubling). */
+#include "profile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ARENA_BLOCK (64u << 10)
+
+struct profile_arena_block {
+    struct profile_arena_block *next;
+    size_t used;
+    size_t cap;
+    _Alignas(16) unsigned char data[];
+};
+
+/* Bump allocation for dictionary strings and arrays, freed all at once. */
+static void *arena_alloc(struct profile *p, size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    struct profile_arena_block *b = p->arena;
+    if (!b || b->cap - b->used < n) {
+        size_t cap = n > ARENA_BLOCK / 4 ? n : ARENA_BLOCK;
+        struct profile_arena_block *nb = malloc(sizeof(*nb) + cap);
+        if (!nb)
+            return NULL;
+        nb->used = 0;
+        nb->cap = cap;
+        if (b && cap != ARENA_BLOCK) {
+            /* a big allocation gets its own block behind the current one, which stays open */
+            nb->next = b->next;
+            b->next = nb;
+        } else {
+            nb->next = b;
+            p->arena = nb;
+        }
+        b = nb;
+    }
+    void *r = b->data + b->used;
+    b->used += n;
+    return r;
+}
+
+/* A NUL-terminated copy of a logged string; an embedded NUL becomes '_'. */
+static const char *arena_str(struct profile *p, struct reader_str s)
+{
+    char *d = arena_alloc(p, s.len + 1);
+    if (!d)
+        return NULL;
+    for (size_t i = 0; i < s.len; i++)
+        d[i] = s.s[i] ? s.s[i] : '_';
+    d[s.len] = 0;
+    return d;
+}
+
+size_t profile_clean(char *dst, size_t cap, const char *src, size_t len)
+{
+    size_t n = len < cap - 1 ? len : cap - 1;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)src[i];
+        dst[i] = (c == ';' || c < 0x20 || c == 0x7f) ? '_' : (char)c;
+    }
+    dst[n] = 0;
+    return n;
+}
+
+/* A cleaned copy (see profile_clean) of the concatenation a + sep + b. */
+static const char *arena_display(struct profile *p, const char *a, const char *sep, const char *b)
+{
+    size_t la = strlen(a), ls = strlen(sep), lb = strlen(b);
+    char *d = arena_alloc(p, la + ls + lb + 1);
+    if (!d)
+        return NULL;
+    profile_clean(d, la + 1, a, la);
+    memcpy(d + la, sep, ls);
+    profile_clean(d + la + ls, lb + 1, b, lb);
+    return d;
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+/* The slot of key in m, or of the empty slot where it would go. m->cap is a power of two. */
+static size_t idmap_slot(const struct profile_idmap *m, uint64_t key)
+{
+    size_t mask = m->cap - 1, i = (size_t)mix64(key) & mask;
+    while (m->vals[i] && m->keys[i] != key)
+        i = (i + 1) & mask;
+    return i;
+}
+
+static uint32_t idmap_get(const struct profile_idmap *m, uint64_t key)
+{
+    if (!m->cap)
+        return PROFILE_NONE;
+    size_t i = idmap_slot(m, key);
+    return m->vals[i] ? m->vals[i] - 1 : PROFILE_NONE;
+}
+
+/* Maps key to val (replacing). Returns 0 or -ENOMEM. */
+static int idmap_put(struct profile_idmap *m, uint64_t key, uint32_t val)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 64;
+        uint64_t *keys = calloc(cap, sizeof(*keys));
+        uint32_t *vals = calloc(cap, sizeof(*vals));
+        if (!keys || !vals) {
+            free(keys);
+            free(vals);
+            return -ENOMEM;
+        }
+        struct profile_idmap nm = {keys, vals, cap, m->n};
+        for (size_t i = 0; i < m->cap; i++) {
+            if (m->vals[i]) {
+                size_t j = idmap_slot(&nm, m->keys[i]);
+                nm.keys[j] = m->keys[i];
+                nm.vals[j] = m->vals[i];
+            }
+        }
+        free(m->keys);
+        free(m->vals);
+        *m = nm;
+    }
+    size_t i = idmap_slot(m, key);
+    if (!m->vals[i])
+        m->n++;
+    m->keys[i] = key;
+    m->vals[i] = val + 1;
+    return 0;
+}
+
+static void idmap_destroy(struct profile_idmap *m)
+{
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof(*m));
+}
+
+/* The array with room for element n (reallocated, capacity doubling, when full), or NULL
+ * when out of memory (the old array stays valid). Indices stay below PROFILE_NONE. */
+static void *grow(void *arr, size_t *cap, size_t n, size_t elem)
+{
+    if (n < *cap)
+        return arr;
+    if (n >= PROFILE_NONE - 1)
+        return NULL;
+    size_t c = *cap ? *cap * 2 : 16;
+    void *q = realloc(arr, c * elem);
+    if (q)
+        *cap = c;
+    return q;
+}
+
+/* The index of id in a dictionary of *n entries: the existing one (a redefinition replaces
+ * the entry), or *n for a new id, for which the caller has made room. */
+static int dict_slot(struct profile_idmap *m, size_t *n, uint64_t id, uint32_t *idx)
+{
+    uint32_t i = idmap_get(m, id);
+    if (i != PROFILE_NONE) {
+        *idx = i;
+        return 0;
+    }
+    if (idmap_put(m, id, (uint32_t)*n))
+        return -ENOMEM;
+    *idx = (uint32_t)(*n)++;
+    return 0;
+}
+
+static int on_header(void *ctx, const struct reader_header *h)
+{
+    struct profile *p = ctx;
+    if (p->headers++)
+        return 0;
+    struct profile_header *o = &p->header;
+    o->pid = h->pid;
+    o->clock = h->clock;
+    o->ticks_per_sec = h->ticks_per_sec;
+    o->anchor_ticks = h->anchor_ticks;
+    o->anchor_mono_ns = h->anchor_mono_ns;
+    o->anchor_real_ns = h->anchor_real_ns;
+    o->cpu_interval_ns = h->cpu_interval_ns;
+    o->engine = h->engine;
+    o->wall_interval_ns = h->wall_interval_ns;
+    o->wall_threads = h->wall_threads;
+    o->depth = h->depth;
+    o->options = arena_str(p, h->options);
+    o->jvm_name = arena_str(p, h->jvm_name);
+    o->jvm_version = arena_str(p, h->jvm_version);
+    o->command = arena_str(p, h->command);
+    if (!o->options || !o->jvm_name || !o->jvm_version || !o->command)
+        return -ENOMEM;
+    p->have_header = 1;
+    return 0;
+}
+
+static int on_anchor(void *ctx, uint64_t ticks, uint64_t mono_ns, uint64_t real_ns)
+{
+    struct profile *p = ctx;
+    struct profile_anchor a = {ticks, mono_ns, real_ns};
+    if (!p->anchors++)
+        p->first_anchor = a;
+    p->last_anchor = a;
+    return 0;
+}
+
+static int on_thread(void *ctx, uint64_t id, uint64_t os_tid, struct reader_str name)
+{
+    struct profile *p = ctx;
+    uint32_t i;
+    void *q = grow(p->threads, &p->threads_cap, p->nthreads, sizeof(*p->threads));
+    if (!q)
+        return -ENOMEM;
+    p->threads = q;
+    if (dict_slot(&p->thread_map, &p->nthreads, id, &i))
+        return -ENOMEM;
+    struct profile_thread *t = &p->threads[i];
+    t->id = id;
+    t->os_tid = os_tid;
+    t->name = arena_str(p, name);
+    t->display = t->name ? arena_display(p, "", "", t->name) : NULL;
+    return t->display ? 0 : -ENOMEM;
+}
+
+static int on_method(void *ctx, const struct reader_method *rm)
+{
+    struct profile *p = ctx;
+    uint32_t i;
+    void *q = grow(p->methods, &p->methods_cap, p->nmethods, sizeof(*p->methods));
+    if (!q)
+        return -ENOMEM;
+    p->methods = q;
+    if (dict_slot(&p->method_map, &p->nmethods, rm->id, &i))
+        return -ENOMEM;
+    struct profile_method *m = &p->methods[i];
+    memset(m, 0, sizeof(*m));
+    m->id = rm->id;
+    m->kind = rm->kind;
+    m->class_name = arena_str(p, rm->class_name);
+    m->name = arena_str(p, rm->name);
+    m->signature = arena_str(p, rm->signature);
+    m->source_file = arena_str(p, rm->source_file);
+    if (!m->class_name || !m->name || !m->signature || !m->source_file)
+        return -ENOMEM;
+    if (rm->kind == FPL_METHOD_MARKER || rm->kind == FPL_METHOD_CFUNC || !m->class_name[0])
+        m->display = arena_display(p, "", "", m->name);
+    else
+        m->display = arena_display(p, m->class_name, ".", m->name);
+    if (!m->display)
+        return -ENOMEM;
+    if (rm->nlines) {
+        struct profile_line *l = arena_alloc(p, rm->nlines * sizeof(*l));
+        if (!l)
+            return -ENOMEM;
+        for (size_t k = 0; k < rm->nlines; k++) {
+            l[k].start_bci = rm->lines[k].start_bci;
+            l[k].line = rm->lines[k].line;
+        }
+        m->lines = l;
+        m->nlines = rm->nlines;
+    }
+    return 0;
+}
+
+static int on_stack(void *ctx, uint64_t id, const struct reader_frame *frames, size_t n)
+{
+    struct profile *p = ctx;
+    uint32_t i;
+    if (n > UINT32_MAX)
+        return 0; /* cannot happen: a chunk holds at most 8M frames */
+    void *q = grow(p->stacks, &p->stacks_cap, p->nstacks, sizeof(*p->stacks));
+    if (!q)
+        return -ENOMEM;
+    p->stacks = q;
+    if (dict_slot(&p->stack_map, &p->nstacks, id, &i))
+        return -ENOMEM;
+    struct profile_frame *f = n ? arena_alloc(p, n * sizeof(*f)) : NULL;
+    if (n && !f)
+        return -ENOMEM;
+    for (size_t k = 0; k < n; k++) {
+        f[k].method_id = frames[k].method_id;
+        f[k].method = PROFILE_NONE; /* resolved when reading finishes */
+        int64_t b = frames[k].bci;
+        f[k].bci = b < INT32_MIN ? INT32_MIN : b > INT32_MAX ? INT32_MAX : (int32_t)b;
+    }
+    p->stacks[i].id = id;
+    p->stacks[i].nframes = (uint32_t)n;
+    p->stacks[i].frames = f;
+    return 0;
+}
+
+static size_t agg_hash(uint64_t thread, uint64_t stack, uint8_t kind, uint8_t state)
+{
+    return (size_t)mix64(thread * 0x9e3779b97f4a7c15ull ^ mix64(stack) ^
+                         ((uint64_t)kind << 8 | state));
+}
+
+/* An aggregation cell while reading: the cells live inside the hash table itself, so a
+ * sample costs one probe into one cache line, not an index lookup plus an entry. */
+struct profile_agg_slot {
+    uint64_t thread_id;
+    uint64_t stack_id;
+    uint64_t weight;
+    uint64_t count; /* 0: an empty slot */
+    uint8_t kind;
+    uint8_t state;
+};
+
+/* Doubles the aggregation table. */
+static int agg_grow(struct profile *p)
+{
+    size_t cap = p->agg_cap ? p->agg_cap * 2 : 1024, mask = cap - 1;
+    struct profile_agg_slot *t = calloc(cap, sizeof(*t));
+    if (!t)
+        return -ENOMEM;
+    for (size_t k = 0; k < p->agg_cap; k++) {
+        const struct profile_agg_slot *e = &p->agg[k];
+        if (!e->count)
+            continue;
+        size_t i = agg_hash(e->thread_id, e->stack_id, e->kind, e->state) & mask;
+        while (t[i].count)
+            i = (i + 1) & mask;
+        t[i] = *e;
+    }
+    free(p->agg);
+    p->agg = t;
+    p->agg_cap = cap;
+    p->agg_last = NULL;
+    return 0;
+}
+
+static int on_sample(void *ctx, const struct reader_sample *s)
+{
+    struct profile *p = ctx;
+    struct profile_agg_slot *e = p->agg_last;
+
+    if (s->kind >= PROFILE_KINDS) {
+        p->unknown_kind_samples++;
+        return 0;
+    }
+    if (!p->samples || s->ticks < p->first_ticks)
+        p->first_ticks = s->ticks;
+    if (!p->samples || s->ticks > p->last_ticks)
+        p->last_ticks = s->ticks;
+    p->samples++;
+    p->total[s->kind].count++;
+    p->total[s->kind].weight += s->weight;
+
+    /* a thread in a hot loop repeats its cell: try the previous one first */
+    if (e && e->thread_id == s->thread_id && e->stack_id == s->stack_id && e->kind == s->kind &&
+        e->state == s->state) {
+        e->weight += s->weight;
+        e->count++;
+        return 0;
+    }
+    size_t mask = p->agg_cap - 1;
+    size_t i = agg_hash(s->thread_id, s->stack_id, s->kind, s->state) & mask;
+    for (;; i = (i + 1) & mask) {
+        e = &p->agg[i];
+        if (!e->count)
+            break;
+        if (e->thread_id == s->thread_id && e->stack_id == s->stack_id && e->kind == s->kind &&
+            e->state == s->state) {
+            e->weight += s->weight;
+            e->count++;
+            p->agg_last = e;
+            return 0;
+        }
+    }
+    if (p->nentries >= PROFILE_NONE - 1)
+        return -ENOMEM;
+    e->thread_id = s->thread_id;
+    e->stack_id = s->stack_id;
+    e->kind = s->kind;
+    e->state = s->state;
+    e->weight = s->weight;
+    e->count = 1;
+    p->agg_last = e;
+    if (++p->nentries * 2 > p->agg_cap)
+        return agg_grow(p);
+    return 0;
+}
+
+static int on_counters(void *ctx, const struct reader_counter *c, size_t n)
+{
+    struct profile *p = ctx;
+    for (size_t i = 0; i < n; i++) {
+        if (c[i].id < FPL_CTR_MAX) {
+            p->counters[c[i].id] = c[i].value;
+            p->counter_seen[c[i].id] = 1;
+        }
+    }
+    return 0;
+}
+
+static int on_hist(void *ctx, const uint64_t *b, size_t n, uint64_t max_ns, uint64_t total_ns)
+{
+    struct profile *p = ctx;
+    memset(p->hist, 0, sizeof(p->hist));
+    for (size_t i = 0; i < n; i++)
+        p->hist[i < FPL_HIST_BUCKETS ? i : FPL_HIST_BUCKETS - 1] += b[i];
+    p->hist_max_ns = max_ns;
+    p->hist_total_ns = total_ns;
+    p->have_hist = 1;
+    return 0;
+}
+
+static int on_end(void *ctx, uint64_t ticks)
+{
+    struct profile *p = ctx;
+    p->end_seen = 1;
+    p->end_ticks = ticks;
+    return 0;
+}
+
+/* Chooses the clock conversion. The header's frequency is measured over a short calibration;
+ * an anchor written much later gives a better one, so with one more than 1 s after the base
+ * the frequency is (ticks difference) / (monotonic difference). Without a header, two anchors
+ * are the only clue. */
+static void finish_time(struct profile *p)
+{
+    const struct profile_anchor *last = &p->last_anchor;
+    struct profile_anchor base;
+
+    if (p->have_header) {
+        base.ticks = p->header.anchor_ticks;
+        base.mono_ns = p->header.anchor_mono_ns;
+        base.real_ns = p->header.anchor_real_ns;
+    } else if (p->anchors) {
+        base = p->first_anchor;
+    } else {
+        return;
+    }
+    p->base_ticks = base.ticks;
+    p->base_mono_ns = base.mono_ns;
+    p->base_real_ns = base.real_ns;
+    if (p->have_header && p->header.ticks_per_sec) {
+        p->time_num = 1000000000ull;
+        p->time_den = p->header.ticks_per_sec;
+        p->time_known = 1;
+    }
+    if (p->anchors && last->mono_ns > base.mono_ns &&
+        last->mono_ns - base.mono_ns > 1000000000ull && last->ticks > base.ticks) {
+        p->time_num = last->mono_ns - base.mono_ns;
+        p->time_den = last->ticks - base.ticks;
+        p->time_known = 1;
+        p->time_refined = 1;
+    }
+}
+
+/* Resolves ids to indices once, so outputs never search, and lays the cells out densely. */
+static int finish_links(struct profile *p)
+{
+    p->entries = malloc((p->nentries ? p->nentries : 1) * sizeof(*p->entries));
+    if (!p->entries)
+        return -ENOMEM;
+    for (size_t s = 0; s < p->nstacks; s++) {
+        struct profile_frame *f = (struct profile_frame *)p->stacks[s].frames;
+        for (uint32_t k = 0; k < p->stacks[s].nframes; k++)
+            f[k].method = idmap_get(&p->method_map, f[k].method_id);
+    }
+    size_t n = 0;
+    for (size_t k = 0; k < p->agg_cap; k++) {
+        const struct profile_agg_slot *a = &p->agg[k];
+        if (!a->count)
+            continue;
+        struct profile_entry *e = &p->entries[n++];
+        e->thread_id = a->thread_id;
+        e->stack_id = a->stack_id;
+        e->thread = idmap_get(&p->thread_map, a->thread_id);
+        e->stack = idmap_get(&p->stack_map, a->stack_id);
+        e->kind = a->kind;
+        e->state = a->state;
+        e->weight = a->weight;
+        e->count = a->count;
+    }
+    return 0;
+}
+
+static const struct reader_ops profile_ops = {
+    .header = on_header,
+    .anchor = on_anchor,
+    .thread = on_thread,
+    .method = on_method,
+    .stack = on_stack,
+    .sample = on_sample,
+    .counters = on_counters,
+    .handler_hist = on_hist,
+    .end = on_end,
+};
+
+struct profile *profile_new(void)
+{
+    struct profile *p = calloc(1, sizeof(*p));
+    if (!p)
+        return NULL;
+    if (agg_grow(p)) {
+        free(p);
+        return NULL;
+    }
+    static const char empty[] = "";
+    p->header.options = p->header.jvm_name = p->header.jvm_version = p->header.command = empty;
+    return p;
+}
+
+void profile_free(struct profile *p)
+{
+    if (!p)
+        return;
+    idmap_destroy(&p->thread_map);
+    idmap_destroy(&p->method_map);
+    idmap_destroy(&p->stack_map);
+    free(p->threads);
+    free(p->methods);
+    free(p->stacks);
+    free(p->entries);
+    free(p->agg);
+    while (p->arena) {
+        struct profile_arena_block *b = p->arena;
+        p->arena = b->next;
+        free(b);
+    }
+    free(p);
+}
+
+/* Shared tail of the two readers. */
+static int read_done(struct profile *p, int rc)
+{
+    p->read_done = 1;
+    if (rc == 0) {
+        finish_time(p);
+        rc = finish_links(p);
+    }
+    if (rc)
+        p->nentries = 0; /* no cells without their dense array */
+    free(p->agg);
+    p->agg = NULL;
+    p->agg_cap = 0;
+    p->agg_last = NULL;
+    return rc;
+}
+
+int profile_read_file(struct profile *p, const char *path, char *err, size_t errlen)
+{
+    if (p->read_done) {
+        snprintf(err, errlen, "profile: a profile is read once ('%s')", path);
+        return -EINVAL;
+    }
+    snprintf(p->name, sizeof(p->name), "%s", path);
+    return read_done(p, reader_read_file(path, &profile_ops, p, &p->stats, err, errlen));
+}
+
+int profile_read_mem(struct profile *p, const void *data, size_t len, const char *name, char *err,
+                     size_t errlen)
+{
+    if (p->read_done) {
+        snprintf(err, errlen, "profile: a profile is read once ('%s')", name);
+        return -EINVAL;
+    }
+    snprintf(p->name, sizeof(p->name), "%s", name ? name : "(memory)");
+    return read_done(p,
+                     reader_read_mem(data, len, p->name, &profile_ops, p, &p->stats, err, errlen));
+}
+
+int profile_resolve_kind(const struct profile *p, int sel)
+{
+    if (sel != PROFILE_KIND_AUTO)
+        return sel;
+    return p->total[FPL_KIND_CPU].count ? FPL_KIND_CPU : FPL_KIND_WALL;
+}
+
+const struct profile_thread *profile_thread_find(const struct profile *p, uint64_t id)
+{
+    uint32_t i = idmap_get(&p->thread_map, id);
+    return i == PROFILE_NONE ? NULL : &p->threads[i];
+}
+
+const struct profile_method *profile_method_find(const struct profile *p, uint64_t id)
+{
+    uint32_t i = idmap_get(&p->method_map, id);
+    return i == PROFILE_NONE ? NULL : &p->methods[i];
+}
+
+const struct profile_stack *profile_stack_find(const struct profile *p, uint64_t id)
+{
+    uint32_t i = idmap_get(&p->stack_map, id);
+    return i == PROFILE_NONE ? NULL : &p->stacks[i];
+}
+
+const char *profile_frame_name(const struct profile *p, const struct profile_frame *f)
+{
+    return f->method == PROFILE_NONE ? PROFILE_UNKNOWN_FRAME : p->methods[f->method].display;
+}
+
+const char *profile_entry_thread_name(const struct profile *p, const struct profile_entry *e)
+{
+    return e->thread == PROFILE_NONE ? PROFILE_UNKNOWN_THREAD : p->threads[e->thread].display;
+}
+
+int profile_frame_is_marker(const struct profile *p, const struct profile_frame *f)
+{
+    return f->method != PROFILE_NONE && p->methods[f->method].kind == FPL_METHOD_MARKER;
+}
+
+uint64_t profile_ticks_to_ns(const struct profile *p, uint64_t dticks)
+{
+    if (!p->time_known)
+        return 0;
+    unsigned __int128 ns = (unsigned __int128)dticks * p->time_num / p->time_den;
+    return ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
+}
+
+uint64_t profile_ticks_to_real_ns(const struct profile *p, uint64_t ticks)
+{
+    if (!p->time_known)
+        return 0;
+    if (ticks >= p->base_ticks)
+        return p->base_real_ns + profile_ticks_to_ns(p, ticks - p->base_ticks);
+    uint64_t back = profile_ticks_to_ns(p, p->base_ticks - ticks);
+    return back < p->base_real_ns ? p->base_real_ns - back : 0;
+}
+
+double profile_ticks_per_sec(const struct profile *p)
+{
+    if (!p->time_known)
+        return 0;
+    return (double)p->time_den * 1e9 / (double)p->time_num;
+}

@@ -1,0 +1,533 @@
+/* reader.c: walks the chunks of a .fpl log and decodes their records (see reader.h). */
+#include "reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fpl_chunk.h"
+#include "fpl_codec.h"
+#include "fpl_format.h"
+
+struct reader {
+    const uint8_t *data;
+    size_t len;
+    const char *name;
+    const struct reader_ops *ops;
+    void *ctx;
+    struct reader_stats *st;
+    int have_seq;
+    uint32_t next_seq;
+    /* scratch for the variable-length parts of a record, grown on demand and reused */
+    struct reader_frame *frames;
+    size_t frames_cap;
+    struct reader_line *lines;
+    size_t lines_cap;
+    struct reader_counter *ctrs;
+    size_t ctrs_cap;
+    uint64_t *hist;
+    size_t hist_cap;
+};
+
+static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Fills err (if any) and returns rc. */
+static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return rc;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* A scratch array of at least n elements of size elem: buf, or buf reallocated (capacity in
+ * *cap). NULL when out of memory (buf stays valid and owned by the caller). */
+static void *scratch(void *buf, size_t *cap, size_t n, size_t elem)
+{
+    if (n <= *cap && buf)
+        return buf;
+    size_t c = *cap ? *cap : 64;
+    while (c < n)
+        c *= 2;
+    void *p = realloc(buf, c * elem);
+    if (p)
+        *cap = c;
+    return p;
+}
+
+/* A count read from the log, checked against the bytes left: each element takes at least
+ * min_bytes, so a count beyond that is damage, and no allocation can exceed the chunk. */
+static size_t get_count(struct fpl_cur *c, size_t min_bytes)
+{
+    uint64_t n = fpl_get_v(c);
+    if (c->bad || n > (uint64_t)(c->end - c->p) / min_bytes) {
+        c->bad = 1;
+        return 0;
+    }
+    return (size_t)n;
+}
+
+static struct reader_str get_str(struct fpl_cur *c)
+{
+    struct reader_str s;
+    s.s = fpl_get_str(c, &s.len);
+    return s;
+}
+
+static int rec_header(struct reader *r, struct fpl_cur *c)
+{
+    struct reader_header h;
+    h.header_version = fpl_get_v(c);
+    if (h.header_version != 1) {
+        /* records carry no length: a header of another layout cannot be skipped */
+        c->bad = 1;
+        return 0;
+    }
+    h.pid = fpl_get_v(c);
+    h.clock = fpl_get_u8(c);
+    h.ticks_per_sec = fpl_get_u64(c);
+    h.anchor_ticks = fpl_get_u64(c);
+    h.anchor_mono_ns = fpl_get_u64(c);
+    h.anchor_real_ns = fpl_get_u64(c);
+    h.cpu_interval_ns = fpl_get_v(c);
+    h.engine = fpl_get_u8(c);
+    h.wall_interval_ns = fpl_get_v(c);
+    h.wall_threads = fpl_get_v(c);
+    h.depth = fpl_get_v(c);
+    h.options = get_str(c);
+    h.jvm_name = get_str(c);
+    h.jvm_version = get_str(c);
+    h.command = get_str(c);
+    if (c->bad || !r->ops->header)
+        return 0;
+    return r->ops->header(r->ctx, &h);
+}
+
+static int rec_anchor(struct reader *r, struct fpl_cur *c)
+{
+    uint64_t ticks = fpl_get_u64(c);
+    uint64_t mono = fpl_get_u64(c);
+    uint64_t real = fpl_get_u64(c);
+    if (c->bad || !r->ops->anchor)
+        return 0;
+    return r->ops->anchor(r->ctx, ticks, mono, real);
+}
+
+static int rec_thread(struct reader *r, struct fpl_cur *c)
+{
+    uint64_t id = fpl_get_v(c);
+    uint64_t tid = fpl_get_v(c);
+    struct reader_str name = get_str(c);
+    if (c->bad || !r->ops->thread)
+        return 0;
+    return r->ops->thread(r->ctx, id, tid, name);
+}
+
+static int rec_method(struct reader *r, struct fpl_cur *c)
+{
+    struct reader_method m;
+    m.id = fpl_get_v(c);
+    m.kind = fpl_get_u8(c);
+    m.class_name = get_str(c);
+    m.name = get_str(c);
+    m.signature = get_str(c);
+    m.source_file = get_str(c);
+    m.nlines = get_count(c, 2);
+    if (c->bad)
+        return 0;
+    void *q = scratch(r->lines, &r->lines_cap, m.nlines, sizeof(*r->lines));
+    if (!q)
+        return -ENOMEM;
+    r->lines = q;
+    for (size_t i = 0; i < m.nlines; i++) {
+        r->lines[i].start_bci = fpl_get_v(c);
+        r->lines[i].line = fpl_get_v(c);
+    }
+    m.lines = r->lines;
+    if (c->bad || !r->ops->method)
+        return 0;
+    return r->ops->method(r->ctx, &m);
+}
+
+static int rec_stack(struct reader *r, struct fpl_cur *c)
+{
+    uint64_t id = fpl_get_v(c);
+    size_t n = get_count(c, 2);
+    if (c->bad)
+        return 0;
+    void *q = scratch(r->frames, &r->frames_cap, n, sizeof(*r->frames));
+    if (!q)
+        return -ENOMEM;
+    r->frames = q;
+    for (size_t i = 0; i < n; i++) {
+        r->frames[i].method_id = fpl_get_v(c);
+        r->frames[i].bci = fpl_get_sv(c);
+    }
+    if (c->bad || !r->ops->stack)
+        return 0;
+    return r->ops->stack(r->ctx, id, r->frames, n);
+}
+
+static int rec_sample(struct reader *r, struct fpl_cur *c, uint64_t *last_ticks)
+{
+    struct reader_sample s;
+    int64_t d = fpl_get_sv(c);
+    s.thread_id = fpl_get_v(c);
+    s.stack_id = fpl_get_v(c);
+    s.weight = fpl_get_v(c);
+    s.kind = fpl_get_u8(c);
+    s.state = fpl_get_u8(c);
+    if (c->bad)
+        return 0;
+    /* unsigned addition: a negative delta wraps as the writer's subtraction did */
+    s.ticks = *last_ticks + (uint64_t)d;
+    *last_ticks = s.ticks;
+    if (!r->ops->sample)
+        return 0;
+    return r->ops->sample(r->ctx, &s);
+}
+
+static int rec_counters(struct reader *r, struct fpl_cur *c)
+{
+    size_t n = get_count(c, 2);
+    if (c->bad)
+        return 0;
+    void *q = scratch(r->ctrs, &r->ctrs_cap, n, sizeof(*r->ctrs));
+    if (!q)
+        return -ENOMEM;
+    r->ctrs = q;
+    for (size_t i = 0; i < n; i++) {
+        r->ctrs[i].id = fpl_get_v(c);
+        r->ctrs[i].value = fpl_get_v(c);
+    }
+    if (c->bad || !r->ops->counters)
+        return 0;
+    return r->ops->counters(r->ctx, r->ctrs, n);
+}
+
+static int rec_hist(struct reader *r, struct fpl_cur *c)
+{
+    size_t n = get_count(c, 1);
+    if (c->bad)
+        return 0;
+    void *q = scratch(r->hist, &r->hist_cap, n, sizeof(*r->hist));
+    if (!q)
+        return -ENOMEM;
+    r->hist = q;
+    for (size_t i = 0; i < n; i++)
+        r->hist[i] = fpl_get_v(c);
+    uint64_t max_ns = fpl_get_v(c);
+    uint64_t total_ns = fpl_get_v(c);
+    if (c->bad || !r->ops->handler_hist)
+        return 0;
+    return r->ops->handler_hist(r->ctx, r->hist, n, max_ns, total_ns);
+}
+
+static int rec_end(struct reader *r, struct fpl_cur *c)
+{
+    uint64_t ticks = fpl_get_u64(c);
+    if (c->bad || !r->ops->end)
+        return 0;
+    return r->ops->end(r->ctx, ticks);
+}
+
+/* Decodes the records of one verified payload. A record that does not decode, or of an
+ * unknown type, ends the chunk: records carry no length, so nothing after it can be found. */
+static int read_payload(struct reader *r, const uint8_t *p, size_t len)
+{
+    struct fpl_cur c = {p, p + len, 0};
+    uint64_t last_ticks = 0; /* sample deltas restart in every chunk */
+
+    while (c.p < c.end) {
+        uint8_t type = fpl_get_u8(&c);
+        int rc;
+        switch (type) {
+        case FPL_REC_HEADER:
+            rc = rec_header(r, &c);
+            break;
+        case FPL_REC_ANCHOR:
+            rc = rec_anchor(r, &c);
+            break;
+        case FPL_REC_THREAD:
+            rc = rec_thread(r, &c);
+            break;
+        case FPL_REC_METHOD:
+            rc = rec_method(r, &c);
+            break;
+        case FPL_REC_STACK:
+            rc = rec_stack(r, &c);
+            break;
+        case FPL_REC_SAMPLE:
+            rc = rec_sample(r, &c, &last_ticks);
+            break;
+        case FPL_REC_COUNTERS:
+            rc = rec_counters(r, &c);
+            break;
+        case FPL_REC_HANDLER_HIST:
+            rc = rec_hist(r, &c);
+            break;
+        case FPL_REC_END:
+            rc = rec_end(r, &c);
+            break;
+        default:
+            r->st->unknown_records++;
+            r->st->chunks_bad_record++;
+            return 0;
+        }
+        if (rc)
+            return rc;
+        if (c.bad) {
+            r->st->chunks_bad_record++;
+            return 0;
+        }
+        r->st->records++;
+    }
+    return 0;
+}
+
+/* A chunk header at pos that frames a payload lying inside the file and matching its CRC. */
+static int chunk_verifies(const struct reader *r, size_t pos)
+{
+    if (r->len - pos < FPL_CHUNK_HEADER_SIZE)
+        return 0;
+    const uint8_t *h = r->data + pos;
+    uint32_t clen = le32(h + 4);
+    if (le32(h) != FPL_CHUNK_SYNC || clen > FPL_CHUNK_MAX ||
+        clen > r->len - pos - FPL_CHUNK_HEADER_SIZE)
+        return 0;
+    return fpl_chunk_crc(h + FPL_CHUNK_HEADER_SIZE, clen) == le32(h + 8);
+}
+
+/* The first offset >= from where a verifying chunk starts, or r->len. */
+static size_t find_next_chunk(const struct reader *r, size_t from)
+{
+    static const uint8_t sync[4] = {FPL_CHUNK_SYNC & 0xff, (FPL_CHUNK_SYNC >> 8) & 0xff,
+                                    (FPL_CHUNK_SYNC >> 16) & 0xff, FPL_CHUNK_SYNC >> 24};
+    while (from < r->len) {
+        const uint8_t *q = memmem(r->data + from, r->len - from, sync, sizeof(sync));
+        if (!q)
+            break;
+        size_t pos = (size_t)(q - r->data);
+        if (chunk_verifies(r, pos))
+            return pos;
+        from = pos + 1;
+    }
+    return r->len;
+}
+
+/* Counts the chunks missing before a verified chunk with sequence number seq that starts
+ * gap bytes after the end of the previous one. The sequence number is outside the CRC, so a
+ * jump that the gap cannot hold (a chunk takes at least 16 bytes) is a damaged number: it is
+ * counted as such and the chunk is taken as the expected one. */
+static void note_seq(struct reader *r, uint32_t seq, size_t gap)
+{
+    uint32_t expect = r->have_seq ? r->next_seq : 0;
+    uint32_t missing = seq - expect;
+
+    r->have_seq = 1;
+    if (seq >= expect && missing <= gap / FPL_CHUNK_HEADER_SIZE) {
+        r->st->chunks_lost += missing;
+        r->next_seq = seq + 1;
+    } else {
+        r->st->seq_errors++;
+        r->next_seq = expect + 1;
+    }
+}
+
+static int walk_chunks(struct reader *r)
+{
+    size_t pos = FPL_PREAMBLE_SIZE, prev_end = FPL_PREAMBLE_SIZE;
+
+    while (pos < r->len) {
+        size_t avail = r->len - pos;
+        const uint8_t *h = r->data + pos;
+
+        if (avail < FPL_CHUNK_HEADER_SIZE) {
+            /* the start of a header written just before the file ended, or garbage */
+            uint8_t sync[4] = {FPL_CHUNK_SYNC & 0xff, (FPL_CHUNK_SYNC >> 8) & 0xff,
+                               (FPL_CHUNK_SYNC >> 16) & 0xff, FPL_CHUNK_SYNC >> 24};
+            if (memcmp(h, sync, avail < 4 ? avail : 4) == 0) {
+                r->st->chunks_truncated++;
+                r->st->bytes_truncated += avail;
+            } else {
+                r->st->chunks_damaged++;
+                r->st->bytes_skipped += avail;
+            }
+            break;
+        }
+        if (chunk_verifies(r, pos)) {
+            uint32_t clen = le32(h + 4);
+            note_seq(r, le32(h + 12), pos - prev_end);
+            r->st->chunks_ok++;
+            int rc = read_payload(r, h + FPL_CHUNK_HEADER_SIZE, clen);
+            if (rc)
+                return rc;
+            pos += FPL_CHUNK_HEADER_SIZE + (size_t)clen;
+            prev_end = pos;
+            continue;
+        }
+        /* Damaged here. A plausible header whose payload runs past the end is a chunk cut off
+         * while being written, unless a verifying chunk follows: then its length is damaged. */
+        size_t next = find_next_chunk(r, pos + 1);
+        uint32_t clen = le32(h + 4);
+        if (next == r->len && le32(h) == FPL_CHUNK_SYNC && clen <= FPL_CHUNK_MAX &&
+            clen > avail - FPL_CHUNK_HEADER_SIZE) {
+            r->st->chunks_truncated++;
+            r->st->bytes_truncated += avail;
+            break;
+        }
+        r->st->chunks_damaged++;
+        r->st->bytes_skipped += next - pos;
+        pos = next;
+    }
+    return 0;
+}
+
+int reader_read_mem(const void *data, size_t len, const char *name, const struct reader_ops *ops,
+                    void *ctx, struct reader_stats *stats, char *err, size_t errlen)
+{
+    static const struct reader_ops no_ops;
+    struct reader_stats local;
+    struct reader r;
+    int rc;
+
+    if (!stats)
+        stats = &local;
+    memset(stats, 0, sizeof(*stats));
+    stats->file_bytes = len;
+    if (!name)
+        name = "(memory)";
+    if (len == 0)
+        return fail(err, errlen, -EINVAL, "'%s': not a flyprof log (the file is empty)", name);
+    const uint8_t *p = data;
+    if (len < FPL_PREAMBLE_SIZE) {
+        if (memcmp(p, FPL_MAGIC, len < 8 ? len : 8) == 0)
+            return fail(err, errlen, -EINVAL,
+                        "'%s': flyprof log cut off inside its preamble (%zu of %d bytes)", name,
+                        len, FPL_PREAMBLE_SIZE);
+        return fail(err, errlen, -EINVAL, "'%s': not a flyprof log (too short: %zu bytes)", name,
+                    len);
+    }
+    if (memcmp(p, FPL_MAGIC, 8) != 0)
+        return fail(err, errlen, -EINVAL, "'%s': not a flyprof log (bad magic)", name);
+    unsigned version = (unsigned)p[8] | (unsigned)p[9] << 8;
+    if (version != FPL_VERSION)
+        return fail(err, errlen, -EINVAL,
+                    "'%s': unsupported version %u (this flyprof reads version %d)", name, version,
+                    FPL_VERSION);
+
+    memset(&r, 0, sizeof(r));
+    r.data = p;
+    r.len = len;
+    r.name = name;
+    r.ops = ops ? ops : &no_ops;
+    r.ctx = ctx;
+    r.st = stats;
+    rc = walk_chunks(&r);
+    if (rc == -ENOMEM)
+        fail(err, errlen, rc, "'%s': out of memory", name);
+    else if (rc < 0)
+        fail(err, errlen, rc, "'%s': %s", name, strerror(-rc));
+    else if (rc)
+        fail(err, errlen, rc, "'%s': reading stopped (%d)", name, rc);
+    free(r.frames);
+    free(r.lines);
+    free(r.ctrs);
+    free(r.hist);
+    return rc;
+}
+
+/* Reads a non-mappable file (a pipe, a character device) whole into memory. */
+static int slurp(int fd, uint8_t **out, size_t *outlen)
+{
+    size_t cap = 1 << 16, len = 0;
+    uint8_t *buf = malloc(cap);
+    if (!buf)
+        return -ENOMEM;
+    for (;;) {
+        if (len == cap) {
+            uint8_t *p = realloc(buf, cap * 2);
+            if (!p) {
+                free(buf);
+                return -ENOMEM;
+            }
+            buf = p;
+            cap *= 2;
+        }
+        ssize_t n = read(fd, buf + len, cap - len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            int e = -errno;
+            free(buf);
+            return e;
+        }
+        if (n == 0)
+            break;
+        len += (size_t)n;
+    }
+    *out = buf;
+    *outlen = len;
+    return 0;
+}
+
+int reader_read_file(const char *path, const struct reader_ops *ops, void *ctx,
+                     struct reader_stats *stats, char *err, size_t errlen)
+{
+    struct stat sb;
+    uint8_t *buf = NULL;
+    void *map = MAP_FAILED;
+    size_t len = 0;
+    int rc;
+
+    if (stats)
+        memset(stats, 0, sizeof(*stats));
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        rc = -errno;
+        return fail(err, errlen, rc, "cannot open '%s': %s", path, strerror(-rc));
+    }
+    if (fstat(fd, &sb) < 0) {
+        rc = -errno;
+        fail(err, errlen, rc, "cannot stat '%s': %s", path, strerror(-rc));
+        goto out;
+    }
+    if (S_ISDIR(sb.st_mode)) {
+        rc = fail(err, errlen, -EISDIR, "cannot read '%s': %s", path, strerror(EISDIR));
+        goto out;
+    }
+    if (S_ISREG(sb.st_mode) && sb.st_size > 0) {
+        len = (size_t)sb.st_size;
+        /* MAP_PRIVATE of the size seen now: a log still growing is read up to here */
+        map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+    }
+    if (map == MAP_FAILED) {
+        rc = slurp(fd, &buf, &len);
+        if (rc) {
+            fail(err, errlen, rc, "cannot read '%s': %s", path, strerror(-rc));
+            goto out;
+        }
+    }
+    rc = reader_read_mem(map != MAP_FAILED ? map : buf, len, path, ops, ctx, stats, err, errlen);
+out:
+    if (map != MAP_FAILED)
+        munmap(map, len);
+    free(buf);
+    close(fd);
+    return rc;
+}

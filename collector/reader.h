@@ -1,0 +1,130 @@
+/* reader.h: streaming, bounds-checked reader of .fpl logs (collector/FORMAT.md).
+ *
+ * The reader validates the preamble, walks the chunks (sync word, length, CRC-32, sequence
+ * number), decodes the records of every chunk that verifies and hands them to callbacks, one
+ * record at a time: a log of any size is read in memory proportional to its largest record.
+ * A damaged chunk is skipped by scanning forward for the next sync word whose chunk verifies;
+ * a chunk cut off at the end of the file is ignored. Both are counted in struct reader_stats.
+ *
+ * Never prints, never exits. Any thread; one read at a time per callback context.
+ */
+#ifndef READER_H
+#define READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A string inside the log: not NUL-terminated, bytes as written (UTF-8 or modified UTF-8).
+ * Valid only during the callback that receives it. */
+struct reader_str {
+    const char *s;
+    size_t len;
+};
+
+/* FPL_REC_HEADER. Strings valid only during the callback. */
+struct reader_header {
+    uint64_t header_version;
+    uint64_t pid;
+    uint8_t clock; /* enum fpl_clock */
+    uint64_t ticks_per_sec;
+    uint64_t anchor_ticks;
+    uint64_t anchor_mono_ns;
+    uint64_t anchor_real_ns;
+    uint64_t cpu_interval_ns;  /* 0: off */
+    uint8_t engine;            /* enum fpl_engine */
+    uint64_t wall_interval_ns; /* 0: off */
+    uint64_t wall_threads;
+    uint64_t depth;
+    struct reader_str options;
+    struct reader_str jvm_name;
+    struct reader_str jvm_version;
+    struct reader_str command;
+};
+
+/* One entry of a method's line table. */
+struct reader_line {
+    uint64_t start_bci;
+    uint64_t line;
+};
+
+/* FPL_REC_METHOD. Strings and `lines` valid only during the callback. */
+struct reader_method {
+    uint64_t id;
+    uint8_t kind; /* enum fpl_method_kind */
+    struct reader_str class_name;
+    struct reader_str name;
+    struct reader_str signature;
+    struct reader_str source_file;
+    size_t nlines;
+    const struct reader_line *lines;
+};
+
+/* One frame of FPL_REC_STACK. */
+struct reader_frame {
+    uint64_t method_id;
+    int64_t bci; /* < 0: none */
+};
+
+/* FPL_REC_SAMPLE with its delta resolved. */
+struct reader_sample {
+    uint64_t ticks; /* absolute */
+    uint64_t thread_id;
+    uint64_t stack_id;
+    uint64_t weight;
+    uint8_t kind;  /* enum fpl_kind, unchecked */
+    uint8_t state; /* enum fpl_state, unchecked */
+};
+
+/* One entry of FPL_REC_COUNTERS. */
+struct reader_counter {
+    uint64_t id; /* enum fpl_counter; unknown ids are passed through */
+    uint64_t value;
+};
+
+/* Callbacks; any may be NULL. A callback returning non-zero stops the read, and reader_read*
+ * returns that value. Enum fields are passed through unchecked: the consumer decides. */
+struct reader_ops {
+    int (*header)(void *ctx, const struct reader_header *h);
+    int (*anchor)(void *ctx, uint64_t ticks, uint64_t mono_ns, uint64_t real_ns);
+    int (*thread)(void *ctx, uint64_t id, uint64_t os_tid, struct reader_str name);
+    int (*method)(void *ctx, const struct reader_method *m);
+    /* frames leaf first, valid only during the callback */
+    int (*stack)(void *ctx, uint64_t id, const struct reader_frame *frames, size_t n);
+    int (*sample)(void *ctx, const struct reader_sample *s);
+    int (*counters)(void *ctx, const struct reader_counter *c, size_t n);
+    /* buckets[i] counts handler runs whose time fell into fpl_hist_bucket i */
+    int (*handler_hist)(void *ctx, const uint64_t *buckets, size_t n, uint64_t max_ns,
+                        uint64_t total_ns);
+    int (*end)(void *ctx, uint64_t ticks);
+};
+
+/* What the reader met on its way; filled by reader_read*, also when it fails half-way. */
+struct reader_stats {
+    uint64_t file_bytes;        /* size of the log */
+    uint64_t chunks_ok;         /* chunks that verified (framing and CRC) */
+    uint64_t chunks_damaged;    /* damaged regions skipped (bad sync, length or CRC) */
+    uint64_t chunks_truncated;  /* 0 or 1: a chunk cut off at the end of the file */
+    uint64_t chunks_lost;       /* chunks missing according to the sequence numbers */
+    uint64_t chunks_bad_record; /* verified chunks with an undecodable or unknown record */
+    uint64_t seq_errors;        /* verified chunks with an impossible sequence number */
+    uint64_t bytes_skipped;     /* bytes of damaged regions */
+    uint64_t bytes_truncated;   /* bytes of the cut-off chunk at the end */
+    uint64_t records;           /* records delivered */
+    uint64_t unknown_records;   /* records of an unknown type (each ended its chunk) */
+};
+
+/* Reads the log at `path` (a regular file is mapped, anything else read whole) and delivers
+ * its records to `ops`. `stats` may be NULL. Returns 0, even if chunks were damaged or cut off
+ * (see stats); -EINVAL when the file is not a readable flyprof log (bad magic, unsupported
+ * version, too short); -errno on I/O failure; or a callback's non-zero return. On failure
+ * other than a callback's, err[0..errlen) gets a message naming the file and the problem,
+ * e.g. "'x.fpl': not a flyprof log (bad magic)". */
+int reader_read_file(const char *path, const struct reader_ops *ops, void *ctx,
+                     struct reader_stats *stats, char *err, size_t errlen);
+
+/* As reader_read_file, on a log already in memory; `name` is used in messages. The buffer is
+ * only read, never past data + len. */
+int reader_read_mem(const void *data, size_t len, const char *name, const struct reader_ops *ops,
+                    void *ctx, struct reader_stats *stats, char *err, size_t errlen);
+
+#endif

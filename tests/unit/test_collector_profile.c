@@ -1,0 +1,442 @@
+/* test_collector_profile.c: aggregation, outputs and clock conversion on hand-built logs:
+ * the golden log gives exact folded text (with and without threads, per kind), method
+ * tables (self, total with recursion counted once), summary figures; undefined ids render
+ * as placeholders; ticks convert exactly with 128-bit arithmetic and anchor refinement. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "fpl_format.h"
+#include "fplgen.h"
+#include "golden_log.h"
+#include "harness.h"
+#include "out_collapsed.h"
+#include "profile.h"
+#include "summary.h"
+
+/* Reads a generator's log into a new profile (from an exactly sized copy). */
+static struct profile *load(struct fplgen *g)
+{
+    char err[256];
+    size_t len;
+    uint8_t *data = fplgen_bytes(g, &len);
+    struct profile *p = profile_new();
+    if (!data || !p) {
+        free(data);
+        profile_free(p);
+        return NULL;
+    }
+    if (profile_read_mem(p, data, len, "golden.fpl", err, sizeof(err)) != 0) {
+        fprintf(stderr, "read: %s\n", err);
+        profile_free(p);
+        p = NULL;
+    }
+    free(data);
+    return p;
+}
+
+static struct profile *load_golden(int with_end)
+{
+    struct fplgen g;
+    struct profile *p = NULL;
+    if (fplgen_init(&g) == 0 && golden_log_build(&g, with_end) == 0)
+        p = load(&g);
+    fplgen_destroy(&g);
+    return p;
+}
+
+/* Renders folded output into a malloc'd string. */
+static char *collapsed(const struct profile *p, int kind, int threads)
+{
+    char *buf = NULL, err[256];
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct out_collapsed_opts o = {kind, threads};
+    if (!f)
+        return NULL;
+    int rc = out_collapsed_write(p, &o, f, err, sizeof(err));
+    fclose(f);
+    if (rc) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static int same_text(const char *got, const char *want)
+{
+    if (got && strcmp(got, want) == 0)
+        return 1;
+    fprintf(stderr, "--- expected\n%s--- got\n%s---\n", want, got ? got : "(null)\n");
+    return 0;
+}
+
+static void test_golden_collapsed(void)
+{
+    struct profile *p = load_golden(1);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    CHECK_EQ_U(p->total[FPL_KIND_CPU].count, GOLDEN_CPU_SAMPLES);
+    CHECK_EQ_U(p->total[FPL_KIND_CPU].weight, GOLDEN_CPU_WEIGHT);
+    CHECK_EQ_U(p->total[FPL_KIND_WALL].count, GOLDEN_WALL_SAMPLES);
+    CHECK(p->end_seen && p->have_header);
+    CHECK_EQ_U(profile_resolve_kind(p, PROFILE_KIND_AUTO), FPL_KIND_CPU);
+
+    char *s = collapsed(p, PROFILE_KIND_AUTO, 0);
+    CHECK(same_text(s, GOLDEN_CPU));
+    free(s);
+    s = collapsed(p, FPL_KIND_CPU, 1);
+    CHECK(same_text(s, GOLDEN_CPU_THREADS));
+    free(s);
+    s = collapsed(p, FPL_KIND_WALL, 0);
+    CHECK(same_text(s, GOLDEN_WALL));
+    free(s);
+    /* all kinds: every line under its kind's root, the cpu lines first */
+    s = collapsed(p, PROFILE_KIND_ALL, 0);
+    CHECK(s && strncmp(s, "[cpu];[agct:unknown_Java] 1\n", 28) == 0);
+    CHECK(s && strstr(s, "\n[wall];java.lang.Thread.run;java.lang.Thread.sleep0 5\n"));
+    size_t lines = 0;
+    for (const char *q = s; q && *q; q++)
+        lines += *q == '\n';
+    CHECK_EQ_U(lines, 8);
+    free(s);
+    profile_free(p);
+}
+
+static void test_golden_methods(void)
+{
+    struct summary_method m[SUMMARY_TOP];
+    size_t n = 0;
+    struct profile *p = load_golden(1);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+
+    CHECK(summary_top_methods(p, FPL_KIND_CPU, 0, m, SUMMARY_TOP, &n) == 0);
+    static const char *const self_names[] = {
+        "com.example.App.hash", "com.example.App.fib", "com.example.App.work",
+        "[agct:unknown_Java]",  "[unknown stack]",     "os::javaTimeNanos",
+    };
+    static const uint64_t self_w[] = {5, 4, 3, 1, 1, 1};
+    CHECK_EQ_U(n, 6);
+    for (size_t i = 0; i < n && i < 6; i++) {
+        CHECK(strcmp(m[i].name, self_names[i]) == 0);
+        CHECK_EQ_U(m[i].weight, self_w[i]);
+    }
+
+    CHECK(summary_top_methods(p, FPL_KIND_CPU, 1, m, SUMMARY_TOP, &n) == 0);
+    CHECK(n >= 4);
+    CHECK(strcmp(m[0].name, "com.example.App.main") == 0 && m[0].weight == 9);
+    CHECK(strcmp(m[1].name, "com.example.App.work") == 0 && m[1].weight == 8);
+    CHECK(strcmp(m[2].name, "com.example.App.hash") == 0 && m[2].weight == 5);
+    /* fib recurses three deep in 4 samples: counted once per sample */
+    uint64_t fib = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(m[i].name, "com.example.App.fib") == 0)
+            fib = m[i].weight;
+    CHECK_EQ_U(fib, 4);
+    /* the table is cut at max */
+    CHECK(summary_top_methods(p, FPL_KIND_CPU, 1, m, 2, &n) == 0);
+    CHECK_EQ_U(n, 2);
+    profile_free(p);
+}
+
+static void test_golden_summary(void)
+{
+    char *buf = NULL, err[256];
+    size_t len = 0;
+    struct profile *p = load_golden(1);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+
+    /* the start time is printed in local time: pin the zone */
+    setenv("TZ", "UTC", 1);
+    tzset();
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(f != NULL);
+    if (!f) {
+        profile_free(p);
+        return;
+    }
+    CHECK(summary_write(p, "golden.fpl", f, err, sizeof(err)) == 0);
+    fclose(f);
+    static const char *const want[] = {
+        "flyprof summary of golden.fpl\n",
+        "  jvm          OpenJDK 64-Bit Server VM 21.0.2+13\n",
+        "  command      java -jar app.jar\n",
+        "  pid          4242\n",
+        "  started      2023-11-14T22:13:20.000+00:00\n",
+        "  duration     2.000 s (start to END)\n",
+        "cpu every 10 ms (engine cputimer), wall every 50 ms (16 threads per tick)",
+        "  cpu           14 samples, weight 15 (0.150 s of CPU at 10 ms), 7.14% failed stack "
+        "walks (marker leaf)\n",
+        "  wall           7 samples, weight 7",
+        "  wall by thread state: running 28.6% sleeping 71.4%\n",
+        "1 samples with an unknown stack, 1 with an unknown frame, 1 with an unknown thread\n",
+        "  stack walks failed: 1 (7.14% of samples pushed)\n",
+        "    unknown_Java                    1  (AGCT -5)\n",
+        "  ring drops: 3 (17.65% of samples taken)\n",
+        "  signals on threads without a JNIEnv: 2\n",
+        "hottest methods, cpu, by self weight (of 15)\n",
+        "           5  33.33%  com.example.App.hash\n",
+        "hottest methods, cpu, by total weight (of 15)\n",
+        "           9  60.00%  com.example.App.main\n",
+        "           4  26.67%  com.example.App.fib\n",
+        "threads, cpu (3 with samples)\n",
+        "           9  60.00%          8      100  main\n",
+        "           5  33.33%          5      101  pool-1_worker_2\n",
+        "           1   6.67%          1        -  [unknown thread]\n",
+        "  signal handler: p50 992 ns, p99 1 us, max 1 us, mean 990 ns over 100 runs",
+        "  writer thread CPU: 20 ms (1.000% of the 2.000 s duration)\n",
+        "  chunks: 2 read\n",
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        int ok = buf && strstr(buf, want[i]);
+        CHECK(ok);
+        if (!ok)
+            fprintf(stderr, "missing: [%s]\n", want[i]);
+    }
+    CHECK(buf && !strstr(buf, "END record missing"));
+    if (harness_fail)
+        fprintf(stderr, "--- summary\n%s", buf ? buf : "");
+    free(buf);
+    profile_free(p);
+
+    /* without END: the duration spans the samples and the cut is reported */
+    p = load_golden(0);
+    CHECK(p != NULL && !p->end_seen);
+    buf = NULL;
+    f = p ? open_memstream(&buf, &len) : NULL;
+    if (f) {
+        CHECK(summary_write(p, "cut.fpl", f, err, sizeof(err)) == 0);
+        fclose(f);
+        CHECK(buf && strstr(buf, "log cut off: END record missing"));
+        CHECK(buf && strstr(buf, "(first to last sample)"));
+    }
+    free(buf);
+    profile_free(p);
+}
+
+static void test_quantiles(void)
+{
+    struct profile *p = profile_new();
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    p->have_hist = 1;
+    /* 100 runs in the bucket of 1000 ns: [960, 1024); max 1000 */
+    unsigned b = fpl_hist_bucket(1000);
+    CHECK_EQ_U(fpl_hist_lower(b), 960);
+    CHECK_EQ_U(fpl_hist_lower(b + 1), 1024);
+    p->hist[b] = 100;
+    p->hist_max_ns = 1000;
+    CHECK_EQ_U(summary_hist_quantile(p, 0.5), 992);
+    CHECK_EQ_U(summary_hist_quantile(p, 0.99), 1000); /* clamped to the maximum */
+    /* 90 fast runs at 100 ns and 10 slow ones at 10 us: the median is fast, p99 slow */
+    memset(p->hist, 0, sizeof(p->hist));
+    p->hist[fpl_hist_bucket(100)] = 90;
+    p->hist[fpl_hist_bucket(10000)] = 10;
+    p->hist_max_ns = 10000;
+    uint64_t p50 = summary_hist_quantile(p, 0.5), p99 = summary_hist_quantile(p, 0.99);
+    CHECK(p50 >= 96 && p50 < 104);
+    CHECK(p99 >= 9216 && p99 <= 10000);
+    /* exact buckets below 16 ns */
+    memset(p->hist, 0, sizeof(p->hist));
+    p->hist[7] = 10;
+    p->hist_max_ns = 7;
+    CHECK_EQ_U(summary_hist_quantile(p, 0.5), 7);
+    p->have_hist = 0;
+    CHECK_EQ_U(summary_hist_quantile(p, 0.5), 0);
+    profile_free(p);
+}
+
+static void test_time(void)
+{
+    const uint64_t base = 1ull << 62, tps = 3000000000ull, true_tps = 3003000000ull;
+    struct fplgen_header h = {.ticks_per_sec = tps,
+                              .anchor_ticks = base,
+                              .anchor_mono_ns = 1000000000ull,
+                              .anchor_real_ns = 5000000000ull,
+                              .options = "",
+                              .jvm_name = "",
+                              .jvm_version = "",
+                              .command = ""};
+    struct fplgen g;
+
+    /* header only: the header's frequency */
+    CHECK(fplgen_init(&g) == 0);
+    fplgen_header(&g, &h);
+    CHECK(fplgen_flush(&g) == 0);
+    struct profile *p = load(&g);
+    fplgen_destroy(&g);
+    CHECK(p != NULL);
+    if (p) {
+        CHECK(p->time_known && !p->time_refined);
+        CHECK_EQ_U(profile_ticks_to_ns(p, tps), 1000000000ull);
+        CHECK_EQ_U(profile_ticks_to_real_ns(p, base + 3 * tps), 8000000000ull);
+        CHECK_EQ_U(profile_ticks_to_real_ns(p, base - tps), 4000000000ull);
+        /* 2^62 ticks * 1e9 overflows 64 bits; the exact value is 2^62 / 3 */
+        CHECK_EQ_U(profile_ticks_to_ns(p, base),
+                   (uint64_t)(((unsigned __int128)base * 1000000000u) / tps));
+        CHECK_EQ_U(profile_ticks_to_ns(p, UINT64_MAX),
+                   (uint64_t)(((unsigned __int128)UINT64_MAX * 1000000000u) / tps));
+    }
+    profile_free(p);
+
+    /* a later anchor 100 s away measures the true frequency; one 0.5 s away does not */
+    for (int far = 0; far < 2; far++) {
+        uint64_t secs = far ? 100 : 0;
+        uint64_t dt = far ? secs * true_tps : true_tps / 2;
+        uint64_t dm = far ? secs * 1000000000ull : 500000000ull;
+        CHECK(fplgen_init(&g) == 0);
+        fplgen_header(&g, &h);
+        fplgen_anchor(&g, base + dt / 2, 1000000000ull + dm / 2, 0);
+        fplgen_anchor(&g, base + dt, 1000000000ull + dm, 0);
+        CHECK(fplgen_flush(&g) == 0);
+        p = load(&g);
+        fplgen_destroy(&g);
+        CHECK(p != NULL);
+        if (!p)
+            continue;
+        CHECK_EQ_U(p->anchors, 2);
+        CHECK_EQ_U(p->time_refined, far);
+        CHECK_EQ_U(profile_ticks_to_ns(p, true_tps), far ? 1000000000ull : 1001000000ull);
+        double f = profile_ticks_per_sec(p);
+        CHECK(far ? (f > true_tps - 1.0 && f < true_tps + 1.0) : (f > tps - 1.0 && f < tps + 1.0));
+        profile_free(p);
+    }
+
+    /* no header: two anchors far apart are enough */
+    CHECK(fplgen_init(&g) == 0);
+    fplgen_anchor(&g, 1000, 0, 7000000000ull);
+    fplgen_anchor(&g, 1000 + 10 * tps, 10000000000ull, 17000000000ull);
+    CHECK(fplgen_flush(&g) == 0);
+    p = load(&g);
+    fplgen_destroy(&g);
+    CHECK(p != NULL);
+    if (p) {
+        CHECK(p->time_known && !p->have_header);
+        CHECK_EQ_U(profile_ticks_to_ns(p, tps), 1000000000ull);
+        CHECK_EQ_U(profile_ticks_to_real_ns(p, 1000 + tps), 8000000000ull);
+    }
+    profile_free(p);
+}
+
+/* Names that would break a folded line are cleaned; a redefined id replaces the entry; a
+ * log whose dictionaries are all missing still renders. */
+static void test_names(void)
+{
+    char out[32];
+    CHECK_EQ_U(profile_clean(out, sizeof(out), "a;b\nc\rd\te", 9), 9);
+    CHECK(strcmp(out, "a_b_c_d_e") == 0);
+    CHECK_EQ_U(profile_clean(out, 4, "abcdef", 6), 3);
+    CHECK(strcmp(out, "abc") == 0);
+
+    struct fplgen g;
+    const struct reader_frame f[] = {{1, 0}, {2, 0}};
+    CHECK(fplgen_init(&g) == 0);
+    fplgen_method(&g, 1, FPL_METHOD_JAVA, "a.B", "old", "()V", "", 0, NULL);
+    fplgen_method(&g, 1, FPL_METHOD_JAVA, "a.B", "new;x", "()V", "", 0, NULL);
+    fplgen_method(&g, 2, FPL_METHOD_JAVA, "", "noClass", "()V", "", 0, NULL);
+    fplgen_thread(&g, 1, 9, "t");
+    fplgen_raw(&g,
+               "\x03\x02\x03\x03"
+               "a\0b",
+               7); /* thread 2 "a\0b": a NUL inside */
+    fplgen_stack(&g, 1, 2, f);
+    fplgen_sample(&g, 1, 1, 1, 1, FPL_KIND_WALL, FPL_STATE_RUNNING);
+    fplgen_sample(&g, 2, 2, 1, 1, FPL_KIND_WALL, FPL_STATE_RUNNING);
+    fplgen_sample(&g, 3, 2, 1, 1, 9, FPL_STATE_RUNNING); /* unknown kind */
+    CHECK(fplgen_flush(&g) == 0);
+    struct profile *p = load(&g);
+    fplgen_destroy(&g);
+    CHECK(p != NULL);
+    if (p) {
+        CHECK_EQ_U(p->nmethods, 2);
+        CHECK_EQ_U(p->unknown_kind_samples, 1);
+        CHECK_EQ_U(profile_resolve_kind(p, PROFILE_KIND_AUTO), FPL_KIND_WALL);
+        char *s = collapsed(p, PROFILE_KIND_AUTO, 1);
+        CHECK(same_text(s, "a_b;noClass;a.B.new_x 1\n"
+                           "t;noClass;a.B.new_x 1\n"));
+        free(s);
+    }
+    profile_free(p);
+
+    /* only samples: every reference is undefined */
+    CHECK(fplgen_init(&g) == 0);
+    fplgen_sample(&g, 1, 5, 6, 2, FPL_KIND_CPU, 0);
+    CHECK(fplgen_flush(&g) == 0);
+    p = load(&g);
+    fplgen_destroy(&g);
+    CHECK(p != NULL);
+    if (p) {
+        char *s = collapsed(p, PROFILE_KIND_AUTO, 1);
+        CHECK(same_text(s, "[unknown thread];[unknown stack] 2\n"));
+        free(s);
+        char *buf = NULL, err[128];
+        size_t len;
+        FILE *mf = open_memstream(&buf, &len);
+        if (mf) {
+            CHECK(summary_write(p, "bare", mf, err, sizeof(err)) == 0);
+            fclose(mf);
+            CHECK(buf && strstr(buf, "header       missing"));
+            CHECK(buf && strstr(buf, "duration     unknown"));
+        }
+        free(buf);
+    }
+    profile_free(p);
+}
+
+/* Many distinct cells force the aggregation table through several resizes. */
+static void test_many_cells(void)
+{
+    struct fplgen g;
+    const struct reader_frame f[] = {{1, 0}};
+    uint64_t n = 0;
+
+    CHECK(fplgen_init(&g) == 0);
+    fplgen_method(&g, 1, FPL_METHOD_JAVA, "a.B", "c", "()V", "", 0, NULL);
+    for (uint64_t s = 0; s < 3000; s++)
+        fplgen_stack(&g, s, 1, f);
+    CHECK(fplgen_flush(&g) == 0);
+    for (int round = 0; round < 3; round++) {
+        for (uint64_t s = 0; s < 3000; s++) {
+            fplgen_sample(&g, n, s % 7, s, 1 + s % 3, FPL_KIND_CPU, (uint8_t)(s % 8));
+            n++;
+        }
+        CHECK(fplgen_flush(&g) == 0);
+    }
+    struct profile *p = load(&g);
+    fplgen_destroy(&g);
+    CHECK(p != NULL);
+    if (p) {
+        CHECK_EQ_U(p->nentries, 3000);
+        CHECK_EQ_U(p->total[FPL_KIND_CPU].count, 9000);
+        CHECK_EQ_U(p->total[FPL_KIND_CPU].weight, 3 * (1000 * 1 + 1000 * 2 + 1000 * 3));
+        uint64_t w = 0;
+        for (size_t i = 0; i < p->nentries; i++) {
+            w += p->entries[i].weight;
+            CHECK(p->entries[i].count == 3);
+        }
+        CHECK_EQ_U(w, 18000);
+        char *s = collapsed(p, FPL_KIND_CPU, 0);
+        CHECK(same_text(s, "a.B.c 18000\n"));
+        free(s);
+    }
+    profile_free(p);
+}
+
+int main(void)
+{
+    test_golden_collapsed();
+    test_golden_methods();
+    test_golden_summary();
+    test_quantiles();
+    test_time();
+    test_names();
+    test_many_cells();
+    return harness_result("test_collector_profile");
+}
