@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -147,7 +148,9 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
         rc = -ENOENT;
         goto out;
     }
-    tsc_init(20);
+    /* FLYPROF_CLOCK=monotonic forces the fallback clock, so it can be tested on TSC machines */
+    const char *clk = getenv("FLYPROF_CLOCK");
+    tsc_init(20, clk && strcmp(clk, "monotonic") == 0);
     if (!ring_ready) {
         if ((rc = ring_init(&ring, RING_BYTES)) != 0) {
             snprintf(err, errlen, "cannot allocate the sample ring: %s", strerror(-rc));

@@ -4,8 +4,6 @@
 
 #include <cpuid.h>
 #include <stdatomic.h>
-#include <stdlib.h>
-#include <string.h>
 #include <x86intrin.h>
 
 #include "fpl_format.h"
@@ -49,16 +47,12 @@ static void paired_read(uint64_t *tsc, uint64_t *ns)
     }
 }
 
-void tsc_init(unsigned calib_ms)
+void tsc_init(unsigned calib_ms, int force_monotonic)
 {
     /* first caller calibrates; concurrent callers are not expected (setup is serialized) */
     if (atomic_exchange_explicit(&initialized, 1, memory_order_acq_rel))
         return;
-    /* FLYPROF_CLOCK=monotonic forces the fallback, so it can be tested on TSC machines */
-    const char *force = getenv("FLYPROF_CLOCK");
-    if (force && strcmp(force, "monotonic") == 0)
-        return;
-    if (!has_invariant_tsc())
+    if (force_monotonic || !has_invariant_tsc())
         return;
     uint64_t t0, n0, t1, n1;
     paired_read(&t0, &n0);

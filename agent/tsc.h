@@ -15,9 +15,9 @@ struct tsc_anchor {
 
 /* Checks for an invariant TSC (CPUID 0x80000007 EDX bit 8) and calibrates its frequency
  * against CLOCK_MONOTONIC_RAW over about calib_ms milliseconds. Falls back to
- * CLOCK_MONOTONIC when the TSC is not usable, or when the environment has
- * FLYPROF_CLOCK=monotonic. Idempotent. Setup context. */
-void tsc_init(unsigned calib_ms);
+ * CLOCK_MONOTONIC when the TSC is not usable or force_monotonic is set. Idempotent: the first
+ * call decides. Setup context. */
+void tsc_init(unsigned calib_ms, int force_monotonic);
 
 /* 1 when samples are stamped with the TSC, 0 for CLOCK_MONOTONIC (enum fpl_clock value is
  * the opposite: see tsc_clock). */

@@ -106,7 +106,7 @@ static void put_header(struct writer *w)
 {
     struct writer_session *s = w->s;
     struct fpl_buf *b = &w->chunk;
-    fpl_put_u8(b, FPL_REC_HEADER);
+    size_t r = fpl_rec_begin(b, FPL_REC_HEADER);
     fpl_put_v(b, 1);
     fpl_put_v(b, (uint64_t)s->pid);
     fpl_put_u8(b, (uint8_t)tsc_clock());
@@ -123,16 +123,18 @@ static void put_header(struct writer *w)
     fpl_put_str(b, s->jvm_name);
     fpl_put_str(b, s->jvm_version);
     fpl_put_str(b, s->command);
+    fpl_rec_end(b, r);
 }
 
 static void put_anchor(struct writer *w)
 {
     struct tsc_anchor a;
     tsc_anchor(&a);
-    fpl_put_u8(&w->chunk, FPL_REC_ANCHOR);
+    size_t r = fpl_rec_begin(&w->chunk, FPL_REC_ANCHOR);
     fpl_put_u64(&w->chunk, a.ticks);
     fpl_put_u64(&w->chunk, a.mono_ns);
     fpl_put_u64(&w->chunk, a.real_ns);
+    fpl_rec_end(&w->chunk, r);
 }
 
 static void put_counters(struct writer *w)
@@ -150,7 +152,7 @@ static void put_counters(struct writer *w)
         v[i] = counters_get(i);
         n += v[i] != 0;
     }
-    fpl_put_u8(&w->chunk, FPL_REC_COUNTERS);
+    size_t r = fpl_rec_begin(&w->chunk, FPL_REC_COUNTERS);
     fpl_put_v(&w->chunk, n);
     for (unsigned i = 0; i < FPL_CTR_MAX; i++) {
         if (v[i]) {
@@ -158,16 +160,18 @@ static void put_counters(struct writer *w)
             fpl_put_v(&w->chunk, v[i]);
         }
     }
+    fpl_rec_end(&w->chunk, r);
     unsigned last = 0;
     for (unsigned i = 0; i < FPL_HIST_BUCKETS; i++)
         if (atomic_load_explicit(&counters.hist[i], memory_order_relaxed))
             last = i + 1;
-    fpl_put_u8(&w->chunk, FPL_REC_HANDLER_HIST);
+    r = fpl_rec_begin(&w->chunk, FPL_REC_HANDLER_HIST);
     fpl_put_v(&w->chunk, last);
     for (unsigned i = 0; i < last; i++)
         fpl_put_v(&w->chunk, atomic_load_explicit(&counters.hist[i], memory_order_relaxed));
     fpl_put_v(&w->chunk, atomic_load_explicit(&counters.hist_max_ns, memory_order_relaxed));
     fpl_put_v(&w->chunk, atomic_load_explicit(&counters.hist_total_ns, memory_order_relaxed));
+    fpl_rec_end(&w->chunk, r);
 }
 
 /* Clears the dictionary maps when they hold too much memory. */
@@ -188,7 +192,7 @@ static void put_method_record(struct writer *w, uint32_t id, int kind, const cha
                               const struct methods_line *lines, int nlines)
 {
     struct fpl_buf *b = &w->chunk;
-    fpl_put_u8(b, FPL_REC_METHOD);
+    size_t r = fpl_rec_begin(b, FPL_REC_METHOD);
     fpl_put_v(b, id);
     fpl_put_u8(b, (uint8_t)kind);
     fpl_put_str(b, klass);
@@ -200,6 +204,7 @@ static void put_method_record(struct writer *w, uint32_t id, int kind, const cha
         fpl_put_v(b, (uint64_t)lines[i].bci);
         fpl_put_v(b, (uint64_t)lines[i].line);
     }
+    fpl_rec_end(b, r);
 }
 
 /* The method id of a marker frame named `name`, writing its record on first use. */
@@ -243,13 +248,14 @@ static const char *error_marker(int code, char *buf, size_t len)
 
 static void put_stack_record(struct writer *w, uint32_t id, const uint32_t *pairs, uint32_t n)
 {
-    fpl_put_u8(&w->chunk, FPL_REC_STACK);
+    size_t r = fpl_rec_begin(&w->chunk, FPL_REC_STACK);
     fpl_put_v(&w->chunk, id);
     fpl_put_v(&w->chunk, n);
     for (uint32_t i = 0; i < n; i++) {
         fpl_put_v(&w->chunk, pairs[2 * i]);
         fpl_put_sv(&w->chunk, (int32_t)pairs[2 * i + 1]);
     }
+    fpl_rec_end(&w->chunk, r);
 }
 
 static int ensure_scratch(struct writer *w, size_t frames)
@@ -347,10 +353,11 @@ static uint32_t thread_dict_id(struct writer *w, int tid, const char *name)
     if (keymap_get(&w->tnames, key, klen, &id))
         return id;
     id = w->next_thread++;
-    fpl_put_u8(&w->chunk, FPL_REC_THREAD);
+    size_t r = fpl_rec_begin(&w->chunk, FPL_REC_THREAD);
     fpl_put_v(&w->chunk, id);
     fpl_put_v(&w->chunk, (uint64_t)tid);
     fpl_put_str(&w->chunk, name);
+    fpl_rec_end(&w->chunk, r);
     keymap_put(&w->tnames, key, klen, id);
     return id;
 }
@@ -399,7 +406,7 @@ static void put_sample(struct writer *w, const struct sample_rec *r, uint64_t no
 {
     uint32_t tid = thread_id(w, r->tid, now);
     uint32_t sid = stack_id(w, r);
-    fpl_put_u8(&w->chunk, FPL_REC_SAMPLE);
+    size_t rec = fpl_rec_begin(&w->chunk, FPL_REC_SAMPLE);
     fpl_put_sv(&w->chunk, (int64_t)(r->ticks - (uint64_t)w->prev_ticks));
     w->prev_ticks = (int64_t)r->ticks;
     fpl_put_v(&w->chunk, tid);
@@ -407,6 +414,7 @@ static void put_sample(struct writer *w, const struct sample_rec *r, uint64_t no
     fpl_put_v(&w->chunk, r->weight);
     fpl_put_u8(&w->chunk, r->kind);
     fpl_put_u8(&w->chunk, r->state);
+    fpl_rec_end(&w->chunk, rec);
     atomic_fetch_add_explicit(&samples_written, 1, memory_order_relaxed);
 }
 
@@ -501,8 +509,9 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         ;
     put_counters(&w);
     put_anchor(&w);
-    fpl_put_u8(&w.chunk, FPL_REC_END);
+    size_t r = fpl_rec_begin(&w.chunk, FPL_REC_END);
     fpl_put_u64(&w.chunk, tsc_read_sigsafe());
+    fpl_rec_end(&w.chunk, r);
     flush(&w);
     close(w.s->fd);
     w.s->fd = -1;

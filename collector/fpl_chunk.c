@@ -21,6 +21,19 @@ uint32_t fpl_chunk_crc(const uint8_t *p, size_t len)
     return (uint32_t)c;
 }
 
+uint32_t fpl_chunk_crc_framed(const uint8_t seq_le[4], const uint8_t *payload, size_t len)
+{
+    uLong c = crc32(0L, Z_NULL, 0);
+    c = crc32(c, seq_le, 4);
+    while (len > 0) {
+        uInt n = len > (1u << 30) ? (1u << 30) : (uInt)len;
+        c = crc32(c, payload, n);
+        payload += n;
+        len -= n;
+    }
+    return (uint32_t)c;
+}
+
 static void put_le32(uint8_t *p, uint32_t v)
 {
     p[0] = (uint8_t)v;
@@ -69,8 +82,8 @@ int fpl_chunk_write(int fd, uint32_t seq, const uint8_t *payload, size_t len)
     uint8_t h[FPL_CHUNK_HEADER_SIZE];
     put_le32(h, FPL_CHUNK_SYNC);
     put_le32(h + 4, (uint32_t)len);
-    put_le32(h + 8, fpl_chunk_crc(payload, len));
     put_le32(h + 12, seq);
+    put_le32(h + 8, fpl_chunk_crc_framed(h + 12, payload, len));
     struct iovec iov[2] = {{h, sizeof(h)}, {(void *)payload, len}};
     return write_all(fd, iov, len ? 2 : 1);
 }

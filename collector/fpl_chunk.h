@@ -14,6 +14,10 @@ int fpl_chunk_write_preamble(int fd);
  * writev, retrying short writes. Returns 0 or -errno (-EFBIG when len is too large). */
 int fpl_chunk_write(int fd, uint32_t seq, const uint8_t *payload, size_t len);
 
+/* The chunk checksum: CRC-32 of the 4 little-endian bytes of the sequence number followed by
+ * the payload. */
+uint32_t fpl_chunk_crc_framed(const uint8_t seq_le[4], const uint8_t *payload, size_t len);
+
 /* CRC-32 (zlib polynomial) of a buffer. */
 uint32_t fpl_chunk_crc(const uint8_t *p, size_t len);
 

@@ -94,6 +94,38 @@ static inline void fpl_put_str(struct fpl_buf *b, const char *s)
     fpl_put_bytes(b, s, n);
 }
 
+/* Starts a record: writes its type and a placeholder length. Returns the body offset to pass
+ * to fpl_rec_end once the fields are written. */
+static inline size_t fpl_rec_begin(struct fpl_buf *b, uint8_t type)
+{
+    fpl_put_u8(b, type);
+    fpl_put_u8(b, 0);
+    return b->len;
+}
+
+/* Ends the record begun at body offset start: writes its body length, moving the body when
+ * the length needs more than one byte. */
+static inline void fpl_rec_end(struct fpl_buf *b, size_t start)
+{
+    if (b->failed || start == 0 || start > b->len)
+        return;
+    uint64_t len = b->len - start;
+    uint8_t t[10];
+    size_t n = 0;
+    do {
+        uint8_t byte = len & 0x7f;
+        len >>= 7;
+        t[n++] = byte | (len ? 0x80 : 0);
+    } while (len);
+    if (n > 1) {
+        if (fpl_buf_reserve(b, n - 1) != 0)
+            return;
+        memmove(b->data + start + n - 1, b->data + start, b->len - start);
+        b->len += n - 1;
+    }
+    memcpy(b->data + start - 1, t, n);
+}
+
 /* A read cursor over [p, end). Every getter checks bounds; after the first failure `bad` is
  * set, getters return 0 / empty and the caller checks `bad` once per record. */
 struct fpl_cur {
@@ -139,6 +171,10 @@ static inline uint64_t fpl_get_v(struct fpl_cur *c)
             return 0;
         }
         uint8_t byte = *c->p++;
+        if (shift == 63 && byte > 1) {
+            c->bad = 1; /* the 10th byte holds only bit 63 */
+            return 0;
+        }
         v |= (uint64_t)(byte & 0x7f) << shift;
         if (!(byte & 0x80))
             return v;

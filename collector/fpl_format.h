@@ -4,10 +4,14 @@
  *
  * File layout:
  *   preamble  16 bytes: magic "FLYPROF\0", u16 version, u16 flags (0), u32 reserved (0)
- *   chunk*    each: u32 sync FPL_CHUNK_SYNC, u32 payload length, u32 crc32(payload),
- *             u32 sequence number (0, 1, 2, ...), then the payload: a run of records.
- * Record: one type byte (enum fpl_rec), then the fields listed at the enum. Integers are
- * LEB128 varints ("v"), zigzag varints for signed values ("sv"), or fixed little-endian ("u64").
+ *   chunk*    each: u32 sync FPL_CHUNK_SYNC, u32 payload length, u32 crc32 of (the 4 bytes of
+ *             the sequence number, then the payload), u32 sequence number (0, 1, 2, ...),
+ *             then the payload: a run of records.
+ * Record: one type byte (enum fpl_rec), a varint length of the body, then the body: the fields
+ * listed at the enum. A reader skips a record of a type it does not know, and ignores bytes
+ * after the fields it knows (later versions append fields). Integers are LEB128 varints
+ * ("v", at most 10 bytes), zigzag varints for signed values ("sv"), or fixed little-endian
+ * ("u64").
  * Strings are "v length, bytes" in UTF-8 (JVM modified UTF-8 passed through).
  * A dictionary entry (thread, method, stack) is always written before the first record that
  * references it, in the same chunk or an earlier one.
@@ -42,7 +46,8 @@ enum fpl_rec {
     FPL_REC_STACK = 5,
     /* sv dticks (from the previous sample in this chunk; the first is from 0), v thread_id,
      * v stack_id, v weight (1 + timer overrun), u8 kind (enum fpl_kind),
-     * u8 state (enum fpl_state) */
+     * u8 state (enum fpl_state), [v tick_id: wall samples, the WALL_TICK that chose this
+     * thread; absent or 0: none] */
     FPL_REC_SAMPLE = 6,
     /* v n, n x (v counter id (enum fpl_counter), v value): cumulative since start */
     FPL_REC_COUNTERS = 7,
@@ -51,6 +56,10 @@ enum fpl_rec {
     FPL_REC_HANDLER_HIST = 8,
     /* u64 ticks: profiling stopped here; the log is complete */
     FPL_REC_END = 9,
+    /* a wall-clock tick: v tick_id (> 0), u64 ticks, v candidates (threads eligible),
+     * v chosen (threads picked, min(candidates, wallthreads)), v signaled, v failed.
+     * A wall sample answering this tick stands for candidates / chosen threads. */
+    FPL_REC_WALL_TICK = 10,
 };
 
 enum fpl_clock {
