@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <ucontext.h>
 
 /* AGCT's ABI (not in any JDK header). */
 struct agct_trace {
@@ -21,9 +22,47 @@ int stackwalk_init(void)
     return agct ? 0 : -ENOENT;
 }
 
-int stackwalk_java_sigsafe(JNIEnv *env, void *uc, struct sample_frame *frames, int depth)
+#define MAX_FP_STEPS 6
+
+static int walk(JNIEnv *env, void *uc, struct sample_frame *frames, int depth)
 {
     struct agct_trace t = {env, 0, frames};
     agct(&t, depth, uc);
     return t.num_frames;
+}
+
+int stackwalk_java_sigsafe(JNIEnv *env, void *uc, struct sample_frame *frames, int depth,
+                           uintptr_t stack_lo, uintptr_t stack_hi, int *recovered)
+{
+    *recovered = 0;
+    int n = walk(env, uc, frames, depth);
+    if ((n != -5 && n != -6) || !stack_lo || !uc)
+        return n;
+    /* a copy: the interrupted context itself must stay untouched, the thread resumes on it */
+    ucontext_t c = *(ucontext_t *)uc;
+    greg_t *g = c.uc_mcontext.gregs;
+    uintptr_t sp = (uintptr_t)g[REG_RSP];
+    uintptr_t fp = (uintptr_t)g[REG_RBP];
+    for (int i = 0; i < MAX_FP_STEPS; i++) {
+        /* a frame record [fp] = caller fp, [fp + 8] = return pc, strictly inside the stack and
+         * above the current sp; anything else is not a frame pointer (compiled Java code uses
+         * rbp as a general register) */
+        if (fp < sp || fp > stack_hi - 16 || fp < stack_lo || (fp & 7))
+            break;
+        uintptr_t caller_fp = *(const uintptr_t *)fp;
+        uintptr_t pc = *(const uintptr_t *)(fp + 8);
+        g[REG_RIP] = (greg_t)pc;
+        g[REG_RSP] = (greg_t)(fp + 16);
+        g[REG_RBP] = (greg_t)caller_fp;
+        int m = walk(env, &c, frames, depth);
+        if (m > 0) {
+            *recovered = 1;
+            return m;
+        }
+        if (caller_fp <= fp)
+            break;
+        sp = fp + 16;
+        fp = caller_fp;
+    }
+    return n;
 }

@@ -3,6 +3,7 @@
 #define STACKWALK_H
 
 #include <jni.h>
+#include <stdint.h>
 
 #include "sample.h"
 
@@ -11,7 +12,14 @@ int stackwalk_init(void);
 
 /* Walks the calling thread's Java stack at the interrupted context uc into frames[0..depth):
  * returns the frame count (> 0) or AGCT's error code (<= 0). Async-signal-safe (AGCT is
- * designed for signal handlers); env must be the calling thread's own JNIEnv. */
-int stackwalk_java_sigsafe(JNIEnv *env, void *uc, struct sample_frame *frames, int depth);
+ * designed for signal handlers); env must be the calling thread's own JNIEnv.
+ *
+ * When AGCT cannot place the pc (unknown_Java / not_walkable_Java: typically a JVM stub such
+ * as arraycopy or a crypto intrinsic) and the thread's stack bounds [stack_lo, stack_hi) are
+ * known, it retries from the caller frames found through the frame-pointer chain (stubs set
+ * up rbp frames), reading only inside the stack. *recovered is set to 1 when a retry
+ * succeeded: the sample is then charged to the stub's Java caller. */
+int stackwalk_java_sigsafe(JNIEnv *env, void *uc, struct sample_frame *frames, int depth,
+                           uintptr_t stack_lo, uintptr_t stack_hi, int *recovered);
 
 #endif
