@@ -8,6 +8,7 @@
 
 #include "control.h"
 #include "methods.h"
+#include "natives.h"
 #include "options.h"
 #include "threads.h"
 
@@ -67,6 +68,7 @@ static void JNICALL on_class_prepare(jvmtiEnv *env, JNIEnv *jni, jthread thread,
 {
     (void)thread;
     methods_on_class_prepare(env, jni, klass);
+    natives_on_class_prepare(env, jni, klass);
 }
 
 /* Enabling this event is what matters: HotSpot then records debug information at
@@ -167,6 +169,7 @@ EXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
     switch (o.action) {
     case OPTIONS_START:
         methods_preload(jvmti, jni);
+        natives_bind_loaded(jvmti, jni);
         rc = control_start(jni, &o, err, sizeof(err));
         break;
     case OPTIONS_STOP:

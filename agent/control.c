@@ -22,6 +22,7 @@
 #include "ring.h"
 #include "stackwalk.h"
 #include "tsc.h"
+#include "wallclock.h"
 #include "writer.h"
 
 #define RING_BYTES (16u << 20)
@@ -36,6 +37,7 @@ static char path[OPTIONS_FILE_MAX + 64];
 /* the running session's CPU engine; exchanged so control_stop and the writer (duration over)
  * can both call stop_sampling */
 static atomic_int engine_on;
+static atomic_int wall_on;
 
 void control_init(jvmtiEnv *env)
 {
@@ -76,10 +78,6 @@ static int open_output(const struct options *o, char *err, size_t errlen)
 
 static int check_modes(const struct options *o, char *err, size_t errlen)
 {
-    if (o->wall_interval_ns) {
-        snprintf(err, errlen, "wall-clock sampling (wall) is not available in this version");
-        return -ENOTSUP;
-    }
     if (o->cpu_interval_ns && o->engine == FPL_ENGINE_PERF) {
         int rc = perf_probe();
         if (rc != 0) {
@@ -122,6 +120,8 @@ static void get_property(const char *name, char *out, size_t len)
  * writer when the duration ends; idempotent. */
 static void stop_sampling(void)
 {
+    if (atomic_exchange_explicit(&wall_on, 0, memory_order_acq_rel))
+        wallclock_stop();
     int e = atomic_exchange_explicit(&engine_on, FPL_ENGINE_NONE, memory_order_acq_rel);
     if (e == FPL_ENGINE_CPUTIMER)
         cputimer_stop();
@@ -206,6 +206,16 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
         }
         atomic_store_explicit(&engine_on, o->engine, memory_order_release);
     }
+    if (o->wall_interval_ns) {
+        rc = wallclock_start(jvmti, jni, &ring, o->wall_interval_ns, o->wall_threads, o->filter);
+        if (rc != 0) {
+            snprintf(err, errlen, "cannot start the wall-clock sampler thread");
+            stop_sampling();
+            writer_stop();
+            goto out;
+        }
+        atomic_store_explicit(&wall_on, 1, memory_order_release);
+    }
 out:
     pthread_mutex_unlock(&lock);
     return rc;
@@ -221,6 +231,75 @@ int control_stop(char *err, size_t errlen)
     } else {
         stop_sampling();
         writer_stop();
+    }
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+/* Copies the log file at src (as far as written) to dst. */
+static int copy_file(const char *src, const char *dst, char *err, size_t errlen)
+{
+    int in = open(src, O_RDONLY | O_CLOEXEC);
+    if (in < 0) {
+        int rc = -errno;
+        snprintf(err, errlen, "cannot read the log '%s': %s", src, strerror(-rc));
+        return rc;
+    }
+    int out = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (out < 0) {
+        int rc = -errno;
+        close(in);
+        snprintf(err, errlen, "cannot write '%s': %s", dst, strerror(-rc));
+        return rc;
+    }
+    char buf[65536];
+    int rc = 0;
+    for (;;) {
+        ssize_t n = read(in, buf, sizeof(buf));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            rc = n < 0 ? -errno : 0;
+            break;
+        }
+        for (ssize_t off = 0; off < n;) {
+            ssize_t w = write(out, buf + off, (size_t)(n - off));
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w < 0) {
+                rc = -errno;
+                break;
+            }
+            off += w;
+        }
+        if (rc)
+            break;
+    }
+    close(in);
+    if (close(out) != 0 && !rc)
+        rc = -errno;
+    if (rc)
+        snprintf(err, errlen, "cannot copy the log to '%s': %s", dst, strerror(-rc));
+    return rc;
+}
+
+int control_dump(const char *file, char *err, size_t errlen)
+{
+    pthread_mutex_lock(&lock);
+    int rc;
+    const char *dot = strrchr(file, '.');
+    if (!writer_running()) {
+        snprintf(err, errlen, "profiling is not running: nothing to dump");
+        rc = -ENOENT;
+    } else if (!dot || strcmp(dot, ".fpl") != 0) {
+        snprintf(err, errlen, "dump %s: this version dumps .fpl logs only", file);
+        rc = -EINVAL;
+    } else if ((rc = writer_sync()) == 0) {
+        /* the copy is a complete prefix of the log: every chunk in it verifies, and a reader
+         * takes the missing END as "still running" */
+        rc = copy_file(path, file, err, errlen);
+    } else {
+        snprintf(err, errlen, "profiling stopped during the dump");
     }
     pthread_mutex_unlock(&lock);
     return rc;

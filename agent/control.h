@@ -25,6 +25,10 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
  * running). */
 int control_stop(char *err, size_t errlen);
 
+/* Writes the profile recorded so far to file without stopping. Returns 0 or -errno with err
+ * filled (-ENOENT: not running). */
+int control_dump(const char *file, char *err, size_t errlen);
+
 /* A one-line status: running or not, modes, intervals, samples, drops, output file. */
 void control_status(char *buf, size_t len);
 

@@ -40,6 +40,7 @@ static atomic_int active;
 static atomic_int inflight;
 
 static int installed;
+static pid_t own_pid;
 
 /* perf event fds that are ours (perf engine): set by handler_own_fd before an event is armed
  * (release), read by handlers (acquire). */
@@ -104,24 +105,49 @@ static int grab_scratch(int tid)
 }
 
 /* Copies one sample into the ring; counts a drop when it is full. */
-static void push(uint64_t ticks, int tid, uint32_t weight, int n, const struct sample_frame *f)
+static void push(const struct sample_rec *h, int n, const struct sample_frame *f)
 {
     uint32_t nf = n > 0 ? (uint32_t)n : 0;
     uint32_t len = (uint32_t)(sizeof(struct sample_rec) + nf * sizeof(struct sample_frame));
     struct sample_rec *s = ring_reserve(ring, len);
     if (!s)
         return; /* counted by the ring */
-    s->ticks = ticks;
-    s->tid = tid;
-    s->weight = weight;
-    s->kind = FPL_KIND_CPU;
-    s->state = FPL_STATE_RUNNING;
-    s->reserved = 0;
+    *s = *h;
     s->num_frames = n;
     if (nf)
         memcpy(s->frames, f, nf * sizeof(struct sample_frame));
     ring_commit(ring, s);
     counters_add_sigsafe(FPL_CTR_SAMPLES, 1);
+}
+
+/* Walks the interrupted thread's Java stack and pushes the sample described by h. */
+static void take_sample(struct sample_rec *h, void *uc)
+{
+    int tid = tls_tid_sigsafe();
+    JNIEnv *env = tls_env_sigsafe();
+    h->tid = tid;
+    h->slot1 = tls_slot();
+    if (!env) {
+        counters_add_sigsafe(FPL_CTR_NO_ENV, 1);
+        push(h, SAMPLE_ERR_NO_ENV, NULL);
+        return;
+    }
+    int k = grab_scratch(tid);
+    if (k < 0) {
+        push(h, SAMPLE_ERR_NO_SCRATCH, NULL);
+        return;
+    }
+    struct sample_frame *f = scratch + (size_t)k * depth;
+    int recovered = 0;
+    int n = stackwalk_java_sigsafe(env, uc, f, (int)depth, tls_stack_lo(), tls_stack_hi(),
+                                   &recovered);
+    if (recovered)
+        counters_add_sigsafe(FPL_CTR_AGCT_RECOVERED, 1);
+    if (n <= 0 && n > -FPL_AGCT_CODES)
+        counters_add_sigsafe(FPL_CTR_AGCT_BASE + (unsigned)-n, 1);
+    push(h, n, f);
+    /* release: our reads of the buffer happen before the next owner's writes */
+    atomic_store_explicit(&scratch_busy[k], 0, memory_order_release);
 }
 
 static void cpu_signal(int sig, siginfo_t *si, void *uc)
@@ -162,26 +188,9 @@ static void cpu_signal(int sig, siginfo_t *si, void *uc)
         goto leave; /* sent by a process (kill/tgkill): not a profiling tick */
     }
     counters_add_sigsafe(FPL_CTR_SIGNALS, 1);
-
-    int tid = tls_tid_sigsafe();
-    JNIEnv *env = tls_env_sigsafe();
-    if (!env) {
-        counters_add_sigsafe(FPL_CTR_NO_ENV, 1);
-        push(t0, tid, weight, SAMPLE_ERR_NO_ENV, NULL);
-    } else {
-        int k = grab_scratch(tid);
-        if (k < 0) {
-            push(t0, tid, weight, SAMPLE_ERR_NO_SCRATCH, NULL);
-        } else {
-            struct sample_frame *f = scratch + (size_t)k * depth;
-            int n = stackwalk_java_sigsafe(env, uc, f, (int)depth);
-            if (n <= 0 && n > -FPL_AGCT_CODES)
-                counters_add_sigsafe(FPL_CTR_AGCT_BASE + (unsigned)-n, 1);
-            push(t0, tid, weight, n, f);
-            /* release: our reads of the buffer happen before the next owner's writes */
-            atomic_store_explicit(&scratch_busy[k], 0, memory_order_release);
-        }
-    }
+    struct sample_rec h = {.ticks = t0, .weight = weight, .kind = FPL_KIND_CPU,
+                           .state = FPL_STATE_RUNNING};
+    take_sample(&h, uc);
     counters_handler_time_sigsafe(tsc_ticks_to_ns_sigsafe(tsc_read_sigsafe() - t0));
 leave:
     atomic_fetch_sub_explicit(&inflight, 1, memory_order_seq_cst);
@@ -189,19 +198,59 @@ out:
     errno = saved_errno;
 }
 
+/* The wall-clock signal, sent by the sampler with rt_tgsigqueueinfo: si_value carries the
+ * cookie, the thread state the sampler read and the tick id (handler_wall_value). */
+static void wall_signal(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig;
+    int saved_errno = errno;
+    if (!atomic_load_explicit(&active, memory_order_seq_cst))
+        goto out;
+    atomic_fetch_add_explicit(&inflight, 1, memory_order_seq_cst);
+    if (!atomic_load_explicit(&active, memory_order_seq_cst))
+        goto leave;
+    uint64_t v = (uint64_t)(uintptr_t)si->si_value.sival_ptr;
+    if (si->si_code != SI_QUEUE || si->si_pid != own_pid || (v & 0xffff) != HANDLER_WALL_COOKIE)
+        goto leave; /* not our sampler's */
+    uint64_t t0 = tsc_read_sigsafe();
+    counters_add_sigsafe(FPL_CTR_WALL_SIGNALS, 1);
+    struct sample_rec h = {.ticks = t0, .weight = 1, .kind = FPL_KIND_WALL,
+                           .state = (uint8_t)((v >> 16) & 0xff), .tick = (uint32_t)(v >> 32)};
+    take_sample(&h, uc);
+    counters_handler_time_sigsafe(tsc_ticks_to_ns_sigsafe(tsc_read_sigsafe() - t0));
+leave:
+    atomic_fetch_sub_explicit(&inflight, 1, memory_order_seq_cst);
+out:
+    errno = saved_errno;
+}
+
+static int install(int signo, void (*fn)(int, siginfo_t *, void *))
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = fn;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    return sigaction(signo, &sa, NULL) == 0 ? 0 : -errno;
+}
+
 int handler_install(void)
 {
     if (installed)
         return 0;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_sigaction = cpu_signal;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGPROF, &sa, NULL) != 0)
-        return -errno;
-    installed = 1;
-    return 0;
+    own_pid = getpid();
+    int rc = install(SIGPROF, cpu_signal);
+    if (rc == 0)
+        rc = install(HANDLER_WALL_SIGNAL, wall_signal);
+    if (rc == 0)
+        installed = 1;
+    return rc;
+}
+
+uint64_t handler_wall_value(int state, uint32_t tick)
+{
+    return (uint64_t)HANDLER_WALL_COOKIE | (uint64_t)(state & 0xff) << 16 |
+           (uint64_t)tick << 32;
 }
 
 void handler_activate(void)

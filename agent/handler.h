@@ -3,17 +3,27 @@
 #define HANDLER_H
 
 #include <signal.h>
+#include <stdint.h>
 
 #include "ring.h"
 
 /* sigev_value / si_value cookie of the signals flyprof's own timers send */
 #define HANDLER_COOKIE 0x666c7970
 
+/* The wall-clock signal: not SIGPROF, which the CPU engines use at the same time, and unused
+ * by HotSpot. Its si_value carries HANDLER_WALL_COOKIE in the low 16 bits. */
+#define HANDLER_WALL_SIGNAL SIGVTALRM
+#define HANDLER_WALL_COOKIE 0x5a17
+
+/* The si_value the sampler sends with a wall signal: cookie, thread state, tick id. */
+uint64_t handler_wall_value(int state, uint32_t tick);
+
 /* Preallocates the scratch stack buffers for depth frames and binds the ring. Only while no
  * handler can run (profiling off). Returns 0 or -errno. */
 int handler_init(struct ring *ring, unsigned depth);
 
-/* Installs the CPU handler for SIGPROF (idempotent). Returns 0 or -errno. */
+/* Installs the handlers for SIGPROF (CPU) and HANDLER_WALL_SIGNAL (idempotent). Returns 0
+ * or -errno. */
 int handler_install(void);
 
 /* Marks fd as (on = 1) or no longer as (on = 0) a perf event of ours: the handler re-arms

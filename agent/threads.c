@@ -1,29 +1,32 @@
-/* threads.c: the Java thread registry. Takes the registry mutex; runs in JVMTI callbacks,
- * the engines' start/stop and the writer, never in a signal handler. */
+/* threads.c: the Java thread registry (see threads.h for its synchronization). Mutators run
+ * in JVMTI callbacks and control paths, readers in the sampler and writer threads; never in a
+ * signal handler. */
 #include "threads.h"
 
-#include "tls.h"
-
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <urcu/urcu-memb.h>
 
-#define BUCKETS 4096
+#include "stackbounds.h"
+#include "thread_filter.h"
+#include "tls.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct threads_entry *table[BUCKETS];
-static int live_count;
-static uint64_t purge_gen; /* under lock: purges so far */
+/* RCU-published entries: written with rcu_assign_pointer under lock, read with
+ * rcu_dereference in read sections (liburcu's own atomics: nothing else touches slots[]) */
+static struct threads_entry *slots[THREADS_MAX];
+static _Atomic uint64_t live[THREADS_WORDS];
+static _Atomic uint32_t slots_used;     /* high-water mark, only grows */
+static uint32_t free_slots[THREADS_MAX]; /* under lock: slots returned by purge */
+static uint32_t nfree;
+static int live_count;                  /* under lock */
+static int dead_count;                  /* under lock: dead entries not yet purged */
+static uint64_t purge_gen;              /* under lock */
 
-static struct threads_entry **slot_of(int tid)
-{
-    struct threads_entry **p = &table[(unsigned)tid % BUCKETS];
-    while (*p && (*p)->tid != tid)
-        p = &(*p)->next;
-    return p;
-}
-
-/* Reads a thread's name through JVMTI into buf; "" on failure. */
+/* Reads a thread's name through JVMTI into buf; "" on failure. Frees the local refs
+ * GetThreadInfo returns: the writer is a long-running native frame where they would pile up. */
 static void read_name(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, char *buf, size_t len)
 {
     jvmtiThreadInfo info;
@@ -35,55 +38,111 @@ static void read_name(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, char *buf, s
         buf[len - 1] = 0;
         (*jvmti)->Deallocate(jvmti, (unsigned char *)info.name);
     }
-    /* GetThreadInfo returns local refs; the writer is a long-running native frame, so
-     * they must be freed here or they pile up */
     if (info.thread_group)
         (*jni)->DeleteLocalRef(jni, info.thread_group);
     if (info.context_class_loader)
         (*jni)->DeleteLocalRef(jni, info.context_class_loader);
 }
 
+static void set_live(uint32_t slot, int on)
+{
+    uint64_t bit = 1ull << (slot % 64);
+    /* release: the entry published before the bit is visible to a reader that sees it */
+    if (on)
+        atomic_fetch_or_explicit(&live[slot / 64], bit, memory_order_release);
+    else
+        atomic_fetch_and_explicit(&live[slot / 64], ~bit, memory_order_release);
+}
+
+/* Frees dead entries (all of them when force, else those dead for a full period). Called
+ * with lock held; drops it around the grace period. */
+static void purge_locked(JNIEnv *jni, int force)
+{
+    struct threads_entry *victims[256];
+    uint32_t nv = 0;
+    uint32_t used = atomic_load_explicit(&slots_used, memory_order_relaxed);
+    uint64_t gen = purge_gen++;
+    for (uint32_t s = 0; s < used && nv < 256; s++) {
+        struct threads_entry *e = slots[s];
+        if (e && !e->alive && (force || e->dead_gen + 1 < gen)) {
+            rcu_assign_pointer(slots[s], NULL);
+            victims[nv++] = e;
+        }
+    }
+    if (!nv)
+        return;
+    pthread_mutex_unlock(&lock);
+    /* after this no reader can still hold any of the victims */
+    urcu_memb_synchronize_rcu();
+    for (uint32_t i = 0; i < nv; i++)
+        if (victims[i]->gref && jni)
+            (*jni)->DeleteGlobalRef(jni, victims[i]->gref);
+    pthread_mutex_lock(&lock);
+    for (uint32_t i = 0; i < nv; i++) {
+        free_slots[nfree++] = victims[i]->slot;
+        free(victims[i]);
+    }
+    dead_count -= (int)nv;
+}
+
+/* A free slot, or UINT32_MAX when all THREADS_MAX are taken. Under lock. */
+static uint32_t take_slot(JNIEnv *jni)
+{
+    if (nfree == 0 && atomic_load_explicit(&slots_used, memory_order_relaxed) == THREADS_MAX &&
+        dead_count > 0)
+        purge_locked(jni, 1);
+    if (nfree > 0)
+        return free_slots[--nfree];
+    uint32_t used = atomic_load_explicit(&slots_used, memory_order_relaxed);
+    if (used == THREADS_MAX)
+        return UINT32_MAX;
+    atomic_store_explicit(&slots_used, used + 1, memory_order_release);
+    return used;
+}
+
 void threads_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
                       void (*on_start)(struct threads_entry *))
 {
-    int tid = tls_tid_sigsafe();
     char name[THREADS_NAME_MAX];
     read_name(jvmti, jni, thread, name, sizeof(name));
+    int tid = tls_tid_sigsafe();
 
     pthread_mutex_lock(&lock);
-    struct threads_entry **p = slot_of(tid);
-    struct threads_entry *e = *p;
-    if (e && !e->alive) {
-        /* tid reused by a new thread before the dead entry was purged: replace it */
-        *p = e->next;
-        if (e->gref)
-            (*jni)->DeleteGlobalRef(jni, e->gref);
-        free(e);
-        e = NULL;
-        p = slot_of(tid);
-    }
+    uint32_t slot1 = tls_slot();
+    struct threads_entry *e = slot1 ? slots[slot1 - 1] : NULL;
+    if (e && (e->tid != tid || !e->alive))
+        e = NULL; /* a stale TLS slot (the main thread after its ThreadEnd) */
     if (!e) {
-        e = calloc(1, sizeof(*e));
+        uint32_t slot = take_slot(jni);
+        e = slot == UINT32_MAX ? NULL : calloc(1, sizeof(*e));
         if (!e) {
+            if (slot != UINT32_MAX)
+                free_slots[nfree++] = slot;
             pthread_mutex_unlock(&lock);
-            return;
+            return; /* not sampled: counted by no-env samples if its signals come */
         }
         e->tid = tid;
+        e->slot = slot;
         e->perf_fd = -1;
         e->alive = 1;
         e->gref = (*jni)->NewGlobalRef(jni, thread);
-        e->next = NULL;
-        *p = e;
+        memcpy(e->name, name, sizeof(name));
+        e->is_agent = strncmp(name, "flyprof", 7) == 0;
+        rcu_assign_pointer(slots[slot], e);
         live_count++;
+        thread_filter_clear(slot); /* a reused slot must not inherit a membership */
+        tls_set_slot(slot + 1);
+    } else {
+        memcpy(e->name, name, sizeof(name));
     }
-    memcpy(e->name, name, sizeof(name));
-    e->is_agent = strncmp(name, "flyprof", 7) == 0;
     if (!e->is_agent) {
+        stackbounds_init_current();
         /* publish the env only after setup: the handler on this thread reads it */
         tls_set_env(jni);
+        set_live(e->slot, 1);
+        if (on_start)
+            on_start(e);
     }
-    if (on_start && !e->is_agent)
-        on_start(e);
     pthread_mutex_unlock(&lock);
 }
 
@@ -97,8 +156,11 @@ void threads_on_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
     int tid = tls_tid_sigsafe();
 
     pthread_mutex_lock(&lock);
-    struct threads_entry *e = *slot_of(tid);
-    if (e && e->alive) {
+    uint32_t slot1 = tls_slot();
+    struct threads_entry *e = slot1 ? slots[slot1 - 1] : NULL;
+    if (e && e->alive && e->tid == tid) {
+        set_live(e->slot, 0);
+        thread_filter_clear(e->slot);
         if (name[0])
             memcpy(e->name, name, sizeof(name));
         if (on_end)
@@ -106,6 +168,7 @@ void threads_on_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
         e->alive = 0;
         e->dead_gen = purge_gen;
         live_count--;
+        dead_count++;
     }
     pthread_mutex_unlock(&lock);
 }
@@ -113,17 +176,66 @@ void threads_on_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
 void threads_foreach_live(void (*fn)(struct threads_entry *, void *), void *arg)
 {
     pthread_mutex_lock(&lock);
-    for (int b = 0; b < BUCKETS; b++)
-        for (struct threads_entry *e = table[b]; e; e = e->next)
-            if (e->alive && !e->is_agent)
-                fn(e, arg);
+    uint32_t used = atomic_load_explicit(&slots_used, memory_order_relaxed);
+    for (uint32_t s = 0; s < used; s++) {
+        struct threads_entry *e = slots[s];
+        if (e && e->alive && !e->is_agent)
+            fn(e, arg);
+    }
     pthread_mutex_unlock(&lock);
 }
 
-int threads_name(int tid, char *buf, size_t len)
+void threads_reader_register(void)
+{
+    urcu_memb_register_thread();
+}
+
+void threads_reader_unregister(void)
+{
+    urcu_memb_unregister_thread();
+}
+
+void threads_read_lock(void)
+{
+    urcu_memb_read_lock();
+}
+
+void threads_read_unlock(void)
+{
+    urcu_memb_read_unlock();
+}
+
+struct threads_entry *threads_at(uint32_t slot)
+{
+    if (slot >= THREADS_MAX)
+        return NULL;
+    return rcu_dereference(slots[slot]);
+}
+
+uint64_t threads_live_word(uint32_t w)
+{
+    /* acquire: pairs with set_live's release, so the entry behind a set bit is published */
+    return w < THREADS_WORDS ? atomic_load_explicit(&live[w], memory_order_acquire) : 0;
+}
+
+uint32_t threads_words_used(void)
+{
+    return (atomic_load_explicit(&slots_used, memory_order_acquire) + 63) / 64;
+}
+
+/* The entry of slot1 if it still belongs to tid. Under lock. */
+static struct threads_entry *owned(uint32_t slot1, int tid)
+{
+    if (slot1 == 0 || slot1 > THREADS_MAX)
+        return NULL;
+    struct threads_entry *e = slots[slot1 - 1];
+    return e && e->tid == tid ? e : NULL;
+}
+
+int threads_name(uint32_t slot1, int tid, char *buf, size_t len)
 {
     pthread_mutex_lock(&lock);
-    struct threads_entry *e = *slot_of(tid);
+    struct threads_entry *e = owned(slot1, tid);
     if (e) {
         strncpy(buf, e->name, len - 1);
         buf[len - 1] = 0;
@@ -132,11 +244,11 @@ int threads_name(int tid, char *buf, size_t len)
     return e != NULL;
 }
 
-int threads_refresh_name(jvmtiEnv *jvmti, JNIEnv *jni, int tid)
+int threads_refresh_name(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t slot1, int tid)
 {
     jobject local = NULL;
     pthread_mutex_lock(&lock);
-    struct threads_entry *e = *slot_of(tid);
+    struct threads_entry *e = owned(slot1, tid);
     if (e && e->alive && e->gref)
         local = (*jni)->NewLocalRef(jni, e->gref); /* keeps the object past a purge */
     pthread_mutex_unlock(&lock);
@@ -149,7 +261,7 @@ int threads_refresh_name(jvmtiEnv *jvmti, JNIEnv *jni, int tid)
         return 0;
     int changed = 0;
     pthread_mutex_lock(&lock);
-    e = *slot_of(tid);
+    e = owned(slot1, tid);
     if (e && e->alive && strcmp(e->name, name) != 0) {
         memcpy(e->name, name, sizeof(name));
         changed = 1;
@@ -161,21 +273,7 @@ int threads_refresh_name(jvmtiEnv *jvmti, JNIEnv *jni, int tid)
 void threads_purge(JNIEnv *jni)
 {
     pthread_mutex_lock(&lock);
-    uint64_t gen = purge_gen++;
-    for (int b = 0; b < BUCKETS; b++) {
-        struct threads_entry **p = &table[b];
-        while (*p) {
-            struct threads_entry *e = *p;
-            if (!e->alive && e->dead_gen + 1 < gen) {
-                *p = e->next;
-                if (e->gref && jni)
-                    (*jni)->DeleteGlobalRef(jni, e->gref);
-                free(e);
-            } else {
-                p = &e->next;
-            }
-        }
-    }
+    purge_locked(jni, 0);
     pthread_mutex_unlock(&lock);
 }
 

@@ -1,7 +1,16 @@
-/* threads.h: the registry of Java threads: tid -> JNI global ref, last known name, CPU timer.
- * Changed by JVMTI ThreadStart/ThreadEnd (on the thread itself), read by the engines and the
- * writer. Protected by a mutex that signal handlers never take: a handler only reads its own
- * thread's JNIEnv from TLS (tls.h).
+/* threads.h: the registry of Java threads. Each live thread owns a dense slot (the index of
+ * its bit in the thread filter and in the live bitset); the entry holds its tid, a JNI global
+ * ref, its last known name and its per-thread engine state.
+ *
+ * Synchronization:
+ * - Mutators (ThreadStart/ThreadEnd callbacks, engine start/stop, purge) take `lock`.
+ * - Readers (the wall-clock sampler, the writer) use liburcu's memb flavor: inside
+ *   threads_read_lock/unlock an entry returned by threads_at stays allocated, and its gref
+ *   valid, even if the thread ends meanwhile: purge unpublishes an entry, waits for a grace
+ *   period, and only then frees it and reuses its slot.
+ * - The live bitset is C11 atomics: set (release) after the entry is published, cleared
+ *   (release) before it is unpublished; readers load it with acquire.
+ * - Signal handlers never touch the registry: they read their own slot and JNIEnv from TLS.
  */
 #ifndef THREADS_H
 #define THREADS_H
@@ -11,44 +20,66 @@
 #include <time.h>
 
 #define THREADS_NAME_MAX 128
+#define THREADS_MAX 32768               /* slots: the most Java threads alive at once */
+#define THREADS_WORDS (THREADS_MAX / 64)
 
 struct threads_entry {
     int tid;
-    jthread gref;               /* global ref to the java.lang.Thread, owned by the registry */
-    char name[THREADS_NAME_MAX];
-    timer_t timer;              /* cputimer: valid when has_timer */
+    uint32_t slot;
+    jthread gref;               /* global ref to the java.lang.Thread */
+    char name[THREADS_NAME_MAX];/* under lock */
+    timer_t timer;              /* cputimer, under lock: valid when has_timer */
     int has_timer;
-    int perf_fd;                /* perf engine: the thread's event fd, -1 when none */
-    int alive;
+    int perf_fd;                /* perf engine, under lock: -1 when none */
+    int alive;                  /* under lock */
     int is_agent;               /* flyprof's own threads: never sampled */
     uint64_t dead_gen;          /* purge generation at death */
-    struct threads_entry *next; /* hash chain */
 };
 
 /* ThreadStart callback (on the new thread): registers it (idempotent: the main thread is
- * reported twice), caches its JNIEnv in TLS, and calls on_start(entry) under the registry
- * lock if given. Returns the entry. */
+ * reported twice), caches its JNIEnv and slot in TLS, and calls on_start(entry) under the
+ * lock. */
 void threads_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
                       void (*on_start)(struct threads_entry *));
 
-/* ThreadEnd callback (on the ending thread): clears the TLS env, records the final name,
- * calls on_end(entry) under the lock if given, marks the entry dead. */
+/* ThreadEnd callback (on the ending thread): clears its TLS, live bit and filter bit, records
+ * the final name, calls on_end(entry) under the lock, marks the entry dead. */
 void threads_on_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
                     void (*on_end)(struct threads_entry *));
 
-/* Calls fn(entry, arg) for each live entry under the registry lock. fn must not block. */
+/* Calls fn(entry, arg) for each live, sampled entry under the lock. fn must not block. */
 void threads_foreach_live(void (*fn)(struct threads_entry *, void *), void *arg);
 
-/* Copies the last known name of tid into buf; returns 1 if tid is registered (alive or dead
- * and not yet purged), 0 otherwise. Any thread. */
-int threads_name(int tid, char *buf, size_t len);
+/* RCU reader registration, once per reader thread before its first read section. */
+void threads_reader_register(void);
+void threads_reader_unregister(void);
 
-/* Re-reads the current name of a live thread tid through JVMTI and stores it. Returns 1 if
- * the name changed. Writer thread (needs a JNIEnv of an attached thread). */
-int threads_refresh_name(jvmtiEnv *jvmti, JNIEnv *jni, int tid);
+/* An RCU read-side section. Short; may call JVMTI (GetThreadState) but must not wait for
+ * threads_purge (no lock held by a mutator). */
+void threads_read_lock(void);
+void threads_read_unlock(void);
 
-/* Frees entries that died at least one full purge period ago, so samples taken before their
- * death have been drained and named. Called by the writer once per period after a drain. */
+/* The entry in slot, or NULL. Inside a read section; the entry may be dead (alive == 0). */
+struct threads_entry *threads_at(uint32_t slot);
+
+/* Word w (0 .. THREADS_WORDS-1) of the live bitset: live Java threads that may be sampled.
+ * Any thread. */
+uint64_t threads_live_word(uint32_t w);
+
+/* Number of words of the bitsets that can hold set bits (slots ever used, rounded up). */
+uint32_t threads_words_used(void);
+
+/* Copies the last known name of the thread in slot (as carried by a sample: slot + 1, 0 for
+ * none) into buf when that slot still belongs to tid. Returns 1 when found. Writer. */
+int threads_name(uint32_t slot1, int tid, char *buf, size_t len);
+
+/* Re-reads the name of the thread in slot1 (when it still belongs to tid) through JVMTI and
+ * stores it. Returns 1 if the name changed. Writer thread (a JVMTI agent thread). */
+int threads_refresh_name(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t slot1, int tid);
+
+/* Frees entries dead for a full period (their samples have been drained and named), after
+ * an RCU grace period, and returns their slots. The writer calls it once per period, outside
+ * any read section. */
 void threads_purge(JNIEnv *jni);
 
 /* Number of live entries. */

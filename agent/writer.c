@@ -33,6 +33,7 @@
 
 struct wthread {
     int tid;
+    uint32_t slot1;
     uint32_t id;                /* thread dictionary id for the current name */
     uint64_t refreshed_ns;
     char name[THREADS_NAME_MAX];
@@ -53,6 +54,8 @@ struct writer {
     struct wthread *tcache;
     size_t tcache_len, tcache_cap;
     uint32_t next_stack, next_method, next_thread;
+    uint32_t last_tick;         /* newest wall tick written */
+    struct fpl_buf pending;     /* wall samples that overtook their tick record (raw recs) */
     uint64_t *key;              /* scratch key for stacks: 2 words per frame */
     uint32_t *frames;           /* scratch (method id, bci) pairs */
     size_t key_cap;
@@ -61,6 +64,8 @@ struct writer {
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 static int stop_requested;      /* under mu */
+static uint64_t sync_requested; /* under mu: writer_sync calls so far */
+static uint64_t sync_done;      /* under mu: syncs the writer has completed */
 static int running;             /* under mu: started and not finished */
 static _Atomic uint64_t samples_written;
 static _Atomic uint64_t bytes_written;
@@ -363,13 +368,13 @@ static uint32_t thread_dict_id(struct writer *w, int tid, const char *name)
 }
 
 /* The thread id of a sample's thread, re-reading its name when it may have changed. */
-static uint32_t thread_id(struct writer *w, int tid, uint64_t now)
+static uint32_t thread_id(struct writer *w, uint32_t slot1, int tid, uint64_t now)
 {
     uint32_t idx;
     struct wthread *t;
     if (keymap_get(&w->tcache_map, &tid, sizeof(tid), &idx)) {
         t = &w->tcache[idx];
-        if (now - t->refreshed_ns < NAME_REFRESH_NS)
+        if (now - t->refreshed_ns < NAME_REFRESH_NS && t->slot1 == slot1)
             return t->id;
     } else {
         if (w->tcache_len >= MAX_THREAD_CACHE) {
@@ -388,11 +393,13 @@ static uint32_t thread_id(struct writer *w, int tid, uint64_t now)
         t = &w->tcache[idx];
         t->tid = tid;
         t->name[0] = 0;
+        t->slot1 = slot1;
         keymap_put(&w->tcache_map, &tid, sizeof(tid), idx);
     }
     char name[THREADS_NAME_MAX];
-    threads_refresh_name(w->s->jvmti, w->jni, tid);
-    if (!threads_name(tid, name, sizeof(name)) || !name[0])
+    t->slot1 = slot1;
+    threads_refresh_name(w->s->jvmti, w->jni, slot1, tid);
+    if (!threads_name(slot1, tid, name, sizeof(name)) || !name[0])
         os_thread_name(tid, name, sizeof(name));
     t->refreshed_ns = now;
     if (!t->name[0] || strcmp(name, t->name) != 0) {
@@ -404,7 +411,7 @@ static uint32_t thread_id(struct writer *w, int tid, uint64_t now)
 
 static void put_sample(struct writer *w, const struct sample_rec *r, uint64_t now)
 {
-    uint32_t tid = thread_id(w, r->tid, now);
+    uint32_t tid = thread_id(w, r->slot1, r->tid, now);
     uint32_t sid = stack_id(w, r);
     size_t rec = fpl_rec_begin(&w->chunk, FPL_REC_SAMPLE);
     fpl_put_sv(&w->chunk, (int64_t)(r->ticks - (uint64_t)w->prev_ticks));
@@ -414,8 +421,59 @@ static void put_sample(struct writer *w, const struct sample_rec *r, uint64_t no
     fpl_put_v(&w->chunk, r->weight);
     fpl_put_u8(&w->chunk, r->kind);
     fpl_put_u8(&w->chunk, r->state);
+    if (r->tick)
+        fpl_put_v(&w->chunk, r->tick);
     fpl_rec_end(&w->chunk, rec);
     atomic_fetch_add_explicit(&samples_written, 1, memory_order_relaxed);
+}
+
+static void put_wall_tick(struct writer *w, const struct tick_rec *t)
+{
+    size_t r = fpl_rec_begin(&w->chunk, FPL_REC_WALL_TICK);
+    fpl_put_v(&w->chunk, t->tick);
+    fpl_put_u64(&w->chunk, t->ticks);
+    fpl_put_v(&w->chunk, t->candidates);
+    fpl_put_v(&w->chunk, t->chosen);
+    fpl_put_v(&w->chunk, t->signaled);
+    fpl_put_v(&w->chunk, t->failed);
+    fpl_rec_end(&w->chunk, r);
+}
+
+/* Writes the wall samples held back until their tick record was written. */
+static void flush_pending(struct writer *w, uint64_t now)
+{
+    size_t off = 0;
+    while (off + sizeof(struct sample_rec) <= w->pending.len) {
+        const struct sample_rec *r = (const void *)(w->pending.data + off);
+        put_sample(w, r, now);
+        size_t nf = r->num_frames > 0 ? (size_t)r->num_frames : 0;
+        off += sizeof(*r) + nf * sizeof(struct sample_frame);
+    }
+    w->pending.len = 0;
+}
+
+/* A ring record: a sample, or a wall tick. A wall sample can overtake its tick record (the
+ * sampler pushes the tick after signaling, and the signaled thread may be faster): such a
+ * sample is held until the tick is written, so in the log a tick comes before its samples. */
+static void put_record(struct writer *w, const void *p, uint32_t len, uint64_t now)
+{
+    const struct sample_rec *r = p;
+    if (len < sizeof(struct sample_rec))
+        return;
+    if (r->kind == SAMPLE_KIND_TICK) {
+        if (len >= sizeof(struct tick_rec)) {
+            put_wall_tick(w, p);
+            if (r->tick > w->last_tick || r->tick == 1)
+                w->last_tick = r->tick;
+        }
+        flush_pending(w, now);
+        return;
+    }
+    if (r->kind == FPL_KIND_WALL && r->tick > w->last_tick && w->pending.len < (1u << 20)) {
+        fpl_put_bytes(&w->pending, r, len);
+        return;
+    }
+    put_sample(w, r, now);
 }
 
 /* Moves up to max records from the ring into the chunk. Returns how many. */
@@ -426,8 +484,7 @@ static unsigned drain(struct writer *w, unsigned max)
     uint32_t len;
     const void *p;
     while (n < max && (p = ring_peek(w->s->ring, &len)) != NULL) {
-        if (len >= sizeof(struct sample_rec))
-            put_sample(w, p, now);
+        put_record(w, p, len, now);
         ring_release(w->s->ring);
         n++;
         if (w->chunk.len >= CHUNK_FLUSH_BYTES)
@@ -436,7 +493,25 @@ static unsigned drain(struct writer *w, unsigned max)
     return n;
 }
 
-/* Waits up to ns for a stop request. Returns 1 when a stop was requested. */
+/* Completes pending writer_sync calls: everything drained so far is on disk. */
+static void do_sync(struct writer *w)
+{
+    pthread_mutex_lock(&mu);
+    uint64_t want = sync_requested;
+    pthread_mutex_unlock(&mu);
+    if (want == sync_done)
+        return;
+    while (drain(w, UINT32_MAX) > 0)
+        ;
+    put_counters(w);
+    flush(w);
+    pthread_mutex_lock(&mu);
+    sync_done = want;
+    pthread_cond_broadcast(&cv);
+    pthread_mutex_unlock(&mu);
+}
+
+/* Waits up to ns for a stop or sync request. Returns 1 when a stop was requested. */
 static int wait_stop(uint64_t ns)
 {
     struct timespec ts;
@@ -445,7 +520,7 @@ static int wait_stop(uint64_t ns)
     ts.tv_sec += (time_t)(t / 1000000000ull);
     ts.tv_nsec = (long)(t % 1000000000ull);
     pthread_mutex_lock(&mu);
-    if (!stop_requested)
+    if (!stop_requested && sync_requested == sync_done)
         pthread_cond_timedwait(&cv, &mu, &ts);
     int r = stop_requested;
     pthread_mutex_unlock(&mu);
@@ -455,6 +530,7 @@ static int wait_stop(uint64_t ns)
 static void writer_destroy(struct writer *w)
 {
     fpl_buf_free(&w->chunk);
+    fpl_buf_free(&w->pending);
     keymap_destroy(&w->stacks);
     keymap_destroy(&w->methods);
     keymap_destroy(&w->markers);
@@ -497,6 +573,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
             threads_purge(jni);
             next_period = now + PERIOD_NS;
         }
+        do_sync(&w);
         if (n == DRAIN_BATCH)
             continue;
         if (wait_stop(IDLE_WAIT_NS))
@@ -507,6 +584,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     /* sampling is off and no handler is running: what is in the ring is all there is */
     while (drain(&w, UINT32_MAX) > 0)
         ;
+    flush_pending(&w, mono_ns());
     put_counters(&w);
     put_anchor(&w);
     size_t r = fpl_rec_begin(&w.chunk, FPL_REC_END);
@@ -519,6 +597,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 
     pthread_mutex_lock(&mu);
     running = 0;
+    sync_done = sync_requested; /* the log is complete: nothing left to wait for */
     pthread_cond_broadcast(&cv);
     pthread_mutex_unlock(&mu);
 }
@@ -563,6 +642,21 @@ void writer_stop(void)
     while (running)
         pthread_cond_wait(&cv, &mu);
     pthread_mutex_unlock(&mu);
+}
+
+int writer_sync(void)
+{
+    pthread_mutex_lock(&mu);
+    if (!running) {
+        pthread_mutex_unlock(&mu);
+        return -ENOENT;
+    }
+    uint64_t ticket = ++sync_requested;
+    pthread_cond_broadcast(&cv);
+    while (running && sync_done < ticket)
+        pthread_cond_wait(&cv, &mu);
+    pthread_mutex_unlock(&mu);
+    return 0;
 }
 
 int writer_running(void)

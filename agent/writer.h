@@ -37,6 +37,10 @@ int writer_start(struct writer_session *s, JNIEnv *jni);
  * duration ended). Any thread but the writer; safe if the writer is not running. */
 void writer_stop(void);
 
+/* Waits until everything sampled before the call is written to the log file (drained,
+ * chunk flushed). Returns 0, or -ENOENT when no writer runs. Any thread but the writer. */
+int writer_sync(void);
+
 /* 1 while a writer is running (not yet finished). Any thread. */
 int writer_running(void);
 

@@ -107,6 +107,9 @@ enum fpl_counter {
     FPL_CTR_OVERRUNS = 5,       /* timer overruns folded into weights */
     FPL_CTR_TIMER_ERRORS = 6,   /* timer_create / timer_settime failures */
     FPL_CTR_BYTES = 7,          /* log bytes written before this record's chunk */
+    FPL_CTR_WALL_SIGNALS = 8,   /* wall-clock signals handled */
+    FPL_CTR_AGCT_RECOVERED = 9, /* walks that failed in a JVM stub and succeeded from its
+                                 * caller frame (charged to the Java caller) */
     FPL_CTR_AGCT_BASE = 16,     /* 16 + (-code): AGCT failures by code, -1 .. -15 */
     FPL_CTR_MAX = 32,
 };

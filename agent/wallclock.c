@@ -1,0 +1,256 @@
+/* wallclock.c: the wall-clock sampler thread. Runs on its own JVMTI agent thread; start/stop
+ * on control threads. */
+#include "wallclock.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "counters.h"
+#include "fpl_format.h"
+#include "handler.h"
+#include "sample.h"
+#include "thread_filter.h"
+#include "threads.h"
+#include "tsc.h"
+
+#define MAX_CHOSEN 1024
+
+struct sampler {
+    jvmtiEnv *jvmti;
+    struct ring *ring;
+    uint64_t interval_ns;
+    unsigned max_threads;
+    int filter;
+};
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int stop_requested;  /* under mu */
+static int running;         /* under mu */
+static struct sampler cfg;
+
+static uint64_t next_rand(uint64_t *s)
+{
+    /* xorshift64*: fast, and plenty for picking threads */
+    uint64_t x = *s;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * 0x2545f4914f6cdd1dull;
+}
+
+/* Uniform in (0, 1): never 0, so log() is finite. */
+static double rand_open(uint64_t *s)
+{
+    return ((double)(next_rand(s) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+uint32_t wallclock_choose(uint32_t n, uint32_t k, uint64_t *rng, uint32_t *out)
+{
+    if (k == 0)
+        return 0;
+    uint32_t m = n < k ? n : k;
+    for (uint32_t i = 0; i < m; i++)
+        out[i] = i;
+    if (n > k) {
+        /* Algorithm L (Li 1994): skip geometrically many items between replacements, so the
+         * cost is O(k (1 + log(n / k))) random numbers instead of one per item */
+        double w = exp(log(rand_open(rng)) / k);
+        uint64_t i = k - 1;
+        for (;;) {
+            i += (uint64_t)floor(log(rand_open(rng)) / log1p(-w)) + 1;
+            if (i >= n)
+                break;
+            out[next_rand(rng) % k] = (uint32_t)i;
+            w *= exp(log(rand_open(rng)) / k);
+        }
+    }
+    qsort(out, m, sizeof(*out), cmp_u32);
+    return m;
+}
+
+int wallclock_state(jint s)
+{
+    if (!(s & JVMTI_THREAD_STATE_ALIVE))
+        return FPL_STATE_UNKNOWN;
+    if (s & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER)
+        return FPL_STATE_BLOCKED;
+    if (s & JVMTI_THREAD_STATE_SLEEPING)
+        return FPL_STATE_SLEEPING;
+    if (s & JVMTI_THREAD_STATE_PARKED)
+        return FPL_STATE_PARKED;
+    if (s & JVMTI_THREAD_STATE_WAITING_WITH_TIMEOUT)
+        return FPL_STATE_TIMED_WAITING;
+    if (s & JVMTI_THREAD_STATE_WAITING)
+        return FPL_STATE_WAITING;
+    if (s & JVMTI_THREAD_STATE_IN_NATIVE)
+        return FPL_STATE_NATIVE;
+    if (s & JVMTI_THREAD_STATE_RUNNABLE)
+        return FPL_STATE_RUNNING;
+    return FPL_STATE_UNKNOWN;
+}
+
+/* Index of the r-th set bit of word x (r < popcount(x)). */
+static unsigned select_bit(uint64_t x, unsigned r)
+{
+    while (r--)
+        x &= x - 1;
+    return (unsigned)__builtin_ctzll(x);
+}
+
+/* One tick: choose, read states, signal, and push the tick record. */
+static void tick(struct sampler *s, uint32_t id, uint64_t *rng, pid_t pid, uid_t uid)
+{
+    static uint64_t cand[THREADS_WORDS];
+    static uint32_t ranks[MAX_CHOSEN];
+    uint32_t words = threads_words_used();
+    uint32_t n = 0;
+    for (uint32_t w = 0; w < words; w++) {
+        cand[w] = threads_live_word(w) & (s->filter ? thread_filter_word(w) : ~0ull);
+        n += (uint32_t)__builtin_popcountll(cand[w]);
+    }
+    uint32_t k = wallclock_choose(n, s->max_threads, rng, ranks);
+    uint32_t signaled = 0, failed = 0;
+    uint64_t now = tsc_read_sigsafe();
+
+    threads_read_lock();
+    uint32_t next = 0, seen = 0;
+    for (uint32_t w = 0; w < words && next < k; w++) {
+        uint32_t pc = (uint32_t)__builtin_popcountll(cand[w]);
+        while (next < k && ranks[next] < seen + pc) {
+            uint32_t slot = w * 64 + select_bit(cand[w], ranks[next] - seen);
+            next++;
+            struct threads_entry *e = threads_at(slot);
+            jint st = 0;
+            if (!e || !e->gref ||
+                (*s->jvmti)->GetThreadState(s->jvmti, e->gref, &st) != JVMTI_ERROR_NONE ||
+                !(st & JVMTI_THREAD_STATE_ALIVE)) {
+                failed++; /* ended since the candidates were taken */
+                continue;
+            }
+            siginfo_t si;
+            memset(&si, 0, sizeof(si));
+            si.si_signo = HANDLER_WALL_SIGNAL;
+            si.si_code = SI_QUEUE;
+            si.si_pid = pid;
+            si.si_uid = uid;
+            si.si_value.sival_ptr = (void *)(uintptr_t)handler_wall_value(wallclock_state(st), id);
+            if (syscall(SYS_rt_tgsigqueueinfo, pid, e->tid, HANDLER_WALL_SIGNAL, &si) == 0)
+                signaled++;
+            else
+                failed++;
+        }
+        seen += pc;
+    }
+    threads_read_unlock();
+
+    struct tick_rec *t = ring_reserve(s->ring, sizeof(*t));
+    if (t) {
+        memset(t, 0, sizeof(*t));
+        t->ticks = now;
+        t->tick = id;
+        t->kind = SAMPLE_KIND_TICK;
+        t->candidates = n;
+        t->chosen = k;
+        t->signaled = signaled;
+        t->failed = failed;
+        ring_commit(s->ring, t);
+    }
+}
+
+/* Waits about ns (or less when stop is requested). Returns 1 when stop was requested. */
+static int wait_stop(uint64_t ns)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t t = (uint64_t)ts.tv_nsec + ns;
+    ts.tv_sec += (time_t)(t / 1000000000ull);
+    ts.tv_nsec = (long)(t % 1000000000ull);
+    pthread_mutex_lock(&mu);
+    while (!stop_requested && pthread_cond_timedwait(&cv, &mu, &ts) == 0)
+        ;
+    int r = stop_requested;
+    pthread_mutex_unlock(&mu);
+    return r;
+}
+
+static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
+{
+    (void)jvmti;
+    (void)jni;
+    struct sampler *s = arg;
+    threads_reader_register();
+    uint64_t rng = tsc_read_sigsafe() | 1;
+    pid_t pid = getpid();
+    uid_t uid = getuid();
+    uint32_t id = 0;
+    for (;;) {
+        /* dither the period by up to +-10% so ticks do not beat with periodic work */
+        double f = 0.9 + 0.2 * rand_open(&rng);
+        if (wait_stop((uint64_t)((double)s->interval_ns * f)))
+            break;
+        if (++id == 0)
+            id = 1; /* 0 means "no tick" in the log */
+        tick(s, id, &rng, pid, uid);
+    }
+    threads_reader_unregister();
+    pthread_mutex_lock(&mu);
+    running = 0;
+    pthread_cond_broadcast(&cv);
+    pthread_mutex_unlock(&mu);
+}
+
+int wallclock_start(jvmtiEnv *jvmti, JNIEnv *jni, struct ring *ring, uint64_t interval_ns,
+                    unsigned max_threads, int filter)
+{
+    jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
+    if (!cls)
+        return -EINVAL;
+    jmethodID ctor = (*jni)->GetMethodID(jni, cls, "<init>", "(Ljava/lang/String;)V");
+    jstring name = (*jni)->NewStringUTF(jni, "flyprof wall sampler");
+    jobject thread = ctor && name ? (*jni)->NewObject(jni, cls, ctor, name) : NULL;
+    if (!thread)
+        return -EINVAL;
+    cfg = (struct sampler){jvmti, ring, interval_ns,
+                           max_threads > MAX_CHOSEN ? MAX_CHOSEN : max_threads, filter};
+    pthread_mutex_lock(&mu);
+    stop_requested = 0;
+    running = 1;
+    pthread_mutex_unlock(&mu);
+    jvmtiError err =
+        (*jvmti)->RunAgentThread(jvmti, thread, sampler_main, &cfg, JVMTI_THREAD_MAX_PRIORITY);
+    (*jni)->DeleteLocalRef(jni, thread);
+    (*jni)->DeleteLocalRef(jni, name);
+    (*jni)->DeleteLocalRef(jni, cls);
+    if (err != JVMTI_ERROR_NONE) {
+        pthread_mutex_lock(&mu);
+        running = 0;
+        pthread_mutex_unlock(&mu);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+void wallclock_stop(void)
+{
+    pthread_mutex_lock(&mu);
+    stop_requested = 1;
+    pthread_cond_broadcast(&cv);
+    while (running)
+        pthread_cond_wait(&cv, &mu);
+    pthread_mutex_unlock(&mu);
+}

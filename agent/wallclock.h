@@ -1,0 +1,33 @@
+/* wallclock.h: the wall-clock sampler. A JVMTI agent thread wakes every interval (dithered
+ * by about +-10% so it does not beat with periodic work), takes the candidates (every live
+ * Java thread, or only the thread filter's members), reservoir-samples up to N of them
+ * uniformly (Algorithm L), reads each chosen thread's state through JVMTI and signals it with
+ * HANDLER_WALL_SIGNAL, tagged with the state and the tick id. Each tick's counts go into the
+ * ring as a tick record, so converters can upscale: a sample stands for candidates / chosen
+ * threads.
+ */
+#ifndef WALLCLOCK_H
+#define WALLCLOCK_H
+
+#include <jvmti.h>
+#include <stdint.h>
+
+#include "ring.h"
+
+/* Starts the sampler thread. Live phase, a thread with a JNIEnv. Returns 0 or -errno. */
+int wallclock_start(jvmtiEnv *jvmti, JNIEnv *jni, struct ring *ring, uint64_t interval_ns,
+                    unsigned max_threads, int filter);
+
+/* Stops the sampler and waits until its thread has left its loop. Idempotent. Any thread
+ * but the sampler. */
+void wallclock_stop(void);
+
+/* Chooses k of n items uniformly (Algorithm L over the stream 0..n-1): writes min(n, k)
+ * distinct indices, sorted ascending, into out and returns how many. rng is the state of a
+ * xorshift generator (non-zero). Pure; exposed for tests. */
+uint32_t wallclock_choose(uint32_t n, uint32_t k, uint64_t *rng, uint32_t *out);
+
+/* Maps JVMTI thread state bits to enum fpl_state. Pure; exposed for tests. */
+int wallclock_state(jint jvmti_state);
+
+#endif
