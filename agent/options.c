@@ -34,6 +34,7 @@ enum opt_key {
     KEY_FILE,
     KEY_THREADS,
     KEY_DURATION,
+    KEY_REPLY,
     KEY_COUNT,
 };
 
@@ -55,6 +56,9 @@ static const struct {
     [KEY_FILE] = {"file", OPT_REQUIRED, "file=PATH"},
     [KEY_THREADS] = {"threads", OPT_FLAG, "threads"},
     [KEY_DURATION] = {"duration", OPT_REQUIRED, "duration=TIME"},
+    /* internal: where the flyprof CLI wants an attach action's result; not in the list of
+     * accepted options a user sees */
+    [KEY_REPLY] = {"reply", OPT_REQUIRED, "reply=PATH"},
 };
 
 static const struct {
@@ -265,6 +269,13 @@ static int apply(struct options *o, enum opt_key k, const char *v, size_t n, cha
         memcpy(o->file, v, n);
         o->file[n] = '\0';
         o->file_given = 1;
+        return 0;
+    case KEY_REPLY:
+        if (n >= OPTIONS_FILE_MAX)
+            return fail(err, errlen, "reply='%s' is too long: %zu bytes, at most %d",
+                        quote(&q, v, n), n, OPTIONS_FILE_MAX - 1);
+        memcpy(o->reply, v, n);
+        o->reply[n] = '\0';
         return 0;
     case KEY_DURATION:
         rc = parse_time_n(v, n, &o->duration_ns);

@@ -663,8 +663,25 @@ static void test_mutations(void)
     CHECK_EQ_U(bad, 0);
 }
 
+/* reply= is internal (the attach CLI's result file): parsed, but never advertised. */
+static void test_reply(void)
+{
+    struct options o;
+    char err[512];
+    CHECK(options_parse("status,reply=/tmp/r.1", &o, err, sizeof(err)) == 0);
+    CHECK(strcmp(o.reply, "/tmp/r.1") == 0);
+    CHECK(o.action == OPTIONS_STATUS);
+    CHECK(options_parse("start", &o, err, sizeof(err)) == 0);
+    CHECK(o.reply[0] == 0);
+    CHECK(options_parse("reply", &o, err, sizeof(err)) == -EINVAL);
+    CHECK(strstr(err, "reply") != NULL);
+    CHECK(options_parse("bogus", &o, err, sizeof(err)) == -EINVAL);
+    CHECK(strstr(err, "reply") == NULL);
+}
+
 int main(void)
 {
+    test_reply();
     test_defaults();
     test_actions();
     test_modes();
