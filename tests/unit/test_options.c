@@ -666,17 +666,17 @@ static void test_mutations(void)
 /* reply= is internal (the attach CLI's result file): parsed, but never advertised. */
 static void test_reply(void)
 {
-    struct options o;
-    char err[512];
-    CHECK(options_parse("status,reply=/tmp/r.1", &o, err, sizeof(err)) == 0);
-    CHECK(strcmp(o.reply, "/tmp/r.1") == 0);
-    CHECK(o.action == OPTIONS_STATUS);
-    CHECK(options_parse("start", &o, err, sizeof(err)) == 0);
-    CHECK(o.reply[0] == 0);
-    CHECK(options_parse("reply", &o, err, sizeof(err)) == -EINVAL);
-    CHECK(strstr(err, "reply") != NULL);
-    CHECK(options_parse("bogus", &o, err, sizeof(err)) == -EINVAL);
-    CHECK(strstr(err, "reply") == NULL);
+    struct options ro;
+    char msg[512];
+    CHECK(options_parse("status,reply=/tmp/r.1", &ro, msg, sizeof(msg)) == 0);
+    CHECK(strcmp(ro.reply, "/tmp/r.1") == 0);
+    CHECK(ro.action == OPTIONS_STATUS);
+    CHECK(options_parse("start", &ro, msg, sizeof(msg)) == 0);
+    CHECK(ro.reply[0] == 0);
+    CHECK(options_parse("reply", &ro, msg, sizeof(msg)) == -EINVAL);
+    CHECK(strstr(msg, "reply") != NULL);
+    CHECK(options_parse("bogus", &ro, msg, sizeof(msg)) == -EINVAL);
+    CHECK(strstr(msg, "reply") == NULL);
 }
 
 int main(void)
