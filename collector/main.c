@@ -111,11 +111,13 @@ static int opt_value(int argc, char **argv, int *i, const char *lng, const char 
 static void warn_damage(const struct profile *p, const char *in)
 {
     const struct reader_stats *s = &p->stats;
-    if (s->chunks_damaged || s->chunks_lost || s->chunks_bad_record)
+    if (s->chunks_damaged || s->chunks_lost || s->chunks_bad_framing || s->bad_records)
         errorf("warning: '%s' is damaged: %llu damaged regions skipped (%llu bytes), %llu "
-               "chunks lost, %llu chunks ended early; their samples are missing",
+               "chunks lost, %llu chunks ended early, %llu undecodable records skipped; their "
+               "samples are missing",
                in, (unsigned long long)s->chunks_damaged, (unsigned long long)s->bytes_skipped,
-               (unsigned long long)s->chunks_lost, (unsigned long long)s->chunks_bad_record);
+               (unsigned long long)s->chunks_lost, (unsigned long long)s->chunks_bad_framing,
+               (unsigned long long)s->bad_records);
     if (!p->end_seen)
         errorf("warning: '%s' has no END record: it was cut off (crash) or is still being "
                "written",

@@ -7,12 +7,13 @@
 
 #include "fpl_codec.h"
 
-/* A distinct folded line: its bytes in the set's text buffer and its summed weight. */
+/* A distinct folded line: its bytes in the set's text buffer and its summed weight (fixed
+ * point, see profile.h). */
 struct folded {
     size_t off;
     size_t len;
     uint64_t hash;
-    uint64_t weight;
+    unsigned __int128 weight;
 };
 
 /* The set of distinct lines, hashed so that memory grows with the output, not the samples. */
@@ -60,14 +61,14 @@ static int lineset_rehash(struct lineset *ls)
 }
 
 /* Adds weight to the line s[0..len), inserting it if new. */
-static int lineset_add(struct lineset *ls, const uint8_t *s, size_t len, uint64_t weight)
+static int lineset_add(struct lineset *ls, const uint8_t *s, size_t len, unsigned __int128 weight)
 {
     uint64_t h = hash_bytes(s, len);
     size_t mask = ls->icap - 1, i = (size_t)h & mask;
     for (uint32_t k; (k = ls->index[i]) != 0; i = (i + 1) & mask) {
         struct folded *f = &ls->lines[k - 1];
         if (f->hash == h && f->len == len && memcmp(ls->text.data + f->off, s, len) == 0) {
-            f->weight += weight;
+            profile_fp_add(&f->weight, weight);
             return 0;
         }
     }
@@ -147,13 +148,13 @@ int out_collapsed_write(const struct profile *p, const struct out_collapsed_opts
 
     for (size_t i = 0; rc == 0 && i < p->nentries; i++) {
         const struct profile_entry *e = &p->entries[i];
-        if ((!all && e->kind != kind) || e->weight == 0)
+        if ((!all && e->kind != kind) || e->upscaled == 0)
             continue;
         fold_entry(p, e, all, o->threads, &line);
         if (line.failed)
             rc = -ENOMEM;
         else
-            rc = lineset_add(&ls, line.data, line.len, e->weight);
+            rc = lineset_add(&ls, line.data, line.len, e->upscaled);
     }
     if (rc == 0 && ls.n) {
         v = malloc(ls.n * sizeof(*v));
@@ -166,10 +167,12 @@ int out_collapsed_write(const struct profile *p, const struct out_collapsed_opts
     }
     for (size_t i = 0; i < ls.n; i++)
         v[i] = (struct sorted){(const char *)ls.text.data + ls.lines[i].off, ls.lines[i].len,
-                               ls.lines[i].weight};
+                               profile_fp_round(ls.lines[i].weight)};
     if (ls.n)
         qsort(v, ls.n, sizeof(*v), cmp_sorted);
     for (size_t i = 0; i < ls.n; i++) {
+        if (v[i].weight == 0)
+            continue;
         errno = 0;
         if (fwrite(v[i].s, 1, v[i].len, f) != v[i].len ||
             fprintf(f, " %llu\n", (unsigned long long)v[i].weight) < 0) {

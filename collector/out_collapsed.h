@@ -4,9 +4,12 @@
  *
  *     java.lang.Thread.run;com.example.App.work;com.example.App.hash 42
  *
- * Frame names are profile_method.display (';' and control characters replaced by '_'), so
- * two stacks that differ only in bci fold into one line. Lines are sorted bytewise, so the
- * output is deterministic. Never prints except into the given stream. Any thread.
+ * The weight is the upscaled weight (profile.h): for CPU samples the raw weight sum; for wall
+ * samples the sum of weight * candidates / chosen of each sample's tick, summed per line and
+ * then rounded to the nearest integer (halves up), so a wall line estimates thread-intervals
+ * rather than counting samples. Frame names are profile_method.display (';' and control characters
+ * replaced by '_'), so two stacks that differ only in bci fold into one line. Lines are sorted
+ * bytewise, so the output is deterministic. Never prints except into the given stream. Any thread.
  */
 #ifndef OUT_COLLAPSED_H
 #define OUT_COLLAPSED_H
@@ -22,8 +25,8 @@ struct out_collapsed_opts {
 
 /* Writes p's samples of the selected kind to f as folded lines. With PROFILE_KIND_ALL every
  * line starts with a root frame "[cpu]" or "[wall]" (before the thread), as the weights of
- * the two kinds count different things. Lines of zero weight are left out. Returns 0, -ENOMEM,
- * or -EIO when writing to f failed; err[0..errlen) then says what failed. */
+ * the two kinds count different things. Lines whose weight rounds to zero are left out. Returns 0,
+ * -ENOMEM, or -EIO when writing to f failed; err[0..errlen) then says what failed. */
 int out_collapsed_write(const struct profile *p, const struct out_collapsed_opts *o, FILE *f,
                         char *err, size_t errlen);
 

@@ -1,5 +1,6 @@
 /* profile.c: aggregates a .fpl log into dictionaries and (thread, stack, kind, state) cells.
- * The per-sample path is one hash probe and no allocation (the tables grow by doubling). */
+ * The per-sample path is one hash probe and no allocation (the tables grow by doubling); a
+ * wall sample adds one probe of the tick map. */
 #include "profile.h"
 
 #include <errno.h>
@@ -310,8 +311,23 @@ struct profile_agg_slot {
     uint64_t stack_id;
     uint64_t weight;
     uint64_t count; /* 0: an empty slot */
+    uint32_t cell;  /* ordinal, stable across resizes: the index into profile.cell_up */
     uint8_t kind;
     uint8_t state;
+};
+
+/* A WALL_TICK in the tick map; id 0 (never a tick's) marks an empty slot. */
+struct profile_tick {
+    uint64_t id;
+    uint64_t candidates;
+    uint64_t chosen;
+};
+
+/* A wall sample waiting for its WALL_TICK. */
+struct profile_pending {
+    uint64_t tick_id;
+    uint64_t weight;
+    uint32_t cell;
 };
 
 /* Doubles the aggregation table. */
@@ -337,10 +353,202 @@ static int agg_grow(struct profile *p)
     return 0;
 }
 
+static int agg_match(const struct profile_agg_slot *e, const struct reader_sample *s)
+{
+    return e->thread_id == s->thread_id && e->stack_id == s->stack_id && e->kind == s->kind &&
+           e->state == s->state;
+}
+
+/* The cell of the sample's key, or a new empty one (count 0, *created set) that the caller
+ * fills at once; NULL when there are too many cells. */
+static struct profile_agg_slot *agg_cell(struct profile *p, const struct reader_sample *s,
+                                         int *created)
+{
+    /* a thread in a hot loop repeats its cell: try the previous one first */
+    struct profile_agg_slot *e = p->agg_last;
+    if (e && agg_match(e, s))
+        return e;
+    size_t mask = p->agg_cap - 1;
+    size_t i = agg_hash(s->thread_id, s->stack_id, s->kind, s->state) & mask;
+    for (;; i = (i + 1) & mask) {
+        e = &p->agg[i];
+        if (!e->count)
+            break;
+        if (agg_match(e, s)) {
+            p->agg_last = e;
+            return e;
+        }
+    }
+    if (p->nentries >= PROFILE_NONE - 1)
+        return NULL;
+    e->thread_id = s->thread_id;
+    e->stack_id = s->stack_id;
+    e->kind = s->kind;
+    e->state = s->state;
+    e->weight = 0;
+    e->cell = (uint32_t)p->nentries++;
+    p->agg_last = e;
+    *created = 1;
+    return e;
+}
+
+void profile_fp_add(unsigned __int128 *acc, unsigned __int128 v)
+{
+    unsigned __int128 sum = *acc + v;
+    *acc = sum < v ? ~(unsigned __int128)0 : sum;
+}
+
+unsigned __int128 profile_fp_scale(uint64_t weight, uint64_t candidates, uint64_t chosen)
+{
+    /* (weight * candidates << SHIFT) / chosen without overflowing 128 bits: the quotient's
+     * integer part, then the remainder's fraction, rounded to nearest */
+    unsigned __int128 num = (unsigned __int128)weight * candidates;
+    unsigned __int128 q = num / chosen, r = num % chosen;
+    if (q >> (128 - PROFILE_FP_SHIFT))
+        return ~(unsigned __int128)0;
+    unsigned __int128 out = q << PROFILE_FP_SHIFT;
+    profile_fp_add(&out, ((r << PROFILE_FP_SHIFT) + chosen / 2) / chosen);
+    return out;
+}
+
+uint64_t profile_fp_round(unsigned __int128 fp)
+{
+    unsigned __int128 n = fp >> PROFILE_FP_SHIFT;
+    if (fp & (PROFILE_FP_ONE >> 1))
+        n++;
+    return n > UINT64_MAX ? UINT64_MAX : (uint64_t)n;
+}
+
+double profile_fp_double(unsigned __int128 fp)
+{
+    return (double)fp / (double)PROFILE_FP_ONE;
+}
+
+/* The tick with this id, or NULL when none was read (yet). */
+static const struct profile_tick *tick_get(const struct profile *p, uint64_t id)
+{
+    if (!p->tick_cap)
+        return NULL;
+    size_t mask = p->tick_cap - 1, i = (size_t)mix64(id) & mask;
+    for (; p->tick_map[i].id; i = (i + 1) & mask) {
+        if (p->tick_map[i].id == id)
+            return &p->tick_map[i];
+    }
+    return NULL;
+}
+
+/* Adds a tick whose id is not in the map yet (id > 0). Returns 0 or -ENOMEM. */
+static int tick_put(struct profile *p, const struct profile_tick *t)
+{
+    if ((p->wall.ticks + 1) * 2 > p->tick_cap) {
+        size_t cap = p->tick_cap ? p->tick_cap * 2 : 256, mask = cap - 1;
+        struct profile_tick *m = calloc(cap, sizeof(*m));
+        if (!m)
+            return -ENOMEM;
+        for (size_t k = 0; k < p->tick_cap; k++) {
+            if (!p->tick_map[k].id)
+                continue;
+            size_t i = (size_t)mix64(p->tick_map[k].id) & mask;
+            while (m[i].id)
+                i = (i + 1) & mask;
+            m[i] = p->tick_map[k];
+        }
+        free(p->tick_map);
+        p->tick_map = m;
+        p->tick_cap = cap;
+    }
+    size_t mask = p->tick_cap - 1, i = (size_t)mix64(t->id) & mask;
+    while (p->tick_map[i].id)
+        i = (i + 1) & mask;
+    p->tick_map[i] = *t;
+    return 0;
+}
+
+/* Adds a wall sample's weight to its cell, upscaled by its tick, or as it is (counted) when
+ * the tick cannot scale it. t is NULL for an unknown tick. */
+static void wall_scale(struct profile *p, uint32_t cell, uint64_t weight,
+                       const struct profile_tick *t)
+{
+    unsigned __int128 *up = &p->cell_up[cell];
+    if (!t) {
+        p->wall.unknown_tick++;
+        profile_fp_add(up, (unsigned __int128)weight << PROFILE_FP_SHIFT);
+    } else if (t->chosen == 0 || t->chosen > t->candidates) {
+        p->wall.bad_tick++;
+        profile_fp_add(up, (unsigned __int128)weight << PROFILE_FP_SHIFT);
+    } else {
+        p->wall.scaled++;
+        profile_fp_add(up, profile_fp_scale(weight, t->candidates, t->chosen));
+    }
+}
+
+/* Scales the pending samples whose tick is known now and keeps the others; with final set,
+ * scales those by 1 as samples of an unknown tick. */
+static void pending_resolve(struct profile *p, int final)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < p->npending; i++) {
+        const struct profile_pending *w = &p->pending[i];
+        const struct profile_tick *t = tick_get(p, w->tick_id);
+        if (t || final)
+            wall_scale(p, w->cell, w->weight, t);
+        else
+            p->pending[k++] = *w;
+    }
+    p->npending = k;
+}
+
+/* Queues a wall sample whose tick has not been read yet. A full queue is first cleared of the
+ * samples whose tick came since, and grows only if still at least half full, so each queued
+ * sample costs O(1) amortized and the queue stays as small as the lag between samples and
+ * their ticks. */
+static int pending_push(struct profile *p, uint32_t cell, uint64_t weight, uint64_t tick_id)
+{
+    if (p->npending == p->pending_cap) {
+        pending_resolve(p, 0);
+        if (p->npending * 2 >= p->pending_cap) {
+            size_t cap = p->pending_cap ? p->pending_cap * 2 : 256;
+            struct profile_pending *q = realloc(p->pending, cap * sizeof(*q));
+            if (!q)
+                return -ENOMEM;
+            p->pending = q;
+            p->pending_cap = cap;
+        }
+    }
+    p->pending[p->npending++] = (struct profile_pending){tick_id, weight, cell};
+    return 0;
+}
+
+/* Accounts a wall sample's upscaled weight to the cell with ordinal cell. */
+static int wall_add(struct profile *p, uint32_t cell, uint64_t weight, uint64_t tick_id)
+{
+    if (cell >= p->cell_up_cap) {
+        size_t cap = p->cell_up_cap ? p->cell_up_cap : 1024;
+        while (cap <= cell)
+            cap *= 2;
+        unsigned __int128 *q = realloc(p->cell_up, cap * sizeof(*q));
+        if (!q)
+            return -ENOMEM;
+        memset(q + p->cell_up_cap, 0, (cap - p->cell_up_cap) * sizeof(*q));
+        p->cell_up = q;
+        p->cell_up_cap = cap;
+    }
+    if (tick_id == 0) {
+        p->wall.no_tick++;
+        profile_fp_add(&p->cell_up[cell], (unsigned __int128)weight << PROFILE_FP_SHIFT);
+        return 0;
+    }
+    const struct profile_tick *t = tick_get(p, tick_id);
+    if (!t)
+        return pending_push(p, cell, weight, tick_id);
+    wall_scale(p, cell, weight, t);
+    return 0;
+}
+
 static int on_sample(void *ctx, const struct reader_sample *s)
 {
     struct profile *p = ctx;
-    struct profile_agg_slot *e = p->agg_last;
+    int created = 0;
 
     if (s->kind >= PROFILE_KINDS) {
         p->unknown_kind_samples++;
@@ -354,38 +562,35 @@ static int on_sample(void *ctx, const struct reader_sample *s)
     p->total[s->kind].count++;
     p->total[s->kind].weight += s->weight;
 
-    /* a thread in a hot loop repeats its cell: try the previous one first */
-    if (e && e->thread_id == s->thread_id && e->stack_id == s->stack_id && e->kind == s->kind &&
-        e->state == s->state) {
-        e->weight += s->weight;
-        e->count++;
+    struct profile_agg_slot *e = agg_cell(p, s, &created);
+    if (!e)
+        return -ENOMEM;
+    e->weight += s->weight;
+    e->count++;
+    uint32_t cell = e->cell;
+    if (created && p->nentries * 2 > p->agg_cap && agg_grow(p))
+        return -ENOMEM;
+    /* a CPU sample's upscaled weight is its weight: set when reading finishes */
+    if (s->kind == FPL_KIND_WALL)
+        return wall_add(p, cell, s->weight, s->tick_id);
+    return 0;
+}
+
+static int on_wall_tick(void *ctx, const struct reader_wall_tick *t)
+{
+    struct profile *p = ctx;
+    if (tick_get(p, t->id)) {
+        p->wall.duplicate_ticks++;
         return 0;
     }
-    size_t mask = p->agg_cap - 1;
-    size_t i = agg_hash(s->thread_id, s->stack_id, s->kind, s->state) & mask;
-    for (;; i = (i + 1) & mask) {
-        e = &p->agg[i];
-        if (!e->count)
-            break;
-        if (e->thread_id == s->thread_id && e->stack_id == s->stack_id && e->kind == s->kind &&
-            e->state == s->state) {
-            e->weight += s->weight;
-            e->count++;
-            p->agg_last = e;
-            return 0;
-        }
-    }
-    if (p->nentries >= PROFILE_NONE - 1)
+    struct profile_tick k = {t->id, t->candidates, t->chosen};
+    if (tick_put(p, &k))
         return -ENOMEM;
-    e->thread_id = s->thread_id;
-    e->stack_id = s->stack_id;
-    e->kind = s->kind;
-    e->state = s->state;
-    e->weight = s->weight;
-    e->count = 1;
-    p->agg_last = e;
-    if (++p->nentries * 2 > p->agg_cap)
-        return agg_grow(p);
+    p->wall.ticks++;
+    p->wall.candidates += t->candidates;
+    p->wall.chosen += t->chosen;
+    p->wall.signaled += t->signaled;
+    p->wall.failed += t->failed;
     return 0;
 }
 
@@ -456,7 +661,8 @@ static void finish_time(struct profile *p)
     }
 }
 
-/* Resolves ids to indices once, so outputs never search, and lays the cells out densely. */
+/* Resolves ids to indices once, so outputs never search, and lays the cells out densely with
+ * their upscaled weights. */
 static int finish_links(struct profile *p)
 {
     p->entries = malloc((p->nentries ? p->nentries : 1) * sizeof(*p->entries));
@@ -481,6 +687,11 @@ static int finish_links(struct profile *p)
         e->state = a->state;
         e->weight = a->weight;
         e->count = a->count;
+        if (a->kind != FPL_KIND_WALL)
+            e->upscaled = (unsigned __int128)a->weight << PROFILE_FP_SHIFT;
+        else
+            e->upscaled = a->cell < p->cell_up_cap ? p->cell_up[a->cell] : 0;
+        profile_fp_add(&p->total[a->kind].upscaled, e->upscaled);
     }
     return 0;
 }
@@ -495,6 +706,7 @@ static const struct reader_ops profile_ops = {
     .counters = on_counters,
     .handler_hist = on_hist,
     .end = on_end,
+    .wall_tick = on_wall_tick,
 };
 
 struct profile *profile_new(void)
@@ -523,6 +735,9 @@ void profile_free(struct profile *p)
     free(p->stacks);
     free(p->entries);
     free(p->agg);
+    free(p->cell_up);
+    free(p->tick_map);
+    free(p->pending);
     while (p->arena) {
         struct profile_arena_block *b = p->arena;
         p->arena = b->next;
@@ -536,6 +751,7 @@ static int read_done(struct profile *p, int rc)
 {
     p->read_done = 1;
     if (rc == 0) {
+        pending_resolve(p, 1);
         finish_time(p);
         rc = finish_links(p);
     }
@@ -545,6 +761,15 @@ static int read_done(struct profile *p, int rc)
     p->agg = NULL;
     p->agg_cap = 0;
     p->agg_last = NULL;
+    free(p->cell_up);
+    p->cell_up = NULL;
+    p->cell_up_cap = 0;
+    free(p->tick_map);
+    p->tick_map = NULL;
+    p->tick_cap = 0;
+    free(p->pending);
+    p->pending = NULL;
+    p->npending = p->pending_cap = 0;
     return rc;
 }
 

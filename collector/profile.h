@@ -1,6 +1,12 @@
 /* profile.h: an in-memory profile built from a .fpl log: the dictionaries (threads, methods,
  * stacks), the samples aggregated by (thread, stack, kind, state), totals, counters, the
- * handler histogram, clock conversion and the reader's damage statistics.
+ * handler histogram, wall-clock tick statistics, clock conversion and the reader's damage
+ * statistics.
+ *
+ * Every cell and total has a raw weight (the sum of the samples' weights) and an upscaled
+ * weight: a wall sample answering a WALL_TICK stands for candidates / chosen threads, so its
+ * upscaled weight is weight * candidates / chosen (collector/FORMAT.md, section 10); a CPU
+ * sample's upscaled weight is its weight. Outputs show upscaled weights.
  *
  * Output writers (out_*.c, summary.c) read the struct directly; it is filled by
  * profile_read_* and read-only afterwards. Memory: every string and array hangs off the
@@ -27,6 +33,15 @@
 #define PROFILE_UNKNOWN_STACK "[unknown stack]"
 #define PROFILE_EMPTY_STACK "[no frames]"
 #define PROFILE_UNKNOWN_THREAD "[unknown thread]"
+
+/* Upscaled weights are fixed point: unsigned 128-bit integers with PROFILE_FP_SHIFT fractional
+ * bits. Integer sums make the result independent of the order samples and cells are added in.
+ * Each sample's term weight * candidates / chosen is rounded to the nearest 2^-32 (exact when
+ * chosen divides weight * candidates * 2^32, as for scales like 3.5 or 2.25), so a sum of n
+ * terms is within n * 2^-33 of the exact rational. 96 integer bits cannot overflow on any real
+ * log; sums saturate. */
+#define PROFILE_FP_SHIFT 32
+#define PROFILE_FP_ONE ((unsigned __int128)1 << PROFILE_FP_SHIFT)
 
 /* The HEADER record; strings are NUL-terminated copies ("" when absent). */
 struct profile_header {
@@ -99,13 +114,33 @@ struct profile_entry {
     uint32_t stack;  /* index into profile.stacks, or PROFILE_NONE */
     uint8_t kind;    /* enum fpl_kind */
     uint8_t state;   /* enum fpl_state */
-    uint64_t weight; /* sum of the samples' weights */
+    uint64_t weight; /* sum of the samples' weights (raw) */
     uint64_t count;  /* number of samples */
+    /* upscaled weight, fixed point (PROFILE_FP_SHIFT): weight << PROFILE_FP_SHIFT for CPU */
+    unsigned __int128 upscaled;
 };
 
 struct profile_total {
     uint64_t count;
-    uint64_t weight;
+    uint64_t weight;            /* raw */
+    unsigned __int128 upscaled; /* fixed point, the sum of the cells' */
+};
+
+/* WALL_TICK records (each id counted once: the first definition is kept) and how the wall
+ * samples were upscaled. Every wall sample is counted in exactly one of scaled, no_tick,
+ * unknown_tick and bad_tick. */
+struct profile_wall {
+    uint64_t ticks;      /* distinct tick ids read */
+    uint64_t candidates; /* sums over those ticks */
+    uint64_t chosen;
+    uint64_t signaled;
+    uint64_t failed;
+    uint64_t duplicate_ticks; /* WALL_TICK records repeating an id: ignored */
+    uint64_t scaled;          /* samples upscaled by candidates / chosen of their tick */
+    uint64_t no_tick;         /* samples with tick id 0 (none): scale 1 */
+    uint64_t unknown_tick;    /* samples whose tick was never read (chunk lost, or the agent
+                               * dropped it): scale 1 */
+    uint64_t bad_tick;        /* samples whose tick has chosen 0 or above candidates: scale 1 */
 };
 
 /* An id -> index map (open addressing); internal to profile.c. */
@@ -118,6 +153,8 @@ struct profile_idmap {
 
 struct profile_arena_block;
 struct profile_agg_slot;
+struct profile_tick;
+struct profile_pending;
 
 struct profile {
     char name[256]; /* the log's name, for messages */
@@ -144,6 +181,8 @@ struct profile {
     uint64_t unknown_kind_samples; /* samples of a kind this reader does not know */
     uint64_t first_ticks;          /* smallest sample ticks (valid when samples > 0) */
     uint64_t last_ticks;           /* largest sample ticks */
+
+    struct profile_wall wall;
 
     uint64_t counters[FPL_CTR_MAX]; /* the last value seen for each counter */
     uint8_t counter_seen[FPL_CTR_MAX];
@@ -173,6 +212,13 @@ struct profile {
     struct profile_agg_slot *agg; /* the cells while reading (hash table) */
     size_t agg_cap;
     struct profile_agg_slot *agg_last;
+    unsigned __int128 *cell_up; /* upscaled weight of each wall cell while reading, by ordinal */
+    size_t cell_up_cap;
+    struct profile_tick *tick_map; /* tick id -> (candidates, chosen), open addressing */
+    size_t tick_cap;
+    /* wall samples read before their WALL_TICK, resolved when it comes or at the end */
+    struct profile_pending *pending;
+    size_t npending, pending_cap;
     struct profile_arena_block *arena;
     int read_done;
 };
@@ -208,6 +254,19 @@ const char *profile_entry_thread_name(const struct profile *p, const struct prof
 
 /* 1 when the frame is a marker (a failed stack walk, etc.). */
 int profile_frame_is_marker(const struct profile *p, const struct profile_frame *f);
+
+/* *acc += v on fixed-point weights, saturating at the largest value. */
+void profile_fp_add(unsigned __int128 *acc, unsigned __int128 v);
+
+/* A fixed-point weight rounded to the nearest integer, halves up; UINT64_MAX when larger. */
+uint64_t profile_fp_round(unsigned __int128 fp);
+
+/* A fixed-point weight as a double. */
+double profile_fp_double(unsigned __int128 fp);
+
+/* weight * candidates / chosen in fixed point, rounded to the nearest 2^-PROFILE_FP_SHIFT,
+ * saturating; chosen > 0. */
+unsigned __int128 profile_fp_scale(uint64_t weight, uint64_t candidates, uint64_t chosen);
 
 /* Nanoseconds spanned by dticks ticks (0 when the clock is unknown). 128-bit exact. */
 uint64_t profile_ticks_to_ns(const struct profile *p, uint64_t dticks);

@@ -24,6 +24,7 @@ struct reader {
     struct reader_stats *st;
     int have_seq;
     uint32_t next_seq;
+    int skipped; /* set by a decoder that skipped its record whole (counted already) */
     /* scratch for the variable-length parts of a record, grown on demand and reused */
     struct reader_frame *frames;
     size_t frames_cap;
@@ -93,9 +94,12 @@ static int rec_header(struct reader *r, struct fpl_cur *c)
 {
     struct reader_header h;
     h.header_version = fpl_get_v(c);
+    if (c->bad)
+        return 0;
     if (h.header_version != 1) {
-        /* records carry no length: a header of another layout cannot be skipped */
-        c->bad = 1;
+        /* another layout, not damage: skipped whole like a record of an unknown type */
+        r->st->unknown_records++;
+        r->skipped = 1;
         return 0;
     }
     h.pid = fpl_get_v(c);
@@ -187,17 +191,20 @@ static int rec_sample(struct reader *r, struct fpl_cur *c, uint64_t *last_ticks)
 {
     struct reader_sample s;
     int64_t d = fpl_get_sv(c);
+    if (c->bad)
+        return 0;
+    /* the next delta counts from this sample even if a later field is bad. Unsigned
+     * addition: a negative delta wraps as the writer's subtraction did */
+    s.ticks = *last_ticks + (uint64_t)d;
+    *last_ticks = s.ticks;
     s.thread_id = fpl_get_v(c);
     s.stack_id = fpl_get_v(c);
     s.weight = fpl_get_v(c);
     s.kind = fpl_get_u8(c);
     s.state = fpl_get_u8(c);
-    if (c->bad)
-        return 0;
-    /* unsigned addition: a negative delta wraps as the writer's subtraction did */
-    s.ticks = *last_ticks + (uint64_t)d;
-    *last_ticks = s.ticks;
-    if (!r->ops->sample)
+    /* optional trailing field: absent when the body ends here */
+    s.tick_id = c->p < c->end ? fpl_get_v(c) : 0;
+    if (c->bad || !r->ops->sample)
         return 0;
     return r->ops->sample(r->ctx, &s);
 }
@@ -246,8 +253,58 @@ static int rec_end(struct reader *r, struct fpl_cur *c)
     return r->ops->end(r->ctx, ticks);
 }
 
-/* Decodes the records of one verified payload. A record that does not decode, or of an
- * unknown type, ends the chunk: records carry no length, so nothing after it can be found. */
+static int rec_wall_tick(struct reader *r, struct fpl_cur *c)
+{
+    struct reader_wall_tick t;
+    t.id = fpl_get_v(c);
+    t.ticks = fpl_get_u64(c);
+    t.candidates = fpl_get_v(c);
+    t.chosen = fpl_get_v(c);
+    t.signaled = fpl_get_v(c);
+    t.failed = fpl_get_v(c);
+    if (t.id == 0)
+        c->bad = 1; /* 0 is what a sample says when it answers no tick */
+    if (c->bad || !r->ops->wall_tick)
+        return 0;
+    return r->ops->wall_tick(r->ctx, &t);
+}
+
+/* Decodes one record's body with the decoder of its type. Returns a callback's non-zero
+ * value, -ENOMEM, or 0, with body->bad set when its fields do not decode within the body and
+ * r->skipped set when the record was skipped whole (and counted). */
+static int read_record(struct reader *r, uint8_t type, struct fpl_cur *body, uint64_t *last_ticks)
+{
+    switch (type) {
+    case FPL_REC_HEADER:
+        return rec_header(r, body);
+    case FPL_REC_ANCHOR:
+        return rec_anchor(r, body);
+    case FPL_REC_THREAD:
+        return rec_thread(r, body);
+    case FPL_REC_METHOD:
+        return rec_method(r, body);
+    case FPL_REC_STACK:
+        return rec_stack(r, body);
+    case FPL_REC_SAMPLE:
+        return rec_sample(r, body, last_ticks);
+    case FPL_REC_COUNTERS:
+        return rec_counters(r, body);
+    case FPL_REC_HANDLER_HIST:
+        return rec_hist(r, body);
+    case FPL_REC_END:
+        return rec_end(r, body);
+    case FPL_REC_WALL_TICK:
+        return rec_wall_tick(r, body);
+    default:
+        r->st->unknown_records++;
+        r->skipped = 1;
+        return 0;
+    }
+}
+
+/* Decodes the records of one verified payload. Each record is decoded inside its own body,
+ * so an unknown type or a record that does not decode is skipped and the next one is found;
+ * only framing that runs past the payload ends the chunk. */
 static int read_payload(struct reader *r, const uint8_t *p, size_t len)
 {
     struct fpl_cur c = {p, p + len, 0};
@@ -255,47 +312,23 @@ static int read_payload(struct reader *r, const uint8_t *p, size_t len)
 
     while (c.p < c.end) {
         uint8_t type = fpl_get_u8(&c);
-        int rc;
-        switch (type) {
-        case FPL_REC_HEADER:
-            rc = rec_header(r, &c);
-            break;
-        case FPL_REC_ANCHOR:
-            rc = rec_anchor(r, &c);
-            break;
-        case FPL_REC_THREAD:
-            rc = rec_thread(r, &c);
-            break;
-        case FPL_REC_METHOD:
-            rc = rec_method(r, &c);
-            break;
-        case FPL_REC_STACK:
-            rc = rec_stack(r, &c);
-            break;
-        case FPL_REC_SAMPLE:
-            rc = rec_sample(r, &c, &last_ticks);
-            break;
-        case FPL_REC_COUNTERS:
-            rc = rec_counters(r, &c);
-            break;
-        case FPL_REC_HANDLER_HIST:
-            rc = rec_hist(r, &c);
-            break;
-        case FPL_REC_END:
-            rc = rec_end(r, &c);
-            break;
-        default:
-            r->st->unknown_records++;
-            r->st->chunks_bad_record++;
+        uint64_t blen = fpl_get_v(&c);
+        if (c.bad || blen > (uint64_t)(c.end - c.p)) {
+            r->st->chunks_bad_framing++;
             return 0;
         }
+        struct fpl_cur body = {c.p, c.p + blen, 0};
+        c.p += blen;
+        r->skipped = 0;
+        int rc = read_record(r, type, &body, &last_ticks);
         if (rc)
             return rc;
-        if (c.bad) {
-            r->st->chunks_bad_record++;
-            return 0;
-        }
-        r->st->records++;
+        if (r->skipped)
+            continue;
+        if (body.bad)
+            r->st->bad_records++;
+        else
+            r->st->records++;
     }
     return 0;
 }
@@ -310,7 +343,7 @@ static int chunk_verifies(const struct reader *r, size_t pos)
     if (le32(h) != FPL_CHUNK_SYNC || clen > FPL_CHUNK_MAX ||
         clen > r->len - pos - FPL_CHUNK_HEADER_SIZE)
         return 0;
-    return fpl_chunk_crc(h + FPL_CHUNK_HEADER_SIZE, clen) == le32(h + 8);
+    return fpl_chunk_crc_framed(h + 12, h + FPL_CHUNK_HEADER_SIZE, clen) == le32(h + 8);
 }
 
 /* The first offset >= from where a verifying chunk starts, or r->len. */
@@ -330,28 +363,25 @@ static size_t find_next_chunk(const struct reader *r, size_t from)
     return r->len;
 }
 
-/* Counts the chunks missing before a verified chunk with sequence number seq that starts
- * gap bytes after the end of the previous one. The sequence number is outside the CRC, so a
- * jump that the gap cannot hold (a chunk takes at least 16 bytes) is a damaged number: it is
- * counted as such and the chunk is taken as the expected one. */
-static void note_seq(struct reader *r, uint32_t seq, size_t gap)
+/* Counts the chunks missing before a verified chunk numbered seq. The CRC covers the number,
+ * so a gap is chunks that were lost, not damage to the number; a number at or before one
+ * already read (a spliced or duplicated log) is counted apart and the count restarts from it.
+ * Numbers wrap at 2^32: a step of up to 2^31 counts as forward. */
+static void note_seq(struct reader *r, uint32_t seq)
 {
-    uint32_t expect = r->have_seq ? r->next_seq : 0;
-    uint32_t missing = seq - expect;
+    uint32_t missing = seq - r->next_seq;
 
-    r->have_seq = 1;
-    if (seq >= expect && missing <= gap / FPL_CHUNK_HEADER_SIZE) {
-        r->st->chunks_lost += missing;
-        r->next_seq = seq + 1;
-    } else {
+    if (r->have_seq && missing >= 1u << 31)
         r->st->seq_errors++;
-        r->next_seq = expect + 1;
-    }
+    else
+        r->st->chunks_lost += missing;
+    r->have_seq = 1;
+    r->next_seq = seq + 1;
 }
 
 static int walk_chunks(struct reader *r)
 {
-    size_t pos = FPL_PREAMBLE_SIZE, prev_end = FPL_PREAMBLE_SIZE;
+    size_t pos = FPL_PREAMBLE_SIZE;
 
     while (pos < r->len) {
         size_t avail = r->len - pos;
@@ -372,13 +402,12 @@ static int walk_chunks(struct reader *r)
         }
         if (chunk_verifies(r, pos)) {
             uint32_t clen = le32(h + 4);
-            note_seq(r, le32(h + 12), pos - prev_end);
+            note_seq(r, le32(h + 12));
             r->st->chunks_ok++;
             int rc = read_payload(r, h + FPL_CHUNK_HEADER_SIZE, clen);
             if (rc)
                 return rc;
             pos += FPL_CHUNK_HEADER_SIZE + (size_t)clen;
-            prev_end = pos;
             continue;
         }
         /* Damaged here. A plausible header whose payload runs past the end is a chunk cut off

@@ -1,10 +1,14 @@
 /* reader.h: streaming, bounds-checked reader of .fpl logs (collector/FORMAT.md).
  *
- * The reader validates the preamble, walks the chunks (sync word, length, CRC-32, sequence
- * number), decodes the records of every chunk that verifies and hands them to callbacks, one
- * record at a time: a log of any size is read in memory proportional to its largest record.
- * A damaged chunk is skipped by scanning forward for the next sync word whose chunk verifies;
- * a chunk cut off at the end of the file is ignored. Both are counted in struct reader_stats.
+ * The reader validates the preamble, walks the chunks (sync word, length, CRC-32 over the
+ * sequence number and payload), decodes the records of every chunk that verifies and hands
+ * them to callbacks, one record at a time: a log of any size is read in memory proportional to
+ * its largest record. A damaged chunk is skipped by scanning forward for the next sync word
+ * whose chunk verifies; a chunk cut off at the end of the file is ignored. Inside a chunk,
+ * every record is framed by its body length: a record of an unknown type, or one whose fields
+ * do not decode within its body, is skipped and the chunk goes on; bytes after the fields this
+ * reader knows are ignored (newer writers append fields). All of it is counted in struct
+ * reader_stats.
  *
  * Never prints, never exits. Any thread; one read at a time per callback context.
  */
@@ -71,8 +75,20 @@ struct reader_sample {
     uint64_t thread_id;
     uint64_t stack_id;
     uint64_t weight;
-    uint8_t kind;  /* enum fpl_kind, unchecked */
-    uint8_t state; /* enum fpl_state, unchecked */
+    uint8_t kind;     /* enum fpl_kind, unchecked */
+    uint8_t state;    /* enum fpl_state, unchecked */
+    uint64_t tick_id; /* the WALL_TICK this sample answers; 0: none (or the field is absent) */
+};
+
+/* FPL_REC_WALL_TICK. Counts are passed through unchecked (chosen may exceed candidates in a
+ * broken log): the consumer decides. */
+struct reader_wall_tick {
+    uint64_t id; /* > 0: a record with id 0 is a bad record, never delivered */
+    uint64_t ticks;
+    uint64_t candidates;
+    uint64_t chosen;
+    uint64_t signaled;
+    uint64_t failed;
 };
 
 /* One entry of FPL_REC_COUNTERS. */
@@ -96,21 +112,27 @@ struct reader_ops {
     int (*handler_hist)(void *ctx, const uint64_t *buckets, size_t n, uint64_t max_ns,
                         uint64_t total_ns);
     int (*end)(void *ctx, uint64_t ticks);
+    int (*wall_tick)(void *ctx, const struct reader_wall_tick *t);
 };
 
 /* What the reader met on its way; filled by reader_read*, also when it fails half-way. */
 struct reader_stats {
-    uint64_t file_bytes;        /* size of the log */
-    uint64_t chunks_ok;         /* chunks that verified (framing and CRC) */
-    uint64_t chunks_damaged;    /* damaged regions skipped (bad sync, length or CRC) */
-    uint64_t chunks_truncated;  /* 0 or 1: a chunk cut off at the end of the file */
-    uint64_t chunks_lost;       /* chunks missing according to the sequence numbers */
-    uint64_t chunks_bad_record; /* verified chunks with an undecodable or unknown record */
-    uint64_t seq_errors;        /* verified chunks with an impossible sequence number */
-    uint64_t bytes_skipped;     /* bytes of damaged regions */
-    uint64_t bytes_truncated;   /* bytes of the cut-off chunk at the end */
-    uint64_t records;           /* records delivered */
-    uint64_t unknown_records;   /* records of an unknown type (each ended its chunk) */
+    uint64_t file_bytes;         /* size of the log */
+    uint64_t chunks_ok;          /* chunks that verified (framing and CRC) */
+    uint64_t chunks_damaged;     /* damaged regions skipped (bad sync, length or CRC) */
+    uint64_t chunks_truncated;   /* 0 or 1: a chunk cut off at the end of the file */
+    uint64_t chunks_lost;        /* chunks missing according to the sequence numbers */
+    uint64_t chunks_bad_framing; /* verified chunks ended early: a record's type, length or
+                                  * body ran past the payload */
+    uint64_t seq_errors;         /* verified chunks numbered at or before one already read (a
+                                  * spliced or duplicated log); not counted as lost */
+    uint64_t bytes_skipped;      /* bytes of damaged regions */
+    uint64_t bytes_truncated;    /* bytes of the cut-off chunk at the end */
+    uint64_t records;            /* records delivered */
+    uint64_t unknown_records;    /* records skipped whole: an unknown type, or a HEADER of an
+                                  * unknown header_version */
+    uint64_t bad_records;        /* records skipped because their fields do not decode within
+                                  * their body (the chunk goes on) */
 };
 
 /* Reads the log at `path` (a regular file is mapped, anything else read whole) and delivers

@@ -72,11 +72,17 @@ static uint32_t frame_name(const struct names *nm, const struct profile_frame *f
     return f->method == PROFILE_NONE ? NAME_UNKNOWN : nm->of_method[f->method];
 }
 
+/* A row while ranking: the exact (fixed-point) weight, rounded only for display. */
+struct method_row {
+    const char *name;
+    unsigned __int128 fp;
+};
+
 static int cmp_method(const void *a, const void *b)
 {
-    const struct summary_method *x = a, *y = b;
-    if (x->weight != y->weight)
-        return x->weight < y->weight ? 1 : -1;
+    const struct method_row *x = a, *y = b;
+    if (x->fp != y->fp)
+        return x->fp < y->fp ? 1 : -1;
     return strcmp(x->name, y->name);
 }
 
@@ -84,8 +90,9 @@ int summary_top_methods(const struct profile *p, int kind, int total, struct sum
                         size_t max, size_t *n)
 {
     struct names nm = {0};
-    uint64_t *w = NULL, *stamp = NULL;
-    struct summary_method *rows = NULL;
+    unsigned __int128 *w = NULL;
+    uint64_t *stamp = NULL;
+    struct method_row *rows = NULL;
     int rc = names_build(p, &nm);
 
     *n = 0;
@@ -103,12 +110,13 @@ int summary_top_methods(const struct profile *p, int kind, int total, struct sum
         if (e->kind != kind)
             continue;
         if (e->stack == PROFILE_NONE || p->stacks[e->stack].nframes == 0) {
-            w[e->stack == PROFILE_NONE ? NAME_UNKNOWN_STACK : NAME_EMPTY] += e->weight;
+            profile_fp_add(&w[e->stack == PROFILE_NONE ? NAME_UNKNOWN_STACK : NAME_EMPTY],
+                           e->upscaled);
             continue;
         }
         const struct profile_stack *st = &p->stacks[e->stack];
         if (!total) {
-            w[frame_name(&nm, &st->frames[0])] += e->weight;
+            profile_fp_add(&w[frame_name(&nm, &st->frames[0])], e->upscaled);
             continue;
         }
         /* a recursive method counts once per sample: stamp each name with this cell */
@@ -116,18 +124,20 @@ int summary_top_methods(const struct profile *p, int kind, int total, struct sum
             uint32_t id = frame_name(&nm, &st->frames[k]);
             if (stamp[id] != i + 1) {
                 stamp[id] = i + 1;
-                w[id] += e->weight;
+                profile_fp_add(&w[id], e->upscaled);
             }
         }
     }
     size_t nrows = 0;
     for (size_t id = 0; id < nm.n; id++) {
         if (w[id])
-            rows[nrows++] = (struct summary_method){nm.name[id], w[id]};
+            rows[nrows++] = (struct method_row){nm.name[id], w[id]};
     }
     qsort(rows, nrows, sizeof(*rows), cmp_method);
     *n = nrows < max ? nrows : max;
-    memcpy(out, rows, *n * sizeof(*out));
+    for (size_t i = 0; i < *n; i++)
+        out[i] = (struct summary_method){rows[i].name, profile_fp_round(rows[i].fp),
+                                         profile_fp_double(rows[i].fp)};
 out:
     free(rows);
     free(stamp);
@@ -206,6 +216,11 @@ static const char *fmt_real(char *buf, size_t len, uint64_t real_ns)
 static double pct(uint64_t a, uint64_t b)
 {
     return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+static double pct_fp(unsigned __int128 a, unsigned __int128 b)
+{
+    return b ? 100.0 * profile_fp_double(a) / profile_fp_double(b) : 0.0;
 }
 
 static const char *engine_name(unsigned e)
@@ -315,6 +330,34 @@ static void count_dangling(const struct profile *p, uint64_t *stacks, uint64_t *
     }
 }
 
+/* What the wall ticks say: how many threads each stood for and how the samples were
+ * upscaled. */
+static void write_wall_ticks(const struct profile *p, FILE *f)
+{
+    const struct profile_wall *w = &p->wall;
+    if (!w->ticks && !p->total[FPL_KIND_WALL].count)
+        return;
+    fprintf(f, "  wall ticks: %" PRIu64, w->ticks);
+    if (w->ticks)
+        fprintf(f,
+                ", on average %.2f candidate threads and %.2f chosen per tick; %" PRIu64
+                " threads signaled, %" PRIu64 " signals failed",
+                (double)w->candidates / (double)w->ticks, (double)w->chosen / (double)w->ticks,
+                w->signaled, w->failed);
+    fprintf(f, "\n");
+    fprintf(f, "  wall upscaling: %" PRIu64 " samples scaled by candidates / chosen of their tick",
+            w->scaled);
+    if (w->no_tick)
+        fprintf(f, ", %" PRIu64 " without a tick (x1)", w->no_tick);
+    if (w->unknown_tick)
+        fprintf(f, ", %" PRIu64 " whose tick was lost (x1)", w->unknown_tick);
+    if (w->bad_tick)
+        fprintf(f, ", %" PRIu64 " whose tick has impossible counts (x1)", w->bad_tick);
+    if (w->duplicate_ticks)
+        fprintf(f, "; %" PRIu64 " repeated tick ids ignored", w->duplicate_ticks);
+    fprintf(f, "\n");
+}
+
 static void write_samples(const struct profile *p, FILE *f)
 {
     const struct profile_header *h = &p->header;
@@ -335,23 +378,31 @@ static void write_samples(const struct profile *p, FILE *f)
             fprintf(f, " (%.3f s of CPU at %s)",
                     (double)t->weight * (double)h->cpu_interval_ns / 1e9,
                     fmt_ns(a, sizeof(a), h->cpu_interval_ns));
+        if (k == FPL_KIND_WALL) {
+            fprintf(f, ", upscaled %.2f", profile_fp_double(t->upscaled));
+            if (h->wall_interval_ns)
+                fprintf(f, " (%.3f thread-seconds at %s)",
+                        profile_fp_double(t->upscaled) * (double)h->wall_interval_ns / 1e9,
+                        fmt_ns(a, sizeof(a), h->wall_interval_ns));
+        }
         fprintf(f, ", %.2f%% failed stack walks (marker leaf)\n", pct(mk[k], t->count));
     }
     if (p->total[FPL_KIND_WALL].count) {
-        uint64_t by_state[9] = {0};
+        unsigned __int128 by_state[9] = {0};
         for (size_t i = 0; i < p->nentries; i++) {
             const struct profile_entry *e = &p->entries[i];
             if (e->kind == FPL_KIND_WALL)
-                by_state[e->state < 8 ? e->state : 8] += e->weight;
+                by_state[e->state < 8 ? e->state : 8] += e->upscaled;
         }
-        fprintf(f, "  wall by thread state:");
+        fprintf(f, "  wall by thread state (upscaled):");
         for (unsigned s = 0; s < 9; s++) {
             if (by_state[s])
                 fprintf(f, " %s %.1f%%", state_name(s),
-                        pct(by_state[s], p->total[FPL_KIND_WALL].weight));
+                        pct_fp(by_state[s], p->total[FPL_KIND_WALL].upscaled));
         }
         fprintf(f, "\n");
     }
+    write_wall_ticks(p, f);
     if (p->unknown_kind_samples)
         fprintf(f, "  %" PRIu64 " samples of an unknown kind ignored\n", p->unknown_kind_samples);
     if (dstacks || dthreads || dframes)
@@ -395,19 +446,20 @@ static void write_failures(const struct profile *p, FILE *f)
 static int write_methods(const struct profile *p, int kind, FILE *f)
 {
     struct summary_method rows[SUMMARY_TOP];
-    uint64_t all = p->total[kind].weight;
+    double all = profile_fp_double(p->total[kind].upscaled);
     size_t n;
 
     for (int total = 0; total < 2; total++) {
         int rc = summary_top_methods(p, kind, total, rows, SUMMARY_TOP, &n);
         if (rc)
             return rc;
-        fprintf(f, "\nhottest methods, %s, by %s weight (of %" PRIu64 ")\n", kind_name(kind),
-                total ? "total" : "self", all);
+        fprintf(f, "\nhottest methods, %s, by %s %sweight (of %" PRIu64 ")\n", kind_name(kind),
+                total ? "total" : "self", kind == FPL_KIND_WALL ? "upscaled " : "",
+                profile_fp_round(p->total[kind].upscaled));
         fprintf(f, "  %10s %7s  %s\n", "weight", "%", "method");
         for (size_t i = 0; i < n; i++)
-            fprintf(f, "  %10" PRIu64 " %6.2f%%  %s\n", rows[i].weight, pct(rows[i].weight, all),
-                    rows[i].name);
+            fprintf(f, "  %10" PRIu64 " %6.2f%%  %s\n", rows[i].weight,
+                    all > 0 ? 100.0 * rows[i].exact / all : 0.0, rows[i].name);
     }
     return 0;
 }
@@ -416,7 +468,7 @@ struct thread_row {
     const char *name;
     uint64_t tid;
     int known;
-    uint64_t weight;
+    unsigned __int128 weight; /* upscaled, fixed point */
     uint64_t count;
 };
 
@@ -444,7 +496,7 @@ static int write_threads(const struct profile *p, int kind, FILE *f)
         if (e->kind != kind)
             continue;
         struct thread_row *r = &rows[e->thread == PROFILE_NONE ? p->nthreads : e->thread];
-        r->weight += e->weight;
+        profile_fp_add(&r->weight, e->upscaled);
         r->count += e->count;
     }
     for (size_t i = 0; i < nrows; i++) {
@@ -452,15 +504,16 @@ static int write_threads(const struct profile *p, int kind, FILE *f)
             rows[used++] = rows[i];
     }
     qsort(rows, used, sizeof(*rows), cmp_thread);
-    fprintf(f, "\nthreads, %s (%zu with samples)\n", kind_name(kind), used);
+    fprintf(f, "\nthreads, %s (%zu with samples)%s\n", kind_name(kind), used,
+            kind == FPL_KIND_WALL ? ", by upscaled weight" : "");
     fprintf(f, "  %10s %7s %10s %8s  %s\n", "weight", "%", "samples", "tid", "name");
     for (size_t i = 0; i < used && i < SUMMARY_THREADS; i++) {
         const struct thread_row *r = &rows[i];
         char tid[24] = "-";
         if (r->known)
             snprintf(tid, sizeof(tid), "%" PRIu64, r->tid);
-        fprintf(f, "  %10" PRIu64 " %6.2f%% %10" PRIu64 " %8s  %s\n", r->weight,
-                pct(r->weight, p->total[kind].weight), r->count, tid, r->name);
+        fprintf(f, "  %10" PRIu64 " %6.2f%% %10" PRIu64 " %8s  %s\n", profile_fp_round(r->weight),
+                pct_fp(r->weight, p->total[kind].upscaled), r->count, tid, r->name);
     }
     if (used > SUMMARY_THREADS)
         fprintf(f, "  ... %zu more threads\n", used - SUMMARY_THREADS);
@@ -515,17 +568,21 @@ static void write_log(const struct profile *p, FILE *f)
         fprintf(f, ", %" PRIu64 " lost (sequence gaps)", s->chunks_lost);
     if (s->chunks_truncated)
         fprintf(f, ", 1 cut off at the end (%" PRIu64 " bytes ignored)", s->bytes_truncated);
-    if (s->chunks_bad_record)
-        fprintf(f, ", %" PRIu64 " ended early by an undecodable record", s->chunks_bad_record);
+    if (s->chunks_bad_framing)
+        fprintf(f, ", %" PRIu64 " ended early by a record running past the chunk",
+                s->chunks_bad_framing);
     if (s->seq_errors)
-        fprintf(f, ", %" PRIu64 " with a damaged sequence number", s->seq_errors);
+        fprintf(f, ", %" PRIu64 " numbered before a chunk already read", s->seq_errors);
     fprintf(f, "\n");
     if (s->unknown_records)
-        fprintf(f, "  %" PRIu64 " records of an unknown type (written by a newer agent?)\n",
+        fprintf(f, "  %" PRIu64 " records of an unknown type skipped (written by a newer agent?)\n",
                 s->unknown_records);
+    if (s->bad_records)
+        fprintf(f, "  %" PRIu64 " undecodable records skipped\n", s->bad_records);
     if (!p->end_seen)
         fprintf(f, "  log cut off: END record missing (the JVM crashed or is still running)\n");
-    else if (s->chunks_damaged || s->chunks_lost || s->chunks_truncated || s->chunks_bad_record)
+    else if (s->chunks_damaged || s->chunks_lost || s->chunks_truncated || s->chunks_bad_framing ||
+             s->bad_records)
         fprintf(f, "  the log is damaged: figures above miss the samples of the lost chunks\n");
 }
 

@@ -1,7 +1,8 @@
 /* summary.h: the human-readable summary of a profile (`flyprof summary`): the JVM and command,
- * start time and duration, sampling setup, samples per kind, failures by cause, drops, the
- * heaviest methods by self and total weight, threads, the agent's own cost, and the damage the
- * reader met. Never prints except into the given stream. Any thread.
+ * start time and duration, sampling setup, samples per kind (for wall: raw and upscaled weight,
+ * estimated thread-seconds, and the wall ticks), failures by cause, drops, the heaviest
+ * methods by self and total weight, threads, the agent's own cost, and the damage the reader
+ * met. Never prints except into the given stream. Any thread.
  */
 #ifndef SUMMARY_H
 #define SUMMARY_H
@@ -17,13 +18,15 @@
 /* One row of a method table. name points into the profile. */
 struct summary_method {
     const char *name; /* frame display name (overloads and bcis merge) */
-    uint64_t weight;
+    uint64_t weight;  /* upscaled weight rounded to the nearest integer (raw weight for CPU) */
+    double exact;     /* the upscaled weight unrounded */
 };
 
 /* The up-to-max heaviest methods of kind (FPL_KIND_CPU or FPL_KIND_WALL), by self weight
  * (the method is the leaf) or, with total set, by total weight (the method is anywhere in the
- * stack, counted once per sample even when it recurses). Sorted by weight, then name. Stores
- * the rows in out[0..*n). Returns 0 or -ENOMEM. */
+ * stack, counted once per sample even when it recurses). Weights are upscaled (profile.h), as
+ * in the folded output. Sorted by exact weight, then name. Stores the rows in out[0..*n).
+ * Returns 0 or -ENOMEM. */
 int summary_top_methods(const struct profile *p, int kind, int total, struct summary_method *out,
                         size_t max, size_t *n);
 

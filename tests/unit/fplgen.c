@@ -35,7 +35,7 @@ void fplgen_destroy(struct fplgen *g)
 void fplgen_header(struct fplgen *g, const struct fplgen_header *h)
 {
     struct fpl_buf *b = &g->rec;
-    fpl_put_u8(b, FPL_REC_HEADER);
+    size_t r = fpl_rec_begin(b, FPL_REC_HEADER);
     fpl_put_v(b, 1);
     fpl_put_v(b, h->pid);
     fpl_put_u8(b, h->clock);
@@ -52,29 +52,32 @@ void fplgen_header(struct fplgen *g, const struct fplgen_header *h)
     fpl_put_str(b, h->jvm_name);
     fpl_put_str(b, h->jvm_version);
     fpl_put_str(b, h->command);
+    fpl_rec_end(b, r);
 }
 
 void fplgen_anchor(struct fplgen *g, uint64_t ticks, uint64_t mono_ns, uint64_t real_ns)
 {
-    fpl_put_u8(&g->rec, FPL_REC_ANCHOR);
+    size_t r = fpl_rec_begin(&g->rec, FPL_REC_ANCHOR);
     fpl_put_u64(&g->rec, ticks);
     fpl_put_u64(&g->rec, mono_ns);
     fpl_put_u64(&g->rec, real_ns);
+    fpl_rec_end(&g->rec, r);
 }
 
 void fplgen_thread(struct fplgen *g, uint64_t id, uint64_t os_tid, const char *name)
 {
-    fpl_put_u8(&g->rec, FPL_REC_THREAD);
+    size_t r = fpl_rec_begin(&g->rec, FPL_REC_THREAD);
     fpl_put_v(&g->rec, id);
     fpl_put_v(&g->rec, os_tid);
     fpl_put_str(&g->rec, name);
+    fpl_rec_end(&g->rec, r);
 }
 
 void fplgen_method(struct fplgen *g, uint64_t id, uint8_t kind, const char *cls, const char *name,
                    const char *sig, const char *src, size_t nlines, const struct reader_line *lines)
 {
     struct fpl_buf *b = &g->rec;
-    fpl_put_u8(b, FPL_REC_METHOD);
+    size_t r = fpl_rec_begin(b, FPL_REC_METHOD);
     fpl_put_v(b, id);
     fpl_put_u8(b, kind);
     fpl_put_str(b, cls);
@@ -86,23 +89,27 @@ void fplgen_method(struct fplgen *g, uint64_t id, uint8_t kind, const char *cls,
         fpl_put_v(b, lines[i].start_bci);
         fpl_put_v(b, lines[i].line);
     }
+    fpl_rec_end(b, r);
 }
 
 void fplgen_stack(struct fplgen *g, uint64_t id, size_t n, const struct reader_frame *frames)
 {
-    fpl_put_u8(&g->rec, FPL_REC_STACK);
+    size_t r = fpl_rec_begin(&g->rec, FPL_REC_STACK);
     fpl_put_v(&g->rec, id);
     fpl_put_v(&g->rec, n);
     for (size_t i = 0; i < n; i++) {
         fpl_put_v(&g->rec, frames[i].method_id);
         fpl_put_sv(&g->rec, frames[i].bci);
     }
+    fpl_rec_end(&g->rec, r);
 }
 
-void fplgen_sample(struct fplgen *g, uint64_t ticks, uint64_t thread, uint64_t stack,
-                   uint64_t weight, uint8_t kind, uint8_t state)
+/* A SAMPLE, with the trailing tick id when with_tick is set. */
+static void put_sample(struct fplgen *g, uint64_t ticks, uint64_t thread, uint64_t stack,
+                       uint64_t weight, uint8_t kind, uint8_t state, int with_tick,
+                       uint64_t tick_id)
 {
-    fpl_put_u8(&g->rec, FPL_REC_SAMPLE);
+    size_t r = fpl_rec_begin(&g->rec, FPL_REC_SAMPLE);
     fpl_put_sv(&g->rec, (int64_t)(ticks - g->last_ticks));
     g->last_ticks = ticks;
     fpl_put_v(&g->rec, thread);
@@ -110,35 +117,73 @@ void fplgen_sample(struct fplgen *g, uint64_t ticks, uint64_t thread, uint64_t s
     fpl_put_v(&g->rec, weight);
     fpl_put_u8(&g->rec, kind);
     fpl_put_u8(&g->rec, state);
+    if (with_tick)
+        fpl_put_v(&g->rec, tick_id);
+    fpl_rec_end(&g->rec, r);
     g->samples++;
     g->weight += weight;
 }
 
+void fplgen_sample(struct fplgen *g, uint64_t ticks, uint64_t thread, uint64_t stack,
+                   uint64_t weight, uint8_t kind, uint8_t state)
+{
+    put_sample(g, ticks, thread, stack, weight, kind, state, 0, 0);
+}
+
+void fplgen_sample_tick(struct fplgen *g, uint64_t ticks, uint64_t thread, uint64_t stack,
+                        uint64_t weight, uint8_t kind, uint8_t state, uint64_t tick_id)
+{
+    put_sample(g, ticks, thread, stack, weight, kind, state, 1, tick_id);
+}
+
+void fplgen_wall_tick(struct fplgen *g, uint64_t id, uint64_t ticks, uint64_t candidates,
+                      uint64_t chosen, uint64_t signaled, uint64_t failed)
+{
+    size_t r = fpl_rec_begin(&g->rec, FPL_REC_WALL_TICK);
+    fpl_put_v(&g->rec, id);
+    fpl_put_u64(&g->rec, ticks);
+    fpl_put_v(&g->rec, candidates);
+    fpl_put_v(&g->rec, chosen);
+    fpl_put_v(&g->rec, signaled);
+    fpl_put_v(&g->rec, failed);
+    fpl_rec_end(&g->rec, r);
+}
+
 void fplgen_counters(struct fplgen *g, size_t n, const struct reader_counter *c)
 {
-    fpl_put_u8(&g->rec, FPL_REC_COUNTERS);
+    size_t r = fpl_rec_begin(&g->rec, FPL_REC_COUNTERS);
     fpl_put_v(&g->rec, n);
     for (size_t i = 0; i < n; i++) {
         fpl_put_v(&g->rec, c[i].id);
         fpl_put_v(&g->rec, c[i].value);
     }
+    fpl_rec_end(&g->rec, r);
 }
 
 void fplgen_hist(struct fplgen *g, size_t n, const uint64_t *buckets, uint64_t max_ns,
                  uint64_t total_ns)
 {
-    fpl_put_u8(&g->rec, FPL_REC_HANDLER_HIST);
+    size_t r = fpl_rec_begin(&g->rec, FPL_REC_HANDLER_HIST);
     fpl_put_v(&g->rec, n);
     for (size_t i = 0; i < n; i++)
         fpl_put_v(&g->rec, buckets[i]);
     fpl_put_v(&g->rec, max_ns);
     fpl_put_v(&g->rec, total_ns);
+    fpl_rec_end(&g->rec, r);
 }
 
 void fplgen_end(struct fplgen *g, uint64_t ticks)
 {
-    fpl_put_u8(&g->rec, FPL_REC_END);
+    size_t r = fpl_rec_begin(&g->rec, FPL_REC_END);
     fpl_put_u64(&g->rec, ticks);
+    fpl_rec_end(&g->rec, r);
+}
+
+void fplgen_record(struct fplgen *g, uint8_t type, const void *body, size_t n)
+{
+    fpl_put_u8(&g->rec, type);
+    fpl_put_v(&g->rec, n);
+    fpl_put_bytes(&g->rec, body, n);
 }
 
 void fplgen_raw(struct fplgen *g, const void *p, size_t n)

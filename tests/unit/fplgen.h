@@ -1,7 +1,8 @@
 /* fplgen.h: builds small .fpl logs for the collector's tests, with the agent's own encoder
- * (fpl_codec.h) and framing (fpl_chunk.c), in a memfd. Records go into the current chunk;
- * fplgen_flush frames it. The generator remembers where each chunk lies and how many samples
- * it holds, so tests can predict what a reader must find in a damaged copy.
+ * (fpl_codec.h: records framed with fpl_rec_begin / fpl_rec_end) and chunk framing
+ * (fpl_chunk.c), in a memfd. Records go into the current chunk; fplgen_flush frames it. The
+ * generator remembers where each chunk lies and how many samples it holds, so tests can predict
+ * what a reader must find in a damaged copy.
  */
 #ifndef FPLGEN_H
 #define FPLGEN_H
@@ -61,14 +62,23 @@ void fplgen_method(struct fplgen *g, uint64_t id, uint8_t kind, const char *cls,
                    const char *sig, const char *src, size_t nlines,
                    const struct reader_line *lines);
 void fplgen_stack(struct fplgen *g, uint64_t id, size_t n, const struct reader_frame *frames);
-/* ticks is absolute; the delta from the chunk's previous sample is computed here */
+/* ticks is absolute; the delta from the chunk's previous sample is computed here. Without the
+ * optional tick id field. */
 void fplgen_sample(struct fplgen *g, uint64_t ticks, uint64_t thread, uint64_t stack,
                    uint64_t weight, uint8_t kind, uint8_t state);
+/* As fplgen_sample, with the trailing tick id field (written even when 0). */
+void fplgen_sample_tick(struct fplgen *g, uint64_t ticks, uint64_t thread, uint64_t stack,
+                        uint64_t weight, uint8_t kind, uint8_t state, uint64_t tick_id);
+void fplgen_wall_tick(struct fplgen *g, uint64_t id, uint64_t ticks, uint64_t candidates,
+                      uint64_t chosen, uint64_t signaled, uint64_t failed);
 void fplgen_counters(struct fplgen *g, size_t n, const struct reader_counter *c);
 void fplgen_hist(struct fplgen *g, size_t n, const uint64_t *buckets, uint64_t max_ns,
                  uint64_t total_ns);
 void fplgen_end(struct fplgen *g, uint64_t ticks);
-/* Raw bytes into the open chunk (an unknown record type, garbage). */
+/* A framed record of any type with the given body (an unknown type, a body too short or too
+ * long for its type). */
+void fplgen_record(struct fplgen *g, uint8_t type, const void *body, size_t n);
+/* Raw bytes into the open chunk, unframed (broken framing, garbage). */
 void fplgen_raw(struct fplgen *g, const void *p, size_t n);
 
 /* Frames the open chunk (even if empty) and writes it. Returns 0 or -errno. */

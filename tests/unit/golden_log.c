@@ -1,7 +1,14 @@
 /* golden_log.c: the golden log. Threads: 1 "main", 2 a name with ';' and '\n' (folded as
  * "pool-1_worker_2"); thread 3 is never defined. Method 99 and stack 42 are never defined
  * either, as if their chunk had been lost. Stacks 1 and 2 differ only in a bci; stack 6
- * recurses (fib three times). */
+ * recurses (fib three times).
+ *
+ * Wall ticks: tick 1 has 7 candidates and 2 chosen (scale 3.5), tick 2 has 9 and 4 (scale
+ * 2.25); tick 2's record comes after the first sample that answers it. The sleeping samples
+ * (thread 2, stack 4) answer ticks 1 and 2, no tick (id 0, then the field absent) and tick 77,
+ * which was never written: 3.5 + 2.25 + 1 + 1 + 1 = 8.75, folded as 9. The two running wall
+ * samples (thread 1, stack 1, chunk 1) answer ticks 1 and 2: 5.75, folded as 6. A CPU sample
+ * carrying a tick id is not scaled. */
 #include "golden_log.h"
 
 #include "fpl_format.h"
@@ -25,8 +32,8 @@ const char GOLDEN_CPU_THREADS[] =
     "pool-1_worker_2;java.lang.Thread.run;com.foo.Bar$$Lambda$14/0x0000000800c03000.run;"
     "com.example.App.fib;com.example.App.fib;com.example.App.fib 4\n";
 
-const char GOLDEN_WALL[] = "com.example.App.main;com.example.App.work;com.example.App.hash 2\n"
-                           "java.lang.Thread.run;java.lang.Thread.sleep0 5\n";
+const char GOLDEN_WALL[] = "com.example.App.main;com.example.App.work;com.example.App.hash 6\n"
+                           "java.lang.Thread.run;java.lang.Thread.sleep0 9\n";
 
 #define MS (GOLDEN_TPS / 1000) /* ticks per millisecond */
 
@@ -81,13 +88,19 @@ int golden_log_build(struct fplgen *g, int with_end)
     fplgen_stack(g, 5, 1, s5);
     fplgen_stack(g, 6, 5, s6);
     fplgen_stack(g, 7, 3, s7);
-    for (int i = 0; i < 3; i++)
+    fplgen_sample_tick(g, t += 10 * MS, 1, 1, 1, FPL_KIND_CPU, FPL_STATE_RUNNING, 1);
+    for (int i = 0; i < 2; i++)
         fplgen_sample(g, t += 10 * MS, 1, 1, 1, FPL_KIND_CPU, FPL_STATE_RUNNING);
     fplgen_sample(g, t += 10 * MS, 1, 2, 2, FPL_KIND_CPU, FPL_STATE_RUNNING);
     for (int i = 0; i < 2; i++)
         fplgen_sample(g, t += 10 * MS, 1, 3, 1, FPL_KIND_CPU, FPL_STATE_RUNNING);
-    for (int i = 0; i < 5; i++)
-        fplgen_sample(g, t += 1 * MS, 2, 4, 1, FPL_KIND_WALL, FPL_STATE_SLEEPING);
+    fplgen_wall_tick(g, 1, t, 7, 2, 2, 0);
+    fplgen_sample_tick(g, t += 1 * MS, 2, 4, 1, FPL_KIND_WALL, FPL_STATE_SLEEPING, 1);
+    fplgen_sample_tick(g, t += 1 * MS, 2, 4, 1, FPL_KIND_WALL, FPL_STATE_SLEEPING, 2);
+    fplgen_wall_tick(g, 2, t - 1 * MS, 9, 4, 3, 1);
+    fplgen_sample_tick(g, t += 1 * MS, 2, 4, 1, FPL_KIND_WALL, FPL_STATE_SLEEPING, 0);
+    fplgen_sample(g, t += 1 * MS, 2, 4, 1, FPL_KIND_WALL, FPL_STATE_SLEEPING);
+    fplgen_sample_tick(g, t += 1 * MS, 2, 4, 1, FPL_KIND_WALL, FPL_STATE_SLEEPING, 77);
     if ((rc = fplgen_flush(g)) != 0)
         return rc;
 
@@ -109,8 +122,8 @@ int golden_log_build(struct fplgen *g, int with_end)
     fplgen_sample(g, t += 10 * MS, 1, 7, 1, FPL_KIND_CPU, FPL_STATE_RUNNING);
     fplgen_sample(g, t += 10 * MS, 3, 3, 1, FPL_KIND_CPU, FPL_STATE_RUNNING);
     fplgen_sample(g, t += 10 * MS, 1, 42, 1, FPL_KIND_CPU, FPL_STATE_RUNNING);
-    for (int i = 0; i < 2; i++)
-        fplgen_sample(g, t += 1 * MS, 1, 1, 1, FPL_KIND_WALL, FPL_STATE_RUNNING);
+    for (uint64_t tick = 1; tick <= 2; tick++)
+        fplgen_sample_tick(g, t += 1 * MS, 1, 1, 1, FPL_KIND_WALL, FPL_STATE_RUNNING, tick);
     fplgen_counters(g, sizeof(ctr) / sizeof(ctr[0]), ctr);
     fplgen_hist(g, FPL_HIST_BUCKETS, hist, 1000, 100 * 990);
     if (with_end)

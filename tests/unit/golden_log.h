@@ -18,6 +18,10 @@ extern const char GOLDEN_WALL[];
 #define GOLDEN_CPU_SAMPLES 14
 #define GOLDEN_CPU_WEIGHT 15
 #define GOLDEN_WALL_SAMPLES 7
+/* wall weights upscaled by their ticks, in quarters: 8.75 (sleeping) + 5.75 (running) */
+#define GOLDEN_WALL_SLEEP_X4 35
+#define GOLDEN_WALL_RUN_X4 23
+#define GOLDEN_WALL_TICKS 2
 #define GOLDEN_TPS 2000000000ull /* 2 GHz */
 #define GOLDEN_ANCHOR_TICKS 1000000ull
 #define GOLDEN_REAL_NS 1700000000000000000ull /* 2023-11-14T22:13:20Z */

@@ -1,7 +1,9 @@
 /* test_collector_profile.c: aggregation, outputs and clock conversion on hand-built logs:
  * the golden log gives exact folded text (with and without threads, per kind), method
- * tables (self, total with recursion counted once), summary figures; undefined ids render
- * as placeholders; ticks convert exactly with 128-bit arithmetic and anchor refinement. */
+ * tables (self, total with recursion counted once), summary figures, and exact wall
+ * upscaling by two ticks of different candidates / chosen; undefined ids render as
+ * placeholders; ticks convert exactly with 128-bit arithmetic and anchor refinement; wall
+ * samples find their tick whichever comes first, and a lost or impossible tick scales by 1. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,12 +98,60 @@ static void test_golden_collapsed(void)
     /* all kinds: every line under its kind's root, the cpu lines first */
     s = collapsed(p, PROFILE_KIND_ALL, 0);
     CHECK(s && strncmp(s, "[cpu];[agct:unknown_Java] 1\n", 28) == 0);
-    CHECK(s && strstr(s, "\n[wall];java.lang.Thread.run;java.lang.Thread.sleep0 5\n"));
+    CHECK(s && strstr(s, "\n[wall];java.lang.Thread.run;java.lang.Thread.sleep0 9\n"));
     size_t lines = 0;
     for (const char *q = s; q && *q; q++)
         lines += *q == '\n';
     CHECK_EQ_U(lines, 8);
     free(s);
+    profile_free(p);
+}
+
+/* The golden log's wall samples, upscaled exactly (the scales 3.5 and 2.25 are exact in
+ * binary fixed point): per cell, per kind, and the tick statistics. */
+static void test_golden_wall(void)
+{
+    struct profile *p = load_golden(1);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    const unsigned __int128 quarter = PROFILE_FP_ONE / 4;
+    const struct profile_total *w = &p->total[FPL_KIND_WALL];
+    CHECK_EQ_U(w->count, GOLDEN_WALL_SAMPLES);
+    CHECK_EQ_U(w->weight, GOLDEN_WALL_SAMPLES);
+    CHECK(w->upscaled == (GOLDEN_WALL_SLEEP_X4 + GOLDEN_WALL_RUN_X4) * quarter);
+    /* CPU is never upscaled, not even the sample that carries a tick id */
+    CHECK(p->total[FPL_KIND_CPU].upscaled == (unsigned __int128)GOLDEN_CPU_WEIGHT
+                                                 << PROFILE_FP_SHIFT);
+    int cells = 0;
+    for (size_t i = 0; i < p->nentries; i++) {
+        const struct profile_entry *e = &p->entries[i];
+        if (e->kind == FPL_KIND_CPU) {
+            CHECK(e->upscaled == (unsigned __int128)e->weight << PROFILE_FP_SHIFT);
+            continue;
+        }
+        cells++;
+        if (e->thread_id == 2) {
+            CHECK_EQ_U(e->stack_id, 4);
+            CHECK_EQ_U(e->weight, 5);
+            CHECK(e->upscaled == GOLDEN_WALL_SLEEP_X4 * quarter);
+        } else {
+            CHECK_EQ_U(e->thread_id, 1);
+            CHECK_EQ_U(e->weight, 2);
+            CHECK(e->upscaled == GOLDEN_WALL_RUN_X4 * quarter);
+        }
+    }
+    CHECK_EQ_U(cells, 2);
+    CHECK_EQ_U(p->wall.ticks, GOLDEN_WALL_TICKS);
+    CHECK_EQ_U(p->wall.candidates, 7 + 9);
+    CHECK_EQ_U(p->wall.chosen, 2 + 4);
+    CHECK_EQ_U(p->wall.signaled, 2 + 3);
+    CHECK_EQ_U(p->wall.failed, 1);
+    CHECK_EQ_U(p->wall.scaled, 4);
+    CHECK_EQ_U(p->wall.no_tick, 2);
+    CHECK_EQ_U(p->wall.unknown_tick, 1);
+    CHECK_EQ_U(p->wall.bad_tick + p->wall.duplicate_ticks, 0);
+    CHECK_EQ_U(profile_fp_round(w->upscaled), 15); /* 14.5, halves up */
     profile_free(p);
 }
 
@@ -140,6 +190,15 @@ static void test_golden_methods(void)
     /* the table is cut at max */
     CHECK(summary_top_methods(p, FPL_KIND_CPU, 1, m, 2, &n) == 0);
     CHECK_EQ_U(n, 2);
+    /* wall tables rank upscaled weights: sleep0 8.75 (5 samples), hash 5.75 (2 samples) */
+    CHECK(summary_top_methods(p, FPL_KIND_WALL, 0, m, SUMMARY_TOP, &n) == 0);
+    CHECK_EQ_U(n, 2);
+    CHECK(n == 2 && strcmp(m[0].name, "java.lang.Thread.sleep0") == 0);
+    CHECK(n == 2 && m[0].weight == 9 && m[0].exact == 8.75);
+    CHECK(n == 2 && strcmp(m[1].name, "com.example.App.hash") == 0);
+    CHECK(n == 2 && m[1].weight == 6 && m[1].exact == 5.75);
+    CHECK(summary_top_methods(p, FPL_KIND_WALL, 1, m, SUMMARY_TOP, &n) == 0);
+    CHECK(n >= 1 && strcmp(m[0].name, "java.lang.Thread.run") == 0 && m[0].exact == 8.75);
     profile_free(p);
 }
 
@@ -173,8 +232,18 @@ static void test_golden_summary(void)
         "cpu every 10 ms (engine cputimer), wall every 50 ms (16 threads per tick)",
         "  cpu           14 samples, weight 15 (0.150 s of CPU at 10 ms), 7.14% failed stack "
         "walks (marker leaf)\n",
-        "  wall           7 samples, weight 7",
-        "  wall by thread state: running 28.6% sleeping 71.4%\n",
+        "  wall           7 samples, weight 7, upscaled 14.50 (0.725 thread-seconds at 50 ms), "
+        "0.00% failed stack walks (marker leaf)\n",
+        "  wall by thread state (upscaled): running 39.7% sleeping 60.3%\n",
+        "  wall ticks: 2, on average 8.00 candidate threads and 3.00 chosen per tick; 5 threads "
+        "signaled, 1 signals failed\n",
+        "  wall upscaling: 4 samples scaled by candidates / chosen of their tick, 2 without a "
+        "tick (x1), 1 whose tick was lost (x1)\n",
+        "hottest methods, wall, by self upscaled weight (of 15)\n",
+        "           9  60.34%  java.lang.Thread.sleep0\n",
+        "threads, wall (2 with samples), by upscaled weight\n",
+        "           9  60.34%          5      101  pool-1_worker_2\n",
+        "           6  39.66%          2      100  main\n",
         "1 samples with an unknown stack, 1 with an unknown frame, 1 with an unknown thread\n",
         "  stack walks failed: 1 (7.14% of samples pushed)\n",
         "    unknown_Java                    1  (AGCT -5)\n",
@@ -218,6 +287,90 @@ static void test_golden_summary(void)
     }
     free(buf);
     profile_free(p);
+}
+
+/* Scales that are not exact in binary round each term to the nearest 2^-32 and still sum
+ * to the right integer; a tick written after its samples (even chunks later) or never
+ * written, one with impossible counts, and a repeated tick id are each handled as
+ * FORMAT.md says. */
+static void test_wall_scaling(void)
+{
+    const struct reader_frame f[] = {{1, 0}};
+    struct fplgen g;
+    CHECK(fplgen_init(&g) == 0);
+    fplgen_method(&g, 1, FPL_METHOD_JAVA, "a.B", "c", "()V", "", 0, NULL);
+    fplgen_stack(&g, 1, 1, f);
+    fplgen_stack(&g, 2, 1, f);
+    fplgen_stack(&g, 3, 1, f);
+    fplgen_stack(&g, 4, 1, f);
+    fplgen_stack(&g, 5, 1, f);
+    fplgen_wall_tick(&g, 1, 0, 10, 3, 3, 0); /* 10/3: not exact in binary */
+    for (int i = 0; i < 3; i++)
+        fplgen_sample_tick(&g, 1, 1, 1, 1, FPL_KIND_WALL, FPL_STATE_RUNNING, 1);
+    fplgen_wall_tick(&g, 2, 0, 3, 4, 4, 0);  /* chosen above candidates: scale 1 */
+    fplgen_wall_tick(&g, 3, 0, 0, 0, 0, 0);  /* nothing chosen: scale 1 */
+    fplgen_wall_tick(&g, 1, 0, 99, 1, 1, 0); /* a repeated id: the first definition stands */
+    fplgen_sample_tick(&g, 2, 1, 2, 1, FPL_KIND_WALL, FPL_STATE_RUNNING, 2);
+    fplgen_sample_tick(&g, 3, 1, 2, 1, FPL_KIND_WALL, FPL_STATE_RUNNING, 3);
+    fplgen_sample_tick(&g, 4, 1, 1, 3, FPL_KIND_WALL, FPL_STATE_RUNNING, 1); /* weight 3: 10 */
+    /* 600 samples of tick 4 before its record, which comes two chunks later: they wait */
+    for (int i = 0; i < 600; i++)
+        fplgen_sample_tick(&g, 5, 1, 3, 1, FPL_KIND_WALL, FPL_STATE_RUNNING, 4);
+    CHECK(fplgen_flush(&g) == 0);
+    fplgen_sample_tick(&g, 6, 1, 4, 2, FPL_KIND_WALL, FPL_STATE_RUNNING, 5); /* never written */
+    fplgen_sample_tick(&g, 6, 1, 5, 2, FPL_KIND_CPU, FPL_STATE_RUNNING, 5);  /* CPU: ignored */
+    CHECK(fplgen_flush(&g) == 0);
+    /* many ticks, each answered by a sample before its record, so the queue of waiting
+     * samples fills, is cleared and must not lose any */
+    for (uint64_t t = 100; t < 1100; t++) {
+        fplgen_sample_tick(&g, 7, 1, 5, 1, FPL_KIND_WALL, FPL_STATE_SLEEPING, t);
+        fplgen_wall_tick(&g, t, 0, 8, 2, 2, 0); /* scale 4 */
+    }
+    fplgen_wall_tick(&g, 4, 0, 5, 2, 2, 0); /* 2.5 */
+    CHECK(fplgen_flush(&g) == 0);
+    struct profile *p = load(&g);
+    fplgen_destroy(&g);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    CHECK_EQ_U(p->wall.ticks, 1004);
+    CHECK_EQ_U(p->wall.duplicate_ticks, 1);
+    CHECK_EQ_U(p->wall.candidates, 10 + 3 + 0 + 5 + 1000 * 8);
+    CHECK_EQ_U(p->wall.scaled, 3 + 1 + 600 + 1000);
+    CHECK_EQ_U(p->wall.bad_tick, 2);
+    CHECK_EQ_U(p->wall.unknown_tick, 1);
+    CHECK_EQ_U(p->wall.no_tick, 0);
+    for (size_t i = 0; i < p->nentries; i++) {
+        const struct profile_entry *e = &p->entries[i];
+        unsigned __int128 one = PROFILE_FP_ONE;
+        if (e->kind == FPL_KIND_CPU) {
+            CHECK(e->upscaled == 2 * one);
+        } else if (e->stack_id == 1) {
+            /* 3 x 1 x 10/3 + 3 x 10/3 = 20: each weight-1 term is rounded down by a third of
+             * 2^-32, the weight-3 term is exact */
+            CHECK(e->upscaled == 20 * one - 1);
+            CHECK_EQ_U(profile_fp_round(e->upscaled), 20);
+        } else if (e->stack_id == 2) {
+            CHECK(e->upscaled == 2 * one);
+        } else if (e->stack_id == 3) {
+            CHECK(e->upscaled == 1500 * one);
+        } else if (e->stack_id == 4) {
+            CHECK(e->upscaled == 2 * one);
+        } else {
+            CHECK(e->upscaled == 4000 * one);
+        }
+    }
+    char *s = collapsed(p, FPL_KIND_WALL, 0);
+    CHECK(same_text(s, "a.B.c 5524\n"));
+    free(s);
+    profile_free(p);
+
+    CHECK_EQ_U(profile_fp_round(PROFILE_FP_ONE / 2), 1);
+    CHECK_EQ_U(profile_fp_round(PROFILE_FP_ONE / 2 - 1), 0);
+    CHECK_EQ_U(profile_fp_round(~(unsigned __int128)0), UINT64_MAX);
+    CHECK(profile_fp_scale(UINT64_MAX, UINT64_MAX, 1) == ~(unsigned __int128)0);
+    CHECK(profile_fp_scale(UINT64_MAX, 2, 2) == (unsigned __int128)UINT64_MAX << 32);
+    CHECK(profile_fp_scale(1, 2, 3) == (2 * PROFILE_FP_ONE + 1) / 3);
 }
 
 static void test_quantiles(void)
@@ -342,10 +495,10 @@ static void test_names(void)
     fplgen_method(&g, 1, FPL_METHOD_JAVA, "a.B", "new;x", "()V", "", 0, NULL);
     fplgen_method(&g, 2, FPL_METHOD_JAVA, "", "noClass", "()V", "", 0, NULL);
     fplgen_thread(&g, 1, 9, "t");
-    fplgen_raw(&g,
-               "\x03\x02\x03\x03"
-               "a\0b",
-               7); /* thread 2 "a\0b": a NUL inside */
+    fplgen_record(&g, FPL_REC_THREAD,
+                  "\x02\x03\x03"
+                  "a\0b",
+                  6); /* thread 2 "a\0b": a NUL inside */
     fplgen_stack(&g, 1, 2, f);
     fplgen_sample(&g, 1, 1, 1, 1, FPL_KIND_WALL, FPL_STATE_RUNNING);
     fplgen_sample(&g, 2, 2, 1, 1, FPL_KIND_WALL, FPL_STATE_RUNNING);
@@ -432,7 +585,9 @@ static void test_many_cells(void)
 int main(void)
 {
     test_golden_collapsed();
+    test_golden_wall();
     test_golden_methods();
+    test_wall_scaling();
     test_golden_summary();
     test_quantiles();
     test_time();

@@ -1,7 +1,9 @@
 /* test_collector_reader.c: the codec and the reader: every record type survives encode and
  * decode with extreme values; sample deltas restart in every chunk; a bad preamble is refused
- * with a message that names the problem; an unknown or undecodable record ends its chunk
- * only. */
+ * with a message that names the problem; records are framed by their length, so an unknown
+ * type or a record that does not decode within its body is skipped and the chunk goes on,
+ * bytes after the known fields are ignored, and only framing that runs past the payload ends
+ * the chunk. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +70,8 @@ struct seen {
     uint64_t hist[FPL_HIST_BUCKETS + 8], hist_max, hist_total;
     int nend;
     uint64_t end_ticks;
+    int ntick;
+    struct reader_wall_tick tick[MAXN];
 };
 
 static int cb_header(void *ctx, const struct reader_header *h)
@@ -176,8 +180,26 @@ static int cb_end(void *ctx, uint64_t t)
     return 0;
 }
 
+static int cb_wall_tick(void *ctx, const struct reader_wall_tick *t)
+{
+    struct seen *s = ctx;
+    if (s->ntick < MAXN)
+        s->tick[s->ntick] = *t;
+    s->ntick++;
+    return 0;
+}
+
 static const struct reader_ops ops = {
-    cb_header, cb_anchor, cb_thread, cb_method, cb_stack, cb_sample, cb_counters, cb_hist, cb_end,
+    .header = cb_header,
+    .anchor = cb_anchor,
+    .thread = cb_thread,
+    .method = cb_method,
+    .stack = cb_stack,
+    .sample = cb_sample,
+    .counters = cb_counters,
+    .handler_hist = cb_hist,
+    .end = cb_end,
+    .wall_tick = cb_wall_tick,
 };
 
 /* Reads a generator's log (from an exactly sized copy, so ASan sees any overread). */
@@ -228,6 +250,26 @@ static void test_varints(void)
     struct fpl_cur c = {eleven, eleven + sizeof(eleven), 0};
     fpl_get_v(&c);
     CHECK(c.bad);
+    /* the 10th byte holds bit 63 only: 1 is 2^63, anything above is more than 64 bits */
+    uint8_t ten[10];
+    memset(ten, 0x80, sizeof(ten));
+    for (unsigned last = 0; last < 256; last++) {
+        ten[9] = (uint8_t)last;
+        struct fpl_cur t = {ten, ten + sizeof(ten), 0};
+        uint64_t v10 = fpl_get_v(&t);
+        if (last <= 1) {
+            CHECK(!t.bad && t.p == t.end);
+            CHECK_EQ_U(v10, (uint64_t)last << 63);
+        } else {
+            CHECK(t.bad);
+            CHECK_EQ_U(v10, 0);
+        }
+    }
+    memset(ten, 0xff, sizeof(ten));
+    ten[9] = 0x03; /* UINT64_MAX with one more bit: 65 bits */
+    struct fpl_cur t65 = {ten, ten + sizeof(ten), 0};
+    fpl_get_v(&t65);
+    CHECK(t65.bad);
     /* a string longer than what is left */
     b.len = 0;
     fpl_put_v(&b, 5);
@@ -288,9 +330,18 @@ static void test_round_trip(void)
     fplgen_method(&g, 7, 200, "com.foo.Bar$$Lambda$14/0x0000000800c03000", "λ", "()V", "", 0, NULL);
     fplgen_stack(&g, 1, sizeof(frames) / sizeof(frames[0]), frames);
     fplgen_stack(&g, UINT64_MAX, 0, NULL);
-    for (size_t i = 0; i < sizeof(ticks) / sizeof(ticks[0]); i++)
-        fplgen_sample(&g, ticks[i], i, UINT64_MAX - i, i == 2 ? UINT64_MAX : i + 1,
-                      (uint8_t)(i % 3), (uint8_t)(i == 3 ? 255 : i));
+    fplgen_wall_tick(&g, 1, 0, 0, 0, 0, 0);
+    fplgen_wall_tick(&g, UINT64_MAX, UINT64_MAX, UINT64_MAX, 1ull << 63, 127, 128);
+    /* even samples carry a tick id (the last one UINT64_MAX), odd ones leave the field out */
+    for (size_t i = 0; i < sizeof(ticks) / sizeof(ticks[0]); i++) {
+        if (i % 2)
+            fplgen_sample(&g, ticks[i], i, UINT64_MAX - i, i == 2 ? UINT64_MAX : i + 1,
+                          (uint8_t)(i % 3), (uint8_t)(i == 3 ? 255 : i));
+        else
+            fplgen_sample_tick(&g, ticks[i], i, UINT64_MAX - i, i == 2 ? UINT64_MAX : i + 1,
+                               (uint8_t)(i % 3), (uint8_t)(i == 3 ? 255 : i),
+                               i == 4 ? UINT64_MAX : i * 1000);
+    }
     fplgen_counters(&g, 3, ctr);
     fplgen_hist(&g, sizeof(hist) / sizeof(hist[0]), hist, UINT64_MAX, 0);
     fplgen_end(&g, UINT64_MAX);
@@ -299,29 +350,36 @@ static void test_round_trip(void)
      * does not rely on the generator sharing the reader's idea */
     uint8_t raw[32];
     struct fpl_buf b = {0};
-    fpl_put_u8(&b, FPL_REC_SAMPLE);
+    size_t r = fpl_rec_begin(&b, FPL_REC_SAMPLE);
     fpl_put_sv(&b, 1000); /* absolute 1000 */
     fpl_put_v(&b, 1);
     fpl_put_v(&b, 1);
     fpl_put_v(&b, 1);
     fpl_put_u8(&b, FPL_KIND_WALL);
     fpl_put_u8(&b, FPL_STATE_PARKED);
-    fpl_put_u8(&b, FPL_REC_SAMPLE);
+    fpl_put_v(&b, 7); /* tick id */
+    fpl_rec_end(&b, r);
+    r = fpl_rec_begin(&b, FPL_REC_SAMPLE);
     fpl_put_sv(&b, -10); /* 990 */
     fpl_put_v(&b, 1);
     fpl_put_v(&b, 1);
     fpl_put_v(&b, 1);
     fpl_put_u8(&b, FPL_KIND_CPU);
     fpl_put_u8(&b, FPL_STATE_RUNNING);
+    fpl_rec_end(&b, r);
     CHECK(b.len < sizeof(raw));
+    /* the framing by hand: type, one-byte length, body */
+    CHECK(b.data[0] == FPL_REC_SAMPLE && b.data[1] == 8);
     fplgen_raw(&g, b.data, b.len);
     fpl_buf_free(&b);
     CHECK(fplgen_flush(&g) == 0);
 
     CHECK(read_gen(&g, &s, &st, err, sizeof(err)) == 0);
     CHECK_EQ_U(st.chunks_ok, 2);
-    CHECK_EQ_U(st.chunks_damaged + st.chunks_truncated + st.chunks_bad_record, 0);
+    CHECK_EQ_U(st.chunks_damaged + st.chunks_truncated + st.chunks_bad_framing, 0);
+    CHECK_EQ_U(st.bad_records + st.unknown_records + st.seq_errors, 0);
     CHECK_EQ_U(st.chunks_lost, 0);
+    CHECK_EQ_U(st.records, 1 + 1 + 2 + 3 + 2 + 2 + 6 + 1 + 1 + 1 + 2);
 
     CHECK_EQ_U(s.nheader, 1);
     CHECK_EQ_U(s.h.header_version, 1);
@@ -390,11 +448,24 @@ static void test_round_trip(void)
         CHECK_EQ_U(s.sample[i].weight, i == 2 ? UINT64_MAX : i + 1);
         CHECK_EQ_U(s.sample[i].kind, i % 3);
         CHECK_EQ_U(s.sample[i].state, i == 3 ? 255 : i);
+        CHECK_EQ_U(s.sample[i].tick_id, i % 2 ? 0 : i == 4 ? UINT64_MAX : i * 1000);
     }
     CHECK_EQ_U(s.sample[6].ticks, 1000);
     CHECK_EQ_U(s.sample[6].kind, FPL_KIND_WALL);
     CHECK_EQ_U(s.sample[6].state, FPL_STATE_PARKED);
+    CHECK_EQ_U(s.sample[6].tick_id, 7);
     CHECK_EQ_U(s.sample[7].ticks, 990);
+    CHECK_EQ_U(s.sample[7].tick_id, 0);
+
+    CHECK_EQ_U(s.ntick, 2);
+    CHECK_EQ_U(s.tick[0].id, 1);
+    CHECK_EQ_U(s.tick[0].ticks + s.tick[0].candidates + s.tick[0].chosen, 0);
+    CHECK_EQ_U(s.tick[1].id, UINT64_MAX);
+    CHECK_EQ_U(s.tick[1].ticks, UINT64_MAX);
+    CHECK_EQ_U(s.tick[1].candidates, UINT64_MAX);
+    CHECK_EQ_U(s.tick[1].chosen, 1ull << 63);
+    CHECK_EQ_U(s.tick[1].signaled, 127);
+    CHECK_EQ_U(s.tick[1].failed, 128);
 
     CHECK_EQ_U(s.ncounters, 1);
     CHECK_EQ_U(s.nctr, 3);
@@ -412,7 +483,107 @@ static void test_round_trip(void)
     fplgen_destroy(&g);
 }
 
-/* An unknown record type and a record cut short each end their chunk, and only it. */
+/* Records are framed: an unknown type is skipped and the records after it in the same chunk
+ * are read. */
+static void test_unknown_type(void)
+{
+    const struct reader_frame f[] = {{1, 0}};
+    struct fplgen g;
+    struct seen s;
+    struct reader_stats st;
+    char err[256];
+
+    CHECK(fplgen_init(&g) == 0);
+    fplgen_thread(&g, 1, 1, "a");
+    fplgen_record(&g, 127, "\x01\x02\x03", 3);
+    fplgen_thread(&g, 2, 2, "after unknown");
+    fplgen_record(&g, 0, "", 0); /* type 0 is not a record type either; empty body */
+    fplgen_stack(&g, 1, 1, f);
+    /* a long body: its length takes two bytes and holds what looks like records */
+    uint8_t big[300];
+    memset(big, FPL_REC_END, sizeof(big));
+    fplgen_record(&g, 200, big, sizeof(big));
+    fplgen_sample(&g, 5, 1, 1, 1, FPL_KIND_CPU, 0);
+    CHECK(fplgen_flush(&g) == 0);
+    /* a HEADER of another layout version is skipped like an unknown type */
+    fplgen_record(&g, FPL_REC_HEADER, "\x02\x09\x09", 3);
+    fplgen_thread(&g, 3, 3, "after header v2");
+    CHECK(fplgen_flush(&g) == 0);
+
+    CHECK(read_gen(&g, &s, &st, err, sizeof(err)) == 0);
+    CHECK_EQ_U(st.chunks_ok, 2);
+    CHECK_EQ_U(st.unknown_records, 4);
+    CHECK_EQ_U(st.bad_records + st.chunks_bad_framing, 0);
+    CHECK_EQ_U(st.records, 5);
+    CHECK_EQ_U(s.nheader, 0);
+    CHECK_EQ_U(s.nend, 0);
+    CHECK_EQ_U(s.nthread, 3);
+    CHECK(str_is(&s.thread[1].name, "after unknown"));
+    CHECK(str_is(&s.thread[2].name, "after header v2"));
+    CHECK_EQ_U(s.nstack, 1);
+    CHECK_EQ_U(s.nsample, 1);
+    CHECK_EQ_U(s.sample[0].ticks, 5);
+    fplgen_destroy(&g);
+}
+
+/* A newer writer appends fields: bytes after the fields this reader knows are ignored, in
+ * every record type, and the next record is found by the length. */
+static void test_trailing_bytes(void)
+{
+    struct fplgen g;
+    struct seen s;
+    struct reader_stats st;
+    struct fpl_buf b = {0};
+    char err[256];
+    size_t r;
+
+    CHECK(fplgen_init(&g) == 0);
+    fplgen_thread(&g, 1, 11, "x");
+    fplgen_stack(&g, 2, 0, NULL);
+    fplgen_sample_tick(&g, 40, 1, 2, 3, FPL_KIND_WALL, FPL_STATE_PARKED, 9);
+    fplgen_wall_tick(&g, 9, 39, 12, 4, 4, 0);
+    fplgen_end(&g, 77);
+    /* copy every record of the chunk, each with three more bytes in its body */
+    const uint8_t *p = g.rec.data, *end = g.rec.data + g.rec.len;
+    while (p < end) {
+        struct fpl_cur c = {p + 1, end, 0};
+        uint64_t n = fpl_get_v(&c);
+        r = fpl_rec_begin(&b, p[0]);
+        fpl_put_bytes(&b, c.p, (size_t)n);
+        fpl_put_bytes(&b, "\x81\xff\x00", 3); /* an unfinished varint too: never decoded */
+        fpl_rec_end(&b, r);
+        p = c.p + n;
+    }
+    g.rec.len = 0;
+    fplgen_raw(&g, b.data, b.len);
+    fplgen_thread(&g, 4, 44, "next");
+    CHECK(fplgen_flush(&g) == 0);
+
+    CHECK(read_gen(&g, &s, &st, err, sizeof(err)) == 0);
+    CHECK_EQ_U(st.records, 6);
+    CHECK_EQ_U(st.bad_records + st.unknown_records + st.chunks_bad_framing, 0);
+    CHECK_EQ_U(s.nthread, 2);
+    CHECK_EQ_U(s.thread[0].tid, 11);
+    CHECK(str_is(&s.thread[0].name, "x"));
+    CHECK(str_is(&s.thread[1].name, "next"));
+    CHECK_EQ_U(s.nstack, 1);
+    CHECK_EQ_U(s.stack[0].n, 0);
+    CHECK_EQ_U(s.nsample, 1);
+    CHECK_EQ_U(s.sample[0].ticks, 40);
+    CHECK_EQ_U(s.sample[0].weight, 3);
+    CHECK_EQ_U(s.sample[0].state, FPL_STATE_PARKED);
+    CHECK_EQ_U(s.sample[0].tick_id, 9);
+    CHECK_EQ_U(s.ntick, 1);
+    CHECK_EQ_U(s.tick[0].candidates, 12);
+    CHECK_EQ_U(s.tick[0].failed, 0);
+    CHECK_EQ_U(s.nend, 1);
+    CHECK_EQ_U(s.end_ticks, 77);
+    fplgen_destroy(&g);
+    fpl_buf_free(&b);
+}
+
+/* A record whose fields run past its body is counted and skipped, and the chunk goes on; a
+ * length running past the payload ends the chunk, and only it. */
 static void test_bad_records(void)
 {
     const struct reader_frame f[] = {{1, 0}};
@@ -423,46 +594,64 @@ static void test_bad_records(void)
 
     CHECK(fplgen_init(&g) == 0);
     fplgen_thread(&g, 1, 1, "a");
-    fplgen_raw(&g, "\x7f\x01\x02", 3); /* type 127 */
-    fplgen_thread(&g, 2, 2, "lost");
+    /* a THREAD whose name (9 bytes) runs past its 5-byte body, though the bytes after the
+     * body would hold it */
+    fplgen_record(&g, FPL_REC_THREAD,
+                  "\x05\x05\x09"
+                  "ab",
+                  5);
+    fplgen_thread(&g, 2, 2, "after bad");
+    fplgen_record(&g, FPL_REC_SAMPLE, "", 0);             /* empty */
+    fplgen_record(&g, FPL_REC_ANCHOR, "\x01\x02\x03", 3); /* u64s cut */
+    fplgen_record(&g, FPL_REC_WALL_TICK, "\x00\x01\x00\x00\x00\x00\x00\x00\x00\x05\x02\x02\x00",
+                  13); /* tick id 0 */
+    /* a SAMPLE cut inside its optional tick id: a varint that does not end */
+    fplgen_record(&g, FPL_REC_SAMPLE, "\x02\x01\x01\x01\x00\x01\x85", 7);
     CHECK(fplgen_flush(&g) == 0);
+
+    /* a SAMPLE cut after its delta still moves the delta chain, as the writer's did */
     fplgen_stack(&g, 1, 1, f);
-    fplgen_raw(&g,
-               "\x03\x05\x05\x09"
-               "ab",
-               6); /* a THREAD whose name is cut */
-    CHECK(fplgen_flush(&g) == 0);
     fplgen_sample(&g, 5, 1, 1, 1, FPL_KIND_CPU, 0);
-    fplgen_raw(&g, "\x06\x02", 2); /* a SAMPLE cut after its delta */
+    fplgen_record(&g, FPL_REC_SAMPLE, "\x14", 1); /* +10: ticks 15, the rest missing */
+    g.last_ticks = 15;
+    fplgen_sample(&g, 20, 1, 1, 1, FPL_KIND_CPU, 0);
     CHECK(fplgen_flush(&g) == 0);
-    fplgen_thread(&g, 3, 3, "fine");
+
+    /* a body length running past the payload ends the chunk */
+    fplgen_thread(&g, 3, 3, "before overrun");
+    fplgen_raw(&g, "\x03\x7f\x01", 3);
+    CHECK(fplgen_flush(&g) == 0);
+    /* so does a type byte with no length after it */
+    fplgen_thread(&g, 4, 4, "before cut length");
+    fplgen_raw(&g, "\x03", 1);
+    CHECK(fplgen_flush(&g) == 0);
+    /* and a length that is no varint (11 bytes) */
+    fplgen_raw(&g, "\x03\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x00", 12);
+    CHECK(fplgen_flush(&g) == 0);
+    fplgen_thread(&g, 5, 5, "fine");
     CHECK(fplgen_flush(&g) == 0);
 
     CHECK(read_gen(&g, &s, &st, err, sizeof(err)) == 0);
-    CHECK_EQ_U(st.chunks_ok, 4);
-    CHECK_EQ_U(st.chunks_bad_record, 3);
-    CHECK_EQ_U(st.unknown_records, 1);
-    CHECK_EQ_U(s.nthread, 2);
+    CHECK_EQ_U(st.chunks_ok, 6);
+    CHECK_EQ_U(st.bad_records, 6);
+    CHECK_EQ_U(st.chunks_bad_framing, 3);
+    CHECK_EQ_U(st.unknown_records, 0);
+    CHECK_EQ_U(s.nthread, 5);
     CHECK_EQ_U(s.thread[0].id, 1);
-    CHECK_EQ_U(s.thread[1].id, 3);
+    CHECK(str_is(&s.thread[1].name, "after bad"));
+    CHECK(str_is(&s.thread[2].name, "before overrun"));
+    CHECK(str_is(&s.thread[3].name, "before cut length"));
+    CHECK(str_is(&s.thread[4].name, "fine"));
+    CHECK_EQ_U(s.nanchor + s.ntick, 0);
     CHECK_EQ_U(s.nstack, 1);
-    CHECK_EQ_U(s.nsample, 1);
-    fplgen_destroy(&g);
-
-    /* a header of another layout version cannot be skipped: its chunk ends there */
-    CHECK(fplgen_init(&g) == 0);
-    fplgen_raw(&g, "\x01\x02", 2);
-    fplgen_thread(&g, 1, 1, "after");
-    CHECK(fplgen_flush(&g) == 0);
-    CHECK(read_gen(&g, &s, &st, err, sizeof(err)) == 0);
-    CHECK_EQ_U(s.nheader, 0);
-    CHECK_EQ_U(s.nthread, 0);
-    CHECK_EQ_U(st.chunks_bad_record, 1);
+    CHECK_EQ_U(s.nsample, 2);
+    CHECK_EQ_U(s.sample[0].ticks, 5);
+    CHECK_EQ_U(s.sample[1].ticks, 20);
     fplgen_destroy(&g);
 }
 
-/* A count that the bytes left cannot hold is damage, not an allocation request: each of the
- * four counted records, in a chunk of its own, ends its chunk and nothing else. */
+/* A count that the bytes left in the body cannot hold is damage, not an allocation request:
+ * each of the four counted records is a bad record, and the chunk goes on. */
 static void test_huge_counts(void)
 {
     struct fplgen g;
@@ -470,40 +659,131 @@ static void test_huge_counts(void)
     struct reader_stats st;
     char err[256];
     struct fpl_buf b = {0};
+    size_t r;
 
     CHECK(fplgen_init(&g) == 0);
-    fpl_put_u8(&b, FPL_REC_STACK);
+    r = fpl_rec_begin(&b, FPL_REC_STACK);
     fpl_put_v(&b, 1);
     fpl_put_v(&b, UINT64_MAX / 2);
-    fplgen_raw(&g, b.data, b.len);
-    CHECK(fplgen_flush(&g) == 0);
-    b.len = 0;
-    fpl_put_u8(&b, FPL_REC_COUNTERS);
+    fpl_rec_end(&b, r);
+    r = fpl_rec_begin(&b, FPL_REC_COUNTERS);
     fpl_put_v(&b, 1ull << 40);
-    fplgen_raw(&g, b.data, b.len);
-    CHECK(fplgen_flush(&g) == 0);
-    b.len = 0;
-    fpl_put_u8(&b, FPL_REC_HANDLER_HIST);
+    fpl_rec_end(&b, r);
+    r = fpl_rec_begin(&b, FPL_REC_HANDLER_HIST);
     fpl_put_v(&b, 1ull << 41);
-    fplgen_raw(&g, b.data, b.len);
-    CHECK(fplgen_flush(&g) == 0);
-    b.len = 0;
-    fpl_put_u8(&b, FPL_REC_METHOD);
+    fpl_rec_end(&b, r);
+    r = fpl_rec_begin(&b, FPL_REC_METHOD);
     fpl_put_v(&b, 1);
     fpl_put_u8(&b, 0);
     for (int i = 0; i < 4; i++)
         fpl_put_str(&b, "x");
     fpl_put_v(&b, 1ull << 42);
+    fpl_rec_end(&b, r);
+    /* a count that the chunk could hold but the body cannot: 3 frames in a 4-byte body
+     * followed by plenty of bytes */
+    r = fpl_rec_begin(&b, FPL_REC_STACK);
+    fpl_put_v(&b, 2);
+    fpl_put_v(&b, 3);
+    fpl_put_v(&b, 1);
+    fpl_put_sv(&b, 0);
+    fpl_rec_end(&b, r);
     fplgen_raw(&g, b.data, b.len);
-    CHECK(fplgen_flush(&g) == 0);
     fplgen_thread(&g, 1, 1, "still read");
+    fplgen_counters(&g, 0, NULL);
     CHECK(fplgen_flush(&g) == 0);
     CHECK(read_gen(&g, &s, &st, err, sizeof(err)) == 0);
-    CHECK_EQ_U(s.nstack + s.ncounters + s.nhist + s.nmethod, 0);
+    CHECK_EQ_U(s.nstack + s.nhist + s.nmethod, 0);
+    CHECK_EQ_U(s.ncounters, 1);
+    CHECK_EQ_U(s.nctr, 0);
     CHECK_EQ_U(s.nthread, 1);
-    CHECK_EQ_U(st.chunks_bad_record, 4);
+    CHECK_EQ_U(st.bad_records, 5);
+    CHECK_EQ_U(st.chunks_bad_framing, 0);
     fplgen_destroy(&g);
     fpl_buf_free(&b);
+}
+
+/* The CRC covers the sequence number: changing it fails the chunk, and sequence gaps between
+ * verified chunks are lost chunks, whatever the bytes between them. */
+static void test_sequence(void)
+{
+    struct fplgen g;
+    struct seen s;
+    struct reader_stats st;
+    char err[256];
+
+    CHECK(fplgen_init(&g) == 0);
+    for (int i = 0; i < 4; i++) {
+        fplgen_thread(&g, (uint64_t)i, 0, "t");
+        CHECK(fplgen_flush(&g) == 0);
+    }
+    size_t len;
+    uint8_t *d = fplgen_bytes(&g, &len);
+    CHECK(d != NULL);
+    if (!d) {
+        fplgen_destroy(&g);
+        return;
+    }
+    /* chunk 1's number changed from 1 to 2: its CRC no longer matches */
+    d[g.chunks[1].start + 12] ^= 3;
+    memset(&s, 0, sizeof(s));
+    CHECK(reader_read_mem(d, len, "seq.fpl", &ops, &s, &st, err, sizeof(err)) == 0);
+    CHECK_EQ_U(st.chunks_ok, 3);
+    CHECK_EQ_U(st.chunks_damaged, 1);
+    CHECK_EQ_U(st.bytes_skipped, g.chunks[1].end - g.chunks[1].start);
+    CHECK_EQ_U(st.chunks_lost, 1);
+    CHECK_EQ_U(st.seq_errors, 0);
+    CHECK_EQ_U(s.nthread, 3);
+    free(d);
+    fplgen_destroy(&g);
+
+    /* chunks 0, 3, 4 and then 2 (a spliced log), adjacent: 2 lost, one numbered backwards */
+    CHECK(fplgen_init(&g) == 0);
+    static const uint32_t order[] = {0, 3, 4, 2};
+    for (int i = 0; i < 4; i++) {
+        g.seq = order[i];
+        fplgen_thread(&g, (uint64_t)i, 0, "t");
+        CHECK(fplgen_flush(&g) == 0);
+    }
+    CHECK(read_gen(&g, &s, &st, err, sizeof(err)) == 0);
+    CHECK_EQ_U(st.chunks_ok, 4);
+    CHECK_EQ_U(st.chunks_lost, 2);
+    CHECK_EQ_U(st.seq_errors, 1);
+    CHECK_EQ_U(st.chunks_damaged, 0);
+    CHECK_EQ_U(s.nthread, 4);
+    fplgen_destroy(&g);
+}
+
+/* The example of FORMAT.md section 12, byte for byte: the page and the reader agree. */
+static void test_format_example(void)
+{
+    static const uint8_t log[] = {
+        0x46, 0x4c, 0x59, 0x50, 0x52, 0x4f, 0x46, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x46, 0x4c, 0x50, 0x43, 0x47, 0x00, 0x00, 0x00, 0xf0, 0x3b, 0x6b, 0xbd, 0x00, 0x00,
+        0x00, 0x00, 0x03, 0x08, 0x01, 0x92, 0x21, 0x04, 0x6d, 0x61, 0x69, 0x6e, 0x04, 0x14, 0x01,
+        0x00, 0x01, 0x41, 0x01, 0x62, 0x03, 0x28, 0x29, 0x56, 0x06, 0x41, 0x2e, 0x6a, 0x61, 0x76,
+        0x61, 0x01, 0x00, 0x07, 0x05, 0x04, 0x01, 0x01, 0x01, 0x06, 0x06, 0x07, 0xd0, 0x0f, 0x01,
+        0x01, 0x01, 0x00, 0x01, 0x0a, 0x0d, 0x01, 0xed, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x06, 0x02, 0x02, 0x00, 0x06, 0x07, 0x14, 0x01, 0x01, 0x01, 0x01, 0x06, 0x01,
+    };
+    struct seen s;
+    struct reader_stats st;
+    char err[256];
+
+    memset(&s, 0, sizeof(s));
+    CHECK(reader_read_mem(log, sizeof(log), "example.fpl", &ops, &s, &st, err, sizeof(err)) == 0);
+    CHECK_EQ_U(st.chunks_ok, 1);
+    CHECK_EQ_U(st.records, 6);
+    CHECK_EQ_U(st.bad_records + st.unknown_records + st.chunks_bad_framing, 0);
+    CHECK(s.nthread == 1 && s.thread[0].tid == 4242 && str_is(&s.thread[0].name, "main"));
+    CHECK(s.nmethod == 1 && str_is(&s.method[0].s[3], "A.java") && s.method[0].nlines == 1);
+    CHECK(s.nstack == 1 && s.stack[0].n == 1 && s.stack[0].f[0].bci == 3);
+    CHECK_EQ_U(s.nsample, 2);
+    CHECK(s.sample[0].ticks == 1000 && s.sample[0].tick_id == 0);
+    CHECK(s.sample[1].ticks == 1010 && s.sample[1].kind == FPL_KIND_WALL &&
+          s.sample[1].state == FPL_STATE_SLEEPING && s.sample[1].tick_id == 1);
+    CHECK(s.ntick == 1 && s.tick[0].id == 1 && s.tick[0].ticks == 1005);
+    CHECK(s.tick[0].candidates == 6 && s.tick[0].chosen == 2 && s.tick[0].signaled == 2 &&
+          s.tick[0].failed == 0);
 }
 
 static void test_preamble(void)
@@ -580,8 +860,12 @@ int main(void)
 {
     test_varints();
     test_round_trip();
+    test_unknown_type();
+    test_trailing_bytes();
     test_bad_records();
     test_huge_counts();
+    test_sequence();
+    test_format_example();
     test_preamble();
     test_callback_error();
     return harness_result("test_collector_reader");
