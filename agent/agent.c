@@ -1,6 +1,8 @@
 /* agent.c: the JVMTI entry points: Agent_OnLoad (-agentpath), Agent_OnAttach (dynamic
  * attach), capabilities and event callbacks. */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -149,43 +151,95 @@ EXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     return JNI_OK;
 }
 
+/* Writes an attach action's result where the CLI asked (reply=PATH, a file it created):
+ * the status code, then one line of text. Without reply= the message goes to stderr. */
+static void reply(const struct options *o, int code, const char *msg)
+{
+    if (!o->reply[0]) {
+        if (code != 0 || msg[0])
+            say(msg);
+        return;
+    }
+    int fd = open(o->reply, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) {
+        say(msg);
+        return;
+    }
+    char buf[2048];
+    int n = snprintf(buf, sizeof(buf), "%d\n%s\n", code, msg);
+    if (n > 0 && write(fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1) < 0)
+        say(msg);
+    close(fd);
+}
+
 EXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 {
     (void)reserved;
-    char err[512];
+    char msg[1024];
     struct options o;
-    if (options_parse(options, &o, err, sizeof(err)) != 0) {
-        say(err);
+    if (options_parse(options, &o, msg, sizeof(msg)) != 0) {
+        /* the reply path is unknown when parsing failed: look for it by hand */
+        struct options r;
+        memset(&r, 0, sizeof(r));
+        const char *p = options ? strstr(options, "reply=") : NULL;
+        if (p && (p == options || p[-1] == ',')) {
+            size_t len = strcspn(p + 6, ",");
+            if (len < sizeof(r.reply)) {
+                memcpy(r.reply, p + 6, len);
+                r.reply[len] = 0;
+            }
+        }
+        reply(&r, EINVAL, msg);
         return JNI_ERR;
     }
-    if (setup_jvmti(vm, 1) != 0)
+    int first = jvmti == NULL;
+    if (setup_jvmti(vm, 1) != 0) {
+        reply(&o, ENOTSUP, "the JVM refused the JVMTI environment or capabilities flyprof needs");
         return JNI_ERR;
+    }
     JNIEnv *jni = NULL;
     if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_6) != JNI_OK) {
-        say("cannot get a JNIEnv in Agent_OnAttach");
+        reply(&o, ENOTSUP, "cannot get a JNIEnv in Agent_OnAttach");
         return JNI_ERR;
     }
-    int rc = 0;
-    switch (o.action) {
-    case OPTIONS_START:
+    if (first) {
+        /* classes loaded before now have no jmethodIDs; threads running now had no
+         * ThreadStart: prepare both once, later ones arrive through events */
         methods_preload(jvmti, jni);
         natives_bind_loaded(jvmti, jni);
-        rc = control_start(jni, &o, err, sizeof(err));
+        char err[512];
+        if (threads_adopt_existing(jvmti, jni, control_thread_start, err, sizeof(err)) < 0)
+            say(err);
+    }
+    int rc = 0;
+    msg[0] = 0;
+    switch (o.action) {
+    case OPTIONS_START:
+        rc = control_start(jni, &o, msg, sizeof(msg));
+        if (rc == 0)
+            control_status(msg, sizeof(msg));
         break;
     case OPTIONS_STOP:
-        rc = control_stop(err, sizeof(err));
+        rc = control_stop(msg, sizeof(msg));
+        if (rc == 0)
+            snprintf(msg, sizeof(msg), "stopped");
+        break;
+    case OPTIONS_DUMP:
+        if (!o.file_given) {
+            snprintf(msg, sizeof(msg), "dump needs file=PATH");
+            rc = -EINVAL;
+        } else {
+            rc = control_dump(o.file, msg, sizeof(msg));
+            if (rc == 0)
+                snprintf(msg, sizeof(msg), "dumped to %.900s", o.file);
+        }
         break;
     case OPTIONS_STATUS:
-    case OPTIONS_DUMP:
-        control_status(err, sizeof(err));
-        say(err);
+        control_status(msg, sizeof(msg));
         break;
     }
-    if (rc != 0) {
-        say(err);
-        return JNI_ERR;
-    }
-    return JNI_OK;
+    reply(&o, rc < 0 ? -rc : rc, msg);
+    return rc == 0 ? JNI_OK : JNI_ERR;
 }
 
 EXPORT void JNICALL Agent_OnUnload(JavaVM *vm)

@@ -317,14 +317,18 @@ static const char *engine_name(int engine)
 void control_status(char *buf, size_t len)
 {
     pthread_mutex_lock(&lock);
-    if (writer_running())
-        snprintf(buf, len, "running: cpu=%lluns engine=%s samples=%llu drops=%llu file=%s",
-                 (unsigned long long)session.opts.cpu_interval_ns,
-                 engine_name(session.opts.engine),
-                 (unsigned long long)writer_samples_written(),
-                 (unsigned long long)ring_drops(&ring), path);
-    else
-        snprintf(buf, len, "not running");
+    int on = writer_running();
+    const struct options *o = &session.opts;
+    /* key=value fields the attach CLI parses; file last, it may contain spaces */
+    snprintf(buf, len,
+             "running=%d cpu=%llu engine=%s wall=%llu wallthreads=%u filter=%d samples=%llu "
+             "drops=%llu threads=%d file=%s",
+             on, on ? (unsigned long long)o->cpu_interval_ns : 0ull,
+             on ? engine_name(o->engine) : "none",
+             on ? (unsigned long long)o->wall_interval_ns : 0ull, on ? o->wall_threads : 0,
+             on ? o->filter : 0, (unsigned long long)writer_samples_written(),
+             (unsigned long long)(ring_ready ? ring_drops(&ring) : 0), threads_count_live(),
+             path[0] ? path : "-");
     pthread_mutex_unlock(&lock);
 }
 

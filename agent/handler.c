@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "counters.h"
+#include "envtable.h"
 #include "fpl_format.h"
 #include "sample.h"
 #include "stackwalk.h"
@@ -127,6 +128,12 @@ static void take_sample(struct sample_rec *h, void *uc)
     JNIEnv *env = tls_env_sigsafe();
     h->tid = tid;
     h->slot1 = tls_slot();
+    if (!env) {
+        /* a thread that was running before the attach: no ThreadStart set its TLS */
+        uint32_t slot1 = 0;
+        env = envtable_get_sigsafe(tid, &slot1);
+        h->slot1 = slot1;
+    }
     if (!env) {
         counters_add_sigsafe(FPL_CTR_NO_ENV, 1);
         push(h, SAMPLE_ERR_NO_ENV, NULL);

@@ -3,15 +3,19 @@
  * signal handler. */
 #include "threads.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <urcu/urcu-memb.h>
 
+#include "envtable.h"
 #include "stackbounds.h"
 #include "thread_filter.h"
 #include "tls.h"
+#include "vmstructs.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 /* RCU-published entries: written with rcu_assign_pointer under lock, read with
@@ -109,6 +113,11 @@ void threads_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
 
     pthread_mutex_lock(&lock);
     uint32_t slot1 = tls_slot();
+    if (!slot1 && envtable_get_sigsafe(tid, &slot1)) {
+        /* adopted at attach and now reported by ThreadStart: take it over through TLS */
+        envtable_remove(tid);
+        tls_set_slot(slot1);
+    }
     struct threads_entry *e = slot1 ? slots[slot1 - 1] : NULL;
     if (e && (e->tid != tid || !e->alive))
         e = NULL; /* a stale TLS slot (the main thread after its ThreadEnd) */
@@ -157,6 +166,8 @@ void threads_on_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
 
     pthread_mutex_lock(&lock);
     uint32_t slot1 = tls_slot();
+    if (!slot1 && envtable_get_sigsafe(tid, &slot1))
+        envtable_remove(tid); /* a thread adopted at attach */
     struct threads_entry *e = slot1 ? slots[slot1 - 1] : NULL;
     if (e && e->alive && e->tid == tid) {
         set_live(e->slot, 0);
@@ -283,4 +294,102 @@ int threads_count_live(void)
     int n = live_count;
     pthread_mutex_unlock(&lock);
     return n;
+}
+
+/* Registers a thread that is running but was never reported by ThreadStart (it started before
+ * the attach): from another thread, so its JNIEnv goes into the envtable instead of TLS. */
+static void adopt(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, int tid, JNIEnv *env,
+                  const uint8_t *known, void (*on_start)(struct threads_entry *))
+{
+    char name[THREADS_NAME_MAX];
+    read_name(jvmti, jni, thread, name, sizeof(name));
+    pthread_mutex_lock(&lock);
+    uint32_t have = 0;
+    if (known[(unsigned)tid % 65536] && envtable_get_sigsafe(tid, &have)) {
+        pthread_mutex_unlock(&lock);
+        return;
+    }
+    uint32_t slot = take_slot(jni);
+    struct threads_entry *e = slot == UINT32_MAX ? NULL : calloc(1, sizeof(*e));
+    if (!e || envtable_put(tid, env, slot + 1) != 0) {
+        if (slot != UINT32_MAX)
+            free_slots[nfree++] = slot;
+        free(e);
+        pthread_mutex_unlock(&lock);
+        return;
+    }
+    e->tid = tid;
+    e->slot = slot;
+    e->perf_fd = -1;
+    e->alive = 1;
+    e->gref = (*jni)->NewGlobalRef(jni, thread);
+    memcpy(e->name, name, sizeof(name));
+    e->is_agent = strncmp(name, "flyprof", 7) == 0;
+    rcu_assign_pointer(slots[slot], e);
+    live_count++;
+    thread_filter_clear(slot);
+    if (!e->is_agent) {
+        set_live(slot, 1);
+        if (on_start)
+            on_start(e);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+int threads_adopt_existing(jvmtiEnv *jvmti, JNIEnv *jni,
+                           void (*on_start)(struct threads_entry *), char *err, size_t errlen)
+{
+    /* Thread.eetop is the JavaThread*; its JNIEnv lives at a fixed offset inside it, which
+     * the calling thread's own pair (eetop, jni) reveals. The OS tid comes from VMStructs:
+     * JavaThread::_osthread -> OSThread::_thread_id. */
+    int64_t os_off = vmstructs_offset("JavaThread", "_osthread");
+    if (os_off < 0)
+        os_off = vmstructs_offset("Thread", "_osthread");
+    int64_t tid_off = vmstructs_offset("OSThread", "_thread_id");
+    jclass tc = (*jni)->FindClass(jni, "java/lang/Thread");
+    jfieldID eetop = tc ? (*jni)->GetFieldID(jni, tc, "eetop", "J") : NULL;
+    jthread self = NULL;
+    if (!eetop || os_off < 0 || tid_off < 0 ||
+        (*jvmti)->GetCurrentThread(jvmti, &self) != JVMTI_ERROR_NONE) {
+        (*jni)->ExceptionClear(jni);
+        snprintf(err, errlen, "cannot find the JVM's thread structures (Thread.eetop, "
+                              "VMStructs): threads started before the attach are not sampled");
+        return -ENOTSUP;
+    }
+    intptr_t my_jt = (intptr_t)(*jni)->GetLongField(jni, self, eetop);
+    intptr_t env_off = (intptr_t)jni - my_jt;
+    if (!my_jt || env_off <= 0 || env_off > 4096) {
+        snprintf(err, errlen, "unexpected JavaThread layout (JNIEnv at offset %ld): threads "
+                              "started before the attach are not sampled", (long)env_off);
+        return -ENOTSUP;
+    }
+    static uint8_t known[65536]; /* tids registered already, by tid % 65536 (a hint) */
+    memset(known, 0, sizeof(known));
+    pthread_mutex_lock(&lock);
+    uint32_t used = atomic_load_explicit(&slots_used, memory_order_relaxed);
+    for (uint32_t s = 0; s < used; s++)
+        if (slots[s] && slots[s]->alive)
+            known[(unsigned)slots[s]->tid % 65536] = 1;
+    pthread_mutex_unlock(&lock);
+
+    jint n = 0;
+    jthread *all = NULL;
+    if ((*jvmti)->GetAllThreads(jvmti, &n, &all) != JVMTI_ERROR_NONE)
+        return 0;
+    int adopted = 0;
+    for (jint i = 0; i < n; i++) {
+        intptr_t jt = (intptr_t)(*jni)->GetLongField(jni, all[i], eetop);
+        if (jt && !(*jni)->IsSameObject(jni, all[i], self)) {
+            const char *os = *(const char *const *)(jt + os_off);
+            int tid = os ? *(const int *)(os + tid_off) : 0;
+            if (tid > 0 && !known[(unsigned)tid % 65536]) {
+                adopt(jvmti, jni, all[i], tid, (JNIEnv *)(jt + env_off), known, on_start);
+                adopted++;
+            }
+        }
+        (*jni)->DeleteLocalRef(jni, all[i]);
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+    (*jni)->DeleteLocalRef(jni, self);
+    return adopted;
 }

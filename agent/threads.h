@@ -16,6 +16,7 @@
 #define THREADS_H
 
 #include <jvmti.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -81,6 +82,14 @@ int threads_refresh_name(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t slot1, int tid);
  * an RCU grace period, and returns their slots. The writer calls it once per period, outside
  * any read section. */
 void threads_purge(JNIEnv *jni);
+
+/* Registers the Java threads that were running before the agent attached (no ThreadStart
+ * reached them): finds each one's OS tid and JNIEnv through HotSpot's structures, so the
+ * signal handler can walk their stacks (envtable), and calls on_start for each. The calling
+ * thread is not adopted (it registers itself when it calls into the agent). Returns the number
+ * adopted, or -ENOTSUP with err filled when this JVM's layout is unknown. Agent_OnAttach. */
+int threads_adopt_existing(jvmtiEnv *jvmti, JNIEnv *jni,
+                           void (*on_start)(struct threads_entry *), char *err, size_t errlen);
 
 /* Number of live entries. */
 int threads_count_live(void);
