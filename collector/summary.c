@@ -427,8 +427,8 @@ static void write_failures(const struct profile *p, FILE *f)
     uint64_t agct = 0;
     for (int n = 0; n < FPL_AGCT_CODES && FPL_CTR_AGCT_BASE + n < FPL_CTR_MAX; n++)
         agct += c[FPL_CTR_AGCT_BASE + n];
-    fprintf(f, "  signals handled %" PRIu64 ", samples pushed %" PRIu64 "\n", c[FPL_CTR_SIGNALS],
-            c[FPL_CTR_SAMPLES]);
+    fprintf(f, "  signals handled %" PRIu64 " cpu, %" PRIu64 " wall; samples pushed %" PRIu64 "\n",
+            c[FPL_CTR_SIGNALS], c[FPL_CTR_WALL_SIGNALS], c[FPL_CTR_SAMPLES]);
     fprintf(f, "  stack walks failed: %" PRIu64 " (%.2f%% of samples pushed)\n", agct,
             pct(agct, c[FPL_CTR_SAMPLES]));
     for (int n = 0; n < FPL_AGCT_CODES && FPL_CTR_AGCT_BASE + n < FPL_CTR_MAX; n++) {
@@ -436,6 +436,11 @@ static void write_failures(const struct profile *p, FILE *f)
         if (v)
             fprintf(f, "    %-22s %10" PRIu64 "  (AGCT %d)\n", fpl_agct_name(-n), v, -n);
     }
+    if (c[FPL_CTR_AGCT_RECOVERED])
+        fprintf(f,
+                "  walks recovered from a JVM stub's caller frame: %" PRIu64
+                " (charged to the Java caller)\n",
+                c[FPL_CTR_AGCT_RECOVERED]);
     fprintf(f, "  ring drops: %" PRIu64 " (%.2f%% of samples taken)\n", c[FPL_CTR_RING_DROPS],
             pct(c[FPL_CTR_RING_DROPS], c[FPL_CTR_SAMPLES] + c[FPL_CTR_RING_DROPS]));
     fprintf(f, "  signals on threads without a JNIEnv: %" PRIu64 "\n", c[FPL_CTR_NO_ENV]);
