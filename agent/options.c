@@ -11,7 +11,7 @@
 
 #define OPTIONS_ACCEPTED                                                                           \
     "start, stop, dump, status, cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, "            \
-    "wallthreads=N, filter, depth=N, file=PATH, threads, duration=TIME"
+    "wallthreads=N, filter, depth=N, file=PATH, log=PATH, threads, duration=TIME"
 #define OPTIONS_TIME_HINT "expected TIME such as 10ms (units ns, us, ms, s)"
 
 enum opt_kind {
@@ -35,6 +35,7 @@ enum opt_key {
     KEY_THREADS,
     KEY_DURATION,
     KEY_REPLY,
+    KEY_LOG,
     KEY_COUNT,
 };
 
@@ -59,6 +60,7 @@ static const struct {
     /* internal: where the flyprof CLI wants an attach action's result; not in the list of
      * accepted options a user sees */
     [KEY_REPLY] = {"reply", OPT_REQUIRED, "reply=PATH"},
+    [KEY_LOG] = {"log", OPT_REQUIRED, "log=PATH"},
 };
 
 static const struct {
@@ -269,6 +271,13 @@ static int apply(struct options *o, enum opt_key k, const char *v, size_t n, cha
         memcpy(o->file, v, n);
         o->file[n] = '\0';
         o->file_given = 1;
+        return 0;
+    case KEY_LOG:
+        if (n >= OPTIONS_FILE_MAX)
+            return fail(err, errlen, "log='%s' is too long: %zu bytes, at most %d",
+                        quote(&q, v, n), n, OPTIONS_FILE_MAX - 1);
+        memcpy(o->log, v, n);
+        o->log[n] = '\0';
         return 0;
     case KEY_REPLY:
         if (n >= OPTIONS_FILE_MAX)

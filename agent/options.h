@@ -63,6 +63,8 @@ struct options {
     uint64_t duration_ns;        /* 0: until stop or VM exit */
     char raw[OPTIONS_FILE_MAX];  /* the option string as given (cut to OPTIONS_FILE_MAX - 1
                                   * bytes), for the log; "" when parsed from NULL */
+    char log[OPTIONS_FILE_MAX];   /* log=PATH: keep the raw .fpl log there when file= names a
+                                   * rendered format; "" when absent */
     char reply[OPTIONS_FILE_MAX]; /* internal reply=PATH: where the attach CLI reads an
                                    * action's result; "" when absent */
 };

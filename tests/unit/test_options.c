@@ -293,8 +293,8 @@ static void test_errors(void)
 {
     static const char accepted[] =
         "(accepted: start, stop, dump, status, cpu[=TIME], wall[=TIME], "
-        "engine=cputimer|itimer|perf, wallthreads=N, filter, depth=N, file=PATH, threads, "
-        "duration=TIME)";
+        "engine=cputimer|itimer|perf, wallthreads=N, filter, depth=N, file=PATH, log=PATH, "
+        "threads, duration=TIME)";
     char want[512];
     char small[8];
     int rc;
@@ -677,6 +677,11 @@ static void test_reply(void)
     CHECK(strstr(msg, "reply") != NULL);
     CHECK(options_parse("bogus", &ro, msg, sizeof(msg)) == -EINVAL);
     CHECK(strstr(msg, "reply") == NULL);
+    /* log= keeps the raw log next to a rendered output */
+    CHECK(options_parse("file=p.html,log=/tmp/p.fpl", &ro, msg, sizeof(msg)) == 0);
+    CHECK(strcmp(ro.log, "/tmp/p.fpl") == 0);
+    CHECK(options_parse("log", &ro, msg, sizeof(msg)) == -EINVAL);
+    CHECK(strstr(msg, "log=PATH") != NULL);
 }
 
 int main(void)
