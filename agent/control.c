@@ -19,6 +19,9 @@
 #include "handler.h"
 #include "itimer.h"
 #include "perf.h"
+#include "profile.h"
+#include "render.h"
+#include "render_file.h"
 #include "ring.h"
 #include "stackwalk.h"
 #include "tsc.h"
@@ -33,7 +36,10 @@ static struct ring ring;
 static int ring_ready;
 static struct writer_session session;
 static int prepared_fd = -1;
-static char path[OPTIONS_FILE_MAX + 64];
+static char path[OPTIONS_FILE_MAX + 64];      /* the output the user named (expanded) */
+static char log_path[OPTIONS_FILE_MAX + 64];  /* where the writer writes the .fpl log */
+static int render_at_stop;                    /* path is a rendered format, not the log */
+static int keep_log;                          /* log= given: keep the raw log */
 /* the running session's CPU engine; exchanged so control_stop and the writer (duration over)
  * can both call stop_sampling */
 static atomic_int engine_on;
@@ -51,29 +57,115 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Opens the output named by o->file (expanded) for writing. */
+/* The rendered formats the agent can write at stop besides its own .fpl log. */
+static int is_rendered(const char *p)
+{
+    static const char *const ext[] = {".html", ".collapsed", ".folded", ".pb.gz", ".txt"};
+    size_t n = strlen(p);
+    for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+        size_t e = strlen(ext[i]);
+        if (n > e && strcmp(p + n - e, ext[i]) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static int is_log(const char *p)
+{
+    size_t n = strlen(p);
+    return n > 4 && strcmp(p + n - 4, ".fpl") == 0;
+}
+
+/* Opens (creating or truncating) a file for writing; -errno with err filled. */
+static int create(const char *what, const char *p, char *err, size_t errlen)
+{
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        int rc = -errno;
+        snprintf(err, errlen, "cannot open %s '%s': %s", what, p, strerror(-rc));
+        return rc;
+    }
+    return fd;
+}
+
+/* Works out the output (file=) and the log the writer writes (the output itself for .fpl,
+ * else log= or a temporary next to the output, rendered at stop) and opens the log. Creating
+ * the output early means an unwritable path fails at start, not at exit. */
 static int open_output(const struct options *o, char *err, size_t errlen)
 {
-    int rc = options_expand_file(o->file, (int)getpid(), (long)time(NULL), path, sizeof(path));
+    int pid = (int)getpid();
+    long now = (long)time(NULL);
+    int rc = options_expand_file(o->file, pid, now, path, sizeof(path));
     if (rc != 0) {
         snprintf(err, errlen, "file=%s: the expanded path is too long", o->file);
         return rc;
     }
-    const char *dot = strrchr(path, '.');
-    if (!dot || strcmp(dot, ".fpl") != 0) {
+    render_at_stop = 0;
+    keep_log = 0;
+    if (is_log(path)) {
+        snprintf(log_path, sizeof(log_path), "%s", path);
+    } else if (is_rendered(path)) {
+        int fd = create("output file", path, err, errlen);
+        if (fd < 0)
+            return fd;
+        close(fd);
+        render_at_stop = 1;
+        if (o->log[0]) {
+            if (options_expand_file(o->log, pid, now, log_path, sizeof(log_path)) != 0) {
+                snprintf(err, errlen, "log=%s: the expanded path is too long", o->log);
+                return -ENAMETOOLONG;
+            }
+            keep_log = 1;
+        } else if (snprintf(log_path, sizeof(log_path), "%s.tmp.fpl", path) >=
+                   (int)sizeof(log_path)) {
+            snprintf(err, errlen, "file=%s: the path is too long", path);
+            return -ENAMETOOLONG;
+        }
+    } else {
         snprintf(err, errlen,
-                 "file=%s: this version writes .fpl logs only (render them with "
-                 "'flyprof convert')",
+                 "file=%s: unknown format; the extension picks it: .fpl (the log), .html, "
+                 ".collapsed, .pb.gz or .txt",
                  path);
         return -EINVAL;
     }
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        rc = -errno;
-        snprintf(err, errlen, "cannot open output file '%s': %s", path, strerror(-rc));
-        return rc;
+    return create("log file", log_path, err, errlen);
+}
+
+/* Renders the log at log_path into out with the session's options. */
+static int render_log(const char *out, char *err, size_t errlen)
+{
+    struct profile *p = profile_new();
+    if (!p) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
     }
-    return fd;
+    int rc = profile_read_file(p, log_path, err, errlen);
+    if (rc == 0) {
+        struct render_opts ro;
+        memset(&ro, 0, sizeof(ro));
+        ro.kind = session.opts.cpu_interval_ns && session.opts.wall_interval_ns
+                      ? PROFILE_KIND_ALL
+                      : PROFILE_KIND_AUTO;
+        ro.threads = session.opts.threads;
+        ro.state = RENDER_STATE_ALL;
+        rc = render_file_write(p, &ro, out, NULL, err, errlen);
+    }
+    profile_free(p);
+    return rc;
+}
+
+/* Called by the writer once the log is complete and closed: renders file= if it names a
+ * rendered format, and removes the temporary log unless log= asked to keep it. */
+static void finish_output(void)
+{
+    if (!render_at_stop)
+        return;
+    char err[512];
+    if (render_log(path, err, sizeof(err)) != 0)
+        fprintf(stderr, "flyprof: cannot write %s: %s (the raw log stays at %s)\n", path, err,
+                log_path);
+    else if (!keep_log)
+        unlink(log_path);
 }
 
 static int check_modes(const struct options *o, char *err, size_t errlen)
@@ -177,6 +269,7 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     session.opts = *o;
     session.pid = (int)getpid();
     session.stop_sampling = stop_sampling;
+    session.finish = finish_output;
     get_property("java.vm.name", session.jvm_name, sizeof(session.jvm_name));
     get_property("java.vm.version", session.jvm_version, sizeof(session.jvm_version));
     get_property("sun.java.command", session.command, sizeof(session.command));
@@ -287,19 +380,21 @@ int control_dump(const char *file, char *err, size_t errlen)
 {
     pthread_mutex_lock(&lock);
     int rc;
-    const char *dot = strrchr(file, '.');
     if (!writer_running()) {
         snprintf(err, errlen, "profiling is not running: nothing to dump");
         rc = -ENOENT;
-    } else if (!dot || strcmp(dot, ".fpl") != 0) {
-        snprintf(err, errlen, "dump %s: this version dumps .fpl logs only", file);
+    } else if (!is_log(file) && !is_rendered(file)) {
+        snprintf(err, errlen,
+                 "dump %s: unknown format; use .fpl, .html, .collapsed, .pb.gz or .txt", file);
         rc = -EINVAL;
-    } else if ((rc = writer_sync()) == 0) {
+    } else if ((rc = writer_sync()) != 0) {
+        snprintf(err, errlen, "profiling stopped during the dump");
+    } else if (is_log(file)) {
         /* the copy is a complete prefix of the log: every chunk in it verifies, and a reader
          * takes the missing END as "still running" */
-        rc = copy_file(path, file, err, errlen);
+        rc = copy_file(log_path, file, err, errlen);
     } else {
-        snprintf(err, errlen, "profiling stopped during the dump");
+        rc = render_log(file, err, errlen);
     }
     pthread_mutex_unlock(&lock);
     return rc;

@@ -594,6 +594,8 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     close(w.s->fd);
     w.s->fd = -1;
     writer_destroy(&w);
+    if (w.s->finish)
+        w.s->finish();
 
     pthread_mutex_lock(&mu);
     running = 0;
