@@ -1,4 +1,4 @@
-/* main.c: the flyprof command-line tool: record, convert, summary. The only place in the
+/* main.c: the flyprof command-line tool: record, convert, diff, summary. The only place in the
  * collector that prints; the library functions it calls return errors with messages.
  * Exit codes: 0 success, 1 failure, 2 usage error; record exits with the command's status.
  */
@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "out_collapsed.h"
+#include <regex.h>
+
+#include "cmd_attach.h"
 #include "profile.h"
+#include "render.h"
+#include "render_file.h"
 #include "summary.h"
 
 #define EXIT_USAGE 2
@@ -31,11 +36,27 @@ static const char usage_text[] =
     "      -i   sampling interval, e.g. 5ms (ns, us, ms, s; default cpu 10ms, wall 50ms)\n"
     "      -o   output file, %p = pid, %t = start time (default flyprof-%p.fpl)\n"
     "      with two '--', the words between them are extra agent options\n"
-    "  flyprof convert IN.fpl -o OUT [--threads] [--kind cpu|wall|all] [--format collapsed]\n"
-    "      render a log; the format comes from OUT's extension (.collapsed or .folded),\n"
-    "      or from --format; '-o -' writes to standard output\n"
+    "  flyprof convert IN.fpl -o OUT [--format collapsed|html|pprof|txt] [SELECTION]\n"
+    "      render a log; the format comes from OUT's extension (.collapsed or .folded, .html,\n"
+    "      .pb.gz, .txt) or from --format; '-o -' writes to standard output\n"
+    "  flyprof diff BASE.fpl NEW.fpl -o DIFF.html [SELECTION]\n"
+    "      a differential flame graph: NEW's stacks colored by their change in share from BASE\n"
+    "    SELECTION:\n"
+    "      --kind cpu|wall|all   samples shown (default cpu when there are any, else wall)\n"
+    "      --threads             one root per thread\n"
+    "      --state STATE         only samples in this thread state (implies wall when there\n"
+    "                            are wall samples): running, blocked, waiting, timed_waiting,\n"
+    "                            parked, sleeping, native\n"
+    "      --include RE          keep stacks with a frame (or thread) matching RE (POSIX ERE)\n"
+    "      --exclude RE          drop stacks with a frame (or thread) matching RE\n"
+    "      --from T, --to T      only samples from T up to T: seconds after the start (2.5,\n"
+    "                            2.5s, 500ms, 2min) or clock time (14:03:05,\n"
+    "                            2026-11-21T14:03:05, local time)\n"
+    "      --reverse             callers view: leaf frames at the root\n"
+    "      --title TEXT          the title of the output\n"
     "  flyprof summary IN.fpl\n"
     "      samples by kind, failures by cause, drops, hottest methods, threads, agent cost\n"
+    CMD_ATTACH_USAGE
     "  flyprof -h | --help\n";
 
 static void usage(FILE *f)
@@ -124,63 +145,195 @@ static void warn_damage(const struct profile *p, const char *in)
                in);
 }
 
-/* The format of an output path, from --format or the path's extension. */
-static int pick_format(const char *out, const char *format)
+/* The selection options convert and diff share, as given. */
+struct sel_args {
+    const char *out, *format, *kind, *state, *include, *exclude, *from, *to, *title;
+    int threads, reverse;
+};
+
+/* Matches a selection option at argv[*i] (advancing over its value). Returns 1 when matched,
+ * 0 when not, or -1 after printing a usage error. */
+static int sel_option(const char *cmd, int argc, char **argv, int *i, struct sel_args *a)
 {
-    if (format) {
-        if (strcmp(format, "collapsed") == 0 || strcmp(format, "folded") == 0)
-            return 0;
-        return usage_error("unknown output format '%s': use collapsed (html, pprof and text come "
-                           "later)",
-                           format);
+    static const struct {
+        const char *lng, *shrt, *what;
+        size_t off;
+    } valued[] = {
+        {"--output", "-o", "a file", offsetof(struct sel_args, out)},
+        {"--format", NULL, "a format (" RENDER_FILE_FORMAT_NAMES ")",
+         offsetof(struct sel_args, format)},
+        {"--kind", NULL, "cpu, wall or all", offsetof(struct sel_args, kind)},
+        {"--state", NULL, "a state (" RENDER_STATE_NAMES ")", offsetof(struct sel_args, state)},
+        {"--include", NULL, "a regular expression", offsetof(struct sel_args, include)},
+        {"--exclude", NULL, "a regular expression", offsetof(struct sel_args, exclude)},
+        {"--from", NULL, "a time such as 2.5s or 14:03:05", offsetof(struct sel_args, from)},
+        {"--to", NULL, "a time such as 2.5s or 14:03:05", offsetof(struct sel_args, to)},
+        {"--title", NULL, "a text", offsetof(struct sel_args, title)},
+    };
+    if (strcmp(argv[*i], "--threads") == 0) {
+        a->threads = 1;
+        return 1;
     }
-    if (strcmp(out, "-") == 0)
+    if (strcmp(argv[*i], "--reverse") == 0) {
+        a->reverse = 1;
+        return 1;
+    }
+    for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++) {
+        const char *v = NULL;
+        const char *opt = argv[*i];
+        int m = opt_value(argc, argv, i, valued[k].lng, valued[k].shrt, &v);
+        if (m == 0)
+            continue;
+        if (m < 0) {
+            usage_error("%s: %s needs %s", cmd, opt, valued[k].what);
+            return -1;
+        }
+        *(const char **)((char *)a + valued[k].off) = v;
+        return 1;
+    }
+    return 0;
+}
+
+/* Checks a regex given to --include / --exclude before any log is read. */
+static int check_regex(const char *cmd, const char *opt, const char *re)
+{
+    regex_t r;
+    char msg[256];
+    int rc = regcomp(&r, re, REG_EXTENDED | REG_NOSUB);
+    if (rc == 0) {
+        regfree(&r);
         return 0;
-    const char *base = strrchr(out, '/');
-    base = base ? base + 1 : out;
-    const char *dot = strchr(base + (base[0] == '.'), '.');
-    if (!dot)
-        return usage_error("cannot tell the output format of '%s' (no extension): use "
-                           ".collapsed or --format collapsed",
-                           out);
-    const char *ext = strrchr(base, '.') + 1;
-    size_t n = strlen(base);
-    if (n > 6 && strcmp(base + n - 6, ".pb.gz") == 0)
-        ext = "pb.gz";
-    if (strcmp(ext, "collapsed") == 0 || strcmp(ext, "folded") == 0)
-        return 0;
-    return usage_error("unknown output format '%s': use .collapsed (html, pb.gz and txt come "
-                       "later)",
-                       ext);
+    }
+    regerror(rc, &r, msg, sizeof(msg));
+    return usage_error("%s: %s: bad regular expression '%s': %s (POSIX extended syntax)", cmd, opt,
+                       re, msg);
+}
+
+/* Turns the selection options into render options and window bounds; prints usage errors.
+ * Returns 0 or EXIT_USAGE. */
+static int sel_parse(const char *cmd, const struct sel_args *a, struct render_opts *o,
+                     struct profile_time *from, struct profile_time *to)
+{
+    char err[ERR_MAX];
+    int rc;
+
+    memset(o, 0, sizeof(*o));
+    o->kind = PROFILE_KIND_AUTO;
+    o->state = RENDER_STATE_ALL;
+    o->threads = a->threads;
+    o->reverse = a->reverse;
+    o->include = a->include;
+    o->exclude = a->exclude;
+    o->title = a->title;
+    if (a->kind) {
+        if (strcmp(a->kind, "cpu") == 0)
+            o->kind = FPL_KIND_CPU;
+        else if (strcmp(a->kind, "wall") == 0)
+            o->kind = FPL_KIND_WALL;
+        else if (strcmp(a->kind, "all") == 0)
+            o->kind = PROFILE_KIND_ALL;
+        else
+            return usage_error("%s: unknown kind '%s': use cpu, wall or all", cmd, a->kind);
+    }
+    if (a->state && (o->state = render_state_parse(a->state)) < 0)
+        return usage_error("%s: unknown state '%s': use one of %s", cmd, a->state,
+                           RENDER_STATE_NAMES);
+    if (a->include && (rc = check_regex(cmd, "--include", a->include)) != 0)
+        return rc;
+    if (a->exclude && (rc = check_regex(cmd, "--exclude", a->exclude)) != 0)
+        return rc;
+    from->kind = to->kind = PROFILE_TIME_NONE;
+    if (a->from && profile_time_parse(a->from, from, err, sizeof(err)) != 0)
+        return usage_error("%s: --from: %s", cmd, err);
+    if (a->to && profile_time_parse(a->to, to, err, sizeof(err)) != 0)
+        return usage_error("%s: --to: %s", cmd, err);
+    if (a->from && a->to && from->kind == to->kind && from->ns >= to->ns)
+        return usage_error("%s: empty time window: --from %s is not before --to %s", cmd, a->from,
+                           a->to);
+    return 0;
+}
+
+/* Reads a log with the window; warns about damage and about what the window left out.
+ * Returns the profile, or NULL after printing why. */
+static struct profile *read_log(const char *in, const struct profile_time *from,
+                                const struct profile_time *to)
+{
+    char err[ERR_MAX];
+    struct profile *p = profile_new();
+    if (!p) {
+        errorf("out of memory");
+        return NULL;
+    }
+    if (profile_set_window_times(p, from, to, err, sizeof(err)) != 0) {
+        errorf("%s", err);
+        profile_free(p);
+        return NULL;
+    }
+    if (profile_read_file(p, in, err, sizeof(err)) != 0) {
+        errorf("%s", err);
+        profile_free(p);
+        return NULL;
+    }
+    warn_damage(p, in);
+    const struct profile_window *w = &p->window;
+    if (w->set && !w->resolved)
+        errorf("warning: '%s' has no clock information (header lost): --from/--to cannot be "
+               "placed, no samples are selected",
+               in);
+    else if (w->untimed)
+        errorf("warning: '%s': %llu samples read before any clock information were left out "
+               "of the window",
+               in, (unsigned long long)w->untimed);
+    if (w->set && w->resolved && !p->samples) {
+        char a[48] = "", b[48] = "";
+        if (w->has_from)
+            bufprintf(a, sizeof(a), " from %.3f s", (double)w->from_ns / 1e9);
+        if (w->has_to)
+            bufprintf(b, sizeof(b), " to %.3f s", (double)w->to_ns / 1e9);
+        errorf("warning: '%s' has no samples in the window%s%s after its start (%llu samples "
+               "outside it)",
+               in, a, b, (unsigned long long)w->skipped);
+    }
+    return p;
+}
+
+/* Warns when the selection finds nothing to show. */
+static void warn_empty(const struct profile *p, const char *in, const struct render_opts *o)
+{
+    struct render_select s;
+    char err[ERR_MAX];
+    if (render_select_init(&s, p, o, err, sizeof(err)) != 0)
+        return;
+    int kind = s.kind;
+    uint64_t n = 0;
+    for (size_t i = 0; i < p->nentries; i++)
+        n += render_select_entry(&s, &p->entries[i]) ? p->entries[i].count : 0;
+    render_select_destroy(&s);
+    if (n)
+        return;
+    if (kind != PROFILE_KIND_ALL && !p->total[kind].count)
+        errorf("warning: '%s' has no %s samples: the output is empty", in, render_kind_name(kind));
+    else if (p->samples)
+        errorf("warning: '%s': no %s samples match the selection: the output is empty", in,
+               render_kind_name(kind));
 }
 
 static int cmd_convert(int argc, char **argv)
 {
-    const char *in = NULL, *out = NULL, *format = NULL, *kind_s = NULL;
-    struct out_collapsed_opts o = {PROFILE_KIND_AUTO, 0};
+    const char *in = NULL;
+    struct sel_args a = {0};
+    struct render_opts o;
+    struct profile_time from, to;
     char err[ERR_MAX];
     int rc;
 
     for (int i = 1; i < argc; i++) {
-        const char *v = NULL;
-        int m;
         if (is_help(argv[i])) {
             usage(stdout);
             return 0;
-        } else if (strcmp(argv[i], "--threads") == 0) {
-            o.threads = 1;
-        } else if ((m = opt_value(argc, argv, &i, "--output", "-o", &v)) != 0) {
-            if (m < 0)
-                return usage_error("convert: %s needs a file", argv[i]);
-            out = v;
-        } else if ((m = opt_value(argc, argv, &i, "--kind", NULL, &v)) != 0) {
-            if (m < 0)
-                return usage_error("convert: --kind needs cpu, wall or all");
-            kind_s = v;
-        } else if ((m = opt_value(argc, argv, &i, "--format", NULL, &v)) != 0) {
-            if (m < 0)
-                return usage_error("convert: --format needs a format (collapsed)");
-            format = v;
+        } else if ((rc = sel_option("convert", argc, argv, &i, &a)) != 0) {
+            if (rc < 0)
+                return EXIT_USAGE;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return usage_error("convert: unknown option '%s'", argv[i]);
         } else if (in) {
@@ -191,54 +344,78 @@ static int cmd_convert(int argc, char **argv)
     }
     if (!in)
         return usage_error("convert: no input log");
-    if (!out)
-        return usage_error("convert: no output: add -o OUT.collapsed (or -o - for stdout)");
-    if (kind_s) {
-        if (strcmp(kind_s, "cpu") == 0)
-            o.kind = FPL_KIND_CPU;
-        else if (strcmp(kind_s, "wall") == 0)
-            o.kind = FPL_KIND_WALL;
-        else if (strcmp(kind_s, "all") == 0)
-            o.kind = PROFILE_KIND_ALL;
-        else
-            return usage_error("convert: unknown kind '%s': use cpu, wall or all", kind_s);
-    }
-    if ((rc = pick_format(out, format)) != 0)
+    if (!a.out)
+        return usage_error("convert: no output: add -o OUT (%s; or -o - for stdout)",
+                           RENDER_FILE_EXTENSIONS);
+    if ((rc = sel_parse("convert", &a, &o, &from, &to)) != 0)
         return rc;
+    if (render_file_format(a.out, a.format, err, sizeof(err)) < 0)
+        return usage_error("convert: %s", err);
 
-    struct profile *p = profile_new();
-    if (!p) {
-        errorf("out of memory");
+    struct profile *p = read_log(in, &from, &to);
+    if (!p)
         return 1;
-    }
-    if (profile_read_file(p, in, err, sizeof(err)) != 0) {
-        errorf("%s", err);
-        profile_free(p);
-        return 1;
-    }
-    warn_damage(p, in);
-    int kind = profile_resolve_kind(p, o.kind);
-    if (kind != PROFILE_KIND_ALL && !p->total[kind].count)
-        errorf("warning: '%s' has no %s samples: the output is empty", in,
-               kind == FPL_KIND_CPU ? "cpu" : "wall");
-
-    int to_stdout = strcmp(out, "-") == 0;
-    FILE *f = to_stdout ? stdout : fopen(out, "w");
-    if (!f) {
-        errorf("cannot create '%s': %s", out, strerror(errno));
-        profile_free(p);
-        return 1;
-    }
-    rc = out_collapsed_write(p, &o, f, err, sizeof(err));
+    warn_empty(p, in, &o);
+    rc = render_file_write(p, &o, a.out, a.format, err, sizeof(err));
     if (rc)
-        errorf("'%s': %s", out, err);
-    if (!to_stdout && fclose(f) != 0 && rc == 0) {
-        errorf("cannot write '%s': %s", out, strerror(errno));
-        rc = -EIO;
-    }
-    if (rc && !to_stdout)
-        unlink(out);
+        errorf("%s", err);
     profile_free(p);
+    return rc ? 1 : 0;
+}
+
+static int cmd_diff(int argc, char **argv)
+{
+    const char *in[2] = {NULL, NULL};
+    struct sel_args a = {0};
+    struct render_opts o;
+    struct profile_time from, to;
+    char err[ERR_MAX];
+    int rc, n = 0;
+
+    for (int i = 1; i < argc; i++) {
+        if (is_help(argv[i])) {
+            usage(stdout);
+            return 0;
+        } else if ((rc = sel_option("diff", argc, argv, &i, &a)) != 0) {
+            if (rc < 0)
+                return EXIT_USAGE;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return usage_error("diff: unknown option '%s'", argv[i]);
+        } else if (n == 2) {
+            return usage_error("diff: two logs only, BASE and NEW ('%s' is a third)", argv[i]);
+        } else {
+            in[n++] = argv[i];
+        }
+    }
+    if (n < 2)
+        return usage_error("diff: needs two logs: BASE.fpl NEW.fpl");
+    if (!a.out)
+        return usage_error("diff: no output: add -o DIFF.html");
+    if ((rc = sel_parse("diff", &a, &o, &from, &to)) != 0)
+        return rc;
+    const char *format = a.format ? a.format : strcmp(a.out, "-") ? NULL : "html";
+    int fmt = render_file_format(a.out, format, err, sizeof(err));
+    if (fmt < 0)
+        return usage_error("diff: %s", err);
+    if (fmt != RENDER_FILE_HTML)
+        return usage_error("diff: the output is an html flame graph: name it with .html ('%s')",
+                           a.out);
+
+    struct profile *base = read_log(in[0], &from, &to);
+    if (!base)
+        return 1;
+    struct profile *cur = read_log(in[1], &from, &to);
+    if (!cur) {
+        profile_free(base);
+        return 1;
+    }
+    warn_empty(base, in[0], &o);
+    warn_empty(cur, in[1], &o);
+    rc = render_file_write_diff(base, cur, &o, a.out, a.format, err, sizeof(err));
+    if (rc)
+        errorf("%s", err);
+    profile_free(base);
+    profile_free(cur);
     return rc ? 1 : 0;
 }
 
@@ -594,9 +771,13 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "convert") == 0)
         return cmd_convert(argc - 1, argv + 1);
+    if (strcmp(cmd, "diff") == 0)
+        return cmd_diff(argc - 1, argv + 1);
     if (strcmp(cmd, "summary") == 0)
         return cmd_summary(argc - 1, argv + 1);
     if (strcmp(cmd, "record") == 0)
         return cmd_record(argc - 1, argv + 1);
+    if (cmd_attach_is_command(cmd))
+        return cmd_attach_main(argc - 1, argv + 1);
     return usage_error("unknown command '%s'", cmd);
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "fpl_codec.h"
+#include "render.h"
 
 /* A distinct folded line: its bytes in the set's text buffer and its summed weight (fixed
  * point, see profile.h). */
@@ -117,7 +118,7 @@ static void put_frame(struct fpl_buf *b, const char *name)
 
 /* Builds the folded line of one cell into b (root first; stacks are stored leaf first). */
 static void fold_entry(const struct profile *p, const struct profile_entry *e, int all, int threads,
-                       struct fpl_buf *b)
+                       int reverse, struct fpl_buf *b)
 {
     b->len = 0;
     if (all)
@@ -133,24 +134,27 @@ static void fold_entry(const struct profile *p, const struct profile_entry *e, i
         put_frame(b, PROFILE_EMPTY_STACK);
         return;
     }
-    for (uint32_t k = st->nframes; k-- > 0;)
-        put_frame(b, profile_frame_name(p, &st->frames[k]));
+    for (uint32_t i = 0; i < st->nframes; i++)
+        put_frame(b, profile_frame_name(p, &st->frames[reverse ? i : st->nframes - 1 - i]));
 }
 
-int out_collapsed_write(const struct profile *p, const struct out_collapsed_opts *o, FILE *f,
-                        char *err, size_t errlen)
+/* Folds the cells of kind (resolved), only those sel selects when sel is set. */
+static int write_folded(const struct profile *p, int kind, int threads, struct render_select *sel,
+                        int reverse, FILE *f, char *err, size_t errlen)
 {
     struct lineset ls = {0};
     struct fpl_buf line = {0};
     struct sorted *v = NULL;
-    int kind = profile_resolve_kind(p, o->kind), all = kind == PROFILE_KIND_ALL;
+    int all = kind == PROFILE_KIND_ALL;
     int rc = lineset_rehash(&ls);
 
     for (size_t i = 0; rc == 0 && i < p->nentries; i++) {
         const struct profile_entry *e = &p->entries[i];
         if ((!all && e->kind != kind) || e->upscaled == 0)
             continue;
-        fold_entry(p, e, all, o->threads, &line);
+        if (sel && !render_select_entry(sel, e))
+            continue;
+        fold_entry(p, e, all, threads, reverse, &line);
         if (line.failed)
             rc = -ENOMEM;
         else
@@ -191,4 +195,16 @@ out:
     fpl_buf_free(&line);
     lineset_destroy(&ls);
     return rc;
+}
+
+int out_collapsed_write(const struct profile *p, const struct out_collapsed_opts *o, FILE *f,
+                        char *err, size_t errlen)
+{
+    return write_folded(p, profile_resolve_kind(p, o->kind), o->threads, NULL, 0, f, err, errlen);
+}
+
+int out_collapsed_write_select(const struct profile *p, struct render_select *sel, int threads,
+                               int reverse, FILE *f, char *err, size_t errlen)
+{
+    return write_folded(p, sel->kind, threads, sel, reverse, f, err, errlen);
 }

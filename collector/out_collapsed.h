@@ -18,6 +18,8 @@
 
 #include "profile.h"
 
+struct render_select;
+
 struct out_collapsed_opts {
     int kind;    /* FPL_KIND_CPU, FPL_KIND_WALL, PROFILE_KIND_ALL or PROFILE_KIND_AUTO */
     int threads; /* prepend the thread's name as the root frame */
@@ -29,5 +31,11 @@ struct out_collapsed_opts {
  * -ENOMEM, or -EIO when writing to f failed; err[0..errlen) then says what failed. */
 int out_collapsed_write(const struct profile *p, const struct out_collapsed_opts *o, FILE *f,
                         char *err, size_t errlen);
+
+/* As out_collapsed_write, for the cells sel selects (render.h: its resolved kind, state,
+ * include and exclude filters), with frames leaf first when reverse is set (below the
+ * [cpu]/[wall] and thread roots). */
+int out_collapsed_write_select(const struct profile *p, struct render_select *sel, int threads,
+                               int reverse, FILE *f, char *err, size_t errlen);
 
 #endif

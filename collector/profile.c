@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define ARENA_BLOCK (64u << 10)
 
@@ -56,27 +57,97 @@ static const char *arena_str(struct profile *p, struct reader_str s)
     return d;
 }
 
+/* The length of a valid UTF-8 sequence at s[0..len), 0 when the bytes there are not one. */
+static size_t utf8_seq(const unsigned char *s, size_t len)
+{
+    unsigned char c = s[0];
+    size_t n = c < 0x80                 ? 1
+               : c >= 0xc2 && c <= 0xdf ? 2
+               : c >= 0xe0 && c <= 0xef ? 3
+               : c >= 0xf0 && c <= 0xf4 ? 4
+                                        : 0;
+    if (n == 0 || n > len)
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    }
+    /* overlong forms, surrogates and code points past U+10FFFF */
+    if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] >= 0xa0) || (c == 0xf0 && s[1] < 0x90) ||
+        (c == 0xf4 && s[1] >= 0x90))
+        return 0;
+    return n;
+}
+
+/* A surrogate pair of JVM modified UTF-8 (CESU-8: ED A0-AF xx ED B0-BF xx) at s[0..len)
+ * decoded into its code point, or 0. */
+static uint32_t cesu_pair(const unsigned char *s, size_t len)
+{
+    if (len < 6 || s[0] != 0xed || (s[1] & 0xf0) != 0xa0 || (s[2] & 0xc0) != 0x80 || s[3] != 0xed ||
+        (s[4] & 0xf0) != 0xb0 || (s[5] & 0xc0) != 0x80)
+        return 0;
+    uint32_t hi = 0xd000u | (uint32_t)(s[1] & 0x3f) << 6 | (s[2] & 0x3f);
+    uint32_t lo = 0xd000u | (uint32_t)(s[4] & 0x3f) << 6 | (s[5] & 0x3f);
+    return 0x10000u + ((hi - 0xd800u) << 10) + (lo - 0xdc00u);
+}
+
+/* Cleans src[0..len) into dst (when not NULL) up to cap - 1 bytes, never splitting a
+ * character; returns the length of the cleaned text (all of it when dst is NULL). */
+static size_t clean(char *dst, size_t cap, const char *src, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)src;
+    size_t i = 0, o = 0;
+    while (i < len) {
+        unsigned char out[4];
+        size_t in, n;
+        uint32_t cp;
+        if (s[i] == ';' || s[i] < 0x20 || s[i] == 0x7f) {
+            out[0] = '_';
+            n = in = 1;
+        } else if ((in = utf8_seq(s + i, len - i)) != 0) {
+            memcpy(out, s + i, in);
+            n = in;
+        } else if ((cp = cesu_pair(s + i, len - i)) != 0) {
+            out[0] = (unsigned char)(0xf0 | cp >> 18);
+            out[1] = (unsigned char)(0x80 | (cp >> 12 & 0x3f));
+            out[2] = (unsigned char)(0x80 | (cp >> 6 & 0x3f));
+            out[3] = (unsigned char)(0x80 | (cp & 0x3f));
+            n = 4;
+            in = 6;
+        } else {
+            memcpy(out, "\xef\xbf\xbd", 3); /* U+FFFD for a byte that is not text */
+            n = 3;
+            in = 1;
+        }
+        if (dst) {
+            if (o + n > cap - 1)
+                break;
+            memcpy(dst + o, out, n);
+        }
+        o += n;
+        i += in;
+    }
+    if (dst)
+        dst[o] = 0;
+    return o;
+}
+
 size_t profile_clean(char *dst, size_t cap, const char *src, size_t len)
 {
-    size_t n = len < cap - 1 ? len : cap - 1;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)src[i];
-        dst[i] = (c == ';' || c < 0x20 || c == 0x7f) ? '_' : (char)c;
-    }
-    dst[n] = 0;
-    return n;
+    return clean(dst, cap, src, len);
 }
 
 /* A cleaned copy (see profile_clean) of the concatenation a + sep + b. */
 static const char *arena_display(struct profile *p, const char *a, const char *sep, const char *b)
 {
     size_t la = strlen(a), ls = strlen(sep), lb = strlen(b);
-    char *d = arena_alloc(p, la + ls + lb + 1);
+    size_t ca = clean(NULL, 0, a, la), cb = clean(NULL, 0, b, lb);
+    char *d = arena_alloc(p, ca + ls + cb + 1);
     if (!d)
         return NULL;
-    profile_clean(d, la + 1, a, la);
-    memcpy(d + la, sep, ls);
-    profile_clean(d + la + ls, lb + 1, b, lb);
+    clean(d, ca + 1, a, la);
+    memcpy(d + ca, sep, ls);
+    clean(d + ca + ls, cb + 1, b, lb);
     return d;
 }
 
@@ -176,6 +247,102 @@ static int dict_slot(struct profile_idmap *m, size_t *n, uint64_t id, uint32_t *
     return 0;
 }
 
+/* base + the first tick whose elapsed time is at least ns (ns * den / num rounded up; down
+ * for a negative ns), saturating. */
+static uint64_t window_ticks(const struct profile_window *w, int64_t ns)
+{
+    if (ns >= 0) {
+        unsigned __int128 d = ((unsigned __int128)ns * w->den + w->num - 1) / w->num;
+        return d > UINT64_MAX - w->base_ticks ? UINT64_MAX : w->base_ticks + (uint64_t)d;
+    }
+    unsigned __int128 d = (unsigned __int128)(-(ns + 1) + (uint64_t)1) * w->den / w->num;
+    return d > w->base_ticks ? 0 : w->base_ticks - (uint64_t)d;
+}
+
+/* A clock time (ns after midnight) on the day of real_ns, local time; the next day when that
+ * is more than 12 h before real_ns. Returns ns since the epoch, or 0 when it cannot be
+ * placed. */
+static uint64_t clock_on_day(uint64_t real_ns, uint64_t clock_ns)
+{
+    time_t start = (time_t)(real_ns / 1000000000ull);
+    struct tm tm;
+    if (!localtime_r(&start, &tm))
+        return 0;
+    for (int next = 0; next < 2; next++) {
+        struct tm d = tm;
+        d.tm_mday += next;
+        d.tm_hour = (int)(clock_ns / 3600000000000ull);
+        d.tm_min = (int)(clock_ns / 60000000000ull % 60);
+        d.tm_sec = (int)(clock_ns / 1000000000ull % 60);
+        d.tm_isdst = -1;
+        time_t t = mktime(&d);
+        if (t == (time_t)-1 || t < 0)
+            return 0;
+        uint64_t ns = (uint64_t)t * 1000000000ull + clock_ns % 1000000000ull;
+        if (ns + 12 * 3600000000000ull >= real_ns)
+            return ns;
+    }
+    return 0;
+}
+
+/* A window bound as signed ns after the base. */
+static int64_t window_rel(const struct profile_window *w, const struct profile_time *t)
+{
+    uint64_t real;
+    if (t->kind == PROFILE_TIME_REL)
+        return t->ns > INT64_MAX ? INT64_MAX : (int64_t)t->ns;
+    real = t->kind == PROFILE_TIME_REAL ? t->ns : clock_on_day(w->base_real_ns, t->ns);
+    if (real >= w->base_real_ns)
+        return real - w->base_real_ns > INT64_MAX ? INT64_MAX : (int64_t)(real - w->base_real_ns);
+    return w->base_real_ns - real > INT64_MAX ? INT64_MIN : -(int64_t)(w->base_real_ns - real);
+}
+
+/* Computes the window's bounds from the base and the conversion in force. */
+static void window_resolve(struct profile *p)
+{
+    struct profile_window *w = &p->window;
+    if (!w->set || !w->have_base || !w->num || !w->den)
+        return;
+    w->has_from = w->from.kind != PROFILE_TIME_NONE;
+    w->has_to = w->to.kind != PROFILE_TIME_NONE;
+    if (!w->resolved) {
+        /* relative bounds are fixed once; only their ticks follow a refined frequency */
+        w->from_ns = w->has_from ? window_rel(w, &w->from) : 0;
+        w->to_ns = w->has_to ? window_rel(w, &w->to) : INT64_MAX;
+    }
+    w->from_ticks = w->has_from ? window_ticks(w, w->from_ns) : 0;
+    w->to_ticks = w->has_to ? window_ticks(w, w->to_ns) : UINT64_MAX;
+    w->resolved = 1;
+}
+
+/* A clock reference for the window: the HEADER's anchor wins over an earlier ANCHOR. */
+static void window_base(struct profile *p, uint64_t ticks, uint64_t mono, uint64_t real,
+                        uint64_t tps)
+{
+    struct profile_window *w = &p->window;
+    if (w->have_base && (w->base_is_header || !tps)) {
+        /* a later anchor refines the frequency as finish_time will (FORMAT.md section 9) */
+        if (mono > w->base_mono_ns && mono - w->base_mono_ns > 1000000000ull &&
+            ticks > w->base_ticks) {
+            w->num = mono - w->base_mono_ns;
+            w->den = ticks - w->base_ticks;
+            window_resolve(p);
+        }
+        return;
+    }
+    if (w->resolved && !tps)
+        return;
+    w->have_base = 1;
+    w->base_is_header = tps != 0;
+    w->base_ticks = ticks;
+    w->base_mono_ns = mono;
+    w->base_real_ns = real;
+    w->num = tps ? 1000000000ull : 0;
+    w->den = tps;
+    w->resolved = 0;
+    window_resolve(p);
+}
+
 static int on_header(void *ctx, const struct reader_header *h)
 {
     struct profile *p = ctx;
@@ -200,6 +367,8 @@ static int on_header(void *ctx, const struct reader_header *h)
     if (!o->options || !o->jvm_name || !o->jvm_version || !o->command)
         return -ENOMEM;
     p->have_header = 1;
+    if (p->window.set && h->ticks_per_sec)
+        window_base(p, h->anchor_ticks, h->anchor_mono_ns, h->anchor_real_ns, h->ticks_per_sec);
     return 0;
 }
 
@@ -210,6 +379,8 @@ static int on_anchor(void *ctx, uint64_t ticks, uint64_t mono_ns, uint64_t real_
     if (!p->anchors++)
         p->first_anchor = a;
     p->last_anchor = a;
+    if (p->window.set)
+        window_base(p, ticks, mono_ns, real_ns, 0);
     return 0;
 }
 
@@ -554,6 +725,17 @@ static int on_sample(void *ctx, const struct reader_sample *s)
         p->unknown_kind_samples++;
         return 0;
     }
+    if (p->window.set) {
+        const struct profile_window *w = &p->window;
+        if (!w->resolved) {
+            p->window.untimed++;
+            return 0;
+        }
+        if ((w->has_from && s->ticks < w->from_ticks) || (w->has_to && s->ticks >= w->to_ticks)) {
+            p->window.skipped++;
+            return 0;
+        }
+    }
     if (!p->samples || s->ticks < p->first_ticks)
         p->first_ticks = s->ticks;
     if (!p->samples || s->ticks > p->last_ticks)
@@ -793,6 +975,228 @@ int profile_read_mem(struct profile *p, const void *data, size_t len, const char
     snprintf(p->name, sizeof(p->name), "%s", name ? name : "(memory)");
     return read_done(p,
                      reader_read_mem(data, len, p->name, &profile_ops, p, &p->stats, err, errlen));
+}
+
+int profile_set_window(struct profile *p, uint64_t from_ns, uint64_t to_ns)
+{
+    struct profile_time from = {from_ns ? PROFILE_TIME_REL : PROFILE_TIME_NONE, from_ns};
+    struct profile_time to = {to_ns == UINT64_MAX ? PROFILE_TIME_NONE : PROFILE_TIME_REL, to_ns};
+    char err[8];
+    return profile_set_window_times(p, &from, &to, err, sizeof(err));
+}
+
+/* The form a bound was given in, for messages. */
+static void time_str(const struct profile_time *t, char *buf, size_t len) __attribute__((nonnull));
+static void time_str(const struct profile_time *t, char *buf, size_t len)
+{
+    uint64_t s = t->ns / 1000000000ull, f = t->ns % 1000000000ull;
+    if (t->kind == PROFILE_TIME_REL) {
+        snprintf(buf, len, "%llu.%09llus", (unsigned long long)s, (unsigned long long)f);
+    } else if (t->kind == PROFILE_TIME_CLOCK) {
+        snprintf(buf, len, "%02llu:%02llu:%02llu.%09llu", (unsigned long long)(s / 3600),
+                 (unsigned long long)(s / 60 % 60), (unsigned long long)(s % 60),
+                 (unsigned long long)f);
+    } else {
+        time_t tt = (time_t)s;
+        struct tm tm;
+        char d[32];
+        if (!localtime_r(&tt, &tm) || !strftime(d, sizeof(d), "%Y-%m-%dT%H:%M:%S", &tm))
+            snprintf(d, sizeof(d), "%llus", (unsigned long long)s);
+        snprintf(buf, len, "%s.%09llu", d, (unsigned long long)f);
+    }
+}
+
+int profile_set_window_times(struct profile *p, const struct profile_time *from,
+                             const struct profile_time *to, char *err, size_t errlen)
+{
+    static const struct profile_time none = {PROFILE_TIME_NONE, 0};
+    from = from ? from : &none;
+    to = to ? to : &none;
+    if (p->read_done) {
+        snprintf(err, errlen, "profile: the window is set before reading");
+        return -EINVAL;
+    }
+    /* bounds of one form compare now; mixed forms only once the start is known */
+    if (from->kind != PROFILE_TIME_NONE && from->kind == to->kind && from->ns >= to->ns) {
+        char a[80], b[80];
+        time_str(from, a, sizeof(a));
+        time_str(to, b, sizeof(b));
+        snprintf(err, errlen, "profile: empty time window: from %s is not before to %s", a, b);
+        return -EINVAL;
+    }
+    memset(&p->window, 0, sizeof(p->window));
+    p->window.set = from->kind != PROFILE_TIME_NONE || to->kind != PROFILE_TIME_NONE;
+    p->window.from = *from;
+    p->window.to = *to;
+    return 0;
+}
+
+/* Parses digits[.digits] at *s as a fixed-point number scaled by unit ns; advances *s.
+ * Returns 0, or -1 when there are no digits or it overflows. */
+static int parse_scaled(const char **s, uint64_t unit, uint64_t *out)
+{
+    const char *c = *s;
+    unsigned __int128 v = 0;
+    uint64_t div = 1;
+    int digits = 0;
+    for (; *c >= '0' && *c <= '9'; c++, digits++) {
+        v = v * 10 + (unsigned)(*c - '0');
+        if (v > UINT64_MAX)
+            return -1;
+    }
+    v *= unit;
+    if (*c == '.') {
+        unsigned __int128 frac = 0;
+        for (c++; *c >= '0' && *c <= '9'; c++, digits++) {
+            if (div <= UINT64_MAX / 10) { /* digits beyond 10^-19 cannot matter */
+                frac = frac * 10 + (unsigned)(*c - '0');
+                div *= 10;
+            }
+        }
+        v += frac * unit / div;
+    }
+    if (!digits || v > UINT64_MAX)
+        return -1;
+    *out = (uint64_t)v;
+    *s = c;
+    return 0;
+}
+
+/* Parses exactly n digits into *out. */
+static int parse_fixed(const char **s, int n, int *out)
+{
+    int v = 0;
+    for (int i = 0; i < n; i++) {
+        char c = (*s)[i];
+        if (c < '0' || c > '9')
+            return -1;
+        v = v * 10 + (c - '0');
+    }
+    *s += n;
+    *out = v;
+    return 0;
+}
+
+/* HH:MM[:SS[.frac]] at *s into ns after midnight; advances *s. */
+static int parse_clock(const char **s, uint64_t *ns)
+{
+    int h, m, sec = 0;
+    uint64_t frac = 0;
+    const char *c = *s;
+    if (parse_fixed(&c, 2, &h) || *c++ != ':' || parse_fixed(&c, 2, &m))
+        return -1;
+    if (*c == ':') {
+        c++;
+        if (parse_fixed(&c, 2, &sec))
+            return -1;
+        if (*c == '.') {
+            uint64_t scale = 100000000ull;
+            int n = 0;
+            for (c++; *c >= '0' && *c <= '9'; c++, n++) {
+                frac += (uint64_t)(*c - '0') * scale;
+                scale /= 10;
+            }
+            if (!n)
+                return -1;
+        }
+    }
+    if (h > 23 || m > 59 || sec > 60)
+        return -1;
+    *ns = ((uint64_t)h * 3600 + (uint64_t)m * 60 + (uint64_t)sec) * 1000000000ull + frac;
+    *s = c;
+    return 0;
+}
+
+int profile_time_parse(const char *s, struct profile_time *t, char *err, size_t errlen)
+{
+    static const struct {
+        const char *name;
+        uint64_t ns;
+    } units[] = {{"", 1000000000ull},  {"s", 1000000000ull}, {"ms", 1000000ull},
+                 {"us", 1000ull},      {"ns", 1ull},         {"min", 60000000000ull},
+                 {"m", 60000000000ull}};
+    size_t len = strlen(s);
+    const char *c = s;
+
+    /* YYYY-MM-DD[T ]HH:MM[:SS[.frac]][Z] */
+    if (len >= 16 && s[4] == '-' && s[7] == '-' && (s[10] == 'T' || s[10] == ' ')) {
+        int y, mo, d;
+        uint64_t clock;
+        c = s;
+        if (parse_fixed(&c, 4, &y) || *c++ != '-' || parse_fixed(&c, 2, &mo) || *c++ != '-' ||
+            parse_fixed(&c, 2, &d) || !(*c == 'T' || *c == ' '))
+            goto bad;
+        c++;
+        if (parse_clock(&c, &clock))
+            goto bad;
+        int utc = *c == 'Z';
+        if (utc)
+            c++;
+        if (*c || y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31)
+            goto bad;
+        struct tm tm = {0};
+        tm.tm_year = y - 1900;
+        tm.tm_mon = mo - 1;
+        tm.tm_mday = d;
+        tm.tm_hour = (int)(clock / 3600000000000ull);
+        tm.tm_min = (int)(clock / 60000000000ull % 60);
+        tm.tm_sec = (int)(clock / 1000000000ull % 60);
+        tm.tm_isdst = -1;
+        time_t tt = utc ? timegm(&tm) : mktime(&tm);
+        if (tt == (time_t)-1 || tt < 0 || tm.tm_mday != d)
+            goto bad;
+        t->kind = PROFILE_TIME_REAL;
+        t->ns = (uint64_t)tt * 1000000000ull + clock % 1000000000ull;
+        return 0;
+    }
+    /* HH:MM[:SS[.frac]] */
+    if (len >= 5 && s[2] == ':') {
+        uint64_t clock;
+        c = s;
+        if (parse_clock(&c, &clock) || *c)
+            goto bad;
+        t->kind = PROFILE_TIME_CLOCK;
+        t->ns = clock;
+        return 0;
+    }
+    /* a number and a unit */
+    const char *u = s + strspn(s, "0123456789.");
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        if (strcmp(u, units[i].name) != 0)
+            continue;
+        uint64_t ns;
+        c = s;
+        if (parse_scaled(&c, units[i].ns, &ns) || c != u)
+            goto bad;
+        t->kind = PROFILE_TIME_REL;
+        t->ns = ns;
+        return 0;
+    }
+bad:
+    snprintf(err, errlen,
+             "bad time '%s': use seconds from the start of the profile (2.5, 2.5s, 500ms, 250us, "
+             "2min) or a clock time (14:03:05, 14:03:05.250, 2026-11-21T14:03:05)",
+             s);
+    return -EINVAL;
+}
+
+uint64_t profile_duration_ns(const struct profile *p)
+{
+    const struct profile_window *w = &p->window;
+    if (!p->time_known)
+        return 0;
+    if (p->end_seen && p->have_header && p->end_ticks > p->header.anchor_ticks) {
+        uint64_t e = profile_ticks_to_ns(p, p->end_ticks - p->header.anchor_ticks);
+        int64_t start = 0, end = e > INT64_MAX ? INT64_MAX : (int64_t)e;
+        if (w->resolved && w->has_from && w->from_ns > start)
+            start = w->from_ns;
+        if (w->resolved && w->has_to && w->to_ns < end)
+            end = w->to_ns;
+        return end > start ? (uint64_t)(end - start) : 0;
+    }
+    if (p->samples)
+        return profile_ticks_to_ns(p, p->last_ticks - p->first_ticks);
+    return 0;
 }
 
 int profile_resolve_kind(const struct profile *p, int sel)

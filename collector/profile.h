@@ -72,7 +72,7 @@ struct profile_thread {
     uint64_t id;
     uint64_t os_tid;
     const char *name;    /* as logged (an embedded NUL becomes '_') */
-    const char *display; /* name made safe for one-line outputs, see profile_clean */
+    const char *display; /* name made safe for one-line UTF-8 outputs, see profile_clean */
 };
 
 struct profile_line {
@@ -88,7 +88,7 @@ struct profile_method {
     const char *signature;
     const char *source_file; /* "" unknown */
     /* frame name: "class.name" for Java and native methods, the name alone for markers and
-     * C functions; made safe with profile_clean */
+     * C functions; made safe (and valid UTF-8) with profile_clean */
     const char *display;
     size_t nlines;
     const struct profile_line *lines;
@@ -151,6 +151,37 @@ struct profile_idmap {
     size_t n;
 };
 
+/* A time bound of a window (--from / --to), as given; resolved against the log's start
+ * while reading (profile_set_window_times). */
+enum profile_time_kind {
+    PROFILE_TIME_NONE = 0,  /* no bound */
+    PROFILE_TIME_REL = 1,   /* ns after the start (the HEADER's anchor) */
+    PROFILE_TIME_CLOCK = 2, /* ns after local midnight of the start's day (14:03:05) */
+    PROFILE_TIME_REAL = 3,  /* ns since the Unix epoch (2026-11-21T14:03:05) */
+};
+
+struct profile_time {
+    int kind; /* enum profile_time_kind */
+    uint64_t ns;
+};
+
+/* The time window of a profile: samples outside [from, to) are skipped while reading. */
+struct profile_window {
+    int set;                       /* a window was asked for */
+    struct profile_time from, to;  /* as given */
+    int resolved;                  /* the bounds below are known (a start was read) */
+    int has_from, has_to;          /* bounds in force */
+    int64_t from_ns, to_ns;        /* resolved, ns after the start (may be < 0) */
+    uint64_t from_ticks, to_ticks; /* the same, in ticks: from <= ticks < to is inside */
+    uint64_t skipped;              /* samples outside the window */
+    uint64_t untimed;              /* samples read before any clock information: skipped */
+    /* internal: the conversion in force while reading */
+    int have_base;
+    int base_is_header;
+    uint64_t base_ticks, base_mono_ns, base_real_ns;
+    uint64_t num, den;
+};
+
 struct profile_arena_block;
 struct profile_agg_slot;
 struct profile_tick;
@@ -183,6 +214,7 @@ struct profile {
     uint64_t last_ticks;           /* largest sample ticks */
 
     struct profile_wall wall;
+    struct profile_window window; /* profile_set_window*; samples outside are not counted */
 
     uint64_t counters[FPL_CTR_MAX]; /* the last value seen for each counter */
     uint8_t counter_seen[FPL_CTR_MAX];
@@ -237,6 +269,34 @@ int profile_read_file(struct profile *p, const char *path, char *err, size_t err
 int profile_read_mem(struct profile *p, const void *data, size_t len, const char *name, char *err,
                      size_t errlen);
 
+/* Restricts the samples read to those taken from from_ns (inclusive) to to_ns (exclusive)
+ * nanoseconds after the log's start (the HEADER's anchor, or the first ANCHOR without a
+ * HEADER); from_ns = 0 means no start bound and to_ns = UINT64_MAX no end (both: no window). Call
+ * before profile_read_*. Samples outside are skipped as if absent (counted in p->window.skipped);
+ * with a window, samples read before any clock information (header lost) are skipped too
+ * (p->window.untimed). Ticks convert with the frequency known at the time (the header's, refined by
+ * ANCHORs more than 1 s after the start, as in section 9 of FORMAT.md), so a bound may be off by
+ * the calibration error. Returns 0, or -EINVAL when from_ns >= to_ns. */
+int profile_set_window(struct profile *p, uint64_t from_ns, uint64_t to_ns);
+
+/* As profile_set_window, with bounds given as relative times, clock times or absolute times
+ * (profile_time_parse; kind PROFILE_TIME_NONE for no bound). Clock times are resolved against
+ * the start's day in local time (TZ): on that day, or the next one when that is more than 12 h
+ * before the start (a profile that ran over midnight). Returns 0, or -EINVAL with a message in
+ * err when the bounds can be seen to be empty already. */
+int profile_set_window_times(struct profile *p, const struct profile_time *from,
+                             const struct profile_time *to, char *err, size_t errlen);
+
+/* Parses a --from / --to value: seconds after the start (2.5, 2.5s, 500ms, 250us, 10ns,
+ * 2min), a clock time HH:MM[:SS[.frac]] (local time of the start's day), or a date and time
+ * YYYY-MM-DD[T| ]HH:MM[:SS[.frac]] (local time, or UTC with a trailing Z). Returns 0, or
+ * -EINVAL with a message in err naming the value and the accepted forms. */
+int profile_time_parse(const char *s, struct profile_time *t, char *err, size_t errlen);
+
+/* The profile's duration in ns: from the start to END when END was read, otherwise from the
+ * first to the last sample; within the window when one is set. 0 when unknown. */
+uint64_t profile_duration_ns(const struct profile *p);
+
 /* The kind an output shows for a selection: PROFILE_KIND_AUTO becomes FPL_KIND_CPU when there
  * are CPU samples, otherwise FPL_KIND_WALL; other values are returned as they are. */
 int profile_resolve_kind(const struct profile *p, int sel);
@@ -277,9 +337,12 @@ uint64_t profile_ticks_to_real_ns(const struct profile *p, uint64_t ticks);
 /* Effective tick frequency in ticks per second (0 when unknown). */
 double profile_ticks_per_sec(const struct profile *p);
 
-/* Copies src into dst (capacity cap > 0, always NUL-terminated, cut at cap - 1 bytes) for
- * one-line outputs: ';' and ASCII control characters (newline, carriage return, tab, ...)
- * become '_', so a name can be a frame of a folded line. Returns the length written. */
+/* Copies src into dst (capacity cap > 0, always NUL-terminated, cut at cap - 1 bytes but
+ * never inside a character) for one-line outputs in UTF-8: ';' and ASCII control characters
+ * (newline, carriage return, tab, ...) become '_', so a name can be a frame of a folded line;
+ * a surrogate pair of JVM modified UTF-8 (a character outside the BMP) becomes its 4-byte
+ * UTF-8 form; every other byte that is not part of valid UTF-8 (the modified UTF-8 NUL C0 80
+ * included) becomes U+FFFD. The result is valid UTF-8. Returns the length written. */
 size_t profile_clean(char *dst, size_t cap, const char *src, size_t len);
 
 #endif

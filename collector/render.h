@@ -38,30 +38,50 @@ enum render_type {
     RENDER_KIND = 7,       /* a synthetic [cpu] / [wall] root (PROFILE_KIND_ALL) */
 };
 
-/* Compiled filters; render_select_init / render_select_destroy. */
+/* Compiled filters; render_select_init / render_select_destroy. The match caches hold
+ * RENDER_MATCH_* bits (0: not computed yet). */
 struct render_select {
     const struct profile *p;
     struct render_opts o;
     int kind;              /* resolved (never PROFILE_KIND_AUTO) */
     int have_include, have_exclude;
     regex_t include, exclude;
-    uint8_t *stack_verdict;/* per profile stack index: 0 unknown, 1 keep, 2 drop */
+    uint8_t *stack_verdict;/* per profile stack index (+1 slot: undefined stack): the bits of
+                            * its frames' names */
+    uint8_t *method_match; /* per method index (+1 slot: undefined method) */
+    uint8_t *thread_match; /* per thread index (+1 slot: undefined thread) */
 };
 
-/* Compiles o's filters for p. Returns 0, or -EINVAL naming the bad regex in err. */
+#define RENDER_MATCH_KNOWN 1u   /* the bits below are computed */
+#define RENDER_MATCH_INCLUDE 2u /* a name matches the include regex */
+#define RENDER_MATCH_EXCLUDE 4u /* a name matches the exclude regex */
+
+/* Compiles o's filters for p. With o->kind PROFILE_KIND_AUTO and a state filter, the kind is
+ * wall when p has wall samples (states are a wall-clock notion), otherwise as
+ * profile_resolve_kind. Returns 0, or -EINVAL naming the bad regex, kind or state in err. */
 int render_select_init(struct render_select *s, const struct profile *p,
                        const struct render_opts *o, char *err, size_t errlen);
 void render_select_destroy(struct render_select *s);
 
-/* 1 when the cell e is selected (kind, state, include/exclude on its stack's frame names;
- * verdicts cached per stack). */
+/* 1 when the cell e is selected: its kind; its state when o.state is set (a CPU sample of
+ * unknown state counts as running); include/exclude on its stack's frame display names and,
+ * with o.threads, its thread's name (matches cached per method, thread and stack). */
 int render_select_entry(struct render_select *s, const struct profile_entry *e);
 
 /* The weight a selected cell contributes: raw for CPU, upscaled (rounded) for wall. */
 uint64_t render_entry_weight(const struct render_select *s, const struct profile_entry *e);
 
-/* A call tree. Node 0 is the root (all selected samples); children are linked through
- * first_child / next_sibling, sorted by name; names are indices into `names`. */
+/* A call tree. Node 0 is the root (all selected samples; name RENDER_ROOT_NAME, type
+ * RENDER_KIND); children are linked through first_child / next_sibling, sorted bytewise by
+ * name; names are indices into `names`. Nodes are numbered in depth-first preorder (a parent
+ * before its children, a subtree contiguous), so nodes[i].parent < i.
+ *
+ * Weights: CPU trees are exact sums of raw weights. Wall weights are fixed point (upscaled,
+ * profile.h); the tree sums them exactly, then lays the nodes out as intervals of the root's
+ * total (children left to right in name order, self last) and rounds the interval ends to
+ * integers (halves up), so every node is within 1 of its exact weight, the root is the exact
+ * total rounded as in profile_fp_round, and a node's total is always its self plus its
+ * children's totals. */
 struct render_node {
     uint32_t name;         /* index into render_tree.names */
     uint8_t type;          /* enum render_type */
@@ -76,7 +96,9 @@ struct render_node {
 struct render_tree {
     struct render_node *nodes;
     size_t nnodes;
-    const char **names;    /* distinct frame names (clean, one-line), owned by the tree */
+    const char **names;    /* distinct frame names (clean, one-line UTF-8), owned by the tree;
+                            * one per (text, type): a text used by two node types (a thread
+                            * and a method both named main) appears twice */
     size_t nnames;
     uint64_t total;        /* nodes[0].total */
     uint64_t samples;      /* selected samples (raw count) */
@@ -84,19 +106,51 @@ struct render_tree {
     void *internal;
 };
 
-/* Builds the call tree of p's selected cells (root first, or leaf first with o->reverse;
- * thread roots with o->threads; a state leaf for wall samples when o->kind is wall and no
- * state filter is set). Returns 0 or -errno with err filled. */
+#define RENDER_ROOT_NAME "all"
+
+/* Builds the call tree of p's selected cells (render_select_entry), merging frames by display
+ * name (and node type) along the path. The path of a cell: a "[cpu]" / "[wall]" root (RENDER_KIND) with
+ * PROFILE_KIND_ALL, then the thread's name (RENDER_THREAD) with o->threads, then the frames
+ * root first, then for a wall sample of known state when no state filter is set a state leaf
+ * ("[parked]", RENDER_STATE, see render_state_frame). With o->reverse the frames and the state
+ * leaf come in reverse order (leaf first: state, executing method, ..., entry point) below the
+ * same kind and thread roots. An undefined stack is the one frame PROFILE_UNKNOWN_STACK, an
+ * empty one PROFILE_EMPTY_STACK, an undefined method PROFILE_UNKNOWN_FRAME (all RENDER_MARKER).
+ * Memory and time grow with the unique stacks, not the samples. The tree owns its names (it
+ * does not refer to p after building). Returns 0 or -errno with err filled. */
 int render_tree_build(struct render_tree *t, const struct profile *p,
                       const struct render_opts *o, char *err, size_t errlen);
 void render_tree_destroy(struct render_tree *t);
 
 /* For a diff: for every node of t, the total of the node with the same path (same names
- * from the root) in base, or 0 when base has no such path. out has t->nnodes entries. */
+ * from the root) in base, or 0 when base has no such path. out has t->nnodes entries.
+ * Returns 0 or -ENOMEM. */
 int render_tree_match(const struct render_tree *t, const struct render_tree *base,
                       uint64_t *out);
 
-/* "cpu profile of <command> (pid N), <duration> s, <samples> samples" and similar, into buf. */
+/* The node of t below parent named name, or UINT32_MAX. */
+uint32_t render_tree_child(const struct render_tree *t, uint32_t parent, const char *name);
+
+/* The frame of a thread state in trees ("[parked]"), NULL for FPL_STATE_UNKNOWN and unknown
+ * values. */
+const char *render_state_frame(int state);
+
+/* The state's name as --state takes it ("timed_waiting"), NULL when unknown. */
+const char *render_state_name(int state);
+
+/* The state named s (running, blocked, waiting, timed_waiting, parked, sleeping, native), or
+ * -1. */
+int render_state_parse(const char *s);
+
+/* The states --state accepts, for messages: "running, blocked, ...". */
+#define RENDER_STATE_NAMES "running, blocked, waiting, timed_waiting, parked, sleeping, native"
+
+/* "cpu", "wall" or "cpu+wall" for a resolved kind. */
+const char *render_kind_name(int kind);
+
+/* "cpu profile of <command> (pid N), <duration> s, <samples> samples" and similar, into buf
+ * (one line, cut with "..." when long; the window when one is set). kind may be
+ * PROFILE_KIND_AUTO. */
 void render_default_title(const struct profile *p, int kind, char *buf, size_t len);
 
 #endif

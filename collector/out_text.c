@@ -1,0 +1,342 @@
+/* out_text.c: the plain-text report (see out_text.h). The flat tables come from a forward
+ * tree without thread roots, so recursion is counted once per path and state leaves fold into
+ * their method; the call tree printed is the one the options ask for. */
+#include "out_text.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE UINT32_MAX
+
+struct flat {
+    uint32_t name;
+    uint64_t self;
+    uint64_t total;
+};
+
+static double pct(uint64_t w, uint64_t total)
+{
+    return total ? 100.0 * (double)w / (double)total : 0.0;
+}
+
+static int cmp_self(const void *a, const void *b, void *names)
+{
+    const struct flat *x = a, *y = b;
+    if (x->self != y->self)
+        return x->self < y->self ? 1 : -1;
+    return strcmp(((const char **)names)[x->name], ((const char **)names)[y->name]);
+}
+
+static int cmp_total(const void *a, const void *b, void *names)
+{
+    const struct flat *x = a, *y = b;
+    if (x->total != y->total)
+        return x->total < y->total ? 1 : -1;
+    return strcmp(((const char **)names)[x->name], ((const char **)names)[y->name]);
+}
+
+static int synthetic(uint8_t type)
+{
+    return type == RENDER_THREAD || type == RENDER_KIND || type == RENDER_STATE;
+}
+
+/* Per-name self and total weights of a forward tree; a name counts once per path for total.
+ * Returns the rows (malloc'd, *n of them) or NULL when out of memory. */
+static struct flat *flat_of(const struct render_tree *t, size_t *n)
+{
+    struct flat *by = calloc(t->nnames ? t->nnames : 1, sizeof(*by));
+    uint32_t *onpath = calloc(t->nnames ? t->nnames : 1, sizeof(*onpath));
+    uint32_t *path = malloc((t->nnodes ? t->nnodes : 1) * sizeof(*path)); /* node per depth */
+    size_t depth = 0, rows = 0;
+    if (!by || !onpath || !path) {
+        free(by);
+        free(onpath);
+        free(path);
+        return NULL;
+    }
+    for (size_t i = 1; i < t->nnodes; i++) {
+        const struct render_node *nd = &t->nodes[i];
+        /* preorder: pop the path back to this node's parent */
+        while (depth > 0 && path[depth - 1] != nd->parent) {
+            const struct render_node *q = &t->nodes[path[--depth]];
+            if (!synthetic(q->type))
+                onpath[q->name]--;
+        }
+        path[depth++] = (uint32_t)i;
+        if (nd->type == RENDER_STATE) {
+            /* a state leaf's time is its method's own */
+            const struct render_node *par = &t->nodes[nd->parent];
+            if (nd->parent != 0 && !synthetic(par->type))
+                by[par->name].self += nd->self;
+            continue;
+        }
+        if (synthetic(nd->type))
+            continue;
+        by[nd->name].self += nd->self;
+        if (onpath[nd->name]++ == 0)
+            by[nd->name].total += nd->total;
+    }
+    for (uint32_t k = 0; k < t->nnames; k++) {
+        if (by[k].total || by[k].self) {
+            by[rows] = by[k];
+            by[rows++].name = k;
+        }
+    }
+    free(onpath);
+    free(path);
+    *n = rows;
+    return by;
+}
+
+static void write_flat_table(FILE *f, const struct render_tree *t, struct flat *rows, size_t n,
+                             size_t top, int by_total)
+{
+    qsort_r(rows, n, sizeof(*rows), by_total ? cmp_total : cmp_self, (void *)t->names);
+    if (!by_total) {
+        /* methods that only call others have no place in a self table */
+        while (n > 0 && rows[n - 1].self == 0)
+            n--;
+    }
+    size_t show = n < top ? n : top;
+    fprintf(f, "\nTop %zu of %zu methods by %s weight:\n", show, n, by_total ? "total" : "self");
+    if (by_total)
+        fprintf(f, "%12s %7s %12s %7s  %s\n", "total", "total%", "self", "self%", "method");
+    else
+        fprintf(f, "%12s %7s %12s %7s  %s\n", "self", "self%", "total", "total%", "method");
+    for (size_t i = 0; i < show; i++) {
+        uint64_t a = by_total ? rows[i].total : rows[i].self;
+        uint64_t b = by_total ? rows[i].self : rows[i].total;
+        fprintf(f, "%12" PRIu64 " %6.2f%% %12" PRIu64 " %6.2f%%  %s\n", a, pct(a, t->total), b,
+                pct(b, t->total), t->names[rows[i].name]);
+    }
+    if (!n)
+        fprintf(f, "  (no samples)\n");
+}
+
+/* The two flat tables of one kind. */
+static int write_flats(FILE *f, const struct profile *p, const struct render_opts *o, int kind,
+                       size_t top, int label, char *err, size_t errlen)
+{
+    struct render_opts fo = *o;
+    struct render_tree t;
+    size_t n;
+    fo.kind = kind;
+    fo.threads = 0;
+    fo.reverse = 0;
+    int rc = render_tree_build(&t, p, &fo, err, errlen);
+    if (rc)
+        return rc;
+    struct flat *rows = flat_of(&t, &n);
+    if (!rows) {
+        render_tree_destroy(&t);
+        snprintf(err, errlen, "text: out of memory");
+        return -ENOMEM;
+    }
+    if (label)
+        fprintf(f, "\n== %s samples: weight %" PRIu64 " ==\n", render_kind_name(t.kind), t.total);
+    write_flat_table(f, &t, rows, n, top, 0);
+    write_flat_table(f, &t, rows, n, top, 1);
+    free(rows);
+    render_tree_destroy(&t);
+    return 0;
+}
+
+static void write_unit(FILE *f, const struct profile *p, int kind)
+{
+    const struct profile_header *h = &p->header;
+    if (kind == FPL_KIND_CPU || kind == PROFILE_KIND_ALL) {
+        if (p->have_header && h->cpu_interval_ns)
+            fprintf(f, "unit:      cpu weight 1 = one %.3f ms CPU sampling interval\n",
+                    (double)h->cpu_interval_ns / 1e6);
+        else
+            fprintf(f, "unit:      cpu weight 1 = one CPU sampling interval\n");
+    }
+    if (kind == FPL_KIND_WALL || kind == PROFILE_KIND_ALL) {
+        if (p->have_header && h->wall_interval_ns)
+            fprintf(f,
+                    "unit:      wall weight 1 = one thread for one %.3f ms wall-clock interval "
+                    "(upscaled for the threads not sampled)\n",
+                    (double)h->wall_interval_ns / 1e6);
+        else
+            fprintf(f, "unit:      wall weight 1 = one thread for one wall-clock interval "
+                       "(upscaled)\n");
+    }
+}
+
+static void write_header(FILE *f, const struct profile *p, const struct render_opts *o,
+                         const struct render_tree *t)
+{
+    char title[512];
+    if (o->title)
+        snprintf(title, sizeof(title), "%s", o->title);
+    else
+        render_default_title(p, t->kind, title, sizeof(title));
+    fprintf(f, "%s\n", title);
+    fprintf(f, "kind:      %s\n", render_kind_name(t->kind));
+    write_unit(f, p, t->kind);
+    uint64_t dur = profile_duration_ns(p);
+    if (p->time_known)
+        fprintf(f, "duration:  %.3f s\n", (double)dur / 1e9);
+    else
+        fprintf(f, "duration:  unknown (no clock information)\n");
+    fprintf(f, "selected:  %" PRIu64 " samples, weight %" PRIu64, t->samples, t->total);
+    const struct profile_header *h = &p->header;
+    uint64_t iv = t->kind == FPL_KIND_CPU    ? h->cpu_interval_ns
+                  : t->kind == FPL_KIND_WALL ? h->wall_interval_ns
+                                             : 0;
+    if (p->have_header && iv)
+        fprintf(f, " (%.3f %s)", (double)t->total * (double)iv / 1e9,
+                t->kind == FPL_KIND_CPU ? "s of CPU" : "thread-seconds");
+    fprintf(f, "\n");
+    const struct profile_window *w = &p->window;
+    if (w->set && w->resolved) {
+        fprintf(f, "window:    ");
+        if (w->has_from)
+            fprintf(f, "from %.3f s ", (double)w->from_ns / 1e9);
+        if (w->has_to)
+            fprintf(f, "to %.3f s ", (double)w->to_ns / 1e9);
+        fprintf(f, "after the start (%" PRIu64 " samples outside skipped)\n", w->skipped);
+    }
+    if (o->include || o->exclude || o->state != RENDER_STATE_ALL || o->threads || o->reverse) {
+        fprintf(f, "options:  ");
+        if (o->include)
+            fprintf(f, " include /%s/", o->include);
+        if (o->exclude)
+            fprintf(f, " exclude /%s/", o->exclude);
+        if (o->state != RENDER_STATE_ALL)
+            fprintf(f, " state %s", render_state_name(o->state));
+        if (o->threads)
+            fprintf(f, " threads");
+        if (o->reverse)
+            fprintf(f, " reverse");
+        fprintf(f, "\n");
+    }
+}
+
+/* Orders child node ids heaviest first, then by node id (= name order). */
+static int cmp_heavy(const void *a, const void *b, void *tree)
+{
+    const struct render_tree *t = tree;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    if (t->nodes[x].total != t->nodes[y].total)
+        return t->nodes[x].total < t->nodes[y].total ? 1 : -1;
+    return x < y ? -1 : x > y;
+}
+
+static void write_node(FILE *f, const struct render_tree *t, uint32_t v, uint32_t depth)
+{
+    const struct render_node *nd = &t->nodes[v];
+    uint32_t ind = depth < OUT_TEXT_INDENT_MAX ? depth : OUT_TEXT_INDENT_MAX;
+    fprintf(f, "%6.2f%% %6.2f%% %12" PRIu64 "  %*s", pct(nd->total, t->total),
+            pct(nd->self, t->total), nd->total, (int)(2 * ind), "");
+    if (depth > OUT_TEXT_INDENT_MAX)
+        fprintf(f, "[depth %" PRIu32 "] ", depth);
+    fprintf(f, "%s\n", t->names[nd->name]);
+}
+
+#define MORE_LINE (1ull << 63) /* a stack entry: the "N more" line of a node's children */
+
+/* The children of v under the threshold: how many, and their weight. */
+static size_t hidden_children(const struct render_tree *t, uint32_t v, double prune,
+                              uint64_t *weight)
+{
+    size_t n = 0;
+    *weight = 0;
+    for (uint32_t c = t->nodes[v].first_child; c != NONE; c = t->nodes[c].next_sibling) {
+        if (prune > 0 && pct(t->nodes[c].total, t->total) < prune) {
+            n++;
+            *weight += t->nodes[c].total;
+        }
+    }
+    return n;
+}
+
+/* The call tree, depth first, heaviest child first; the children under the threshold are
+ * one "N more" line after their shown siblings. */
+static int write_tree(FILE *f, const struct render_tree *t, double prune)
+{
+    /* at most every node once and one "more" line per node */
+    uint64_t *stack = malloc((t->nnodes ? t->nnodes : 1) * 2 * sizeof(*stack));
+    uint32_t *kids = malloc((t->nnodes ? t->nnodes : 1) * sizeof(*kids));
+    if (!stack || !kids) {
+        free(stack);
+        free(kids);
+        return -ENOMEM;
+    }
+    if (prune > 0)
+        fprintf(f,
+                "\nCall tree (children under %.2f%% of the total are folded into \"N more\" "
+                "lines):\n",
+                prune);
+    else
+        fprintf(f, "\nCall tree:\n");
+    fprintf(f, "%7s %7s %12s  %s\n", "total%", "self%", "total", "frame");
+    size_t sp = 0;
+    stack[sp++] = 0;
+    while (sp) {
+        uint64_t top = stack[--sp];
+        uint32_t v = (uint32_t)top;
+        uint64_t hw;
+        if (top & MORE_LINE) {
+            size_t hidden = hidden_children(t, v, prune, &hw);
+            uint32_t ind = t->nodes[v].depth + 1;
+            ind = ind < OUT_TEXT_INDENT_MAX ? ind : OUT_TEXT_INDENT_MAX;
+            fprintf(f, "%6.2f%% %7s %12" PRIu64 "  %*s... %zu more under %.2f%%\n",
+                    pct(hw, t->total), "", hw, (int)(2 * ind), "", hidden, prune);
+            continue;
+        }
+        write_node(f, t, v, t->nodes[v].depth);
+        size_t nk = 0;
+        for (uint32_t c = t->nodes[v].first_child; c != NONE; c = t->nodes[c].next_sibling) {
+            if (!(prune > 0 && pct(t->nodes[c].total, t->total) < prune))
+                kids[nk++] = c;
+        }
+        if (hidden_children(t, v, prune, &hw))
+            stack[sp++] = MORE_LINE | v;
+        qsort_r(kids, nk, sizeof(*kids), cmp_heavy, (void *)t);
+        for (size_t k = nk; k-- > 0;)
+            stack[sp++] = kids[k];
+    }
+    free(stack);
+    free(kids);
+    return 0;
+}
+
+int out_text_write_opts(const struct profile *p, const struct render_opts *o,
+                        const struct out_text_opts *to, FILE *f, char *err, size_t errlen)
+{
+    size_t top = to && to->top ? to->top : OUT_TEXT_TOP;
+    double prune = to && to->prune >= 0 ? to->prune : OUT_TEXT_PRUNE;
+    struct render_tree t;
+    int rc = render_tree_build(&t, p, o, err, errlen);
+    if (rc)
+        return rc;
+    write_header(f, p, o, &t);
+    if (t.kind == PROFILE_KIND_ALL) {
+        for (int k = 0; rc == 0 && k < PROFILE_KINDS; k++)
+            rc = write_flats(f, p, o, k, top, 1, err, errlen);
+    } else {
+        rc = write_flats(f, p, o, t.kind, top, 0, err, errlen);
+    }
+    if (rc == 0 && write_tree(f, &t, prune) != 0) {
+        snprintf(err, errlen, "text: out of memory");
+        rc = -ENOMEM;
+    }
+    render_tree_destroy(&t);
+    if (rc)
+        return rc;
+    errno = 0;
+    if (fflush(f) != 0 || ferror(f)) {
+        rc = errno ? -errno : -EIO;
+        snprintf(err, errlen, "text: write failed: %s", strerror(-rc));
+    }
+    return rc;
+}
+
+int out_text_write(const struct profile *p, const struct render_opts *o, FILE *f, char *err,
+                   size_t errlen)
+{
+    return out_text_write_opts(p, o, NULL, f, err, errlen);
+}

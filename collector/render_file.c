@@ -1,0 +1,248 @@
+/* render_file.c: format choice and atomic output files (see render_file.h). */
+#include "render_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "out_collapsed.h"
+#include "out_text.h"
+
+/* The HTML and pprof writers land separately; until they do, their formats say so. */
+#if defined(__has_include)
+#if __has_include("out_html.h")
+#include "out_html.h"
+#define RENDER_FILE_HAVE_HTML 1
+#endif
+#if __has_include("out_pprof.h")
+#include "out_pprof.h"
+#define RENDER_FILE_HAVE_PPROF 1
+#endif
+#endif
+
+#define TMP_TRIES 100
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+int render_file_format(const char *path, const char *format, char *err, size_t errlen)
+{
+    static const struct {
+        const char *name;
+        int format;
+    } names[] = {{"collapsed", RENDER_FILE_COLLAPSED},
+                 {"folded", RENDER_FILE_COLLAPSED},
+                 {"html", RENDER_FILE_HTML},
+                 {"pprof", RENDER_FILE_PPROF},
+                 {"txt", RENDER_FILE_TXT},
+                 {"text", RENDER_FILE_TXT}},
+      exts[] = {{".collapsed", RENDER_FILE_COLLAPSED},
+                {".folded", RENDER_FILE_COLLAPSED},
+                {".html", RENDER_FILE_HTML},
+                {".pb.gz", RENDER_FILE_PPROF},
+                {".txt", RENDER_FILE_TXT}};
+
+    if (format) {
+        for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+            if (strcmp(format, names[i].name) == 0)
+                return names[i].format;
+        }
+        snprintf(err, errlen, "unknown output format '%s': use one of %s", format,
+                 RENDER_FILE_FORMAT_NAMES);
+        return -EINVAL;
+    }
+    if (strcmp(path, "-") == 0)
+        return RENDER_FILE_COLLAPSED;
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+        if (strlen(base) > strlen(exts[i].name) && ends_with(base, exts[i].name))
+            return exts[i].format;
+    }
+    const char *dot = strchr(base + (base[0] == '.'), '.');
+    if (!dot)
+        snprintf(err, errlen,
+                 "cannot tell the output format of '%s' (no extension): name it with one of %s, "
+                 "or give --format (%s)",
+                 path, RENDER_FILE_EXTENSIONS, RENDER_FILE_FORMAT_NAMES);
+    else
+        snprintf(err, errlen, "unknown output format '%s' of '%s': use one of %s", dot, path,
+                 RENDER_FILE_EXTENSIONS);
+    return -EINVAL;
+}
+
+/* What to render: one profile, or a diff of two. */
+struct job {
+    int format;
+    int diff;
+    const struct profile *p;
+    const struct profile *base;
+    const struct render_opts *o;
+};
+
+__attribute__((unused)) static int not_built(const char *what, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s: format not built into this flyprof", what);
+    return -ENOSYS;
+}
+
+/* Renders the job into f. */
+static int render_to(const struct job *j, FILE *f, char *err, size_t errlen)
+{
+    if (j->diff) {
+#ifdef RENDER_FILE_HAVE_HTML
+        return out_html_write_diff(j->base, j->p, j->o, f, err, errlen);
+#else
+        return not_built("html diff", err, errlen);
+#endif
+    }
+    switch (j->format) {
+    case RENDER_FILE_COLLAPSED: {
+        struct render_select s;
+        int rc = render_select_init(&s, j->p, j->o, err, errlen);
+        if (rc)
+            return rc;
+        rc = out_collapsed_write_select(j->p, &s, j->o->threads, j->o->reverse, f, err, errlen);
+        render_select_destroy(&s);
+        return rc;
+    }
+    case RENDER_FILE_TXT:
+        return out_text_write(j->p, j->o, f, err, errlen);
+    case RENDER_FILE_HTML:
+#ifdef RENDER_FILE_HAVE_HTML
+        return out_html_write(j->p, j->o, f, err, errlen);
+#else
+        return not_built("html", err, errlen);
+#endif
+    case RENDER_FILE_PPROF:
+#ifdef RENDER_FILE_HAVE_PPROF
+        return out_pprof_write(j->p, j->o, f, err, errlen);
+#else
+        return not_built("pprof", err, errlen);
+#endif
+    default:
+        snprintf(err, errlen, "render: unknown format %d", j->format);
+        return -EINVAL;
+    }
+}
+
+/* Prefixes err with the output's name: "'out.html': <err>". */
+static void name_error(const char *path, char *err, size_t errlen)
+{
+    char msg[1024];
+    snprintf(msg, sizeof(msg), "%s", err);
+    snprintf(err, errlen, "'%s': %s", path, msg);
+}
+
+/* Creates a new temporary file next to path (same directory, so rename is atomic); its name
+ * goes to tmp. Returns the descriptor or -errno. Created with mode 0666 so the umask applies
+ * as for any new file. */
+static int open_temp(const char *path, char *tmp, size_t cap)
+{
+    static _Atomic unsigned counter; /* distinct names for threads of one process */
+    const char *slash = strrchr(path, '/');
+    int dirlen = slash ? (int)(slash - path + 1) : 0;
+    const char *base = slash ? slash + 1 : path;
+
+    for (int i = 0; i < TMP_TRIES; i++) {
+        unsigned n = atomic_fetch_add_explicit(&counter, 1, memory_order_relaxed);
+        int len = snprintf(tmp, cap, "%.*s.%s.%ld.%u.tmp", dirlen, path, base, (long)getpid(), n);
+        if (len < 0 || (size_t)len >= cap)
+            return -ENAMETOOLONG;
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0)
+            return fd;
+        if (errno != EEXIST)
+            return -errno;
+    }
+    return -EEXIST;
+}
+
+/* Runs the job into path through a temporary file and a rename. */
+static int write_atomic(const struct job *j, const char *path, char *err, size_t errlen)
+{
+    char tmp[4096];
+    int rc;
+
+    if (strcmp(path, "-") == 0) {
+        rc = render_to(j, stdout, err, errlen);
+        if (rc == 0 && fflush(stdout) != 0) {
+            rc = -errno;
+            snprintf(err, errlen, "cannot write to standard output: %s", strerror(-rc));
+        }
+        return rc;
+    }
+    const char *base = strrchr(path, '/');
+    if (!*path || (base && !base[1])) {
+        snprintf(err, errlen, "'%s': not a file name", path);
+        return -EINVAL;
+    }
+    int fd = open_temp(path, tmp, sizeof(tmp));
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot create '%s': %s", path, strerror(-fd));
+        return fd;
+    }
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        rc = -errno;
+        close(fd);
+        unlink(tmp);
+        snprintf(err, errlen, "cannot create '%s': %s", path, strerror(-rc));
+        return rc;
+    }
+    rc = render_to(j, f, err, errlen);
+    if (rc) {
+        name_error(path, err, errlen);
+    } else if (fflush(f) != 0 || ferror(f) || fsync(fd) != 0) {
+        rc = errno ? -errno : -EIO;
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(-rc));
+    }
+    if (fclose(f) != 0 && rc == 0) {
+        rc = errno ? -errno : -EIO;
+        snprintf(err, errlen, "cannot write '%s': %s", path, strerror(-rc));
+    }
+    if (rc == 0 && rename(tmp, path) != 0) {
+        rc = -errno;
+        snprintf(err, errlen, "cannot create '%s': %s", path, strerror(-rc));
+    }
+    if (rc)
+        unlink(tmp);
+    return rc;
+}
+
+int render_file_write(const struct profile *p, const struct render_opts *o, const char *path,
+                      const char *format, char *err, size_t errlen)
+{
+    int fmt = render_file_format(path, format, err, errlen);
+    if (fmt < 0)
+        return fmt;
+    struct job j = {fmt, 0, p, NULL, o};
+    return write_atomic(&j, path, err, errlen);
+}
+
+int render_file_write_diff(const struct profile *base, const struct profile *cur,
+                           const struct render_opts *o, const char *path, const char *format,
+                           char *err, size_t errlen)
+{
+    int fmt = render_file_format(path,
+                                 format              ? format
+                                 : strcmp(path, "-") ? NULL
+                                                     : "html",
+                                 err, errlen);
+    if (fmt < 0)
+        return fmt;
+    if (fmt != RENDER_FILE_HTML) {
+        snprintf(err, errlen, "a diff is an html flame graph: name the output '%s' with .html",
+                 path);
+        return -EINVAL;
+    }
+    struct job j = {fmt, 1, cur, base, o};
+    return write_atomic(&j, path, err, errlen);
+}

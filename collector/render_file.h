@@ -1,0 +1,46 @@
+/* render_file.h: renders a profile into a file of the format its name (or a format name)
+ * asks for, atomically: the output is written to a temporary file next to it, flushed to disk,
+ * then renamed into place, so a reader never sees a half-written output and a failure leaves
+ * an existing file untouched. Shared by `flyprof convert` / `flyprof diff` and by the agent,
+ * which renders file=*.html etc. when profiling stops: never prints, never exits, returns 0 or
+ * -errno with a message naming the output in err. Any thread.
+ */
+#ifndef RENDER_FILE_H
+#define RENDER_FILE_H
+
+#include <stddef.h>
+
+#include "profile.h"
+#include "render.h"
+
+enum render_file_format {
+    RENDER_FILE_COLLAPSED = 0, /* .collapsed, .folded: out_collapsed */
+    RENDER_FILE_TXT = 1,       /* .txt: out_text */
+    RENDER_FILE_HTML = 2,      /* .html: out_html */
+    RENDER_FILE_PPROF = 3,     /* .pb.gz: out_pprof */
+};
+
+/* For messages: the names --format takes and the extensions that pick a format. */
+#define RENDER_FILE_FORMAT_NAMES "collapsed, html, pprof, txt"
+#define RENDER_FILE_EXTENSIONS ".collapsed, .folded, .html, .pb.gz, .txt"
+
+/* The format of an output: format when not NULL (collapsed or folded, html, pprof, txt or
+ * text), otherwise path's extension; "-" (standard output) without a format is collapsed.
+ * Returns an enum render_file_format, or -EINVAL with a message listing the accepted names or
+ * extensions. */
+int render_file_format(const char *path, const char *format, char *err, size_t errlen);
+
+/* Renders p's samples selected by o in the format of (path, format) into path ("-": standard
+ * output, written directly), atomically. A format whose writer is not built into this library
+ * is -ENOSYS ("format not built"). Returns 0 or -errno with err filled; on failure path is
+ * left as it was. */
+int render_file_write(const struct profile *p, const struct render_opts *o, const char *path,
+                      const char *format, char *err, size_t errlen);
+
+/* Renders a differential flame graph (out_html_write_diff: cur's shape colored by the change
+ * from base) into path, atomically. The format must be html. Returns as render_file_write. */
+int render_file_write_diff(const struct profile *base, const struct profile *cur,
+                           const struct render_opts *o, const char *path, const char *format,
+                           char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,873 @@
+/* test_render.c: the shared render layer on hand-built logs. Call trees of the golden log as
+ * exact dumps (forward, reverse with threads, wall with state leaves, both kinds, state filter,
+ * include / exclude on frames and thread names), consistent rounding of fractional wall
+ * weights, path matching for diffs, titles, the text report (exact text, pruning, top-N), and
+ * folded output through render_file with filters and reverse. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fpl_format.h"
+#include "fplgen.h"
+#include "golden_log.h"
+#include "harness.h"
+#include "out_collapsed.h"
+#include "out_text.h"
+#include "profile.h"
+#include "render.h"
+
+static const struct render_opts DEFAULTS = {
+    PROFILE_KIND_AUTO, 0, 0, RENDER_STATE_ALL, NULL, NULL, NULL};
+
+/* Reads a generator's log into a new profile, with a window when from/to are given. */
+static struct profile *load_gen(struct fplgen *g, const struct profile_time *from,
+                                const struct profile_time *to)
+{
+    char err[256];
+    size_t len;
+    uint8_t *data = fplgen_bytes(g, &len);
+    struct profile *p = profile_new();
+    if (!data || !p)
+        goto fail;
+    if ((from || to) && profile_set_window_times(p, from, to, err, sizeof(err)) != 0) {
+        fprintf(stderr, "window: %s\n", err);
+        goto fail;
+    }
+    if (profile_read_mem(p, data, len, "test.fpl", err, sizeof(err)) != 0) {
+        fprintf(stderr, "read: %s\n", err);
+        goto fail;
+    }
+    free(data);
+    return p;
+fail:
+    free(data);
+    profile_free(p);
+    return NULL;
+}
+
+static struct profile *load_golden(void)
+{
+    struct fplgen g;
+    struct profile *p = NULL;
+    if (fplgen_init(&g) == 0 && golden_log_build(&g, 1) == 0)
+        p = load_gen(&g, NULL, NULL);
+    fplgen_destroy(&g);
+    return p;
+}
+
+/* A tree as text: one node per line in preorder, indented by depth: "name total/self T". */
+static char *dump(const struct render_tree *t)
+{
+    static const char types[] = "JINCMTSK";
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    for (size_t i = 0; i < t->nnodes; i++) {
+        const struct render_node *n = &t->nodes[i];
+        fprintf(f, "%*s%s %llu/%llu %c\n", (int)(2 * n->depth), "", t->names[n->name],
+                (unsigned long long)n->total, (unsigned long long)n->self, types[n->type]);
+    }
+    fclose(f);
+    return buf;
+}
+
+/* Checks the structural invariants every tree must keep: preorder numbering, parent links,
+ * sibling order by name, total = self + children, depth = parent's + 1. */
+static int tree_consistent(const struct render_tree *t)
+{
+    if (t->nnodes == 0 || t->nodes[0].parent != UINT32_MAX || t->total != t->nodes[0].total)
+        return 0;
+    for (size_t i = 0; i < t->nnodes; i++) {
+        const struct render_node *n = &t->nodes[i];
+        uint64_t sum = n->self;
+        const char *prev = NULL;
+        for (uint32_t c = n->first_child; c != UINT32_MAX; c = t->nodes[c].next_sibling) {
+            if (c <= i || t->nodes[c].parent != i || t->nodes[c].depth != n->depth + 1)
+                return 0;
+            if (prev && strcmp(prev, t->names[t->nodes[c].name]) > 0)
+                return 0;
+            prev = t->names[t->nodes[c].name];
+            sum += t->nodes[c].total;
+        }
+        if (sum != n->total)
+            return 0;
+    }
+    return 1;
+}
+
+/* Builds the tree of p with o and compares its dump with want. */
+static void check_tree(const struct profile *p, const struct render_opts *o, const char *want,
+                       uint64_t samples)
+{
+    struct render_tree t;
+    char err[256];
+    int rc = render_tree_build(&t, p, o, err, sizeof(err));
+    CHECK_EQ_U(rc, 0);
+    if (rc) {
+        fprintf(stderr, "build: %s\n", err);
+        return;
+    }
+    char *got = dump(&t);
+    CHECK(got && strcmp(got, want) == 0);
+    if (got && strcmp(got, want) != 0)
+        fprintf(stderr, "tree: got\n%s\nwant\n%s\n", got, want);
+    CHECK(tree_consistent(&t));
+    CHECK_EQ_U(t.samples, samples);
+    free(got);
+    render_tree_destroy(&t);
+}
+
+static const char TREE_CPU[] = "all 15/0 K\n"
+                               "  [agct:unknown_Java] 1/1 M\n"
+                               "  [unknown stack] 1/1 M\n"
+                               "  com.example.App.main 9/0 J\n"
+                               "    [unknown] 1/0 M\n"
+                               "      os::javaTimeNanos 1/1 C\n"
+                               "    com.example.App.work 8/3 J\n"
+                               "      com.example.App.hash 5/5 J\n"
+                               "  java.lang.Thread.run 4/0 J\n"
+                               "    com.foo.Bar$$Lambda$14/0x0000000800c03000.run 4/0 J\n"
+                               "      com.example.App.fib 4/0 J\n"
+                               "        com.example.App.fib 4/0 J\n"
+                               "          com.example.App.fib 4/4 J\n";
+
+static const char TREE_CPU_REV_THREADS[] =
+    "all 15/0 K\n"
+    "  [unknown thread] 1/0 T\n"
+    "    com.example.App.work 1/0 J\n"
+    "      com.example.App.main 1/1 J\n"
+    "  main 9/0 T\n"
+    "    [unknown stack] 1/1 M\n"
+    "    com.example.App.hash 5/0 J\n"
+    "      com.example.App.work 5/0 J\n"
+    "        com.example.App.main 5/5 J\n"
+    "    com.example.App.work 2/0 J\n"
+    "      com.example.App.main 2/2 J\n"
+    "    os::javaTimeNanos 1/0 C\n"
+    "      [unknown] 1/0 M\n"
+    "        com.example.App.main 1/1 J\n"
+    "  pool-1_worker_2 5/0 T\n"
+    "    [agct:unknown_Java] 1/1 M\n"
+    "    com.example.App.fib 4/0 J\n"
+    "      com.example.App.fib 4/0 J\n"
+    "        com.example.App.fib 4/0 J\n"
+    "          com.foo.Bar$$Lambda$14/0x0000000800c03000.run 4/0 J\n"
+    "            java.lang.Thread.run 4/4 J\n";
+
+/* wall: 8.75 (sleeping) + 5.75 (running) = 14.5, laid out as [0, 5.75) and [5.75, 14.5) */
+static const char TREE_WALL_THREADS[] = "all 15/0 K\n"
+                                        "  main 6/0 T\n"
+                                        "    com.example.App.main 6/0 J\n"
+                                        "      com.example.App.work 6/0 J\n"
+                                        "        com.example.App.hash 6/0 J\n"
+                                        "          [running] 6/6 S\n"
+                                        "  pool-1_worker_2 9/0 T\n"
+                                        "    java.lang.Thread.run 9/0 J\n"
+                                        "      java.lang.Thread.sleep0 9/0 N\n"
+                                        "        [sleeping] 9/9 S\n";
+
+static const char TREE_WALL_REV[] = "all 15/0 K\n"
+                                    "  [running] 6/0 S\n"
+                                    "    com.example.App.hash 6/0 J\n"
+                                    "      com.example.App.work 6/0 J\n"
+                                    "        com.example.App.main 6/6 J\n"
+                                    "  [sleeping] 9/0 S\n"
+                                    "    java.lang.Thread.sleep0 9/0 N\n"
+                                    "      java.lang.Thread.run 9/9 J\n";
+
+static void test_trees(void)
+{
+    struct profile *p = load_golden();
+    struct render_opts o = DEFAULTS;
+    CHECK(p != NULL);
+    if (!p)
+        return;
+
+    check_tree(p, &o, TREE_CPU, GOLDEN_CPU_SAMPLES);
+
+    o.reverse = 1;
+    o.threads = 1;
+    check_tree(p, &o, TREE_CPU_REV_THREADS, GOLDEN_CPU_SAMPLES);
+
+    o = DEFAULTS;
+    o.kind = FPL_KIND_WALL;
+    o.threads = 1;
+    check_tree(p, &o, TREE_WALL_THREADS, GOLDEN_WALL_SAMPLES);
+
+    o.threads = 0;
+    o.reverse = 1;
+    check_tree(p, &o, TREE_WALL_REV, GOLDEN_WALL_SAMPLES);
+
+    /* both kinds: [cpu] and [wall] roots, each its own subtree; the root is their sum */
+    o = DEFAULTS;
+    o.kind = PROFILE_KIND_ALL;
+    {
+        char want[4096];
+        const char *cpu_body = strchr(TREE_CPU, '\n') + 1;
+        char indented[2048];
+        size_t j = 0;
+        for (const char *c = cpu_body; *c; c++) {
+            if (c == cpu_body || c[-1] == '\n')
+                indented[j++] = ' ', indented[j++] = ' ';
+            indented[j++] = *c;
+        }
+        indented[j] = 0;
+        snprintf(want, sizeof(want),
+                 "all 30/0 K\n  [cpu] 15/0 K\n%s  [wall] 15/0 K\n"
+                 "    com.example.App.main 6/0 J\n"
+                 "      com.example.App.work 6/0 J\n"
+                 "        com.example.App.hash 6/0 J\n"
+                 "          [running] 6/6 S\n"
+                 "    java.lang.Thread.run 9/0 J\n"
+                 "      java.lang.Thread.sleep0 9/0 N\n"
+                 "        [sleeping] 9/9 S\n",
+                 indented);
+        check_tree(p, &o, want, GOLDEN_CPU_SAMPLES + GOLDEN_WALL_SAMPLES);
+    }
+
+    /* a state filter: no state leaves; with the automatic kind it means wall */
+    o = DEFAULTS;
+    o.state = FPL_STATE_SLEEPING;
+    check_tree(p, &o,
+               "all 9/0 K\n"
+               "  java.lang.Thread.run 9/0 J\n"
+               "    java.lang.Thread.sleep0 9/9 N\n",
+               5);
+    /* CPU samples count as running */
+    o.kind = FPL_KIND_CPU;
+    o.state = FPL_STATE_RUNNING;
+    check_tree(p, &o, TREE_CPU, GOLDEN_CPU_SAMPLES);
+    o.state = FPL_STATE_PARKED;
+    check_tree(p, &o, "all 0/0 K\n", 0);
+
+    /* include: stacks with a frame matching; exclude drops stacks with a matching frame */
+    o = DEFAULTS;
+    o.include = "\\.hash$";
+    check_tree(p, &o,
+               "all 5/0 K\n"
+               "  com.example.App.main 5/0 J\n"
+               "    com.example.App.work 5/0 J\n"
+               "      com.example.App.hash 5/5 J\n",
+               4);
+    o.include = "App\\.(work|fib)";
+    o.exclude = "Lambda|hash";
+    check_tree(p, &o,
+               "all 3/0 K\n"
+               "  com.example.App.main 3/0 J\n"
+               "    com.example.App.work 3/3 J\n",
+               3);
+    o.include = NULL;
+    o.exclude = "^\\[";
+    check_tree(p, &o,
+               "all 12/0 K\n"
+               "  com.example.App.main 8/0 J\n"
+               "    com.example.App.work 8/3 J\n"
+               "      com.example.App.hash 5/5 J\n"
+               "  java.lang.Thread.run 4/0 J\n"
+               "    com.foo.Bar$$Lambda$14/0x0000000800c03000.run 4/0 J\n"
+               "      com.example.App.fib 4/0 J\n"
+               "        com.example.App.fib 4/0 J\n"
+               "          com.example.App.fib 4/4 J\n",
+               11);
+    /* thread names match only with thread roots */
+    o = DEFAULTS;
+    o.include = "^pool-1";
+    check_tree(p, &o, "all 0/0 K\n", 0);
+    o.threads = 1;
+    check_tree(p, &o,
+               "all 5/0 K\n"
+               "  pool-1_worker_2 5/0 T\n"
+               "    [agct:unknown_Java] 1/1 M\n"
+               "    java.lang.Thread.run 4/0 J\n"
+               "      com.foo.Bar$$Lambda$14/0x0000000800c03000.run 4/0 J\n"
+               "        com.example.App.fib 4/0 J\n"
+               "          com.example.App.fib 4/0 J\n"
+               "            com.example.App.fib 4/4 J\n",
+               5);
+
+    /* child lookup by name */
+    struct render_tree t;
+    char err[256];
+    o = DEFAULTS;
+    CHECK_EQ_U(render_tree_build(&t, p, &o, err, sizeof(err)), 0);
+    uint32_t m = render_tree_child(&t, 0, "com.example.App.main");
+    CHECK(m != UINT32_MAX && t.nodes[m].total == 9);
+    CHECK(render_tree_child(&t, 0, "com.example.App.work") == UINT32_MAX);
+    CHECK(m != UINT32_MAX && render_tree_child(&t, m, "com.example.App.work") != UINT32_MAX);
+    CHECK_EQ_U(t.kind, FPL_KIND_CPU);
+    render_tree_destroy(&t);
+    profile_free(p);
+}
+
+static void test_select(void)
+{
+    struct profile *p = load_golden();
+    struct render_select s;
+    struct render_opts o = DEFAULTS;
+    char err[256];
+    CHECK(p != NULL);
+    if (!p)
+        return;
+
+    o.include = "(";
+    CHECK_EQ_U(render_select_init(&s, p, &o, err, sizeof(err)), -EINVAL);
+    CHECK(strstr(err, "bad include regex '('") != NULL);
+    o.include = NULL;
+    o.exclude = "a{2,1}";
+    CHECK_EQ_U(render_select_init(&s, p, &o, err, sizeof(err)), -EINVAL);
+    CHECK(strstr(err, "bad exclude regex 'a{2,1}'") != NULL);
+    o.exclude = NULL;
+    o.state = 42;
+    CHECK_EQ_U(render_select_init(&s, p, &o, err, sizeof(err)), -EINVAL);
+    CHECK(strstr(err, "unknown thread state 42") != NULL);
+    o.state = RENDER_STATE_ALL;
+    o.kind = 9;
+    CHECK_EQ_U(render_select_init(&s, p, &o, err, sizeof(err)), -EINVAL);
+
+    /* entry weights: raw for CPU, the upscaled wall weight rounded halves up */
+    o = DEFAULTS;
+    o.kind = PROFILE_KIND_ALL;
+    CHECK_EQ_U(render_select_init(&s, p, &o, err, sizeof(err)), 0);
+    uint64_t cpu = 0, wall_sleep = 0, wall_run = 0, n = 0;
+    for (size_t i = 0; i < p->nentries; i++) {
+        const struct profile_entry *e = &p->entries[i];
+        if (!render_select_entry(&s, e))
+            continue;
+        n++;
+        if (e->kind == FPL_KIND_CPU)
+            cpu += render_entry_weight(&s, e);
+        else if (e->state == FPL_STATE_SLEEPING)
+            wall_sleep += render_entry_weight(&s, e);
+        else
+            wall_run += render_entry_weight(&s, e);
+    }
+    CHECK_EQ_U(n, p->nentries);
+    CHECK_EQ_U(cpu, GOLDEN_CPU_WEIGHT);
+    CHECK_EQ_U(wall_sleep, 9); /* one cell: 8.75 */
+    CHECK_EQ_U(wall_run, 6);   /* one cell: 5.75 */
+    render_select_destroy(&s);
+
+    CHECK(strcmp(render_state_name(FPL_STATE_TIMED_WAITING), "timed_waiting") == 0);
+    CHECK_EQ_U(render_state_parse("parked"), FPL_STATE_PARKED);
+    CHECK_EQ_U(render_state_parse("native"), FPL_STATE_NATIVE);
+    CHECK(render_state_parse("unknown") < 0);
+    CHECK(render_state_parse("Parked") < 0);
+    CHECK(render_state_frame(FPL_STATE_UNKNOWN) == NULL);
+    CHECK(strcmp(render_state_frame(FPL_STATE_BLOCKED), "[blocked]") == 0);
+    profile_free(p);
+}
+
+static const struct fplgen_header HDR = {
+    .pid = 77,
+    .clock = FPL_CLOCK_TSC,
+    .ticks_per_sec = 1000000000ull,
+    .anchor_ticks = 1000,
+    .anchor_mono_ns = 1,
+    .anchor_real_ns = GOLDEN_REAL_NS,
+    .cpu_interval_ns = 10000000,
+    .engine = FPL_ENGINE_CPUTIMER,
+    .wall_interval_ns = 20000000,
+    .wall_threads = 2,
+    .depth = 64,
+    .options = "",
+    .jvm_name = "",
+    .jvm_version = "",
+    .command = "",
+};
+
+/* Three wall stacks of one sample each, every one upscaled by 3.5 (7 candidates, 2 chosen):
+ * exact 3.5 each, 10.5 in all. Rounded one by one they would sum to 12 under a root of 11. */
+static void test_rounding(void)
+{
+    struct fplgen g;
+    const struct reader_frame f1[] = {{2, 0}, {1, 0}}, f2[] = {{3, 0}, {1, 0}},
+                              f3[] = {{4, 0}, {1, 0}};
+    CHECK_EQ_U(fplgen_init(&g), 0);
+    fplgen_header(&g, &HDR);
+    fplgen_thread(&g, 1, 1, "t");
+    fplgen_method(&g, 1, FPL_METHOD_JAVA, "R", "root", "", "", 0, NULL);
+    fplgen_method(&g, 2, FPL_METHOD_JAVA, "R", "a", "", "", 0, NULL);
+    fplgen_method(&g, 3, FPL_METHOD_JAVA, "R", "b", "", "", 0, NULL);
+    fplgen_method(&g, 4, FPL_METHOD_JAVA, "R", "c", "", "", 0, NULL);
+    fplgen_stack(&g, 1, 2, f1);
+    fplgen_stack(&g, 2, 2, f2);
+    fplgen_stack(&g, 3, 2, f3);
+    fplgen_wall_tick(&g, 1, 2000, 7, 2, 2, 0);
+    for (uint64_t s = 1; s <= 3; s++)
+        fplgen_sample_tick(&g, 2000 + s, 1, s, 1, FPL_KIND_WALL, FPL_STATE_UNKNOWN, 1);
+    CHECK_EQ_U(fplgen_flush(&g), 0);
+    struct profile *p = load_gen(&g, NULL, NULL);
+    fplgen_destroy(&g);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    struct render_opts o = DEFAULTS;
+    /* unknown state: no state leaf; intervals [0,3.5) [3.5,7) [7,10.5) -> 4, 3, 4 */
+    check_tree(p, &o,
+               "all 11/0 K\n"
+               "  R.root 11/0 J\n"
+               "    R.a 4/4 J\n"
+               "    R.b 3/3 J\n"
+               "    R.c 4/4 J\n",
+               3);
+    profile_free(p);
+}
+
+static void test_match(void)
+{
+    struct profile *base = load_golden();
+    struct profile *cur = NULL;
+    struct fplgen g;
+    const struct reader_frame s1[] = {{3, 0}, {2, 0}}, s2[] = {{5, 0}, {2, 0}};
+    CHECK_EQ_U(fplgen_init(&g), 0);
+    fplgen_header(&g, &HDR);
+    fplgen_thread(&g, 1, 1, "main");
+    fplgen_method(&g, 2, FPL_METHOD_JAVA, "com.example.App", "main", "", "", 0, NULL);
+    fplgen_method(&g, 3, FPL_METHOD_JAVA, "com.example.App", "work", "", "", 0, NULL);
+    fplgen_method(&g, 5, FPL_METHOD_JAVA, "com.example.App", "fresh", "", "", 0, NULL);
+    fplgen_stack(&g, 1, 2, s1);
+    fplgen_stack(&g, 2, 2, s2);
+    fplgen_sample(&g, 2000, 1, 1, 7, FPL_KIND_CPU, FPL_STATE_RUNNING);
+    fplgen_sample(&g, 2001, 1, 2, 2, FPL_KIND_CPU, FPL_STATE_RUNNING);
+    CHECK_EQ_U(fplgen_flush(&g), 0);
+    cur = load_gen(&g, NULL, NULL);
+    fplgen_destroy(&g);
+    CHECK(base && cur);
+    if (!base || !cur) {
+        profile_free(base);
+        profile_free(cur);
+        return;
+    }
+    struct render_tree tb, tc;
+    struct render_opts o = DEFAULTS;
+    char err[256];
+    CHECK_EQ_U(render_tree_build(&tb, base, &o, err, sizeof(err)), 0);
+    CHECK_EQ_U(render_tree_build(&tc, cur, &o, err, sizeof(err)), 0);
+    uint64_t *m = calloc(tc.nnodes, sizeof(*m));
+    CHECK(m && render_tree_match(&tc, &tb, m) == 0);
+    uint32_t main_n = render_tree_child(&tc, 0, "com.example.App.main");
+    uint32_t work_n = render_tree_child(&tc, main_n, "com.example.App.work");
+    uint32_t fresh_n = render_tree_child(&tc, main_n, "com.example.App.fresh");
+    CHECK(m && main_n != UINT32_MAX && work_n != UINT32_MAX && fresh_n != UINT32_MAX);
+    if (m && main_n != UINT32_MAX && work_n != UINT32_MAX && fresh_n != UINT32_MAX) {
+        CHECK_EQ_U(m[0], 15);      /* the roots */
+        CHECK_EQ_U(m[main_n], 9);  /* main in base */
+        CHECK_EQ_U(m[work_n], 8);  /* main;work in base */
+        CHECK_EQ_U(m[fresh_n], 0); /* not in base */
+        CHECK_EQ_U(tc.nodes[work_n].total, 7);
+    }
+    free(m);
+    render_tree_destroy(&tb);
+    render_tree_destroy(&tc);
+    profile_free(base);
+    profile_free(cur);
+}
+
+static char *text_of(const struct profile *p, const struct render_opts *o,
+                     const struct out_text_opts *to, int *rc)
+{
+    char *buf = NULL, err[256];
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    *rc = out_text_write_opts(p, o, to, f, err, sizeof(err));
+    if (*rc)
+        fprintf(stderr, "text: %s\n", err);
+    fclose(f);
+    return buf;
+}
+
+static const char TEXT_CPU[] =
+    "cpu profile of java -jar app.jar (pid 4242), 2.00 s, 14 samples\n"
+    "kind:      cpu\n"
+    "unit:      cpu weight 1 = one 10.000 ms CPU sampling interval\n"
+    "duration:  2.000 s\n"
+    "selected:  14 samples, weight 15 (0.150 s of CPU)\n"
+    "\n"
+    "Top 6 of 6 methods by self weight:\n"
+    "        self   self%        total  total%  method\n"
+    "           5  33.33%            5  33.33%  com.example.App.hash\n"
+    "           4  26.67%            4  26.67%  com.example.App.fib\n"
+    "           3  20.00%            8  53.33%  com.example.App.work\n"
+    "           1   6.67%            1   6.67%  [agct:unknown_Java]\n"
+    "           1   6.67%            1   6.67%  [unknown stack]\n"
+    "           1   6.67%            1   6.67%  os::javaTimeNanos\n"
+    "\n"
+    "Top 10 of 10 methods by total weight:\n"
+    "       total  total%         self   self%  method\n"
+    "           9  60.00%            0   0.00%  com.example.App.main\n"
+    "           8  53.33%            3  20.00%  com.example.App.work\n"
+    "           5  33.33%            5  33.33%  com.example.App.hash\n"
+    "           4  26.67%            4  26.67%  com.example.App.fib\n"
+    "           4  26.67%            0   0.00%  com.foo.Bar$$Lambda$14/0x0000000800c03000.run\n"
+    "           4  26.67%            0   0.00%  java.lang.Thread.run\n"
+    "           1   6.67%            1   6.67%  [agct:unknown_Java]\n"
+    "           1   6.67%            1   6.67%  [unknown stack]\n"
+    "           1   6.67%            0   0.00%  [unknown]\n"
+    "           1   6.67%            1   6.67%  os::javaTimeNanos\n"
+    "\n"
+    "Call tree (children under 0.50% of the total are folded into \"N more\" lines):\n"
+    " total%   self%        total  frame\n"
+    "100.00%   0.00%           15  all\n"
+    " 60.00%   0.00%            9    com.example.App.main\n"
+    " 53.33%  20.00%            8      com.example.App.work\n"
+    " 33.33%  33.33%            5        com.example.App.hash\n"
+    "  6.67%   0.00%            1      [unknown]\n"
+    "  6.67%   6.67%            1        os::javaTimeNanos\n"
+    " 26.67%   0.00%            4    java.lang.Thread.run\n"
+    " 26.67%   0.00%            4      com.foo.Bar$$Lambda$14/0x0000000800c03000.run\n"
+    " 26.67%   0.00%            4        com.example.App.fib\n"
+    " 26.67%   0.00%            4          com.example.App.fib\n"
+    " 26.67%  26.67%            4            com.example.App.fib\n"
+    "  6.67%   6.67%            1    [agct:unknown_Java]\n"
+    "  6.67%   6.67%            1    [unknown stack]\n";
+
+static void test_text(void)
+{
+    struct profile *p = load_golden();
+    struct render_opts o = DEFAULTS;
+    int rc = -1;
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    char *got = text_of(p, &o, NULL, &rc);
+    CHECK_EQ_U(rc, 0);
+    CHECK(got && strcmp(got, TEXT_CPU) == 0);
+    if (got && strcmp(got, TEXT_CPU) != 0)
+        fprintf(stderr, "text: got\n%s\n", got);
+    free(got);
+
+    /* top 2, and prune at 10%: the 6.67% children fold into "N more" lines after their
+     * shown siblings */
+    struct out_text_opts to = {2, 10.0};
+    got = text_of(p, &o, &to, &rc);
+    CHECK_EQ_U(rc, 0);
+    CHECK(got && strstr(got, "Top 2 of 6 methods by self weight:\n") != NULL);
+    CHECK(got && strstr(got, "Top 2 of 10 methods by total weight:\n") != NULL);
+    CHECK(got && strstr(got, "  os::javaTimeNanos\n") == NULL);
+    CHECK(got && strstr(got, "      com.example.App.hash\n"
+                             "  6.67%                    1      ... 1 more under 10.00%\n"
+                             " 26.67%   0.00%            4    java.lang.Thread.run\n") != NULL);
+    CHECK(got && strstr(got, "            com.example.App.fib\n"
+                             " 13.33%                    2    ... 2 more under 10.00%\n") != NULL);
+    if (got && !strstr(got, "... 2 more under 10.00%"))
+        fprintf(stderr, "text: got\n%s\n", got);
+    free(got);
+
+    /* wall with threads and a title: the state leaf counts as its method's self time */
+    o.kind = FPL_KIND_WALL;
+    o.threads = 1;
+    o.title = "wall of fame";
+    got = text_of(p, &o, NULL, &rc);
+    CHECK_EQ_U(rc, 0);
+    CHECK(got && strncmp(got, "wall of fame\nkind:      wall\n", 29) == 0);
+    CHECK(got && strstr(got, "selected:  7 samples, weight 15 (0.750 thread-seconds)\n"));
+    CHECK(got && strstr(got, "Top 2 of 2 methods by self weight:\n"
+                             "        self   self%        total  total%  method\n"
+                             "           9  60.00%            9  60.00%  java.lang.Thread.sleep0\n"
+                             "           6  40.00%            6  40.00%  com.example.App.hash\n"));
+    CHECK(got && strstr(got, " 60.00%  60.00%            9          [sleeping]\n"));
+    CHECK(got && strstr(got, "options:   threads\n"));
+    free(got);
+
+    /* both kinds: a pair of flat tables per kind */
+    o = DEFAULTS;
+    o.kind = PROFILE_KIND_ALL;
+    got = text_of(p, &o, NULL, &rc);
+    CHECK_EQ_U(rc, 0);
+    CHECK(got && strstr(got, "\n== cpu samples: weight 15 ==\n"));
+    CHECK(got && strstr(got, "\n== wall samples: weight 15 ==\n"));
+    free(got);
+
+    o = DEFAULTS;
+    o.include = "[";
+    got = text_of(p, &o, NULL, &rc);
+    CHECK_EQ_U(rc, -EINVAL);
+    free(got);
+    profile_free(p);
+}
+
+static void test_title(void)
+{
+    struct profile *p = load_golden();
+    char buf[512];
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    render_default_title(p, PROFILE_KIND_AUTO, buf, sizeof(buf));
+    CHECK(strcmp(buf, "cpu profile of java -jar app.jar (pid 4242), 2.00 s, 14 samples") == 0);
+    render_default_title(p, FPL_KIND_WALL, buf, sizeof(buf));
+    CHECK(strcmp(buf, "wall profile of java -jar app.jar (pid 4242), 2.00 s, 7 samples") == 0);
+    render_default_title(p, PROFILE_KIND_ALL, buf, sizeof(buf));
+    CHECK(strcmp(buf, "cpu+wall profile of java -jar app.jar (pid 4242), 2.00 s, 21 samples") == 0);
+    profile_free(p);
+
+    /* a long command is cut; a newline in it does not break the line */
+    struct fplgen g;
+    struct fplgen_header h = HDR;
+    char cmd[400];
+    memset(cmd, 'x', sizeof(cmd) - 1);
+    cmd[sizeof(cmd) - 1] = 0;
+    cmd[5] = '\n';
+    h.command = cmd;
+    CHECK_EQ_U(fplgen_init(&g), 0);
+    fplgen_header(&g, &h);
+    CHECK_EQ_U(fplgen_flush(&g), 0);
+    p = load_gen(&g, NULL, NULL);
+    fplgen_destroy(&g);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    render_default_title(p, PROFILE_KIND_AUTO, buf, sizeof(buf));
+    CHECK(strchr(buf, '\n') == NULL);
+    CHECK(strstr(buf, "xxxxx_xxx") != NULL);
+    CHECK(strstr(buf, "x... (pid 77)") != NULL);
+    CHECK(strlen(buf) < 200);
+    profile_free(p);
+}
+
+/* 1 when s is valid UTF-8 (no surrogates, overlongs or code points past U+10FFFF). */
+static int valid_utf8(const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    while (*s) {
+        size_t n = *s < 0x80             ? 1
+                   : (*s & 0xe0) == 0xc0 ? 2
+                   : (*s & 0xf0) == 0xe0 ? 3
+                   : (*s & 0xf8) == 0xf0 ? 4
+                                         : 0;
+        if (n == 0 || (n == 2 && *s < 0xc2))
+            return 0;
+        uint32_t cp = n == 1 ? *s : *s & (0x7f >> n);
+        for (size_t i = 1; i < n; i++) {
+            if ((s[i] & 0xc0) != 0x80)
+                return 0;
+            cp = cp << 6 | (s[i] & 0x3f);
+        }
+        static const uint32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
+        if (cp < min[n] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+            return 0;
+        s += n;
+    }
+    return 1;
+}
+
+static void check_clean(const char *in, size_t len, size_t cap, const char *want)
+{
+    char out[64];
+    size_t n = profile_clean(out, cap, in, len);
+    CHECK(strcmp(out, want) == 0 && n == strlen(want) && valid_utf8(out));
+    if (strcmp(out, want) != 0)
+        fprintf(stderr, "clean: got [%s] want [%s]\n", out, want);
+}
+
+#define FFFD "\xef\xbf\xbd"
+
+/* Names become valid UTF-8 whatever the JVM (or damage) put in them. */
+static void test_clean(void)
+{
+    check_clean("a;b\nc", 5, 64, "a_b_c");
+    check_clean("x\xed\xa0\xbd\xed\xb8\x80y", 8, 64, "x\xf0\x9f\x98\x80y"); /* CESU pair */
+    check_clean("\xf0\x9f\x98\x80", 4, 64, "\xf0\x9f\x98\x80");
+    check_clean("D\xc3\xbc\xe8\xae\xa1", 6, 64, "D\xc3\xbc\xe8\xae\xa1");
+    check_clean("bad\xff\xfe", 5, 64, "bad" FFFD FFFD);
+    check_clean("nul\xc0\x80z", 6, 64, "nul" FFFD FFFD "z");
+    check_clean("\xed\xa0\xbdq", 4, 64, FFFD FFFD FFFD "q");     /* a lone surrogate */
+    check_clean("\xe0\x80\x80", 3, 64, FFFD FFFD FFFD);          /* overlong */
+    check_clean("\xf4\x90\x80\x80", 4, 64, FFFD FFFD FFFD FFFD); /* past U+10FFFF */
+    check_clean("ab\xe6\x97", 4, 64, "ab" FFFD FFFD);            /* cut short */
+    check_clean("ab\xe6\x97\xa5"
+                "c",
+                6, 5, "ab"); /* no half character */
+    check_clean("ab\xe6\x97\xa5"
+                "c",
+                6, 6, "ab\xe6\x97\xa5");
+
+    /* through a profile: frame and thread names, and a title cut at a character */
+    struct fplgen g;
+    struct fplgen_header h = {.ticks_per_sec = 1000000000ull,
+                              .options = "",
+                              .jvm_name = "",
+                              .jvm_version = "",
+                              .command = ""};
+    char cmd[401];
+    for (int i = 0; i < 200; i++)
+        memcpy(cmd + 2 * i, "\xc3\xa9", 2);
+    cmd[400] = 0;
+    h.command = cmd;
+    const struct reader_frame f[] = {{1, 0}};
+    CHECK_EQ_U(fplgen_init(&g), 0);
+    fplgen_header(&g, &h);
+    fplgen_thread(&g, 1, 1, "t\xed\xa0\xb5\xed\xb4\xa1;\xff");
+    fplgen_method(&g, 1, FPL_METHOD_JAVA, "a.G\xc3\xb6", "\xed\xa0\xb5\xed\xb4\xa1\xc0\x80", "", "",
+                  0, NULL);
+    fplgen_stack(&g, 1, 1, f);
+    fplgen_sample(&g, 5, 1, 1, 1, FPL_KIND_CPU, FPL_STATE_RUNNING);
+    CHECK_EQ_U(fplgen_flush(&g), 0);
+    struct profile *p = load_gen(&g, NULL, NULL);
+    fplgen_destroy(&g);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    struct render_opts o = DEFAULTS;
+    o.threads = 1;
+    check_tree(p, &o,
+               "all 1/0 K\n"
+               "  t\xf0\x9d\x94\xa1_" FFFD " 1/0 T\n"
+               "    a.G\xc3\xb6.\xf0\x9d\x94\xa1" FFFD FFFD " 1/1 J\n",
+               1);
+    char title[512];
+    render_default_title(p, PROFILE_KIND_AUTO, title, sizeof(title));
+    CHECK(valid_utf8(title));
+    CHECK(strstr(title, "\xc3\xa9\xc3\xa9... (pid 0)") != NULL);
+    CHECK(strlen(title) < 200);
+    profile_free(p);
+}
+
+/* A naive reference: weight by path prefix ("a;b;c"), found by linear search. */
+struct ref {
+    char **key;
+    uint64_t *w;
+    size_t n, cap;
+};
+
+static void ref_add(struct ref *r, const char *key, uint64_t w)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        if (strcmp(r->key[i], key) == 0) {
+            r->w[i] += w;
+            return;
+        }
+    }
+    if (r->n == r->cap) {
+        r->cap = r->cap ? 2 * r->cap : 256;
+        r->key = realloc(r->key, r->cap * sizeof(*r->key));
+        r->w = realloc(r->w, r->cap * sizeof(*r->w));
+    }
+    r->key[r->n] = strdup(key);
+    r->w[r->n++] = w;
+}
+
+static uint64_t ref_get(const struct ref *r, const char *key)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        if (strcmp(r->key[i], key) == 0)
+            return r->w[i];
+    }
+    return UINT64_MAX;
+}
+
+/* The path of node v from below the root, names joined by ';'. */
+static void node_path(const struct render_tree *t, uint32_t v, char *buf, size_t cap)
+{
+    uint32_t chain[64];
+    size_t n = 0, len = 0;
+    for (; v != 0 && n < 64; v = t->nodes[v].parent)
+        chain[n++] = v;
+    buf[0] = 0;
+    while (n-- > 0)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ";" : "",
+                                t->names[t->nodes[chain[n]].name]);
+}
+
+/* Random stacks over a few methods (many shared prefixes, some stacks equal by name but not
+ * by bci, recursion), on three threads: every node of the forward, reverse and per-thread
+ * trees must have the weight a naive prefix sum gives, and the trees must keep their
+ * invariants. */
+static void test_random_trees(void)
+{
+    enum { NSTACKS = 300, NMETH = 7, MAXD = 9 };
+    static const char *const mnames[NMETH] = {"run", "a", "b", "c", "d", "e", "f"};
+    struct reader_frame fr[NSTACKS][MAXD];
+    size_t depth[NSTACKS];
+    uint64_t rnd = 12345;
+    struct fplgen g;
+
+    CHECK_EQ_U(fplgen_init(&g), 0);
+    fplgen_header(&g, &HDR);
+    for (uint64_t t = 1; t <= 3; t++)
+        fplgen_thread(&g, t, t, t == 1 ? "t1" : t == 2 ? "t2" : "t3");
+    for (uint64_t m = 0; m < NMETH; m++)
+        fplgen_method(&g, m + 1, FPL_METHOD_JAVA, "M", mnames[m], "", "", 0, NULL);
+    for (size_t s = 0; s < NSTACKS; s++) {
+        rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
+        depth[s] = 1 + (rnd >> 33) % MAXD;
+        for (size_t k = 0; k < depth[s]; k++) {
+            rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
+            /* leaf first; the root frame is mostly "run" */
+            size_t m = k + 1 == depth[s] && (rnd >> 40) % 4 ? 0 : (rnd >> 33) % NMETH;
+            fr[s][k] = (struct reader_frame){m + 1, (int64_t)((rnd >> 50) % 2)};
+        }
+        fplgen_stack(&g, s + 1, depth[s], fr[s]);
+    }
+    struct ref fwd = {0}, rev = {0}, thr = {0};
+    uint64_t total = 0;
+    for (size_t i = 0; i < 2000; i++) {
+        rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
+        size_t s = (rnd >> 33) % NSTACKS;
+        uint64_t t = 1 + (rnd >> 45) % 3, w = 1 + (rnd >> 55) % 3;
+        fplgen_sample(&g, 2000 + i, t, s + 1, w, FPL_KIND_CPU, FPL_STATE_RUNNING);
+        total += w;
+        char f[512] = "", r[512] = "", th[512];
+        snprintf(th, sizeof(th), "t%llu", (unsigned long long)t);
+        ref_add(&thr, th, w);
+        for (size_t k = 0; k < depth[s]; k++) {
+            const char *root_first = mnames[fr[s][depth[s] - 1 - k].method_id - 1];
+            const char *leaf_first = mnames[fr[s][k].method_id - 1];
+            size_t lf = strlen(f), lr = strlen(r), lt = strlen(th);
+            snprintf(f + lf, sizeof(f) - lf, "%sM.%s", lf ? ";" : "", root_first);
+            snprintf(r + lr, sizeof(r) - lr, "%sM.%s", lr ? ";" : "", leaf_first);
+            snprintf(th + lt, sizeof(th) - lt, ";M.%s", root_first);
+            ref_add(&fwd, f, w);
+            ref_add(&rev, r, w);
+            ref_add(&thr, th, w);
+        }
+    }
+    CHECK_EQ_U(fplgen_flush(&g), 0);
+    struct profile *p = load_gen(&g, NULL, NULL);
+    fplgen_destroy(&g);
+    CHECK(p != NULL);
+    for (int mode = 0; p && mode < 3; mode++) {
+        struct render_opts o = DEFAULTS;
+        struct render_tree t;
+        char err[256], path[1024];
+        const struct ref *want = mode == 0 ? &fwd : mode == 1 ? &rev : &thr;
+        o.reverse = mode == 1;
+        o.threads = mode == 2;
+        CHECK_EQ_U(render_tree_build(&t, p, &o, err, sizeof(err)), 0);
+        CHECK(tree_consistent(&t));
+        CHECK_EQ_U(t.total, total);
+        CHECK_EQ_U(t.nnodes, want->n + 1);
+        size_t bad = 0;
+        for (uint32_t v = 1; v < t.nnodes; v++) {
+            node_path(&t, v, path, sizeof(path));
+            bad += ref_get(want, path) != t.nodes[v].total;
+        }
+        CHECK_EQ_U(bad, 0);
+        render_tree_destroy(&t);
+    }
+    struct ref *refs[] = {&fwd, &rev, &thr};
+    for (int k = 0; k < 3; k++) {
+        for (size_t i = 0; i < refs[k]->n; i++)
+            free(refs[k]->key[i]);
+        free(refs[k]->key);
+        free(refs[k]->w);
+    }
+    profile_free(p);
+}
+
+int main(void)
+{
+    test_clean();
+    test_random_trees();
+    test_trees();
+    test_select();
+    test_rounding();
+    test_match();
+    test_text();
+    test_title();
+    return harness_result("test_render");
+}
