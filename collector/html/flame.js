@@ -1,0 +1,856 @@
+/* flyprof flame graph: decodes the embedded tree (format in collector/out_html.h), lays it out
+ * in preorder typed arrays and draws the visible part on a canvas. Nothing here touches the
+ * network. Test hooks: the URL hash takes search=RE, view=callers|callees and dump (write the
+ * drawn frames into #fp-dump); #fp-matched and #fp-stats carry results in data-* attributes. */
+(function () {
+  "use strict";
+
+  var T_START = performance.now();
+  var $ = function (id) { return document.getElementById(id); };
+
+  var ROW = 18;          /* px per frame row */
+  var MIN_W = 1;         /* frames narrower than this (css px) are not drawn, nor their callees */
+  var FONT = "12px system-ui, -apple-system, \"Segoe UI\", Roboto, \"Noto Sans\", " +
+             "\"DejaVu Sans\", \"Liberation Sans\", Arial, sans-serif";
+  /* the digit alphabets of out_html.h */
+  var DIGIT_END = "#$%()*+,-./0123456789:;=?@ABCDEFGHIJKLMNOPQR";
+  var DIGIT_MORE = "STUVWXYZ[]^_`abcdefghijklmnopqrstuvwxyz{|}~!";
+  var BASE = 44;
+
+  /* enum render_type: label, hue range, saturation, lightness range */
+  var TYPES = [
+    { label: "Java", tip: "Java method", h0: 88, h1: 138, s: 52, l0: 52, l1: 70 },
+    { label: "Inlined", tip: "Java method, inlined", h0: 168, h1: 192, s: 52, l0: 58, l1: 68 },
+    { label: "Native method", tip: "Java method declared native",
+      h0: 14, h1: 30, s: 78, l0: 64, l1: 72 },
+    { label: "C / JVM", tip: "native function (JVM internals, libraries)",
+      h0: 42, h1: 54, s: 78, l0: 56, l1: 66 },
+    { label: "Failure marker", tip: "marker: the stack could not be walked",
+      h0: 350, h1: 358, s: 52, l0: 76, l1: 80 },
+    { label: "Thread", tip: "thread", h0: 208, h1: 222, s: 32, l0: 76, l1: 82 },
+    { label: "Thread state", tip: "thread state", h0: 262, h1: 276, s: 42, l0: 78, l1: 84 },
+    { label: "Kind", tip: "sample kind", h0: 0, h1: 0, s: 0, l0: 80, l1: 84 }
+  ];
+  var MATCH_FILL = "#d44be3";
+
+  var D;
+  try {
+    D = JSON.parse($("fp-data").textContent);
+  } catch (e) {
+    $("fp-title").textContent = "flyprof: the embedded profile is damaged (" + e.message + ")";
+    return;
+  }
+  var T_PARSED = performance.now();
+
+  /* ---- decoding ------------------------------------------------------------------------ */
+
+  var DIGIT = new Int8Array(128).fill(-1);
+  for (var di = 0; di < BASE; di++) {
+    DIGIT[DIGIT_END.charCodeAt(di)] = di;
+    DIGIT[DIGIT_MORE.charCodeAt(di)] = BASE + di;
+  }
+
+  function reader(s) {
+    var pos = 0;
+    return function () {
+      var v = 0, mul = 1, d;
+      for (;;) {
+        d = DIGIT[s.charCodeAt(pos++)];
+        if (d === undefined || d < 0) throw new Error("bad digit at " + (pos - 1));
+        if (d < BASE) return v + d * mul;
+        v += (d - BASE) * mul;
+        mul *= BASE;
+      }
+    };
+  }
+
+  /* A tree in preorder: per node its frame table entry, weight, self weight, x offset (in
+   * weight units from the root's left edge), depth and the end of its subtree. */
+  function makeTree(names, types, n) {
+    return {
+      names: names, types: types, n: n,
+      NAME: new Uint32Array(n), TOT: new Float64Array(n), SELF: new Float64Array(n),
+      X: new Float64Array(n), DEP: new Uint32Array(n), END: new Uint32Array(n),
+      PAR: new Int32Array(n),
+      BASE: null, maxDepth: 0, cache: {}
+    };
+  }
+
+  function typesOf(str, count) {
+    var t = new Uint8Array(count);
+    for (var i = 0; i < count; i++) t[i] = (str.charCodeAt(i) - 48) & 7;
+    return t;
+  }
+
+  function decodeTree(names, typeStr, n, str, baseStr) {
+    var T = makeTree(names, typesOf(typeStr, names.length), n);
+    var NAME = T.NAME, TOT = T.TOT, SELF = T.SELF, X = T.X, DEP = T.DEP, END = T.END, PAR = T.PAR;
+    var num = reader(str);
+    var sn = [], sk = [], sr = [], maxDepth = 0;
+    for (var i = 0; i < n; i++) {
+      var h = num(), kids = Math.floor(h / 2), e = num(), tot, sp = sn.length;
+      if (sp) {
+        var top = sp - 1, p = sn[top];
+        tot = h % 2 ? sr[top] : num();
+        X[i] = X[p] + (TOT[p] - sr[top]);
+        PAR[i] = p;
+        sr[top] -= tot;
+        sk[top]--;
+      } else {
+        if (i) throw new Error("a second root at node " + i);
+        tot = num();
+        PAR[i] = -1;
+      }
+      if (e >= names.length) throw new Error("bad frame index at node " + i);
+      NAME[i] = e;
+      TOT[i] = tot;
+      DEP[i] = sp;
+      if (sp > maxDepth) maxDepth = sp;
+      if (kids) {
+        sn.push(i); sk.push(kids); sr.push(tot);
+      } else {
+        SELF[i] = tot;
+        END[i] = i + 1;
+        while (sn.length && sk[sn.length - 1] === 0) {
+          var q = sn.pop();
+          sk.pop();
+          SELF[q] = sr.pop();
+          END[q] = i + 1;
+        }
+      }
+    }
+    if (sn.length) throw new Error("the tree ends early");
+    T.maxDepth = maxDepth;
+    if (baseStr != null) {
+      var bn = reader(baseStr);
+      T.BASE = new Float64Array(n);
+      for (var b = 0; b < n; b++) T.BASE[b] = bn();
+    }
+    return T;
+  }
+
+  /* Ranks of the frame table entries by name (then type): children are sorted by it. */
+  function ranks(names, types) {
+    var n = names.length, byRank = new Uint32Array(n), rank = new Uint32Array(n), order = [];
+    for (var e = 0; e < n; e++) order.push(e);
+    order.sort(function (a, b) {
+      return names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : types[a] - types[b];
+    });
+    for (var r = 0; r < n; r++) {
+      byRank[r] = order[r];
+      rank[order[r]] = r;
+    }
+    return { rank: rank, byRank: byRank };
+  }
+
+  /* The opposite orientation of S, computed here: every sample's path reversed, except the
+   * synthetic roots (sample kind, thread), which stay on top. The reversed paths of the nodes
+   * with self weight are sorted (by frame name, level by level), which lays the new tree out
+   * in preorder directly: each path adds the nodes below its common prefix with the previous
+   * one. Work grows with the sum of those paths' depths; no hashing, so little cache missing. */
+  function invertTree(S) {
+    var R = ranks(S.names, S.types), rank = R.rank, byRank = R.byRank, NE = S.names.length;
+    var pinned = new Uint8Array(NE), i, k, d;
+    for (var e = 0; e < NE; e++) pinned[rank[e]] = S.types[e] === 5 || S.types[e] === 7 ? 1 : 0;
+
+    var npaths = 0, len = 0;
+    for (i = 1; i < S.n; i++) {
+      if (S.SELF[i] > 0) {
+        npaths++;
+        len += S.DEP[i];
+      }
+    }
+    var flat = new Uint32Array(len), start = new Uint32Array(npaths + 1);
+    var wt = new Float64Array(npaths), path = new Uint32Array(S.maxDepth + 1), pos = 0;
+    for (i = 1, k = 0; i < S.n; i++) {
+      d = S.DEP[i];
+      path[d] = rank[S.NAME[i]];
+      if (!(S.SELF[i] > 0)) continue;
+      start[k] = pos;
+      wt[k++] = S.SELF[i];
+      var p = 1;
+      while (p <= d && pinned[path[p]]) flat[pos++] = path[p++];
+      for (var j = d; j >= p; j--) flat[pos++] = path[j];
+    }
+    start[npaths] = pos;
+
+    var order = new Uint32Array(npaths);
+    for (k = 0; k < npaths; k++) order[k] = k;
+    order.sort(function (a, b) {
+      var x = start[a], y = start[b], xe = start[a + 1], ye = start[b + 1];
+      for (; x < xe && y < ye; x++, y++) if (flat[x] !== flat[y]) return flat[x] - flat[y];
+      return (xe - start[a]) - (ye - start[b]);
+    });
+
+    /* common prefix of each path with the previous one; the node count */
+    var lcp = new Uint32Array(npaths), n = 1, maxDepth = 0;
+    for (k = 0; k < npaths; k++) {
+      var q = order[k], L = start[q + 1] - start[q], l = 0;
+      if (k) {
+        var r = order[k - 1], a = start[r], ae = start[r + 1], b = start[q];
+        while (a < ae && l < L && flat[a] === flat[b]) { a++; b++; l++; }
+      }
+      lcp[k] = l;
+      n += L - l;
+      if (L > maxDepth) maxDepth = L;
+    }
+
+    var T = makeTree(S.names, S.types, n), open = new Uint32Array(maxDepth + 1), depth = 0, cnt = 1;
+    T.NAME[0] = S.NAME[0];
+    T.TOT[0] = S.TOT[0];
+    T.PAR[0] = -1;
+    for (k = 0; k < npaths; k++) {
+      var pq = order[k], base = start[pq], PL = start[pq + 1] - base, pl = lcp[k], w = wt[pq], lv;
+      for (lv = depth; lv > pl; lv--) T.END[open[lv]] = cnt;
+      for (lv = 1; lv <= pl; lv++) T.TOT[open[lv]] += w;
+      for (lv = pl + 1; lv <= PL; lv++) {
+        var v = cnt++;
+        T.NAME[v] = byRank[flat[base + lv - 1]];
+        T.DEP[v] = lv;
+        T.PAR[v] = open[lv - 1];
+        T.TOT[v] = w;
+        open[lv] = v;
+      }
+      depth = PL;
+    }
+    for (; depth > 0; depth--) T.END[open[depth]] = cnt;
+    T.END[0] = cnt;
+
+    /* offsets and self weights, parents before children */
+    var cursor = new Float64Array(n);
+    T.SELF.set(T.TOT);
+    for (i = 1; i < n; i++) {
+      var pp = T.PAR[i];
+      T.X[i] = cursor[pp];
+      cursor[pp] += T.TOT[i];
+      cursor[i] = T.X[i];
+      T.SELF[pp] -= T.TOT[i];
+    }
+    T.maxDepth = maxDepth;
+    return T;
+  }
+
+  /* ---- state ----------------------------------------------------------------------------- */
+
+  var diff = !!D.diff;
+  var views = {};            /* "callees" / "callers" -> tree, built on first use */
+  var home = D.reverse ? "callers" : "callees";
+  var viewName = home;
+  var T = null;              /* the tree on screen */
+  var Z = 0;                 /* zoomed node */
+  var HOVER = -1;
+  var RE = null, MATCH = null;
+  var zoomMaxDepth = 0;
+  var drawnCount = 0, dumpWanted = false;
+  var timing = {};
+
+  var canvas = $("fp-canvas"), ctx = canvas.getContext("2d"), scroller = $("fp-scroll");
+  var spacer = $("fp-spacer"), tip = $("fp-tip"), search = $("fp-search");
+  var cssW = 0, cssH = 0, dpr = 1;
+
+  function tree(name) {
+    if (views[name]) return views[name];
+    var t0 = performance.now();
+    if (name === home) {
+      views[name] = decodeTree(D.names, D.types, D.n, D.tree, diff ? D.base : null);
+    } else if (diff) {
+      views[name] = decodeTree(D.names2, D.types2, D.n2, D.tree2, D.base2);
+    } else {
+      views[name] = invertTree(tree(home));
+    }
+    timing[name + "_ms"] = performance.now() - t0;
+    return views[name];
+  }
+
+  /* ---- formatting ------------------------------------------------------------------------ */
+
+  /* 1234567 -> "1,234,567" (without Intl, whose first use costs tens of milliseconds) */
+  function fmtInt(v) {
+    var s = String(Math.round(v)), neg = s.charAt(0) === "-", d = neg ? s.slice(1) : s, out = "";
+    while (d.length > 3) {
+      out = "," + d.slice(-3) + out;
+      d = d.slice(0, -3);
+    }
+    return (neg ? "-" : "") + d + out;
+  }
+  function pct(f) {
+    var p = f * 100, a = Math.abs(p);
+    if (p === 0) return "0%";
+    return (a !== 0 && a < 0.01 ? p.toFixed(4) : a < 1 ? p.toFixed(3) : p.toFixed(2)) + "%";
+  }
+  function pts(f) {
+    var p = f * 100;
+    return (p > 0 ? "+" : p < 0 ? "\u2212" : "\u00b1") + Math.abs(p).toFixed(2) + " pts";
+  }
+  function dur(w) {
+    if (!D.interval_ns) return "";
+    var s = w * D.interval_ns / 1e9;
+    if (s >= 36000) return (s / 3600).toFixed(1) + " h";
+    if (s >= 100) return s.toFixed(0) + " s";
+    return s >= 1 ? s.toFixed(2) + " s" : (s * 1000).toFixed(1) + " ms";
+  }
+  function weightText(w) {
+    var t = dur(w);
+    return fmtInt(w) + (D.kind === "all" ? "" : " samples") + (t ? " \u00b7 " + t : "");
+  }
+
+  /* ---- colors ---------------------------------------------------------------------------- */
+
+  function hash(s) {
+    var h = 2166136261;
+    for (var i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+    h ^= h >>> 13;
+    h = Math.imul(h, 0x5bd1e995);
+    return ((h ^ (h >>> 15)) >>> 0) / 4294967296;
+  }
+  function ownerOf(name) {
+    var paren = name.indexOf("("), end = paren >= 0 ? paren : name.length;
+    var dot = name.lastIndexOf(".", end);
+    return dot > 0 ? name.slice(0, dot) : name;
+  }
+  /* "Class.method" of "pkg.Class.method"; a hidden class's address is left out
+   * ("Main$$Lambda$25.0x0000000800c03000.run" -> "Main$$Lambda$25.run") */
+  function shortName(name) {
+    var owner = ownerOf(name), method = name.slice(owner.length), dot = owner.lastIndexOf(".");
+    if (dot > 0 && /^\.0x[0-9a-fA-F]+$/.test(owner.slice(dot))) {
+      owner = owner.slice(0, dot);
+      dot = owner.lastIndexOf(".");
+    }
+    return dot > 0 ? owner.slice(dot + 1) + method : owner + method;
+  }
+  function hsl(h, s, l) { return "hsl(" + h.toFixed(1) + "," + s + "%," + l.toFixed(1) + "%)"; }
+
+  /* Per frame table entry: its color, its color dimmed (while a search runs), its short name. */
+  function paint(Tr) {
+    if (Tr.cache.fill) return;
+    var n = Tr.names.length, fill = new Array(n), dim = new Array(n), short = new Array(n);
+    for (var e = 0; e < n; e++) {
+      var name = Tr.names[e], ty = TYPES[Tr.types[e]] || TYPES[0];
+      /* the class picks a band of hues, the method a place in it: neighbours differ */
+      var hn = hash(name), hu = ty.h0 + (ty.h1 - ty.h0) * (0.45 * hash(ownerOf(name)) + 0.55 * hn);
+      var li = ty.l0 + (ty.l1 - ty.l0) * hash(name + "\u0001");
+      fill[e] = hsl(hu, ty.s, li);
+      dim[e] = hsl(hu, Math.round(ty.s * 0.35), Math.min(94, li + (100 - li) * 0.55));
+      short[e] = Tr.types[e] <= 2 ? shortName(name) : name;
+    }
+    Tr.cache.fill = fill; Tr.cache.dim = dim; Tr.cache.short = short;
+    Tr.cache.wFull = new Float32Array(n).fill(-1);
+    Tr.cache.wShort = new Float32Array(n).fill(-1);
+  }
+
+  var RAMP = 20, rampUp = [], rampDown = [];
+  for (var ri = 0; ri <= RAMP; ri++) {
+    var f = ri / RAMP;
+    rampUp.push(ri ? hsl(4, 80, 95 - 43 * f) : "hsl(0,0%,93%)");
+    rampDown.push(ri ? hsl(213, 80, 95 - 43 * f) : "hsl(0,0%,93%)");
+  }
+  function deltaOf(Tr, i) {
+    var b = D.base_total ? Tr.BASE[i] / D.base_total : 0;
+    return (Tr.TOT[0] ? Tr.TOT[i] / Tr.TOT[0] : 0) - b;
+  }
+  /* The change that gets the darkest color: the largest change, but at least 1 point, so
+   * that noise between two similar profiles stays pale. */
+  function diffScale(Tr) {
+    if (Tr.cache.scale) return Tr.cache.scale;
+    var m = 0;
+    for (var i = 1; i < Tr.n; i++) {
+      var d = Math.abs(deltaOf(Tr, i));
+      if (d > m) m = d;
+    }
+    Tr.cache.scale = Math.max(m, 0.01);
+    return Tr.cache.scale;
+  }
+  function diffLevel(Tr, i) {
+    return Math.round(Math.sqrt(Math.min(1, Math.abs(deltaOf(Tr, i)) / diffScale(Tr))) * RAMP);
+  }
+  function diffFill(Tr, i) {
+    return deltaOf(Tr, i) >= 0 ? rampUp[diffLevel(Tr, i)] : rampDown[diffLevel(Tr, i)];
+  }
+
+  /* ---- search ---------------------------------------------------------------------------- */
+
+  /* Marks the matching entries and sums the weight of matching frames that have no matching
+   * ancestor, so that a sample counts once however many of its frames match. */
+  function applySearch() {
+    var src = search.value, box = $("fp-matched"), t0 = performance.now();
+    RE = null; MATCH = null;
+    search.classList.remove("fp-bad");
+    box.classList.remove("fp-on");
+    box.textContent = "";
+    box.removeAttribute("data-share");
+    box.removeAttribute("data-weight");
+    box.removeAttribute("data-base-share");
+    if (src) {
+      try {
+        RE = new RegExp(src, /[A-Z]/.test(src) ? "" : "i");
+      } catch (err) {
+        search.classList.add("fp-bad");
+        box.textContent = "bad regex";
+        draw();
+        return;
+      }
+      var ne = T.names.length;
+      MATCH = new Uint8Array(ne);
+      for (var e = 0; e < ne; e++) MATCH[e] = RE.test(T.names[e]) ? 1 : 0;
+      MATCH[T.NAME[0]] = 0; /* the root is no frame (its entry is its own: type kind) */
+      var w = 0, bw = 0, zw = 0, i = 0, zEnd = T.END[Z], anc = false;
+      for (var a = parentOf(T, Z); a >= 0; a = parentOf(T, a)) if (MATCH[T.NAME[a]]) anc = true;
+      while (i < T.n) {
+        if (MATCH[T.NAME[i]]) {
+          w += T.TOT[i];
+          if (T.BASE) bw += T.BASE[i];
+          if (i >= Z && i < zEnd) zw += T.TOT[i];
+          i = T.END[i];
+        } else {
+          i++;
+        }
+      }
+      if (anc) zw = T.TOT[Z];
+      var share = T.TOT[0] ? w / T.TOT[0] : 0;
+      box.classList.add("fp-on");
+      box.setAttribute("data-share", share.toFixed(6));
+      box.setAttribute("data-weight", String(w));
+      var text = "Matched " + pct(share) + " \u00b7 " + fmtInt(w) +
+                 (D.kind === "all" ? "" : " samples");
+      if (diff) {
+        var bs = D.base_total ? bw / D.base_total : 0;
+        box.setAttribute("data-base-share", bs.toFixed(6));
+        text += " (base " + pct(bs) + ")";
+      }
+      if (Z !== 0) text += " \u00b7 " + pct(T.TOT[Z] ? zw / T.TOT[Z] : 0) + " of zoom";
+      box.textContent = text;
+      box.title = fmtInt(w) + " of " + fmtInt(T.TOT[0]) + " samples have a frame matching /" +
+                  src + "/";
+      $("fp-stats").setAttribute("data-ms-search", (performance.now() - t0).toFixed(1));
+    }
+    draw();
+  }
+
+  /* ---- layout and drawing ---------------------------------------------------------------- */
+
+  function parentOf(Tr, i) { return Tr.PAR[i]; }
+
+  function ancestors(Tr, i) {
+    var out = [];
+    for (var p = parentOf(Tr, i); p >= 0; p = parentOf(Tr, p)) out.push(p);
+    return out.reverse();
+  }
+
+  function resize() {
+    dpr = window.devicePixelRatio || 1;
+    cssW = scroller.clientWidth;
+    cssH = scroller.clientHeight;
+    canvas.style.height = cssH + "px";
+    canvas.width = Math.max(1, Math.round(cssW * dpr));
+    canvas.height = Math.max(1, Math.round(cssH * dpr));
+    spacer.style.height = Math.max(0, (zoomMaxDepth + 2) * ROW + 8 - cssH) + "px";
+  }
+
+  function label(e, w) {
+    var c = T.cache, avail = w - 8;
+    if (avail < 16) return null;
+    if (c.wFull[e] < 0) c.wFull[e] = ctx.measureText(T.names[e]).width;
+    if (c.wFull[e] <= avail) return T.names[e];
+    var s = c.short[e];
+    if (c.wShort[e] < 0) c.wShort[e] = ctx.measureText(s).width;
+    var sw = c.wShort[e];
+    if (sw <= avail) return s;
+    /* then the method alone ("Split123.unitA" -> "unitA"), cut if need be */
+    var dot = s.lastIndexOf(".", s.indexOf("(") >= 0 ? s.indexOf("(") : s.length);
+    if (dot > 0 && T.types[e] <= 2) {
+      var m = s.slice(dot + 1), mw = sw * m.length / s.length;
+      if (mw <= avail) return m;
+      s = m;
+      sw = mw;
+    }
+    var keep = Math.floor(s.length * avail / sw) - 1;
+    return keep >= 3 ? s.slice(0, keep) + "\u2026" : null;
+  }
+
+  function frameFill(i, dimmed) {
+    var e = T.NAME[i];
+    if (MATCH) return MATCH[e] ? MATCH_FILL : T.cache.dim[e];
+    if (diff && i !== 0) return diffFill(T, i);
+    return dimmed ? T.cache.dim[e] : T.cache.fill[e];
+  }
+
+  function drawFrame(i, x, y, w, dimmed, dump) {
+    ctx.fillStyle = frameFill(i, dimmed);
+    var gap = w >= 3 ? 1 : 0;
+    ctx.fillRect(x, y, w - gap, ROW - 1);
+    var text = i === 0 ? "all \u00b7 " + weightText(T.TOT[0]) : label(T.NAME[i], w);
+    if (i === 0 && ctx.measureText(text).width > w - 8) text = "all";
+    if (text) {
+      var light = MATCH ? MATCH[T.NAME[i]] : diff && i !== 0 && diffLevel(T, i) > 13;
+      ctx.fillStyle = light ? "#fff" : dimmed ? "#57606a" : "#1f2328";
+      ctx.fillText(text, x + 4, y + ROW / 2);
+    }
+    drawnCount++;
+    if (dump) {
+      var line = [T.names[T.NAME[i]], T.TOT[i], T.SELF[i], T.DEP[i],
+                  MATCH && MATCH[T.NAME[i]] ? 1 : 0, x.toFixed(1), w.toFixed(1)];
+      if (diff) line.push(T.BASE[i], deltaOf(T, i).toFixed(6));
+      dump.push(line.join("\t"));
+    }
+  }
+
+  function draw() {
+    if (!T) return;
+    var t0 = performance.now();
+    var dump = dumpWanted ? [] : null;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.clearRect(0, 0, cssW, cssH);
+    ctx.font = FONT;
+    ctx.textBaseline = "middle";
+    drawnCount = 0;
+    if (!(T.TOT[0] > 0)) return;
+    var top = scroller.scrollTop, bottom = top + cssH;
+    var x0 = T.X[Z], scale = cssW / T.TOT[Z];
+    var anc = ancestors(T, Z);
+    for (var a = 0; a < anc.length; a++) {
+      var ya = T.DEP[anc[a]] * ROW;
+      if (ya + ROW >= top && ya < bottom) drawFrame(anc[a], 0, ya - top, cssW, true, dump);
+    }
+    var i = Z, end = T.END[Z];
+    while (i < end) {
+      var w = T.TOT[i] * scale;
+      var y = T.DEP[i] * ROW;
+      if (w < MIN_W || y >= bottom) {
+        i = T.END[i];
+        continue;
+      }
+      if (y + ROW > top) drawFrame(i, (T.X[i] - x0) * scale, y - top, w, false, dump);
+      i++;
+    }
+    timing.draw_ms = performance.now() - t0;
+    var st = $("fp-stats");
+    st.setAttribute("data-drawn", String(drawnCount));
+    st.setAttribute("data-nodes", String(T.n));
+    st.setAttribute("data-view", viewName);
+    st.setAttribute("data-zoom", T.names[T.NAME[Z]]);
+    st.setAttribute("data-draw-ms", timing.draw_ms.toFixed(1));
+    st.textContent = fmtInt(T.n) + " frames \u00b7 " + fmtInt(drawnCount) + " drawn";
+    if (dump) $("fp-dump").textContent = dump.join("\n");
+  }
+
+  var pending = false;
+  function redraw() {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(function () { pending = false; draw(); });
+  }
+
+  /* The node under (x, y) in canvas css px, or -1. */
+  function hit(x, y) {
+    if (!T || !(T.TOT[0] > 0)) return -1;
+    var row = Math.floor((y + scroller.scrollTop) / ROW);
+    if (row < T.DEP[Z]) {
+      var anc = ancestors(T, Z);
+      return row < anc.length ? anc[row] : -1;
+    }
+    var scale = cssW / T.TOT[Z], at = T.X[Z] + x / scale, v = Z;
+    if (at < T.X[Z] || at >= T.X[Z] + T.TOT[Z]) return -1;
+    while (T.DEP[v] < row) {
+      var c = v + 1, found = -1;
+      while (c < T.END[v]) {
+        if (at >= T.X[c] && at < T.X[c] + T.TOT[c]) { found = c; break; }
+        c = T.END[c];
+      }
+      if (found < 0) return -1;
+      v = found;
+    }
+    return T.TOT[v] * scale >= MIN_W ? v : -1;
+  }
+
+  /* ---- interaction ----------------------------------------------------------------------- */
+
+  function subtreeDepth(Tr, z) {
+    var m = Tr.DEP[z];
+    for (var i = z; i < Tr.END[z]; i++) if (Tr.DEP[i] > m) m = Tr.DEP[i];
+    return m;
+  }
+
+  function zoomTo(v) {
+    Z = v;
+    zoomMaxDepth = subtreeDepth(T, Z);
+    resize();
+    $("fp-reset").disabled = Z === 0;
+    crumbs();
+    if (RE) applySearch(); else draw();
+  }
+
+  function crumbs() {
+    var box = document.createElement("span");
+    $("fp-crumbs").textContent = "";
+    $("fp-crumbs").appendChild(box);
+    if (Z === 0) {
+      box.textContent = "Click a frame to zoom \u00b7 Esc resets \u00b7 Ctrl+F searches";
+      return;
+    }
+    var path = ancestors(T, Z).concat([Z]), from = Math.max(0, path.length - 6);
+    if (from > 0) path = [path[0]].concat(path.slice(from));
+    path.forEach(function (v, k) {
+      var sep = k === 1 && from > 0 ? " \u203a \u2026 \u203a " : " \u203a ";
+      if (k) box.appendChild(document.createTextNode(sep));
+      var a = document.createElement("a");
+      a.textContent = v === 0 ? "all" : T.cache.short[T.NAME[v]];
+      a.title = v === 0 ? "all" : T.names[T.NAME[v]];
+      a.addEventListener("click", function () { zoomTo(v); });
+      box.appendChild(a);
+    });
+  }
+
+  function row(tbody, k, v, cls) {
+    var tr = document.createElement("tr"), a = document.createElement("td");
+    var b = document.createElement("td");
+    a.textContent = k;
+    b.textContent = v;
+    if (cls) b.className = cls;
+    tr.appendChild(a); tr.appendChild(b);
+    tbody.appendChild(tr);
+  }
+
+  function showTip(v, cx, cy) {
+    tip.textContent = "";
+    var e = T.NAME[v], ty = TYPES[T.types[e]] || TYPES[0], all = T.TOT[0];
+    var name = document.createElement("div");
+    name.className = "fp-name";
+    name.textContent = v === 0 ? "all" : T.names[e];
+    tip.appendChild(name);
+    var kind = document.createElement("div");
+    kind.className = "fp-kind";
+    kind.textContent = v === 0 ? "every selected sample" : ty.tip;
+    tip.appendChild(kind);
+    var tb = document.createElement("table"), body = document.createElement("tbody");
+    tb.appendChild(body);
+    row(body, diff ? "Total (new)" : "Total",
+        weightText(T.TOT[v]) + " \u00b7 " + pct(T.TOT[v] / all));
+    row(body, diff ? "Self (new)" : "Self",
+        weightText(T.SELF[v]) + " \u00b7 " + pct(T.SELF[v] / all));
+    if (Z !== 0 && v !== Z && T.DEP[v] > T.DEP[Z]) row(body, "Of zoomed", pct(T.TOT[v] / T.TOT[Z]));
+    if (diff) {
+      var bs = D.base_total ? T.BASE[v] / D.base_total : 0, d = deltaOf(T, v);
+      row(body, "Total (base)", fmtInt(T.BASE[v]) + " samples \u00b7 " + pct(bs) +
+          (T.BASE[v] ? "" : " (not in base)"));
+      row(body, "Change", pts(d), d > 0 ? "fp-up" : d < 0 ? "fp-down" : "");
+    }
+    tip.appendChild(tb);
+    var hint = document.createElement("div");
+    hint.className = "fp-hint";
+    hint.textContent = v === Z ? (Z ? "Click the frames above to zoom out" : "") : "Click to zoom";
+    if (hint.textContent) tip.appendChild(hint);
+    tip.hidden = false;
+    var r = tip.getBoundingClientRect(), x = cx + 14, y = cy + 16;
+    if (x + r.width > window.innerWidth - 4) x = Math.max(4, cx - r.width - 14);
+    if (y + r.height > window.innerHeight - 4) y = Math.max(4, cy - r.height - 12);
+    tip.style.left = x + "px";
+    tip.style.top = y + "px";
+  }
+
+  /* The hovered frame's outline: a box over the canvas, so hovering never redraws it. */
+  function outline(v) {
+    var box = $("fp-hover");
+    if (v < 0) {
+      box.hidden = true;
+      return;
+    }
+    var r = canvas.getBoundingClientRect(), anc = v < Z || T.DEP[v] < T.DEP[Z];
+    var scale = cssW / T.TOT[Z], x = anc ? 0 : (T.X[v] - T.X[Z]) * scale;
+    var w = anc ? cssW : T.TOT[v] * scale, y = T.DEP[v] * ROW - scroller.scrollTop;
+    box.style.left = (r.left + x) + "px";
+    box.style.top = (r.top + y) + "px";
+    box.style.width = Math.max(1, w - (w >= 3 ? 1 : 0)) + "px";
+    box.style.height = (ROW - 1) + "px";
+    box.hidden = false;
+  }
+
+  canvas.addEventListener("mousemove", function (ev) {
+    var r = canvas.getBoundingClientRect(), v = hit(ev.clientX - r.left, ev.clientY - r.top);
+    if (v !== HOVER) {
+      HOVER = v;
+      outline(v);
+      $("fp-info").textContent = v < 0 ? summary() :
+        (v === 0 ? "all" : T.names[T.NAME[v]]) + " \u2014 " + pct(T.TOT[v] / T.TOT[0]) +
+        " total, " +
+        pct(T.SELF[v] / T.TOT[0]) + " self";
+    }
+    if (v < 0) tip.hidden = true;
+    else showTip(v, ev.clientX, ev.clientY);
+  });
+  canvas.addEventListener("mouseleave", function () {
+    HOVER = -1;
+    outline(-1);
+    tip.hidden = true;
+    $("fp-info").textContent = summary();
+  });
+  canvas.addEventListener("click", function (ev) {
+    var r = canvas.getBoundingClientRect(), v = hit(ev.clientX - r.left, ev.clientY - r.top);
+    if (v >= 0) {
+      tip.hidden = true;
+      HOVER = -1;
+      outline(-1);
+      zoomTo(v === Z ? (Z ? ancestors(T, Z).pop() : 0) : v);
+    }
+  });
+  scroller.addEventListener("scroll", function () {
+    tip.hidden = true;
+    HOVER = -1;
+    outline(-1);
+    redraw();
+  });
+  window.addEventListener("resize", function () { resize(); draw(); });
+
+  var searchTimer = 0;
+  search.addEventListener("input", function () {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(function () { applySearch(); saveHash(); }, T.n > 200000 ? 200 : 60);
+  });
+  document.addEventListener("keydown", function (ev) {
+    if ((ev.ctrlKey || ev.metaKey) && (ev.key === "f" || ev.key === "F")) {
+      ev.preventDefault();
+      search.focus();
+      search.select();
+    } else if (ev.key === "Escape") {
+      if (document.activeElement === search && search.value) {
+        search.value = "";
+        applySearch();
+        saveHash();
+        search.blur();
+      } else if (Z !== 0) {
+        zoomTo(0);
+      } else if (search.value) {
+        search.value = "";
+        applySearch();
+        saveHash();
+      }
+    } else if (ev.key === "/" && document.activeElement !== search) {
+      ev.preventDefault();
+      search.focus();
+    }
+  });
+  $("fp-reset").addEventListener("click", function () { zoomTo(0); });
+  $("fp-view-callees").addEventListener("click", function () { setView("callees"); saveHash(); });
+  $("fp-view-callers").addEventListener("click", function () { setView("callers"); saveHash(); });
+
+  function setView(name) {
+    if (name !== "callers") name = "callees";
+    viewName = name;
+    T = tree(name);
+    paint(T);
+    $("fp-view-callees").classList.toggle("fp-sel", name === "callees");
+    $("fp-view-callers").classList.toggle("fp-sel", name === "callers");
+    HOVER = -1;
+    outline(-1);
+    legend();
+    scroller.scrollTop = 0;
+    zoomTo(0);
+  }
+
+  function saveHash() {
+    var q = [];
+    if (search.value) q.push("search=" + encodeURIComponent(search.value));
+    if (viewName !== home) q.push("view=" + viewName);
+    if (dumpWanted) q.push("dump");
+    try {
+      history.replaceState(null, "",
+                           q.length ? "#" + q.join("&") : location.pathname + location.search);
+    } catch (err) { /* some file: URLs refuse; the hash is a convenience */ }
+  }
+
+  function legend() {
+    var box = $("fp-legend");
+    box.textContent = "";
+    function key(color, text, title) {
+      var k = document.createElement("span"), s = document.createElement("span");
+      k.className = "fp-key";
+      s.className = "fp-swatch";
+      s.style.background = color;
+      k.appendChild(s);
+      k.appendChild(document.createTextNode(text));
+      if (title) k.title = title;
+      box.appendChild(k);
+    }
+    if (diff) {
+      var sc = diffScale(T), k = document.createElement("span");
+      var ramp = document.createElement("span");
+      k.className = "fp-key";
+      ramp.className = "fp-ramp";
+      ramp.style.background = "linear-gradient(90deg," + rampDown[RAMP] + "," + rampDown[0] +
+                              "," + rampUp[RAMP] + ")";
+      k.appendChild(document.createTextNode("shrank " + pts(-sc) + " "));
+      k.appendChild(ramp);
+      k.appendChild(document.createTextNode(" " + pts(sc) + " grew"));
+      k.title = "Each frame's change in share of all samples, new minus base";
+      box.appendChild(k);
+      return;
+    }
+    if (!(T.TOT[0] > 0)) return;
+    var seen = new Uint8Array(TYPES.length);
+    for (var i = 1; i < T.n; i++) seen[T.types[T.NAME[i]]] = 1;
+    for (var t = 0; t < TYPES.length; t++) {
+      if (!seen[t]) continue;
+      var ty = TYPES[t];
+      key(hsl((ty.h0 + ty.h1) / 2, ty.s, (ty.l0 + ty.l1) / 2), ty.label, ty.tip);
+    }
+    key(MATCH_FILL, "Search match");
+  }
+
+  function summary() {
+    var s = D.kind === "all" ? "cpu and wall" : D.kind;
+    s += " \u00b7 " + fmtInt(D.samples) + " samples";
+    if (D.interval_ns) s += " \u00b7 interval " + (D.interval_ns / 1e6) + " ms";
+    if (D.kind !== "all" && D.total !== D.samples) s += " \u00b7 weight " + fmtInt(D.total);
+    var t = dur(D.total);
+    if (t) s += " \u00b7 " + t + (D.kind === "cpu" ? " of CPU" : " of thread time");
+    if (diff) s += " \u00b7 base weight " + fmtInt(D.base_total);
+    return s;
+  }
+
+  /* ---- start ----------------------------------------------------------------------------- */
+
+  $("fp-title").textContent = D.title;
+  $("fp-title").title = D.title;
+  $("fp-sub").textContent = D.subtitle || "";
+  $("fp-info").textContent = summary();
+  document.title = D.title;
+
+  var params = {};
+  location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
+    if (!kv) return;
+    var at = kv.indexOf("="), k = at < 0 ? kv : kv.slice(0, at);
+    try {
+      params[k] = at < 0 ? "" : decodeURIComponent(kv.slice(at + 1));
+    } catch (err) {
+      params[k] = "";
+    }
+  });
+  dumpWanted = "dump" in params;
+
+  try {
+    T = tree(home);
+  } catch (err) {
+    $("fp-title").textContent = "flyprof: the embedded profile is damaged (" + err.message + ")";
+    return;
+  }
+  var T_DECODED = performance.now();
+  if (!(D.total > 0)) $("fp-empty").hidden = false;
+  if (params.search) search.value = params.search;
+  setView(params.view || home);
+  if (search.value) applySearch();
+  var T_DRAWN = performance.now();
+
+  var st = $("fp-stats");
+  st.setAttribute("data-ms-start", T_START.toFixed(1));
+  st.setAttribute("data-ms-parse", (T_PARSED - T_START).toFixed(1));
+  st.setAttribute("data-ms-decode", (T_DECODED - T_PARSED).toFixed(1));
+  st.setAttribute("data-ms-ready", T_DRAWN.toFixed(1));
+  /* when the frame has reached the screen: after the next animation frame */
+  requestAnimationFrame(function () {
+    setTimeout(function () {
+      st.setAttribute("data-ms-painted", performance.now().toFixed(1));
+      if (timing.callers_ms != null) {
+        st.setAttribute("data-ms-callers", timing.callers_ms.toFixed(1));
+      }
+    }, 0);
+  });
+})();

@@ -1,0 +1,64 @@
+/* out_html.h: the interactive flame graph, one self-contained HTML file (no network): a canvas
+ * flame graph with click-to-zoom, regex search with the matched share, a tooltip, a callers
+ * (reversed) view, colors by frame type with a legend, and a title saying what was profiled.
+ * The differential variant shows NEW's tree colored by each frame's change in share.
+ *
+ * The page is collector/html/flame.{html,css,js}, embedded at build time
+ * (collector/html/embed.cmake); this module fills in the title and the data.
+ *
+ * Embedded data: one <script type="application/json" id="fp-data"> object, pure ASCII (every
+ * non-ASCII character, '<', '>' and '&' as a \uXXXX escape, so no name can close the script
+ * or be misread under any charset). Fields:
+ *   v           OUT_HTML_DATA_VERSION
+ *   title       the page title (o->title or render_default_title)
+ *   kind        "cpu", "wall" or "all";  interval_ns  one sample's weight in ns (0: unknown)
+ *   samples     selected samples (raw count);  total  the root's weight
+ *   reverse     1 when tree is the callers view (leaf first)
+ *   names       the frame table: names, most used first
+ *   types       one digit per names entry: its enum render_type (a name used with two types
+ *               has two entries)
+ *   n, tree     the call tree: n nodes in depth-first preorder, children in render_tree
+ *               order (by name), encoded as below
+ * and for a diff (out_html_write_diff) also
+ *   diff 1;  base_total  the base tree's root weight;  base  n base weights, one per node in
+ *   tree order (render_tree_match: the weight of the same path in BASE, 0 when absent);
+ *   n2, tree2, base2  the same for the opposite orientation (callers when tree is callees).
+ *
+ * Tree encoding: a string of digit characters. A number is written little-endian in base
+ * OUT_HTML_BASE: every digit but the last is a "more" digit (OUT_HTML_MORE, value = index),
+ * the last is an "end" digit (OUT_HTML_END). Per node: h = children * 2 + same; the frame
+ * table index; then the node's weight unless same is 1, which says it equals what is left of
+ * the parent's weight after the node's earlier siblings (the root never sets it). A node's self
+ * weight is its weight less its children's. The base stream is n plain numbers.
+ *
+ * Never prints except into the given stream. Any thread.
+ */
+#ifndef OUT_HTML_H
+#define OUT_HTML_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "profile.h"
+#include "render.h"
+
+#define OUT_HTML_DATA_VERSION 1
+#define OUT_HTML_BASE 44
+/* digits: neither quotes, backslash, '<', '>' nor '&' (safe in a JSON string in a script) */
+#define OUT_HTML_END "#$%()*+,-./0123456789:;=?@ABCDEFGHIJKLMNOPQR"
+#define OUT_HTML_MORE "STUVWXYZ[]^_`abcdefghijklmnopqrstuvwxyz{|}~!"
+
+/* Writes the flame graph of p's samples selected by o (kind, threads, reverse, filters; title
+ * or the default one) to f. Returns 0, or -errno with err[0..errlen) saying what failed: a bad
+ * filter regex (-EINVAL), -ENOMEM, or -EIO and the like when writing to f failed. */
+int out_html_write(const struct profile *p, const struct render_opts *o, FILE *f, char *err,
+                   size_t errlen);
+
+/* Writes the differential flame graph of cur against base to f: cur's tree, each frame colored
+ * by cur_total / cur_root - base_total / base_root (red: grew, blue: shrank), its tooltip
+ * showing both shares and the change. Both profiles are selected with o; the default title
+ * names both. Returns as out_html_write. */
+int out_html_write_diff(const struct profile *base, const struct profile *cur,
+                        const struct render_opts *o, FILE *f, char *err, size_t errlen);
+
+#endif
