@@ -147,6 +147,15 @@ static int write_folded(const struct profile *p, int kind, int threads, struct r
     struct sorted *v = NULL;
     int all = kind == PROFILE_KIND_ALL;
     int rc = lineset_rehash(&ls);
+    /* Without thread roots a line depends only on the cell's stack (and kind, with all): the
+     * cells are summed per stack first, so each stack is folded and hashed once rather than
+     * once per thread and state (a many-threaded profile has several times more cells than
+     * stacks, and a line is often kilobytes long). Sums of fixed-point weights do not depend
+     * on their order, and the lines are sorted: the output is the same. */
+    size_t nk = all ? 2 : 1, nslots = (p->nstacks + 1) * nk;
+    unsigned __int128 *per_stack = threads ? NULL : calloc(nslots, sizeof(*per_stack));
+    if (!threads && !per_stack)
+        rc = -ENOMEM;
 
     for (size_t i = 0; rc == 0 && i < p->nentries; i++) {
         const struct profile_entry *e = &p->entries[i];
@@ -154,12 +163,32 @@ static int write_folded(const struct profile *p, int kind, int threads, struct r
             continue;
         if (sel && !render_select_entry(sel, e))
             continue;
+        if (per_stack) {
+            size_t si = e->stack == PROFILE_NONE ? p->nstacks : e->stack;
+            size_t k = all && e->kind != FPL_KIND_CPU;
+            profile_fp_add(&per_stack[si * nk + k], e->upscaled);
+            continue;
+        }
         fold_entry(p, e, all, threads, reverse, &line);
         if (line.failed)
             rc = -ENOMEM;
         else
             rc = lineset_add(&ls, line.data, line.len, e->upscaled);
     }
+    for (size_t slot = 0; rc == 0 && per_stack && slot < nslots; slot++) {
+        if (per_stack[slot] == 0)
+            continue;
+        struct profile_entry e = {0};
+        size_t si = slot / nk;
+        e.stack = si == p->nstacks ? PROFILE_NONE : (uint32_t)si;
+        e.kind = all && slot % nk ? FPL_KIND_WALL : FPL_KIND_CPU;
+        fold_entry(p, &e, all, 0, reverse, &line);
+        if (line.failed)
+            rc = -ENOMEM;
+        else
+            rc = lineset_add(&ls, line.data, line.len, per_stack[slot]);
+    }
+    free(per_stack);
     if (rc == 0 && ls.n) {
         v = malloc(ls.n * sizeof(*v));
         if (!v)

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""convert_bench: how fast `flyprof convert` turns a big .fpl log into folded stacks and pprof.
+
+Writes a synthetic log with fplsynth (default 10M samples over 100k distinct stacks, Zipf
+popularity, mean depth 40, 32 threads: see tests/bench/fplsynth.c), then converts it on one
+core (`taskset -c 0`) to .collapsed and to .pb.gz, each several times, and prints for each
+output: the best wall time, samples per second, user+system CPU, max RSS and output size. The
+same conversions through fplconv (the CLI's code path, timed inside) split the time into
+reading + aggregating the log and writing the output. Prints figures only: never passes or
+fails on them (a benchmark, not a test). Needs the tree built (bin/flyprof, tests/fplsynth,
+tests/fplconv).
+
+    python3 tests/bench/convert_bench.py --build BUILD [--samples 10M] [--stacks 100k]
+        [--wall 0.2] [--runs 3] [--keep] [--json OUT.json]
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def count(s):
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmMgG]?)", s)
+    if not m:
+        raise argparse.ArgumentTypeError("not a count: %r (e.g. 10M, 100k)" % s)
+    mult = {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[m.group(2).lower()]
+    return int(float(m.group(1)) * mult)
+
+
+def run_measured(cmd, cpu):
+    """Runs cmd pinned to one CPU; returns (seconds, user+sys seconds, max RSS bytes, stderr)."""
+    if cpu is not None and shutil.which("taskset"):
+        cmd = ["taskset", "-c", str(cpu)] + cmd
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = p.stderr.read().decode(errors="replace")
+    _, status, ru = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    secs = time.perf_counter() - t0
+    p.stderr.close()
+    if p.returncode != 0:
+        raise SystemExit("convert_bench: %s failed (%d): %s" % (" ".join(cmd), p.returncode,
+                                                                err.strip()))
+    return secs, ru.ru_utime + ru.ru_stime, ru.ru_maxrss * 1024, err
+
+
+def mib(n):
+    return "%.1f MiB" % (n / 1048576)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", required=True, help="the build directory")
+    ap.add_argument("--samples", type=count, default=10_000_000)
+    ap.add_argument("--stacks", type=count, default=100_000)
+    ap.add_argument("--threads", type=count, default=32)
+    ap.add_argument("--depth", type=count, default=40, help="mean stack depth")
+    ap.add_argument("--wall", type=float, default=0.0, help="fraction of wall samples")
+    ap.add_argument("--runs", type=int, default=3, help="runs per conversion (best kept)")
+    ap.add_argument("--cpu", type=int, default=0, help="the CPU to pin to (-1: none)")
+    ap.add_argument("--tmp", help="where the log and outputs go (default: a temp dir)")
+    ap.add_argument("--keep", action="store_true", help="keep the log and outputs")
+    ap.add_argument("--json", help="also write the figures to this file")
+    a = ap.parse_args()
+    build = os.path.abspath(a.build)
+    cli = os.path.join(build, "bin", "flyprof")
+    synth = os.path.join(build, "tests", "fplsynth")
+    conv = os.path.join(build, "tests", "fplconv")
+    for f in (cli, synth, conv):
+        if not os.path.isfile(f):
+            raise SystemExit("convert_bench: missing %s (build the tree first)" % f)
+    cpu = None if a.cpu < 0 else a.cpu
+    tmp = a.tmp or tempfile.mkdtemp(prefix="convert-bench-")
+    os.makedirs(tmp, exist_ok=True)
+    fpl = os.path.join(tmp, "synth-%d-%d.fpl" % (a.samples, a.stacks))
+
+    t0 = time.perf_counter()
+    out = subprocess.run([synth, "-o", fpl, "-n", str(a.samples), "-u", str(a.stacks),
+                          "-t", str(a.threads), "-d", str(a.depth), "-w", str(a.wall)],
+                         check=True, stdout=subprocess.PIPE, text=True).stdout.strip()
+    print("%s (%.1f s)" % (out, time.perf_counter() - t0))
+    print("input: %s, %s; pinned to CPU %s; best of %d runs\n"
+          % (fpl, mib(os.path.getsize(fpl)), cpu if cpu is not None else "none", a.runs))
+
+    results = []
+    outputs = [("folded", ".collapsed", []), ("pprof", ".pb.gz", []),
+               ("pprof all kinds", ".all.pb.gz", ["--kind", "all"])]
+    if a.wall <= 0:
+        outputs.pop()
+    hdr = "%-16s %-8s %8s %12s %8s %12s %10s %10s  %s" % (
+        "output", "tool", "seconds", "samples/s", "cpu s", "samples/cpu-s", "max RSS", "size",
+        "phases")
+    print(hdr)
+    print("-" * len(hdr))
+    for name, ext, extra in outputs:
+        dst = os.path.join(tmp, "out" + ext)
+        for tool, cmd in (("flyprof", [cli, "convert", fpl, "-o", dst] + extra),
+                          ("fplconv", [conv, fpl, dst] + extra)):
+            best = None
+            for _ in range(a.runs):
+                r = run_measured(cmd, cpu)
+                if best is None or r[0] < best[0]:
+                    best = r
+            secs, cpus, rss, err = best
+            m = re.search(r"read ([\d.]+) s \(cpu ([\d.]+) s\), write ([\d.]+) s "
+                          r"\(cpu ([\d.]+) s\)", err)
+            phases = ("read %s s + write %s s (cpu %s + %s)"
+                      % (m.group(1), m.group(3), m.group(2), m.group(4)) if m else "")
+            size = os.path.getsize(dst)
+            rate = a.samples / secs
+            crate = a.samples / cpus if cpus > 0 else 0
+            print("%-16s %-8s %8.3f %12s %8.3f %12s %10s %10s  %s" % (
+                name, tool, secs, "{:,.0f}".format(rate), cpus, "{:,.0f}".format(crate),
+                mib(rss), mib(size), phases))
+            results.append({"output": name, "tool": tool, "seconds": secs,
+                            "samples_per_s": rate, "cpu_s": cpus, "samples_per_cpu_s": crate,
+                            "max_rss": rss, "size": size, "phases": phases})
+    print("\nsamples/s = %d samples / wall seconds of the whole conversion (read, aggregate, "
+          "write);\nsamples/cpu-s = the same per second of its CPU time (user + system), which "
+          "other\nprocesses on the core do not inflate; load average now %.1f"
+          % (a.samples, os.getloadavg()[0]))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"samples": a.samples, "stacks": a.stacks, "threads": a.threads,
+                       "depth": a.depth, "wall": a.wall, "input_size": os.path.getsize(fpl),
+                       "synth": out, "results": results}, f, indent=2)
+    if a.keep:
+        print("kept %s" % tmp)
+    elif not a.tmp:
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        for f in os.listdir(tmp):
+            if f.startswith(("synth-", "out.")):
+                os.unlink(os.path.join(tmp, f))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,498 @@
+/* fplsynth: writes a synthetic .fpl log for the converter benchmarks (convert_bench.py): N
+ * samples over U distinct stacks, with the shape of a real service's profile:
+ *
+ * - stacks form a call tree: each new stack keeps a root-side prefix of an earlier one and
+ *   grows new frames to its own depth (5 to 2 x mean - 5, mean 40 by default), so stacks share
+ *   their roots as real ones do, and every frame has a bci;
+ * - popularity is Zipf-like: the stack of rank r is drawn with probability proportional to
+ *   1 / r^s (s = 1 by default), ranks shuffled over the stacks;
+ * - threads: each stack has a home thread that takes 70% of its samples, the rest go anywhere,
+ *   so hot stacks spread over many threads and cold ones stay on few (realistic cell counts);
+ * - methods have a class in one of 64 packages, a signature, a source file and a line table;
+ *   dictionary entries are written lazily, just before the first sample that uses them, in
+ *   256 KiB chunks with periodic counters, as the agent does; weights are 1, 2 for 1% of the
+ *   samples (timer overruns);
+ * - with -w F a fraction F of the samples are wall-clock samples answering WALL_TICK records
+ *   (16 chosen of 16 to 64 candidates), in a mix of thread states.
+ *
+ * Deterministic for a given seed. Uses the agent's encoder (fpl_codec.h) and chunk framing
+ * (fpl_chunk.c). Prints what it wrote on stdout.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fpl_chunk.h"
+#include "fpl_codec.h"
+#include "fpl_format.h"
+
+#define CHUNK_BYTES (256u << 10) /* the agent's flush size */
+#define TPS 3000000000ull        /* a 3 GHz TSC */
+#define MAX_DEPTH 1024
+#define PACKAGES 64
+
+struct synth {
+    uint64_t samples, stacks, methods, threads, depth, seed;
+    double zipf, wall;
+    const char *out;
+
+    uint64_t rng;
+    int fd;
+    uint32_t seq;
+    struct fpl_buf chunk;
+    uint64_t last_ticks; /* of the previous sample in the chunk */
+    uint64_t bytes;
+
+    uint32_t *frames; /* all stacks' frames root first: method index (0-based) */
+    int32_t *bcis;
+    size_t *stack_off; /* stacks + 1 offsets into frames */
+    uint32_t *home;    /* per stack: its home thread (0-based) */
+    uint8_t *stack_written;
+    uint8_t *method_written;
+    double *cdf; /* per rank */
+    uint32_t *rank_stack;
+};
+
+static uint64_t rnd(struct synth *s)
+{
+    /* splitmix64: a fast generator with no bad seeds */
+    uint64_t z = (s->rng += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t below(struct synth *s, uint64_t n)
+{
+    return n ? rnd(s) % n : 0;
+}
+
+static double uniform(struct synth *s)
+{
+    return (double)(rnd(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static int flush_chunk(struct synth *s)
+{
+    if (s->chunk.failed)
+        return -ENOMEM;
+    int rc = fpl_chunk_write(s->fd, s->seq++, s->chunk.data, s->chunk.len);
+    s->bytes += FPL_CHUNK_HEADER_SIZE + s->chunk.len;
+    s->chunk.len = 0;
+    s->last_ticks = 0; /* sample deltas restart in every chunk */
+    return rc;
+}
+
+static int maybe_flush(struct synth *s)
+{
+    return s->chunk.len >= CHUNK_BYTES ? flush_chunk(s) : 0;
+}
+
+static void put_header(struct synth *s, uint64_t t0)
+{
+    struct fpl_buf *b = &s->chunk;
+    char opts[128];
+    snprintf(opts, sizeof(opts), "cpu=10ms%s,file=%s", s->wall > 0 ? ",wall=50ms" : "", s->out);
+    size_t r = fpl_rec_begin(b, FPL_REC_HEADER);
+    fpl_put_v(b, 1);
+    fpl_put_v(b, 4242);
+    fpl_put_u8(b, FPL_CLOCK_TSC);
+    fpl_put_u64(b, TPS);
+    fpl_put_u64(b, t0);
+    fpl_put_u64(b, 1000000000000ull);
+    fpl_put_u64(b, 1700000000000000000ull);
+    fpl_put_v(b, 10000000);
+    fpl_put_u8(b, FPL_ENGINE_CPUTIMER);
+    fpl_put_v(b, s->wall > 0 ? 50000000 : 0);
+    fpl_put_v(b, 16);
+    fpl_put_v(b, 2048);
+    fpl_put_str(b, opts);
+    fpl_put_str(b, "OpenJDK 64-Bit Server VM");
+    fpl_put_str(b, "21.0.2+13");
+    fpl_put_str(b, "fplsynth");
+    fpl_rec_end(b, r);
+}
+
+static void put_method(struct synth *s, uint32_t m)
+{
+    static const char *const verbs[] = {"get",  "put",   "handle",     "process",
+                                        "read", "write", "parse",      "encode",
+                                        "run",  "apply", "lambda$run$"};
+    static const char *const sigs[] = {"()V", "(I)I", "(Ljava/lang/String;)Ljava/lang/Object;",
+                                       "([BII)I", "(JLjava/util/Map;)Z"};
+    char cls[96], name[48], src[48];
+    uint32_t pkg = m % PACKAGES, c = m / 7;
+    snprintf(cls, sizeof(cls), "com.example.service%u.module%u.Class%u", pkg % 8, pkg, c);
+    snprintf(name, sizeof(name), "%s%u", verbs[m % 11], m % 13);
+    snprintf(src, sizeof(src), "Class%u.java", c);
+    struct fpl_buf *b = &s->chunk;
+    size_t r = fpl_rec_begin(b, FPL_REC_METHOD);
+    fpl_put_v(b, (uint64_t)m + 1);
+    fpl_put_u8(b, m % 97 == 0 ? FPL_METHOD_NATIVE : FPL_METHOD_JAVA);
+    fpl_put_str(b, cls);
+    fpl_put_str(b, name);
+    fpl_put_str(b, sigs[m % 5]);
+    fpl_put_str(b, src);
+    uint32_t nlines = 1 + m % 8, line = 10 + (m * 37) % 500;
+    fpl_put_v(b, nlines);
+    for (uint32_t k = 0; k < nlines; k++) {
+        fpl_put_v(b, (uint64_t)k * 8);
+        fpl_put_v(b, line + k * 2);
+    }
+    fpl_rec_end(b, r);
+}
+
+/* Writes stack st's dictionary entries (its methods, then itself) if not written yet. */
+static void define_stack(struct synth *s, uint32_t st)
+{
+    if (s->stack_written[st])
+        return;
+    size_t a = s->stack_off[st], z = s->stack_off[st + 1];
+    for (size_t k = a; k < z; k++) {
+        if (!s->method_written[s->frames[k]]) {
+            put_method(s, s->frames[k]);
+            s->method_written[s->frames[k]] = 1;
+        }
+    }
+    struct fpl_buf *b = &s->chunk;
+    size_t r = fpl_rec_begin(b, FPL_REC_STACK);
+    fpl_put_v(b, (uint64_t)st + 1);
+    fpl_put_v(b, z - a);
+    for (size_t k = z; k-- > a;) { /* leaf first */
+        fpl_put_v(b, (uint64_t)s->frames[k] + 1);
+        fpl_put_sv(b, s->bcis[k]);
+    }
+    fpl_rec_end(b, r);
+    s->stack_written[st] = 1;
+}
+
+/* The call tree: stack k keeps a root-side prefix of a random earlier stack, then grows. */
+static int build_stacks(struct synth *s)
+{
+    size_t cap = (size_t)s->stacks * s->depth + MAX_DEPTH;
+    s->frames = malloc(cap * sizeof(*s->frames));
+    s->bcis = malloc(cap * sizeof(*s->bcis));
+    s->stack_off = malloc((s->stacks + 1) * sizeof(*s->stack_off));
+    s->home = malloc(s->stacks * sizeof(*s->home));
+    s->stack_written = calloc(s->stacks, 1);
+    s->method_written = calloc(s->methods, 1);
+    if (!s->frames || !s->bcis || !s->stack_off || !s->home || !s->stack_written ||
+        !s->method_written)
+        return -ENOMEM;
+    size_t n = 0;
+    uint64_t span = s->depth > 5 ? s->depth - 5 : 0;
+    for (uint64_t k = 0; k < s->stacks; k++) {
+        uint64_t want = 5 + (uint64_t)((uniform(s) + uniform(s)) * (double)span);
+        if (want > MAX_DEPTH)
+            want = MAX_DEPTH;
+        size_t keep = 0;
+        s->stack_off[k] = n;
+        if (n + want > cap) {
+            cap = (n + want) * 2;
+            uint32_t *f = realloc(s->frames, cap * sizeof(*f));
+            int32_t *b = f ? realloc(s->bcis, cap * sizeof(*b)) : NULL;
+            if (f)
+                s->frames = f;
+            if (!f || !b)
+                return -ENOMEM;
+            s->bcis = b;
+        }
+        if (k) {
+            uint64_t parent = below(s, k);
+            size_t pa = s->stack_off[parent], plen = s->stack_off[parent + 1] - pa;
+            /* share between a third and all but one of the parent's frames */
+            size_t lo = plen / 3, hi = plen ? plen - 1 : 0;
+            keep = lo + (size_t)below(s, hi >= lo ? hi - lo + 1 : 1);
+            if (keep > want)
+                keep = (size_t)want;
+            memcpy(s->frames + n, s->frames + pa, keep * sizeof(*s->frames));
+            memcpy(s->bcis + n, s->bcis + pa, keep * sizeof(*s->bcis));
+        }
+        for (size_t d = keep; d < want; d++) {
+            s->frames[n + d] = (uint32_t)below(s, s->methods);
+            s->bcis[n + d] = (int32_t)below(s, 64);
+        }
+        if (keep == want && want) /* a prefix alone would be a duplicate: vary the leaf */
+            s->bcis[n + want - 1] = 64 + (int32_t)below(s, 1000);
+        n += want;
+        s->home[k] = (uint32_t)below(s, s->threads);
+    }
+    s->stack_off[s->stacks] = n;
+
+    /* Zipf popularity over ranks, ranks shuffled over stacks */
+    s->cdf = malloc(s->stacks * sizeof(*s->cdf));
+    s->rank_stack = malloc(s->stacks * sizeof(*s->rank_stack));
+    if (!s->cdf || !s->rank_stack)
+        return -ENOMEM;
+    double acc = 0;
+    for (uint64_t r = 0; r < s->stacks; r++) {
+        acc += 1.0 / pow((double)(r + 1), s->zipf);
+        s->cdf[r] = acc;
+        s->rank_stack[r] = (uint32_t)r;
+    }
+    for (uint64_t r = 0; r < s->stacks; r++)
+        s->cdf[r] /= acc;
+    for (uint64_t r = s->stacks; r > 1; r--) {
+        uint64_t j = below(s, r);
+        uint32_t t = s->rank_stack[r - 1];
+        s->rank_stack[r - 1] = s->rank_stack[j];
+        s->rank_stack[j] = t;
+    }
+    return 0;
+}
+
+static uint32_t pick_stack(struct synth *s)
+{
+    double u = uniform(s);
+    size_t lo = 0, hi = s->stacks - 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->cdf[mid] < u)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return s->rank_stack[lo];
+}
+
+static void put_sample(struct synth *s, uint64_t ticks, uint64_t thread, uint32_t st,
+                       uint64_t weight, uint8_t kind, uint8_t state, uint64_t tick_id)
+{
+    struct fpl_buf *b = &s->chunk;
+    size_t r = fpl_rec_begin(b, FPL_REC_SAMPLE);
+    fpl_put_sv(b, (int64_t)(ticks - s->last_ticks));
+    s->last_ticks = ticks;
+    fpl_put_v(b, thread + 1);
+    fpl_put_v(b, (uint64_t)st + 1);
+    fpl_put_v(b, weight);
+    fpl_put_u8(b, kind);
+    fpl_put_u8(b, state);
+    if (kind == FPL_KIND_WALL)
+        fpl_put_v(b, tick_id);
+    fpl_rec_end(b, r);
+}
+
+static void put_counters(struct synth *s, uint64_t samples)
+{
+    struct fpl_buf *b = &s->chunk;
+    size_t r = fpl_rec_begin(b, FPL_REC_COUNTERS);
+    fpl_put_v(b, 3);
+    fpl_put_v(b, FPL_CTR_SIGNALS);
+    fpl_put_v(b, samples);
+    fpl_put_v(b, FPL_CTR_SAMPLES);
+    fpl_put_v(b, samples);
+    fpl_put_v(b, FPL_CTR_BYTES);
+    fpl_put_v(b, s->bytes);
+    fpl_rec_end(b, r);
+}
+
+static int generate(struct synth *s)
+{
+    const uint64_t t0 = 1000000000000000ull;
+    /* one thread's samples are 10 ms of CPU apart; the threads share the timeline */
+    const uint64_t step = TPS / 100 / (s->threads ? s->threads : 1) + 1;
+    static const uint8_t states[] = {FPL_STATE_RUNNING, FPL_STATE_RUNNING,      FPL_STATE_SLEEPING,
+                                     FPL_STATE_PARKED,  FPL_STATE_WAITING,      FPL_STATE_BLOCKED,
+                                     FPL_STATE_NATIVE,  FPL_STATE_TIMED_WAITING};
+    uint64_t t = t0, tick_id = 0, tick_left = 0, wall_thresh;
+    int rc;
+
+    if (fpl_chunk_write_preamble(s->fd) != 0)
+        return -errno;
+    s->bytes = FPL_PREAMBLE_SIZE;
+    put_header(s, t0);
+    for (uint64_t th = 0; th < s->threads; th++) {
+        char name[48];
+        if (th == 0)
+            snprintf(name, sizeof(name), "main");
+        else
+            snprintf(name, sizeof(name), "pool-%llu-thread-%llu", (unsigned long long)(th % 3 + 1),
+                     (unsigned long long)th);
+        size_t r = fpl_rec_begin(&s->chunk, FPL_REC_THREAD);
+        fpl_put_v(&s->chunk, th + 1);
+        fpl_put_v(&s->chunk, 1000 + th);
+        fpl_put_str(&s->chunk, name);
+        fpl_rec_end(&s->chunk, r);
+    }
+    wall_thresh = (uint64_t)(s->wall * 18446744073709551615.0);
+    for (uint64_t i = 0; i < s->samples; i++) {
+        uint32_t st = pick_stack(s);
+        uint64_t th = below(s, 10) < 7 ? s->home[st] : below(s, s->threads);
+        uint64_t w = below(s, 100) == 0 ? 2 : 1;
+        t += below(s, 2 * step);
+        define_stack(s, st);
+        if (s->wall > 0 && rnd(s) < wall_thresh) {
+            if (!tick_left) {
+                size_t r = fpl_rec_begin(&s->chunk, FPL_REC_WALL_TICK);
+                fpl_put_v(&s->chunk, ++tick_id);
+                fpl_put_u64(&s->chunk, t);
+                fpl_put_v(&s->chunk, 16 + below(s, 49));
+                fpl_put_v(&s->chunk, 16);
+                fpl_put_v(&s->chunk, 16);
+                fpl_put_v(&s->chunk, 0);
+                fpl_rec_end(&s->chunk, r);
+                tick_left = 16;
+            }
+            tick_left--;
+            put_sample(s, t, th, st, 1, FPL_KIND_WALL, states[below(s, 8)], tick_id);
+        } else {
+            put_sample(s, t, th, st, w, FPL_KIND_CPU, FPL_STATE_RUNNING, 0);
+        }
+        if (s->chunk.len >= CHUNK_BYTES) {
+            if (s->seq % 64 == 0)
+                put_counters(s, i + 1);
+            if ((rc = flush_chunk(s)) != 0)
+                return rc;
+        }
+    }
+    /* a late anchor (the frequency refines), final counters, END */
+    size_t r = fpl_rec_begin(&s->chunk, FPL_REC_ANCHOR);
+    fpl_put_u64(&s->chunk, t);
+    fpl_put_u64(&s->chunk, 1000000000000ull + (t - t0) / 3);
+    fpl_put_u64(&s->chunk, 1700000000000000000ull + (t - t0) / 3);
+    fpl_rec_end(&s->chunk, r);
+    put_counters(s, s->samples);
+    r = fpl_rec_begin(&s->chunk, FPL_REC_END);
+    fpl_put_u64(&s->chunk, t + 1);
+    fpl_rec_end(&s->chunk, r);
+    if ((rc = maybe_flush(s)) != 0)
+        return rc;
+    return s->chunk.len ? flush_chunk(s) : 0;
+}
+
+static int parse_count(const char *v, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    double mult = 1;
+    if (*end == 'k' || *end == 'K')
+        mult = 1e3, end++;
+    else if (*end == 'M' || *end == 'm')
+        mult = 1e6, end++;
+    else if (*end == 'G' || *end == 'g')
+        mult = 1e9, end++;
+    if (errno || end == v || *end || d < 0 || d * mult > 1e15)
+        return -1;
+    *out = (uint64_t)(d * mult + 0.5);
+    return 0;
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: fplsynth -o OUT.fpl [-n SAMPLES] [-u STACKS] [-m METHODS] [-t THREADS]\n"
+               "                [-d MEAN_DEPTH] [-z ZIPF_S] [-w WALL_FRACTION] [-s SEED]\n"
+               "  defaults: -n 10M -u 100k -m 20k -t 32 -d 40 -z 1.0 -w 0 -s 1\n"
+               "  counts take k, M, G suffixes\n");
+}
+
+int main(int argc, char **argv)
+{
+    struct synth s = {.samples = 10000000,
+                      .stacks = 100000,
+                      .methods = 20000,
+                      .threads = 32,
+                      .depth = 40,
+                      .seed = 1,
+                      .zipf = 1.0,
+                      .wall = 0};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        uint64_t *cnt = NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage(stdout);
+            return 0;
+        }
+        if (!v || a[0] != '-' || strlen(a) != 2) {
+            fprintf(stderr, "fplsynth: bad argument '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+        i++;
+        switch (a[1]) {
+        case 'o':
+            s.out = v;
+            break;
+        case 'n':
+            cnt = &s.samples;
+            break;
+        case 'u':
+            cnt = &s.stacks;
+            break;
+        case 'm':
+            cnt = &s.methods;
+            break;
+        case 't':
+            cnt = &s.threads;
+            break;
+        case 'd':
+            cnt = &s.depth;
+            break;
+        case 's':
+            cnt = &s.seed;
+            break;
+        case 'z':
+            s.zipf = atof(v);
+            break;
+        case 'w':
+            s.wall = atof(v);
+            break;
+        default:
+            fprintf(stderr, "fplsynth: unknown option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+        if (cnt && parse_count(v, cnt) != 0) {
+            fprintf(stderr, "fplsynth: %s needs a count, not '%s'\n", a, v);
+            return 2;
+        }
+    }
+    if (!s.out || !s.stacks || !s.methods || !s.threads || s.stacks > UINT32_MAX - 1 ||
+        s.methods > UINT32_MAX - 1 || s.depth < 1 || s.wall < 0 || s.wall > 1 || s.zipf < 0) {
+        fprintf(stderr, "fplsynth: need -o, and positive -u -m -t -d, -w in [0, 1], -z >= 0\n");
+        return 2;
+    }
+    s.rng = s.seed;
+    if (build_stacks(&s) != 0) {
+        fprintf(stderr, "fplsynth: out of memory\n");
+        return 1;
+    }
+    s.fd = open(s.out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (s.fd < 0) {
+        fprintf(stderr, "fplsynth: cannot create %s: %s\n", s.out, strerror(errno));
+        return 1;
+    }
+    int rc = generate(&s);
+    if (close(s.fd) != 0 && rc == 0)
+        rc = -errno;
+    if (rc) {
+        fprintf(stderr, "fplsynth: writing %s failed: %s\n", s.out, strerror(-rc));
+        return 1;
+    }
+    uint64_t used = 0, mused = 0;
+    for (uint64_t k = 0; k < s.stacks; k++)
+        used += s.stack_written[k];
+    for (uint64_t m = 0; m < s.methods; m++)
+        mused += s.method_written[m];
+    printf("fplsynth: %s: %llu samples, %llu stacks (%llu used, mean depth %.1f), %llu methods "
+           "used, %llu threads, %.1f%% wall, %u chunks, %llu bytes\n",
+           s.out, (unsigned long long)s.samples, (unsigned long long)s.stacks,
+           (unsigned long long)used, (double)s.stack_off[s.stacks] / (double)s.stacks,
+           (unsigned long long)mused, (unsigned long long)s.threads, s.wall * 100, s.seq,
+           (unsigned long long)s.bytes);
+    fpl_buf_free(&s.chunk);
+    free(s.frames);
+    free(s.bcis);
+    free(s.stack_off);
+    free(s.home);
+    free(s.stack_written);
+    free(s.method_written);
+    free(s.cdf);
+    free(s.rank_stack);
+    return 0;
+}

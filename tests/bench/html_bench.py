@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""html_bench: how big the HTML flame graph of a big profile is and how fast a browser shows it.
+
+Writes a synthetic log with fplsynth (default 10M samples over 100k distinct stacks, mean depth
+40, 32 threads: see tests/bench/fplsynth.c), converts it with `flyprof convert -o big.html`
+(timed) and prints the file's size and what it holds (tree nodes, frame names, bytes per node).
+Then opens it in headless chromium several times and prints the page's own timings, medians
+over the runs (milliseconds since navigation start, as the page records them into #fp-stats):
+when its script started (the HTML, data included, is parsed), JSON parse, tree decode, first
+frame drawn, painted (the next animation frame), and the callers view and a search computed on
+demand (not for the per-thread page); and chromium's whole run (start, load, dump, exit) against an empty page's. With
+--threads also the per-thread page (a thread root per thread: about 10x the nodes).
+
+Figures only: never passes or fails (a benchmark, not a test). Needs the tree built
+(bin/flyprof, tests/fplsynth) and chromium.
+
+    python3 tests/bench/html_bench.py --build BUILD [--samples 10M] [--stacks 100k]
+        [--runs 3] [--threads] [--keep]
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "browser"))
+import browser as bw  # noqa: E402
+
+
+def count(s):
+    m = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmMgG]?)", s)
+    if not m:
+        raise argparse.ArgumentTypeError("not a count: %r (e.g. 10M, 100k)" % s)
+    return int(float(m.group(1)) * {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[m.group(2).lower()])
+
+
+def mib(n):
+    return "%.1f MiB" % (n / 1048576)
+
+
+def page_contents(path):
+    """(nodes, names, tree chars, names bytes) of a page's embedded data."""
+    with open(path, encoding="ascii") as f:
+        s = f.read()
+    a = s.index('id="fp-data">') + len('id="fp-data">')
+    d = json.loads(s[a:s.index("</script>", a)])
+    return d["n"], len(d["names"]), len(d["tree"]), sum(len(x) + 3 for x in d["names"])
+
+
+def timed(cmd):
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - t0
+
+
+def measure(b, page, runs, window, on_demand=True):
+    """Medians of the page's timings over runs."""
+    keys = ["data-ms-start", "data-ms-parse", "data-ms-decode", "data-ms-ready",
+            "data-ms-painted", "data-draw-ms"]
+    got = {k: [] for k in keys + ["callers", "search", "wall"]}
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        p = b.dump(page, "", window=window, budget_ms=1000)
+        got["wall"].append((time.perf_counter() - t0) * 1000)
+        drawn = p.stats.get("data-drawn")
+        for k in keys:
+            if k in p.stats:
+                got[k].append(float(p.stats[k]))
+        if not on_demand:
+            continue
+        p = b.dump(page, bw.hash_of("Class1[0-9]*\\.get", "callers", dump=False),
+                   window=window, budget_ms=1000)
+        if "data-ms-callers" in p.stats:
+            got["callers"].append(float(p.stats["data-ms-callers"]))
+        if "data-ms-search" in p.stats:
+            got["search"].append(float(p.stats["data-ms-search"]))
+    med = {k: statistics.median(v) for k, v in got.items() if v}
+    return med, drawn
+
+
+def report(name, page, convert_s, b, runs, window, empty_wall, on_demand=True):
+    size = os.path.getsize(page)
+    n, names, tree, names_bytes = page_contents(page)
+    print("\n%s: %s (%d bytes), convert %.2f s" % (name, mib(size), size, convert_s))
+    print("  tree       %d nodes, %.2f bytes per node (%s)" % (n, tree / n, mib(tree)))
+    print("  names      %d frame names, %s" % (names, mib(names_bytes)))
+    med, drawn = measure(b, page, runs, window, on_demand)
+
+    def ms(k):
+        return "%7.0f ms" % med[k] if k in med else "      n/a"
+    print("  in chromium, median of %d runs (ms since navigation start unless a phase):" % runs)
+    print("    script starts (HTML parsed)  %s" % ms("data-ms-start"))
+    print("    JSON parse                   %s" % ms("data-ms-parse"))
+    print("    tree decode                  %s" % ms("data-ms-decode"))
+    print("    first draw done              %s   (draw %s)" % (ms("data-ms-ready"),
+                                                                ms("data-draw-ms").strip()))
+    print("    painted                      %s" % ms("data-ms-painted"))
+    print("    callers view, on demand      %s" % ms("callers"))
+    print("    a search, on demand          %s" % ms("search"))
+    print("    chromium run, whole          %s   (an empty page: %.0f ms)" % (
+        ms("wall"), empty_wall))
+    print("  frames drawn at full view: %s" % drawn)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--samples", type=count, default=10_000_000)
+    ap.add_argument("--stacks", type=count, default=100_000)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--window", default="1400,900")
+    ap.add_argument("--threads", action="store_true", help="also the per-thread page")
+    ap.add_argument("--chromium")
+    ap.add_argument("--keep", action="store_true")
+    a = ap.parse_args()
+    build = os.path.abspath(a.build)
+    cli = os.path.join(build, "bin", "flyprof")
+    synth = os.path.join(build, "tests", "fplsynth")
+    chromium = bw.find_chromium(a.chromium)
+    if not chromium:
+        raise SystemExit("html_bench: no chromium")
+    tmp = tempfile.mkdtemp(prefix="html_bench-", dir=os.path.join(build, "tests"))
+    b = bw.Browser(chromium, tmp)
+    try:
+        fpl = os.path.join(tmp, "big.fpl")
+        out = subprocess.run([synth, "-o", fpl, "-n", str(a.samples), "-u", str(a.stacks)],
+                             check=True, stdout=subprocess.PIPE, text=True).stdout
+        print(out.strip())
+        empty = os.path.join(tmp, "empty.html")
+        with open(empty, "w") as f:
+            f.write("<!DOCTYPE html><title>empty</title>")
+        walls = []
+        for _ in range(a.runs):
+            t0 = time.perf_counter()
+            b.dump(empty, "", window=a.window, budget_ms=1000)
+            walls.append((time.perf_counter() - t0) * 1000)
+        empty_wall = statistics.median(walls)
+        page = os.path.join(tmp, "big.html")
+        report("big.html", page, timed([cli, "convert", fpl, "-o", page]), b, a.runs,
+               a.window, empty_wall)
+        if a.threads:
+            page = os.path.join(tmp, "big-threads.html")
+            report("big-threads.html (--threads)", page,
+                   timed([cli, "convert", fpl, "-o", page, "--threads"]), b, a.runs, a.window,
+                   empty_wall, on_demand=False)
+    finally:
+        if a.keep:
+            print("kept %s" % tmp)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
