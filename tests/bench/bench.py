@@ -1,0 +1,939 @@
+#!/usr/bin/env python3
+"""flyprof benchmark: prints figures, never passes or fails.
+
+Four parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof.bench):
+
+1. cpu    -- overhead of CPU profiling on a FIXED amount of multi-threaded work (FixedWork):
+             no agent, flyprof cpu=10ms, cpu=1ms (cputimer), cpu=1ms with engine=itimer and
+             engine=perf, and JFR (settings=profile, which samples every 10 ms). The
+             configurations are interleaved in a shuffled order in every round; the table shows
+             the median over rounds and the spread (min-max). Process CPU time (user+sys) and
+             maximum RSS come from wait4()'s rusage of the JVM process, ratios are taken against
+             the no-agent run of the same round. The agent's own figures (samples, handler
+             cost, writer CPU, log size) come from `flyprof summary` of each run's log.
+1b. depth -- the signal handler's cost (AsyncGetCallTrace) against the stack depth: FixedWork
+             at cpu=1ms with 0, 32, 128 and 512 extra frames, one run each.
+2. filter -- ThreadFilter.add()/remove() per call (FilterCost), without and with the agent.
+3. wall   -- the wall-clock sampler (wall=10ms, wallthreads=16, no CPU sampling) against the
+             number of parked threads (ParkedThreads). The sampler thread's CPU time is read from
+             /proc/PID/task/TID/sched ("flyprof wall sa") when all threads are up and again when
+             the steady phase ends; the process CPU time is read through the process CPU clock at
+             the same instants, in a run with the agent and one without.
+
+Usage: bench.py --build DIR [--java PATH] [--quick] [--rounds N] [--parts cpu,depth,filter,wall]
+                [--out DIR]
+`scripts/bench` builds (scripts/setup) and runs this.
+"""
+
+import argparse
+import json
+import os
+import platform
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+HEAP = ["-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch"]
+SAMPLER_COMM = "flyprof wall sa"   # "flyprof wall sampler", cut to 15 chars by the kernel
+UNIT_NS = {"ns": 1, "us": 1e3, "µs": 1e3, "ms": 1e6, "s": 1e9}
+
+
+# ---------------------------------------------------------------------------------- helpers
+
+def log(msg=""):
+    print(msg, flush=True)
+
+
+def progress(msg):
+    """A transient progress line on stderr (a terminal only), so the figures stay clean."""
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\033[K" + msg)
+        sys.stderr.flush()
+
+
+def progress_done():
+    if sys.stderr.isatty():
+        sys.stderr.write("\r\033[K")
+        sys.stderr.flush()
+
+
+def median(v):
+    v = [x for x in v if x is not None]
+    return statistics.median(v) if v else None
+
+
+def spread(v):
+    v = [x for x in v if x is not None]
+    return (min(v), max(v)) if v else (None, None)
+
+
+def pct(x):
+    return None if x is None else x * 100
+
+
+def fmt(x, f="%.2f"):
+    return "-" if x is None else f % x
+
+
+def fmt_med(v, f="%.3f"):
+    """'median [min-max]' of a list of numbers."""
+    m = median(v)
+    lo, hi = spread(v)
+    if m is None:
+        return "-"
+    if lo == hi or len([x for x in v if x is not None]) < 2:
+        return f % m
+    return (f + " [" + f + "-" + f + "]") % (m, lo, hi)
+
+
+def results_of(text):
+    """The key=value pairs of the last `result ...` line of a workload's output."""
+    out = {}
+    for line in text.splitlines():
+        if line.startswith("result "):
+            out = dict(kv.partition("=")[::2] for kv in line.split()[1:])
+    return out
+
+
+def read_text(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def machine_busy_s():
+    """CPU seconds all CPUs of the machine have been busy since boot (/proc/stat: user, nice,
+    system, irq, softirq, steal), to tell how much else ran during a measurement."""
+    f = read_text("/proc/stat").split("\n", 1)[0].split()
+    if len(f) < 9 or f[0] != "cpu":
+        return None
+    v = [int(x) for x in f[1:9]]
+    return (v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / os.sysconf("SC_CLK_TCK")
+
+
+def other_cores(busy0, busy1, child_cpu_s, wall_s):
+    """CPUs' worth of work done by everything but the measured process during a run."""
+    if busy0 is None or busy1 is None or wall_s <= 0:
+        return None
+    return max(0.0, (busy1 - busy0 - child_cpu_s) / wall_s)
+
+
+def load_note(values, what):
+    """One line on the other work the machine did during a part's runs."""
+    m = median(values)
+    if m is None:
+        return
+    lo, hi = spread(values)
+    log("  other processes kept %.2f CPUs busy during these runs (median; %.2f-%.2f)"
+        % (m, lo, hi))
+    if hi > 0.25:
+        log("  ! the machine was not quiet: %s are unreliable; rerun on an idle machine" % what)
+
+
+def child_env():
+    env = dict(os.environ)
+    for k in ("JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS"):
+        env.pop(k, None)
+    return env
+
+
+def run_measured(cmd, cwd, name, timeout):
+    """Runs cmd with stdout/stderr in files under cwd; returns a dict with wall_s, cpu_s (user +
+    sys of the child from wait4), maxrss_kb, rc, stdout, stderr."""
+    out_path = os.path.join(cwd, name + ".out")
+    err_path = os.path.join(cwd, name + ".err")
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        busy0 = machine_busy_s()
+        t0 = time.monotonic()
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=cwd,
+                             env=child_env())
+        deadline = t0 + timeout
+        status, ru = None, None
+        while True:
+            pid, st, r = os.wait4(p.pid, os.WNOHANG)
+            if pid == p.pid:
+                status, ru = st, r
+                break
+            if time.monotonic() > deadline:
+                p.kill()
+                _, status, ru = os.wait4(p.pid, 0)
+                break
+            time.sleep(0.005)
+        wall = time.monotonic() - t0
+        busy1 = machine_busy_s()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    cpu = ru.ru_utime + ru.ru_stime
+    return {"wall_s": wall, "cpu_s": cpu, "other_cores": other_cores(busy0, busy1, cpu, wall),
+            "user_s": ru.ru_utime,
+            "sys_s": ru.ru_stime, "maxrss_kb": ru.ru_maxrss, "rc": p.returncode,
+            "stdout": read_text(out_path), "stderr": read_text(err_path),
+            "timed_out": wall >= timeout}
+
+
+def to_ns(value, unit):
+    return float(value) * UNIT_NS.get(unit, float("nan"))
+
+
+def parse_summary(text):
+    """Picks the figures the bench reports out of `flyprof summary`. Missing figures stay
+    absent (the summary's wording may change; the raw text is kept next to the log)."""
+    s = {}
+    m = re.search(r"^\s*duration\s+([\d.]+) s", text, re.M)
+    if m:
+        s["duration_s"] = float(m.group(1))
+    for kind in ("cpu", "wall"):
+        m = re.search(r"^\s*%s\s+(\d+) samples, weight (\d+)(.*)$" % kind, text, re.M)
+        if m:
+            s[kind + "_samples"] = int(m.group(1))
+            s[kind + "_weight"] = int(m.group(2))
+            f = re.search(r"([\d.]+)% failed", m.group(3))
+            if f:
+                s[kind + "_failed_pct"] = float(f.group(1))
+    m = re.search(r"signal handler: p50 ([\d.]+) (\S+), p99 ([\d.]+) (\S+), max ([\d.]+) (\S+?),",
+                  text)
+    if m:
+        s["handler_p50_ns"] = to_ns(m.group(1), m.group(2))
+        s["handler_p99_ns"] = to_ns(m.group(3), m.group(4))
+        s["handler_max_ns"] = to_ns(m.group(5), m.group(6))
+    m = re.search(r"mean ([\d.]+) (\S+) over (\d+) runs", text)
+    if m:
+        s["handler_mean_ns"] = to_ns(m.group(1), m.group(2))
+        s["handler_runs"] = int(m.group(3))
+    m = re.search(r"writer thread CPU: ([\d.]+) (\S+)", text)
+    if m:
+        s["writer_cpu_ns"] = to_ns(m.group(1), m.group(2))
+    m = re.search(r"log size: (\d+) bytes", text)
+    if m:
+        s["log_bytes"] = int(m.group(1))
+    m = re.search(r"ring drops: (\d+)", text)
+    if m:
+        s["ring_drops"] = int(m.group(1))
+    m = re.search(r"wall ticks: (\d+), on average ([\d.]+) candidate threads and ([\d.]+) chosen "
+                  r"per tick; (\d+) threads signaled, (\d+) signals failed", text)
+    if m:
+        s["wall_ticks"] = int(m.group(1))
+        s["wall_candidates"] = float(m.group(2))
+        s["wall_chosen"] = float(m.group(3))
+        s["wall_signaled"] = int(m.group(4))
+        s["wall_signal_failed"] = int(m.group(5))
+    return s
+
+
+def flyprof_summary(cli, fpl, cwd, name):
+    """Runs `flyprof summary` on a log; keeps its text next to the log; returns parsed figures."""
+    if not os.path.exists(fpl):
+        return {"error": "no log written"}
+    p = subprocess.run([cli, "summary", fpl], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, errors="replace", timeout=120)
+    with open(os.path.join(cwd, name + ".summary.txt"), "w") as f:
+        f.write(p.stdout + p.stderr)
+    s = parse_summary(p.stdout)
+    if p.returncode != 0:
+        s["error"] = "flyprof summary exit %d: %s" % (p.returncode, p.stderr.strip()[:200])
+    return s
+
+
+def jfr_summary(jfr_tool, path):
+    """Execution samples and file size of a JFR recording (`jfr summary`)."""
+    s = {}
+    if not os.path.exists(path):
+        return {"error": "no recording written"}
+    s["log_bytes"] = os.path.getsize(path)
+    if jfr_tool:
+        p = subprocess.run([jfr_tool, "summary", path], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, errors="replace", timeout=120)
+        m = re.search(r"^\s*jdk\.ExecutionSample\s+(\d+)\s+(\d+)", p.stdout, re.M)
+        if m:
+            s["cpu_samples"] = int(m.group(1))
+            s["cpu_weight"] = int(m.group(1))
+    return s
+
+
+# ------------------------------------------------------------------------------ environment
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              errors="replace", timeout=30).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+
+
+def environment(args):
+    cpu = "?"
+    for line in read_text("/proc/cpuinfo").splitlines():
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    mem_kb = 0
+    m = re.search(r"MemTotal:\s+(\d+)", read_text("/proc/meminfo"))
+    if m:
+        mem_kb = int(m.group(1))
+    jv = sh([args.java, "-version"]).splitlines()
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    rev = sh(["git", "-C", root, "rev-parse", "--short", "HEAD"])
+    dirty = ""
+    if re.fullmatch(r"[0-9a-f]{4,40}", rev):
+        dirty = sh(["git", "-C", root, "status", "--porcelain", "--untracked-files=no"])
+    else:
+        rev = "source at %s (not a git checkout)" % root
+    return {
+        "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "host": platform.node(),
+        "kernel": platform.release(),
+        "cpu_model": cpu,
+        "cpus": os.cpu_count(),
+        "mem_gb": round(mem_kb / 1048576, 1),
+        "clocksource": read_text(
+            "/sys/devices/system/clocksource/clocksource0/current_clocksource").strip(),
+        "perf_event_paranoid": read_text("/proc/sys/kernel/perf_event_paranoid").strip(),
+        "loadavg": read_text("/proc/loadavg").split()[:3],
+        "java": os.path.realpath(args.java),
+        "java_version": jv[1] if len(jv) > 1 else (jv[0] if jv else "?"),
+        "vm": jv[2] if len(jv) > 2 else "",
+        "flyprof_rev": rev + (" (+ uncommitted changes)" if dirty else ""),
+        "python": platform.python_version(),
+    }
+
+
+def print_environment(env, args):
+    log("flyprof benchmark   %s   %s mode" % (env["date"], "quick" if args.quick else "full"))
+    log("  kernel      %s" % env["kernel"])
+    log("  cpu         %s, %d cpus, %.1f GB RAM, clocksource %s, perf_event_paranoid %s"
+        % (env["cpu_model"], env["cpus"], env["mem_gb"], env["clocksource"],
+           env["perf_event_paranoid"]))
+    log("  jdk         %s  (%s)" % (env["java_version"], env["java"]))
+    log("  flyprof     %s, build %s" % (env["flyprof_rev"], os.path.abspath(args.build)))
+    log("  load avg    %s at start" % " ".join(env["loadavg"]))
+    log("  output      %s" % args.out)
+    log()
+
+
+# ----------------------------------------------------------------------- part 1: CPU overhead
+
+def cpu_configs(args, run_dir):
+    """(name, interval_ns or None, jvm options builder) for each configuration."""
+    agent = args.agent
+
+    def fp(opts):
+        return lambda tag: ["-agentpath:%s=%s,file=%s" % (
+            agent, opts, os.path.join(run_dir, tag + ".fpl"))]
+
+    cfgs = [
+        ("no agent", None, lambda tag: []),
+        ("flyprof cpu=10ms", 10e6, fp("cpu=10ms")),
+        ("flyprof cpu=1ms", 1e6, fp("cpu=1ms")),
+        ("flyprof itimer 1ms", 1e6, fp("cpu=1ms,engine=itimer")),
+        ("flyprof perf 1ms", 1e6, fp("cpu=1ms,engine=perf")),
+        ("JFR profile", 10e6, lambda tag: [
+            "-XX:StartFlightRecording=settings=profile,filename=%s"
+            % os.path.join(run_dir, tag + ".jfr")]),
+    ]
+    if args.skip_engines:
+        cfgs = [c for c in cfgs if "itimer" not in c[0] and "perf" not in c[0]]
+    return cfgs
+
+
+def fixed_work_cmd(args, jvm_opts, units):
+    return ([args.java] + HEAP + jvm_opts + ["-cp", args.jar, "dev.flyprof.bench.FixedWork",
+                                            str(units), str(args.threads), str(args.depth)])
+
+
+def calibrate(args, run_dir):
+    """Units of FixedWork that take about args.work_seconds on each of its threads without the
+    agent, judged by process CPU time (which other load on the machine disturbs less than wall
+    time): a first run estimates the rate (and warms the page cache), a second one refines it."""
+    units = 1000
+    for i in range(2):
+        r = run_measured(fixed_work_cmd(args, [], units), run_dir, "calibrate-%d" % i, 300)
+        res = results_of(r["stdout"])
+        if r["rc"] != 0 or "work_ns" not in res:
+            raise SystemExit("bench: FixedWork failed (exit %s): %s"
+                             % (r["rc"], r["stderr"][-800:]))
+        # JVM start-up costs about 0.5 s of CPU whatever the work
+        work_cpu = max(r["cpu_s"] - 0.5, 0.05)
+        units = max(100, int(round(units * args.work_seconds * args.threads / work_cpu, -2)))
+    return units
+
+
+def part_cpu(args, report):
+    run_dir = os.path.join(args.out, "cpu")
+    os.makedirs(run_dir, exist_ok=True)
+    log("== 1. CPU profiling overhead: FixedWork, a fixed amount of work ==")
+    progress("calibrating FixedWork ...")
+    units = args.units = calibrate(args, run_dir)
+    progress_done()
+    cfgs = cpu_configs(args, run_dir)
+    log("  %d units of mixed allocating work (SHA-256, sort, strings, HashMap) on %d threads, "
+        "%d extra frames deep;" % (units, args.threads, args.depth))
+    log("  JVM flags %s; %d rounds, each running the %d configurations in a shuffled order"
+        % (" ".join(HEAP), args.rounds, len(cfgs)))
+    rng = random.Random(args.seed)
+    runs = {c[0]: [] for c in cfgs}
+    checksums = set()
+    errors = []
+    total = args.rounds * len(cfgs)
+    done = 0
+    for rnd in range(args.rounds):
+        order = list(cfgs)
+        rng.shuffle(order)
+        for name, interval, opts in order:
+            done += 1
+            progress("cpu: round %d/%d, %s (%d/%d)" % (rnd + 1, args.rounds, name, done, total))
+            tag = "r%d-%s" % (rnd, re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_"))
+            r = run_measured(fixed_work_cmd(args, opts(tag), units), run_dir, tag, 600)
+            res = results_of(r["stdout"])
+            rec = {"round": rnd, "wall_s": r["wall_s"], "cpu_s": r["cpu_s"],
+                   "other_cores": r["other_cores"],
+                   "user_s": r["user_s"], "sys_s": r["sys_s"], "maxrss_kb": r["maxrss_kb"],
+                   "rc": r["rc"]}
+            if "work_ns" in res:
+                rec["work_s"] = int(res["work_ns"]) / 1e9
+                checksums.add(res.get("checksum"))
+            if r["rc"] != 0 or "work_ns" not in res:
+                errors.append("%s round %d: exit %s: %s" % (name, rnd, r["rc"],
+                                                            r["stderr"].strip()[-400:]))
+            fpl = os.path.join(run_dir, tag + ".fpl")
+            jfr = os.path.join(run_dir, tag + ".jfr")
+            if name.startswith("flyprof"):
+                rec["agent"] = flyprof_summary(args.cli, fpl, run_dir, tag)
+            elif name.startswith("JFR"):
+                rec["agent"] = jfr_summary(args.jfr, jfr)
+            runs[name].append(rec)
+    progress_done()
+
+    # ratios against the no-agent run of the same round
+    base = {r["round"]: r for r in runs["no agent"]}
+
+    def ratios(name, key):
+        out = []
+        for r in runs[name]:
+            b = base.get(r["round"])
+            if b and r.get(key) and b.get(key):
+                out.append(r[key] / b[key])
+        return out
+
+    summary = {}
+    for name, interval, _ in cfgs:
+        rs = runs[name]
+        row = {
+            "cpu_ratio": ratios(name, "cpu_s"),
+            "wall_ratio": ratios(name, "wall_s"),
+            "work_ratio": ratios(name, "work_s"),
+            "cpu_s": [r["cpu_s"] for r in rs],
+            "wall_s": [r["wall_s"] for r in rs],
+            "maxrss_mb": [r["maxrss_kb"] / 1024 for r in rs],
+            "rss_delta_mb": [(r["maxrss_kb"] - base[r["round"]]["maxrss_kb"]) / 1024
+                             for r in rs if r["round"] in base],
+        }
+        if name != "no agent":
+            a = [r.get("agent", {}) for r in rs]
+            row["samples"] = [x.get("cpu_samples") for x in a]
+            row["weight"] = [x.get("cpu_weight") for x in a]
+            row["samples_per_s"] = [x["cpu_samples"] / r["wall_s"] if x.get("cpu_samples")
+                                    else None for x, r in zip(a, rs)]
+            # coverage: the CPU time the samples account for, over the process's CPU time
+            row["coverage"] = [x["cpu_weight"] * interval / 1e9 / r["cpu_s"]
+                               if x.get("cpu_weight") else None for x, r in zip(a, rs)]
+            row["failed_pct"] = [x.get("cpu_failed_pct") for x in a]
+            row["handler_p50_us"] = [x["handler_p50_ns"] / 1e3 if "handler_p50_ns" in x
+                                     else None for x in a]
+            row["handler_p99_us"] = [x["handler_p99_ns"] / 1e3 if "handler_p99_ns" in x
+                                     else None for x in a]
+            row["handler_max_us"] = [x["handler_max_ns"] / 1e3 if "handler_max_ns" in x
+                                     else None for x in a]
+            row["writer_cpu_ms"] = [x["writer_cpu_ns"] / 1e6 if "writer_cpu_ns" in x else None
+                                    for x in a]
+            row["log_kb"] = [x["log_bytes"] / 1024 if "log_bytes" in x else None for x in a]
+            row["bytes_per_sample"] = [x["log_bytes"] / x["cpu_samples"]
+                                       if x.get("log_bytes") and x.get("cpu_samples") else None
+                                       for x in a]
+            row["ring_drops"] = [x.get("ring_drops") for x in a]
+            # extra process CPU per sample taken, against the same round's no-agent run
+            # (not for JFR, whose cost is mostly not its execution sampler)
+            row["extra_cpu_per_sample_us"] = [
+                (r["cpu_s"] - base[r["round"]]["cpu_s"]) * 1e6 / x["cpu_samples"]
+                if x.get("cpu_samples") and r["round"] in base and name.startswith("flyprof")
+                else None for x, r in zip(a, rs)]
+            errs = [x["error"] for x in a if x.get("error")]
+            if errs:
+                errors.append("%s: %s" % (name, errs[0]))
+        summary[name] = row
+
+    load_note([r["other_cores"] for rs in runs.values() for r in rs], "wall-time ratios")
+    b = summary["no agent"]
+    log("  no agent: process CPU %s s, wall %s s, max RSS %s MB (median [min-max])"
+        % (fmt_med(b["cpu_s"], "%.2f"), fmt_med(b["wall_s"], "%.2f"),
+           fmt_med(b["maxrss_mb"], "%.0f")))
+    log()
+    w = 20
+    log("  %-*s %-20s %-20s %-20s %s" % (w, "configuration", "CPU time / none",
+                                          "wall / none", "work phase / none", "RSS +MB"))
+    for name, _, _ in cfgs:
+        if name == "no agent":
+            continue
+        r = summary[name]
+        log("  %-*s %-20s %-20s %-20s %s" % (
+            w, name, fmt_med(r["cpu_ratio"]), fmt_med(r["wall_ratio"]), fmt_med(r["work_ratio"]),
+            fmt_med(r["rss_delta_mb"], "%.1f")))
+    log()
+    log("  %-*s %8s %8s %9s %6s %17s %8s %8s %8s %10s" % (
+        w, "configuration", "samples", "per s", "coverage", "fail%", "handler p50/p99 us",
+        "max us", "writer", "B/sample", "CPU/sample"))
+    for name, _, _ in cfgs:
+        if name == "no agent":
+            continue
+        r = summary[name]
+        hp = "%s / %s" % (fmt(median(r["handler_p50_us"]), "%.1f"),
+                          fmt(median(r["handler_p99_us"]), "%.1f"))
+        log("  %-*s %8s %8s %8s%% %6s %17s %8s %6sms %8s %8sus" % (
+            w, name, fmt(median(r["samples"]), "%d"), fmt(median(r["samples_per_s"]), "%.0f"),
+            fmt(pct(median(r["coverage"])), "%.1f"),
+            fmt(median(r["failed_pct"]), "%.2f"), hp,
+            fmt(median(r["handler_max_us"]), "%.0f"),
+            fmt(median(r["writer_cpu_ms"]), "%.1f"),
+            fmt(median(r["bytes_per_sample"]), "%.1f"),
+            fmt(median(r["extra_cpu_per_sample_us"]), "%.1f")))
+    log()
+    for line in (
+            "CPU time and wall: the whole JVM process, start-up included; work phase: the",
+            "workload's own wall time from starting its threads to joining them. samples: signals",
+            "handled (JFR: jdk.ExecutionSample events); coverage: sample weight x interval over the",
+            "process CPU time; CPU/sample: extra process CPU over the same round's no-agent run,",
+            "per sample; JFR's B/sample: its whole recording (every event type) per execution",
+            "sample. Medians over rounds, [min-max] spread."):
+        log("  " + line)
+    if len(checksums) > 1:
+        errors.append("FixedWork checksums differ between runs: %s" % sorted(checksums))
+    for e in errors:
+        log("  ! " + e)
+    log()
+    report["cpu"] = {"units": units, "threads": args.threads, "depth": args.depth,
+                     "rounds": args.rounds, "jvm_flags": HEAP, "runs": runs,
+                     "summary": summary, "errors": errors}
+
+
+# ------------------------------------------------------------- part 1b: handler vs depth
+
+def part_depth(args, report):
+    run_dir = os.path.join(args.out, "depth")
+    os.makedirs(run_dir, exist_ok=True)
+    log("== 1b. Signal handler cost vs stack depth (FixedWork, flyprof cpu=1ms, one run each) ==")
+    if not getattr(args, "units", None):
+        progress("calibrating FixedWork ...")
+        args.units = calibrate(args, run_dir)
+        progress_done()
+    units = max(100, int(args.units * args.depth_fraction))
+    depths = args.depths
+    rows = {}
+    errors = []
+    loads = []
+    log("  %d units on %d threads; the depth is the number of extra recursive frames below the "
+        "thread's own" % (units, args.threads))
+    log()
+    log("  %8s %12s %12s %12s %12s %9s %8s" % ("depth", "frames/smp", "handler p50", "p99",
+                                                "max", "fail%", "samples"))
+    for d in depths:
+        progress("depth: %d" % d)
+        tag = "depth%d" % d
+        fpl = os.path.join(run_dir, tag + ".fpl")
+        cmd = ([args.java] + HEAP + ["-agentpath:%s=cpu=1ms,file=%s" % (args.agent, fpl),
+                                     "-cp", args.jar, "dev.flyprof.bench.FixedWork", str(units),
+                                     str(args.threads), str(d)])
+        r = run_measured(cmd, run_dir, tag, 600)
+        loads.append(r["other_cores"])
+        if r["rc"] != 0:
+            errors.append("depth %d: exit %s: %s" % (d, r["rc"], r["stderr"].strip()[-300:]))
+        s = flyprof_summary(args.cli, fpl, run_dir, tag)
+        frames = mean_frames(args.cli, fpl, run_dir, tag)
+        rows[d] = dict(s, mean_frames=frames)
+        progress_done()
+        log("  %8d %12s %9s us %9s us %9s us %9s %8s" % (
+            d, fmt(frames, "%.1f"), fmt(s.get("handler_p50_ns") and s["handler_p50_ns"] / 1e3,
+                                        "%.1f"),
+            fmt(s.get("handler_p99_ns") and s["handler_p99_ns"] / 1e3, "%.1f"),
+            fmt(s.get("handler_max_ns") and s["handler_max_ns"] / 1e3, "%.0f"),
+            fmt(s.get("cpu_failed_pct"), "%.2f"), fmt(s.get("cpu_samples"), "%d")))
+    log("  frames/smp: mean Java frames per sample (weighted), from `flyprof convert` folded "
+        "stacks.")
+    load_note(loads, "the handler times")
+    for e in errors:
+        log("  ! " + e)
+    log()
+    report["depth"] = {"units": units, "rows": rows, "errors": errors}
+
+
+def mean_frames(cli, fpl, cwd, name):
+    """Mean number of frames per sample weight in a log (folded stacks, markers excluded)."""
+    if not os.path.exists(fpl):
+        return None
+    p = subprocess.run([cli, "convert", fpl, "-o", "-", "--format", "collapsed"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       errors="replace", timeout=120)
+    if p.returncode != 0:
+        return None
+    total = frames = 0
+    for line in p.stdout.splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not count.isdigit() or not stack or stack.split(";")[-1].startswith("["):
+            continue
+        total += int(count)
+        frames += int(count) * len(stack.split(";"))
+    return frames / total if total else None
+
+
+# ---------------------------------------------------------------------- part 2: thread filter
+
+def part_filter(args, report):
+    run_dir = os.path.join(args.out, "filter")
+    os.makedirs(run_dir, exist_ok=True)
+    log("== 2. ThreadFilter.add()/remove() per call (FilterCost) ==")
+    opts = "wall=50ms,filter,file=%s" % os.path.join(run_dir, "%s.fpl")
+    cfgs = [("no agent", lambda tag: []),
+            ("agent wall=50ms,filter", lambda tag: ["-agentpath:%s=%s" % (args.agent,
+                                                                           opts % tag)])]
+    log("  %d calls per timed loop after warm-up, %d rounds per JVM, %d JVM runs per "
+        "configuration, interleaved" % (args.filter_calls, args.filter_rounds, args.filter_runs))
+    per = {c[0]: {"add": [], "remove": [], "pair": [], "marked": set()} for c in cfgs}
+    errors = []
+    loads = []
+    for i in range(args.filter_runs):
+        for name, jopts in (cfgs if i % 2 == 0 else cfgs[::-1]):
+            progress("filter: %s, run %d/%d" % (name, i + 1, args.filter_runs))
+            tag = "run%d-%s" % (i, "agent" if jopts("x") else "none")
+            cmd = [args.java] + jopts(tag) + ["-cp", args.jar, "dev.flyprof.bench.FilterCost",
+                                              str(args.filter_calls), str(args.filter_rounds)]
+            r = run_measured(cmd, run_dir, tag, 900)
+            loads.append(r["other_cores"])
+            if r["rc"] != 0:
+                errors.append("%s: exit %s: %s" % (name, r["rc"], r["stderr"].strip()[-300:]))
+            for line in r["stdout"].splitlines():
+                m = re.match(r"round op=(\w+) i=\d+ ns_per_call=([\d.]+)", line)
+                if m:
+                    per[name][m.group(1)].append(float(m.group(2)))
+            per[name]["marked"].add(results_of(r["stdout"]).get("marked"))
+    progress_done()
+    log()
+    log("  %-24s %-24s %-24s %-24s %s" % ("configuration", "add() ns", "remove() ns",
+                                          "add+remove, per call ns", "marked"))
+    for name, _ in cfgs:
+        p = per[name]
+        log("  %-24s %-24s %-24s %-24s %s" % (name, fmt_med(p["add"]), fmt_med(p["remove"]),
+                                              fmt_med(p["pair"]), ",".join(sorted(
+                                                  str(x) for x in p["marked"]))))
+    log("  median [min-max] over all timed rounds; 'marked' says whether add() reached the agent.")
+    load_note(loads, "the per-call times")
+    for e in errors:
+        log("  ! " + e)
+    log()
+    report["filter"] = {"calls": args.filter_calls, "rounds": args.filter_rounds,
+                        "runs": args.filter_runs, "errors": errors,
+                        "ns_per_call": {k: {op: v[op] for op in ("add", "remove", "pair")}
+                                        for k, v in per.items()},
+                        "marked": {k: sorted(str(x) for x in v["marked"]) for k, v in
+                                   per.items()}}
+
+
+# ---------------------------------------------------------------------- part 3: wall sampler
+
+def process_cpu_ns(pid):
+    """CPU time of a whole process through its process CPU clock (ns precision)."""
+    try:
+        return time.clock_gettime_ns(((~pid) << 3) | 2)
+    except OSError:
+        st = read_text("/proc/%d/stat" % pid)
+        f = st.rpartition(")")[2].split()
+        if len(f) < 13:
+            return None
+        return (int(f[11]) + int(f[12])) * 1e9 / os.sysconf("SC_CLK_TCK")
+
+
+def find_task(pid, comm):
+    try:
+        tids = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return None
+    for t in tids:
+        if read_text("/proc/%d/task/%s/comm" % (pid, t)).strip() == comm:
+            return int(t)
+    return None
+
+
+def thread_cpu_ns(pid, tid):
+    """On-CPU time of one thread: sum_exec_runtime from /proc/.../sched (ns digits), else
+    utime+stime from stat (clock ticks)."""
+    m = re.search(r"se\.sum_exec_runtime\s*:\s*([\d.]+)",
+                  read_text("/proc/%d/task/%d/sched" % (pid, tid)))
+    if m:
+        return float(m.group(1)) * 1e6
+    st = read_text("/proc/%d/task/%d/stat" % (pid, tid))
+    f = st.rpartition(")")[2].split()
+    if len(f) < 13:
+        return None
+    return (int(f[11]) + int(f[12])) * 1e9 / os.sysconf("SC_CLK_TCK")
+
+
+def run_parked(args, run_dir, tag, nthreads, agent_opts):
+    """One ParkedThreads run; returns the measurements taken between `ready` and `done`."""
+    cmd = [args.java, "-Xss256k"] + agent_opts + [
+        "-cp", args.jar, "dev.flyprof.bench.ParkedThreads", str(args.wall_seconds), str(nthreads)]
+    err_path = os.path.join(run_dir, tag + ".err")
+    rec = {"threads": nthreads}
+    with open(err_path, "wb") as err:
+        busy0 = machine_busy_s()
+        t0 = time.monotonic()
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stdin=subprocess.PIPE, stderr=err,
+                             cwd=run_dir, env=child_env())
+        # a JVM that hangs before `done` is killed, so the bench always finishes
+        watchdog = threading.Timer(args.wall_seconds + 120, p.kill)
+        watchdog.start()
+        out = []
+        sampler = None
+        for raw in p.stdout:
+            line = raw.decode(errors="replace").strip()
+            out.append(line)
+            if line.startswith("ready"):
+                if agent_opts:
+                    sampler = find_task(p.pid, SAMPLER_COMM)
+                rec["t_ready"] = time.monotonic()
+                rec["proc_cpu_ready_ns"] = process_cpu_ns(p.pid)
+                if sampler:
+                    rec["sampler_cpu_ready_ns"] = thread_cpu_ns(p.pid, sampler)
+            elif line == "done":
+                rec["t_done"] = time.monotonic()
+                rec["proc_cpu_done_ns"] = process_cpu_ns(p.pid)
+                if sampler:
+                    rec["sampler_cpu_done_ns"] = thread_cpu_ns(p.pid, sampler)
+                rec["tasks"] = len(os.listdir("/proc/%d/task" % p.pid))
+                p.stdin.close()
+        if not p.stdin.closed:
+            p.stdin.close()
+        _, status, ru = os.wait4(p.pid, 0)
+        watchdog.cancel()
+        p.returncode = os.waitstatus_to_exitcode(status)
+        rec["wall_s"] = time.monotonic() - t0
+        busy1 = machine_busy_s()
+    rec["rc"] = p.returncode
+    rec["cpu_s"] = ru.ru_utime + ru.ru_stime
+    rec["other_cores"] = other_cores(busy0, busy1, rec["cpu_s"], rec["wall_s"])
+    rec["maxrss_kb"] = ru.ru_maxrss
+    rec["sampler_found"] = sampler is not None
+    rec["output"] = out[-4:]
+    if p.returncode != 0 or "t_done" not in rec:
+        rec["error"] = "exit %s: %s" % (p.returncode, read_text(err_path).strip()[-300:])
+    return rec
+
+
+def part_wall(args, report):
+    run_dir = os.path.join(args.out, "wall")
+    os.makedirs(run_dir, exist_ok=True)
+    log("== 3. Wall-clock sampler vs thread count (ParkedThreads; wall=10ms,wallthreads=16, "
+        "no CPU sampling) ==")
+    log("  %.0f s steady phase after all threads are up; %d run(s) per thread count with the "
+        "agent and without, interleaved" % (args.wall_seconds, args.wall_runs))
+    runs = []
+    errors = []
+    counts = args.wall_threads
+    total = len(counts) * args.wall_runs * 2
+    k = 0
+    for i in range(args.wall_runs):
+        for n in counts:
+            for with_agent in ((True, False) if i % 2 == 0 else (False, True)):
+                k += 1
+                progress("wall: %d threads, %s, run %d (%d/%d)" % (
+                    n, "agent" if with_agent else "no agent", i + 1, k, total))
+                tag = "n%d-r%d-%s" % (n, i, "agent" if with_agent else "none")
+                fpl = os.path.join(run_dir, tag + ".fpl")
+                opts = (["-agentpath:%s=wall=10ms,wallthreads=16,file=%s" % (args.agent, fpl)]
+                        if with_agent else [])
+                rec = run_parked(args, run_dir, tag, n, opts)
+                rec.update({"round": i, "agent": with_agent})
+                if with_agent:
+                    rec["summary"] = flyprof_summary(args.cli, fpl, run_dir, tag)
+                    if not rec["sampler_found"]:
+                        errors.append("%s: no task named '%s' in /proc" % (tag, SAMPLER_COMM))
+                if rec.get("error"):
+                    errors.append("%s: %s" % (tag, rec["error"]))
+                runs.append(rec)
+    progress_done()
+
+    def steady(rec, key):
+        a, b = rec.get(key + "_ready_ns"), rec.get(key + "_done_ns")
+        if a is None or b is None or "t_done" not in rec:
+            return None
+        return (b - a) / (rec["t_done"] - rec["t_ready"])   # ns of CPU per s
+
+    rows = {}
+    for n in counts:
+        ag = [r for r in runs if r["threads"] == n and r["agent"]]
+        no = [r for r in runs if r["threads"] == n and not r["agent"]]
+        row = {k: [] for k in ("ticks_per_s", "sampler_us_per_tick", "sampler_total_us_per_tick",
+                               "sampler_cpu_pct", "proc_us_per_tick", "signals_per_s",
+                               "signals_per_tick", "candidates", "handler_p50_us",
+                               "handler_p99_us", "failed_pct", "writer_ms", "bytes_per_sample",
+                               "rss_delta_mb", "proc_cpu_pct_agent", "proc_cpu_pct_none")}
+        none_rate = median([steady(r, "proc_cpu") for r in no])
+        none_rss = median([r["maxrss_kb"] for r in no])
+        for r in ag:
+            s = r.get("summary", {})
+            dur, ticks = s.get("duration_s"), s.get("wall_ticks")
+            tps = ticks / dur if ticks and dur else None
+            srate = steady(r, "sampler_cpu")
+            prate = steady(r, "proc_cpu")
+            row["ticks_per_s"].append(tps)
+            row["sampler_us_per_tick"].append(srate / tps / 1e3 if srate is not None and tps
+                                              else None)
+            row["sampler_total_us_per_tick"].append(
+                r["sampler_cpu_done_ns"] / ticks / 1e3 if r.get("sampler_cpu_done_ns") and ticks
+                else None)
+            row["sampler_cpu_pct"].append(srate / 1e7 if srate is not None else None)
+            row["proc_us_per_tick"].append((prate - none_rate) / tps / 1e3
+                                           if prate is not None and none_rate is not None and tps
+                                           else None)
+            row["proc_cpu_pct_agent"].append(prate / 1e7 if prate is not None else None)
+            row["signals_per_s"].append(s["wall_signaled"] / dur
+                                        if s.get("wall_signaled") is not None and dur else None)
+            row["signals_per_tick"].append(s["wall_signaled"] / ticks
+                                           if s.get("wall_signaled") is not None and ticks
+                                           else None)
+            row["candidates"].append(s.get("wall_candidates"))
+            row["handler_p50_us"].append(s["handler_p50_ns"] / 1e3 if "handler_p50_ns" in s
+                                         else None)
+            row["handler_p99_us"].append(s["handler_p99_ns"] / 1e3 if "handler_p99_ns" in s
+                                         else None)
+            row["failed_pct"].append(s.get("wall_failed_pct"))
+            row["writer_ms"].append(s["writer_cpu_ns"] / 1e6 if "writer_cpu_ns" in s else None)
+            row["bytes_per_sample"].append(s["log_bytes"] / s["wall_samples"]
+                                           if s.get("log_bytes") and s.get("wall_samples")
+                                           else None)
+            row["rss_delta_mb"].append((r["maxrss_kb"] - none_rss) / 1024 if none_rss else None)
+        row["proc_cpu_pct_none"] = [steady(r, "proc_cpu") / 1e7 if steady(r, "proc_cpu")
+                                    is not None else None for r in no]
+        rows[n] = row
+
+    log()
+    hdr = "  %7s %6s %7s  %-21s %8s %8s  %-17s %9s %6s %-17s %6s %7s"
+    log(hdr % ("threads", "cands", "ticks/s", "sampler us/tick", "(whole)", "sampler",
+               "process us/tick", "signals/s", "sig/tk", "handler p50/p99", "B/smp", "RSS +MB"))
+    for n in counts:
+        r = rows[n]
+        log(hdr % (
+            n, fmt(median(r["candidates"]), "%.0f"), fmt(median(r["ticks_per_s"]), "%.1f"),
+            fmt_med(r["sampler_us_per_tick"], "%.1f"),
+            fmt(median(r["sampler_total_us_per_tick"]), "%.1f"),
+            fmt(median(r["sampler_cpu_pct"]), "%.2f") + "%",
+            fmt_med(r["proc_us_per_tick"], "%.0f"),
+            fmt(median(r["signals_per_s"]), "%.0f"), fmt(median(r["signals_per_tick"]), "%.1f"),
+            "%s / %s us" % (fmt(median(r["handler_p50_us"]), "%.1f"),
+                            fmt(median(r["handler_p99_us"]), "%.1f")),
+            fmt(median(r["bytes_per_sample"]), "%.1f"),
+            fmt(median(r["rss_delta_mb"]), "%.1f")))
+    log()
+    for line in (
+            "cands: candidate threads per tick (average over the whole run, start-up included);",
+            "sampler us/tick: the sampler thread's CPU time (/proc sched) per tick in the steady",
+            "phase, [min-max]; (whole): its CPU time over the whole run / all ticks; sampler: its",
+            "share of one CPU; process us/tick: extra process CPU per tick in the steady phase,",
+            "agent minus no agent (adds the signal handlers on the sampled threads, their wake-ups",
+            "and the writer); signals/s, sig/tk, handler, B/smp: from the log summary."):
+        log("  " + line)
+    load_note([r.get("other_cores") for r in runs], "the CPU-per-tick figures")
+    for e in errors:
+        log("  ! " + e)
+    log()
+    report["wall"] = {"seconds": args.wall_seconds, "runs": runs, "summary": rows,
+                      "errors": errors}
+
+
+# ------------------------------------------------------------------------------------- main
+
+def find_java(arg):
+    if arg:
+        return arg
+    home = os.environ.get("JAVA_HOME")
+    if home and os.path.exists(os.path.join(home, "bin", "java")):
+        return os.path.join(home, "bin", "java")
+    j17 = "/usr/lib/jvm/java-17-openjdk-amd64/bin/java"
+    if os.path.exists(j17):
+        return j17
+    return shutil.which("java") or "java"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", required=True, help="flyprof build directory")
+    ap.add_argument("--java", help="java launcher (default JAVA_HOME, else JDK 17, else PATH)")
+    ap.add_argument("--quick", action="store_true", help="about 2 minutes instead of 10")
+    ap.add_argument("--parts", default="cpu,depth,filter,wall",
+                    help="which parts to run (default all: cpu,depth,filter,wall)")
+    ap.add_argument("--rounds", type=int, help="CPU overhead rounds (default 5, quick 2)")
+    ap.add_argument("--work-seconds", type=float,
+                    help="CPU seconds of work per FixedWork thread, without the agent "
+                         "(default 5, quick 2)")
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 2,
+                    help="FixedWork threads (default: number of CPUs)")
+    ap.add_argument("--depth", type=int, default=32, help="FixedWork extra stack depth")
+    ap.add_argument("--skip-engines", action="store_true",
+                    help="leave out the itimer and perf engine configurations")
+    ap.add_argument("--wall-threads", default="10,100,1000,5000",
+                    help="parked thread counts for the wall part")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the interleaving order")
+    ap.add_argument("--out", help="directory for logs and bench.json "
+                                  "(default BUILD/bench/DATE-TIME)")
+    args = ap.parse_args()
+
+    args.build = os.path.abspath(args.build)
+    args.agent = os.path.join(args.build, "lib", "libflyprof.so")
+    args.cli = os.path.join(args.build, "bin", "flyprof")
+    args.jar = os.path.join(args.build, "lib", "flyprof.jar")
+    for f in (args.agent, args.cli, args.jar):
+        if not os.path.exists(f):
+            raise SystemExit("bench: %s is missing; build first (scripts/setup)" % f)
+    args.java = find_java(args.java)
+    jdk_bin = os.path.dirname(os.path.realpath(args.java))
+    args.jfr = (os.path.join(jdk_bin, "jfr") if os.path.exists(os.path.join(jdk_bin, "jfr"))
+                else shutil.which("jfr"))
+    q = args.quick
+    args.rounds = args.rounds or (2 if q else 5)
+    args.work_seconds = args.work_seconds or (2.0 if q else 5.0)
+    args.filter_calls = 20_000_000 if q else 100_000_000
+    args.filter_rounds = 3 if q else 5
+    args.filter_runs = 1 if q else 2
+    args.wall_seconds = 3.0 if q else 6.0
+    args.wall_runs = 1 if q else 2
+    args.depths = [0, 32, 128, 512]
+    args.depth_fraction = 0.4 if q else 0.6
+    args.wall_threads = [int(x) for x in args.wall_threads.split(",") if x]
+    parts = [p.strip() for p in args.parts.split(",") if p.strip()]
+    args.out = os.path.abspath(args.out or os.path.join(
+        args.build, "bench", time.strftime("%Y%m%d-%H%M%S")))
+    os.makedirs(args.out, exist_ok=True)
+
+    env = environment(args)
+    print_environment(env, args)
+    report = {"environment": env, "quick": q, "parts": parts}
+    t0 = time.monotonic()
+    for part, fn in (("cpu", part_cpu), ("depth", part_depth), ("filter", part_filter),
+                     ("wall", part_wall)):
+        if part in parts:
+            fn(args, report)
+    report["seconds"] = time.monotonic() - t0
+    report["loadavg_end"] = read_text("/proc/loadavg").split()[:3]
+    path = os.path.join(args.out, "bench.json")
+    with open(path, "w") as f:
+        json.dump(report, f, indent=1, default=lambda o: sorted(o) if isinstance(o, set)
+                  else str(o))
+    log("bench took %.0f s; load avg %s at the end; figures in %s"
+        % (report["seconds"], " ".join(report["loadavg_end"]), path))
+
+
+if __name__ == "__main__":
+    main()
