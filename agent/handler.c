@@ -13,6 +13,7 @@
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "counters.h"
@@ -42,6 +43,26 @@ static atomic_int inflight;
 
 static int installed;
 static pid_t own_pid;
+/* itimer weighting: the interval, and the process CPU time at the previous signal (exchanged,
+ * so concurrent handlers split the elapsed time between them; relaxed: a statistic) */
+static _Atomic uint64_t itimer_period;
+static _Atomic uint64_t itimer_cpu;
+
+void handler_set_itimer_period(uint64_t ns)
+{
+    atomic_store_explicit(&itimer_cpu, 0, memory_order_relaxed);
+    atomic_store_explicit(&itimer_period, ns, memory_order_relaxed);
+}
+/* to tell "in native" from "running" on the sampled thread itself: its JavaThread is its
+ * JNIEnv minus env_offset, and JavaThread::_thread_state sits at state_offset (0: unknown) */
+static intptr_t env_offset;
+static intptr_t state_offset;
+
+void handler_set_native_probe(intptr_t env_off, intptr_t state_off)
+{
+    env_offset = env_off;
+    state_offset = state_off;
+}
 
 /* perf event fds that are ours (perf engine): set by handler_own_fd before an event is armed
  * (release), read by handlers (acquire). */
@@ -144,6 +165,13 @@ static void take_sample(struct sample_rec *h, void *uc)
         push(h, SAMPLE_ERR_NO_SCRATCH, NULL);
         return;
     }
+    if (h->kind == FPL_KIND_WALL && h->state == FPL_STATE_RUNNING && state_offset) {
+        /* our own thread's state word: it is alive while we run on it. HotSpot's
+         * _thread_in_native (4) and _thread_in_native_trans (5) */
+        int js = *(const volatile int *)((const char *)env - env_offset + state_offset);
+        if (js == 4 || js == 5)
+            h->state = FPL_STATE_NATIVE;
+    }
     struct sample_frame *f = scratch + (size_t)k * depth;
     int recovered = 0;
     int n = stackwalk_java_sigsafe(env, uc, f, (int)depth, tls_stack_lo(), tls_stack_hi(),
@@ -191,7 +219,21 @@ static void cpu_signal(int sig, siginfo_t *si, void *uc)
         }
         /* perf engine: the event disabled itself after one overflow; re-arm it */
         ioctl(fd, PERF_EVENT_IOC_REFRESH, 1);
-    } else if (si->si_code != SI_KERNEL) {
+    } else if (si->si_code == SI_KERNEL) {
+        /* itimer: the kernel sends at most one ITIMER_PROF signal per tick whatever the
+         * interval, so weigh each by the process CPU time elapsed since the previous one */
+        uint64_t period = atomic_load_explicit(&itimer_period, memory_order_relaxed);
+        struct timespec ts;
+        if (period && clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0) {
+            uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+            uint64_t prev = atomic_exchange_explicit(&itimer_cpu, now, memory_order_relaxed);
+            uint64_t periods = prev && now > prev ? (now - prev + period / 2) / period : 1;
+            if (periods > 1) {
+                weight = (uint32_t)(periods < UINT32_MAX ? periods : UINT32_MAX);
+                counters_add_sigsafe(FPL_CTR_OVERRUNS, periods - 1);
+            }
+        }
+    } else {
         goto leave; /* sent by a process (kill/tgkill): not a profiling tick */
     }
     counters_add_sigsafe(FPL_CTR_SIGNALS, 1);

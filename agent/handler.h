@@ -33,6 +33,15 @@ void handler_own_fd(int fd, int on);
 /* The perf engine's sampling period in ns, for weighting its samples. Before arming. */
 void handler_set_perf_period(uint64_t ns);
 
+/* Lets the wall handler read its own thread's JVM state to tell "in native" from "running":
+ * env_off = JNIEnv - JavaThread*, state_off = JavaThread::_thread_state (0: not known). Only
+ * while no handler runs. */
+void handler_set_native_probe(intptr_t env_off, intptr_t state_off);
+
+/* The itimer engine's interval, for weighting its samples by process CPU time (0: off).
+ * Before arming. */
+void handler_set_itimer_period(uint64_t ns);
+
 /* Turns sampling on: handlers from now on record. */
 void handler_activate(void);
 

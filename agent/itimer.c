@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <sys/time.h>
 
+#include "handler.h"
+
 static int set(uint64_t ns)
 {
     struct itimerval v;
@@ -16,10 +18,12 @@ static int set(uint64_t ns)
 
 int itimer_start(uint64_t interval_ns)
 {
+    handler_set_itimer_period(interval_ns);
     return set(interval_ns);
 }
 
 void itimer_stop(void)
 {
     set(0);
+    handler_set_itimer_period(0);
 }

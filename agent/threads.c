@@ -336,6 +336,22 @@ static void adopt(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, int tid, JNIEnv 
     pthread_mutex_unlock(&lock);
 }
 
+int threads_env_offset(jvmtiEnv *jvmti, JNIEnv *jni, intptr_t *off)
+{
+    jclass tc = (*jni)->FindClass(jni, "java/lang/Thread");
+    jfieldID eetop = tc ? (*jni)->GetFieldID(jni, tc, "eetop", "J") : NULL;
+    jthread self = NULL;
+    if (!eetop || (*jvmti)->GetCurrentThread(jvmti, &self) != JVMTI_ERROR_NONE || !self) {
+        (*jni)->ExceptionClear(jni);
+        return -ENOTSUP;
+    }
+    intptr_t jt = (intptr_t)(*jni)->GetLongField(jni, self, eetop);
+    (*jni)->DeleteLocalRef(jni, self);
+    (*jni)->DeleteLocalRef(jni, tc);
+    *off = (intptr_t)jni - jt;
+    return jt && *off > 0 && *off <= 4096 ? 0 : -ENOTSUP;
+}
+
 int threads_adopt_existing(jvmtiEnv *jvmti, JNIEnv *jni,
                            void (*on_start)(struct threads_entry *), char *err, size_t errlen)
 {
@@ -346,6 +362,7 @@ int threads_adopt_existing(jvmtiEnv *jvmti, JNIEnv *jni,
     if (os_off < 0)
         os_off = vmstructs_offset("Thread", "_osthread");
     int64_t tid_off = vmstructs_offset("OSThread", "_thread_id");
+    intptr_t env_off = 0;
     jclass tc = (*jni)->FindClass(jni, "java/lang/Thread");
     jfieldID eetop = tc ? (*jni)->GetFieldID(jni, tc, "eetop", "J") : NULL;
     jthread self = NULL;
@@ -356,11 +373,9 @@ int threads_adopt_existing(jvmtiEnv *jvmti, JNIEnv *jni,
                               "VMStructs): threads started before the attach are not sampled");
         return -ENOTSUP;
     }
-    intptr_t my_jt = (intptr_t)(*jni)->GetLongField(jni, self, eetop);
-    intptr_t env_off = (intptr_t)jni - my_jt;
-    if (!my_jt || env_off <= 0 || env_off > 4096) {
-        snprintf(err, errlen, "unexpected JavaThread layout (JNIEnv at offset %ld): threads "
-                              "started before the attach are not sampled", (long)env_off);
+    if (threads_env_offset(jvmti, jni, &env_off) != 0) {
+        snprintf(err, errlen, "unexpected JavaThread layout: threads started before the "
+                              "attach are not sampled");
         return -ENOTSUP;
     }
     static uint8_t known[65536]; /* tids registered already, by tid % 65536 (a hint) */

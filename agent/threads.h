@@ -91,6 +91,11 @@ void threads_purge(JNIEnv *jni);
 int threads_adopt_existing(jvmtiEnv *jvmti, JNIEnv *jni,
                            void (*on_start)(struct threads_entry *), char *err, size_t errlen);
 
+/* The offset of a thread's JNIEnv inside its JavaThread (the same for every thread), from
+ * the calling thread's own pair: Thread.eetop and its JNIEnv. Returns 0, or -ENOTSUP when the
+ * layout looks unfamiliar. A thread with a JNIEnv. */
+int threads_env_offset(jvmtiEnv *jvmti, JNIEnv *jni, intptr_t *off);
+
 /* Number of live entries. */
 int threads_count_live(void);
 

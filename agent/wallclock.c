@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <poll.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -28,12 +30,17 @@ struct sampler {
     uint64_t interval_ns;
     unsigned max_threads;
     int filter;
+    /* java.lang.Thread's status word, read with JNI: constant time, where JVMTI's
+     * GetThreadState scans the whole thread list on JDK 17. JDK 19+ keeps it in Thread.holder. */
+    jfieldID status;        /* Thread.threadStatus, or FieldHolder.threadStatus */
+    jfieldID holder;        /* Thread.holder, NULL before JDK 19 */
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
-static int stop_requested;  /* under mu */
 static int running;         /* under mu */
+/* wakes the sampler's ppoll when stopping: one syscall per tick, no mutex or condvar */
+static int stop_fd = -1;
 static struct sampler cfg;
 
 static uint64_t next_rand(uint64_t *s)
@@ -112,8 +119,23 @@ static unsigned select_bit(uint64_t x, unsigned r)
     return (unsigned)__builtin_ctzll(x);
 }
 
+/* The JVMTI-style state bits of a thread (java.lang.Thread's threadStatus uses them), 0 when
+ * they cannot be read. */
+static jint thread_status(struct sampler *s, JNIEnv *jni, jobject thread)
+{
+    if (!s->holder)
+        return (*jni)->GetIntField(jni, thread, s->status);
+    jobject h = (*jni)->GetObjectField(jni, thread, s->holder);
+    if (!h)
+        return 0;
+    jint st = (*jni)->GetIntField(jni, h, s->status);
+    (*jni)->DeleteLocalRef(jni, h);
+    return st;
+}
+
 /* One tick: choose, read states, signal, and push the tick record. */
-static void tick(struct sampler *s, uint32_t id, uint64_t *rng, pid_t pid, uid_t uid)
+static void tick(struct sampler *s, JNIEnv *jni, uint32_t id, uint64_t *rng, pid_t pid,
+                 uid_t uid)
 {
     static uint64_t cand[THREADS_WORDS];
     static uint32_t ranks[MAX_CHOSEN];
@@ -135,10 +157,8 @@ static void tick(struct sampler *s, uint32_t id, uint64_t *rng, pid_t pid, uid_t
             uint32_t slot = w * 64 + select_bit(cand[w], ranks[next] - seen);
             next++;
             struct threads_entry *e = threads_at(slot);
-            jint st = 0;
-            if (!e || !e->gref ||
-                (*s->jvmti)->GetThreadState(s->jvmti, e->gref, &st) != JVMTI_ERROR_NONE ||
-                !(st & JVMTI_THREAD_STATE_ALIVE)) {
+            jint st = e && e->gref ? thread_status(s, jni, e->gref) : 0;
+            if (!(st & JVMTI_THREAD_STATE_ALIVE)) {
                 failed++; /* ended since the candidates were taken */
                 continue;
             }
@@ -172,26 +192,20 @@ static void tick(struct sampler *s, uint32_t id, uint64_t *rng, pid_t pid, uid_t
     }
 }
 
-/* Waits about ns (or less when stop is requested). Returns 1 when stop was requested. */
+/* Waits about ns, or less when stop is requested. Returns 1 when stop was requested. */
 static int wait_stop(uint64_t ns)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    uint64_t t = (uint64_t)ts.tv_nsec + ns;
-    ts.tv_sec += (time_t)(t / 1000000000ull);
-    ts.tv_nsec = (long)(t % 1000000000ull);
-    pthread_mutex_lock(&mu);
-    while (!stop_requested && pthread_cond_timedwait(&cv, &mu, &ts) == 0)
-        ;
-    int r = stop_requested;
-    pthread_mutex_unlock(&mu);
-    return r;
+    struct pollfd p = {stop_fd, POLLIN, 0};
+    struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+    int r;
+    while ((r = ppoll(&p, 1, &ts, NULL)) < 0 && errno == EINTR)
+        ; /* a signal: wait again (the period is dithered anyway) */
+    return r > 0;
 }
 
 static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
     (void)jvmti;
-    (void)jni;
     struct sampler *s = arg;
     threads_reader_register();
     uint64_t rng = tsc_read_sigsafe() | 1;
@@ -205,7 +219,7 @@ static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
             break;
         if (++id == 0)
             id = 1; /* 0 means "no tick" in the log */
-        tick(s, id, &rng, pid, uid);
+        tick(s, jni, id, &rng, pid, uid);
     }
     threads_reader_unregister();
     pthread_mutex_lock(&mu);
@@ -226,9 +240,29 @@ int wallclock_start(jvmtiEnv *jvmti, JNIEnv *jni, struct ring *ring, uint64_t in
     if (!thread)
         return -EINVAL;
     cfg = (struct sampler){jvmti, ring, interval_ns,
-                           max_threads > MAX_CHOSEN ? MAX_CHOSEN : max_threads, filter};
+                           max_threads > MAX_CHOSEN ? MAX_CHOSEN : max_threads, filter, NULL,
+                           NULL};
+    cfg.status = (*jni)->GetFieldID(jni, cls, "threadStatus", "I");
+    if (!cfg.status) {
+        (*jni)->ExceptionClear(jni);
+        cfg.holder = (*jni)->GetFieldID(jni, cls, "holder", "Ljava/lang/Thread$FieldHolder;");
+        jclass hc = (*jni)->FindClass(jni, "java/lang/Thread$FieldHolder");
+        cfg.status = hc ? (*jni)->GetFieldID(jni, hc, "threadStatus", "I") : NULL;
+        if (hc)
+            (*jni)->DeleteLocalRef(jni, hc);
+    }
+    if (!cfg.status || (!cfg.holder && (*jni)->ExceptionCheck(jni))) {
+        (*jni)->ExceptionClear(jni);
+        return -ENOTSUP;
+    }
+    if (stop_fd < 0)
+        stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (stop_fd < 0)
+        return -errno;
+    uint64_t drain;
+    while (read(stop_fd, &drain, sizeof(drain)) > 0)
+        ; /* a stop of an earlier session */
     pthread_mutex_lock(&mu);
-    stop_requested = 0;
     running = 1;
     pthread_mutex_unlock(&mu);
     jvmtiError err =
@@ -247,9 +281,12 @@ int wallclock_start(jvmtiEnv *jvmti, JNIEnv *jni, struct ring *ring, uint64_t in
 
 void wallclock_stop(void)
 {
+    uint64_t one = 1;
     pthread_mutex_lock(&mu);
-    stop_requested = 1;
-    pthread_cond_broadcast(&cv);
+    if (running) {
+        ssize_t w = write(stop_fd, &one, sizeof(one));
+        (void)w; /* an eventfd write fails only when its counter would overflow */
+    }
     while (running)
         pthread_cond_wait(&cv, &mu);
     pthread_mutex_unlock(&mu);

@@ -1,8 +1,9 @@
 /* wallclock.h: the wall-clock sampler. A JVMTI agent thread wakes every interval (dithered
  * by about +-10% so it does not beat with periodic work), takes the candidates (every live
  * Java thread, or only the thread filter's members), reservoir-samples up to N of them
- * uniformly (Algorithm L), reads each chosen thread's state through JVMTI and signals it with
- * HANDLER_WALL_SIGNAL, tagged with the state and the tick id. Each tick's counts go into the
+ * uniformly (Algorithm L), reads each chosen thread's state (java.lang.Thread's status word,
+ * in constant time) and signals it with HANDLER_WALL_SIGNAL, tagged with the state and the
+ * tick id; the handler refines "running" to "in native" from the thread's own JVM state. Each tick's counts go into the
  * ring as a tick record, so converters can upscale: a sample stands for candidates / chosen
  * threads.
  */
