@@ -17,6 +17,7 @@
 
 #include <regex.h>
 
+#include "attach.h"
 #include "cmd_attach.h"
 #include "profile.h"
 #include "render.h"
@@ -25,7 +26,6 @@
 
 #define EXIT_USAGE 2
 #define ERR_MAX 1024
-#define AGENT_LIB_REL "/../lib/libflyprof.so"
 
 static const char usage_text[] =
     "usage:\n"
@@ -552,28 +552,6 @@ static void forward_signal(int sig, siginfo_t *si, void *uc)
 }
 
 /* The agent library next to this binary: <dir of the executable>/../lib/libflyprof.so. */
-static int find_agent(char *out, size_t cap, char *err, size_t errlen)
-{
-    char exe[PATH_MAX], path[PATH_MAX + sizeof(AGENT_LIB_REL)];
-    if (!realpath("/proc/self/exe", exe)) {
-        bufprintf(err, errlen, "cannot locate the flyprof binary (/proc/self/exe): %s",
-                  strerror(errno));
-        return -1;
-    }
-    char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = 0;
-    bufprintf(path, sizeof(path), "%s%s", exe, AGENT_LIB_REL);
-    if (!realpath(path, out) || strlen(out) >= cap) {
-        bufprintf(err, errlen,
-                  "agent library not found at '%s': %s (it is looked for next to "
-                  "the flyprof binary, in ../lib)",
-                  path, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
 static int cmd_record(int argc, char **argv)
 {
     const char *events = "cpu", *interval = NULL, *file = "flyprof-%p.fpl";
@@ -640,7 +618,7 @@ static int cmd_record(int argc, char **argv)
     if (!*file)
         return usage_error("record: empty output file name");
 
-    if (find_agent(lib, sizeof(lib), err, sizeof(err))) {
+    if (attach_find_agent(lib, sizeof(lib), err, sizeof(err)) != 0) {
         errorf("%s", err);
         return 1;
     }
