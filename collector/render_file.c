@@ -10,19 +10,9 @@
 #include <unistd.h>
 
 #include "out_collapsed.h"
-#include "out_text.h"
-
-/* The HTML and pprof writers land separately; until they do, their formats say so. */
-#if defined(__has_include)
-#if __has_include("out_html.h")
 #include "out_html.h"
-#define RENDER_FILE_HAVE_HTML 1
-#endif
-#if __has_include("out_pprof.h")
 #include "out_pprof.h"
-#define RENDER_FILE_HAVE_PPROF 1
-#endif
-#endif
+#include "out_text.h"
 
 #define TMP_TRIES 100
 
@@ -87,22 +77,11 @@ struct job {
     const struct render_opts *o;
 };
 
-__attribute__((unused)) static int not_built(const char *what, char *err, size_t errlen)
-{
-    snprintf(err, errlen, "%s: format not built into this flyprof", what);
-    return -ENOSYS;
-}
-
 /* Renders the job into f. */
 static int render_to(const struct job *j, FILE *f, char *err, size_t errlen)
 {
-    if (j->diff) {
-#ifdef RENDER_FILE_HAVE_HTML
+    if (j->diff)
         return out_html_write_diff(j->base, j->p, j->o, f, err, errlen);
-#else
-        return not_built("html diff", err, errlen);
-#endif
-    }
     switch (j->format) {
     case RENDER_FILE_COLLAPSED: {
         struct render_select s;
@@ -116,17 +95,9 @@ static int render_to(const struct job *j, FILE *f, char *err, size_t errlen)
     case RENDER_FILE_TXT:
         return out_text_write(j->p, j->o, f, err, errlen);
     case RENDER_FILE_HTML:
-#ifdef RENDER_FILE_HAVE_HTML
         return out_html_write(j->p, j->o, f, err, errlen);
-#else
-        return not_built("html", err, errlen);
-#endif
     case RENDER_FILE_PPROF:
-#ifdef RENDER_FILE_HAVE_PPROF
         return out_pprof_write(j->p, j->o, f, err, errlen);
-#else
-        return not_built("pprof", err, errlen);
-#endif
     default:
         snprintf(err, errlen, "render: unknown format %d", j->format);
         return -EINVAL;
