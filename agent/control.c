@@ -310,7 +310,8 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
         atomic_store_explicit(&engine_on, o->engine, memory_order_release);
     }
     if (o->wall_interval_ns) {
-        rc = wallclock_start(jvmti, jni, &ring, o->wall_interval_ns, o->wall_threads, o->filter);
+        rc = wallclock_start(jvmti, jni, &ring, o->wall_interval_ns, o->wall_threads, o->filter,
+                             o->depth);
         if (rc != 0) {
             snprintf(err, errlen, "cannot start the wall-clock sampler thread");
             stop_sampling();

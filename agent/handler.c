@@ -178,6 +178,12 @@ static void take_sample(struct sample_rec *h, void *uc)
                                    &recovered);
     if (recovered)
         counters_add_sigsafe(FPL_CTR_AGCT_RECOVERED, 1);
+    if (n == -3 && h->kind == FPL_KIND_WALL) {
+        /* unknown_not_Java on a thread we signalled because it is RUNNABLE: not in Java code
+         * and no Java frame anchor, i.e. a JVM service thread (Notification Thread) waiting
+         * inside the VM. Not a failed walk: there is no Java stack to walk */
+        n = SAMPLE_ERR_NO_JAVA_FRAMES;
+    }
     if (n <= 0 && n > -FPL_AGCT_CODES)
         counters_add_sigsafe(FPL_CTR_AGCT_BASE + (unsigned)-n, 1);
     push(h, n, f);

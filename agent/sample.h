@@ -17,6 +17,7 @@ struct sample_frame {
  * 0 .. -15 are AGCT's codes, and the agent's own causes below. */
 #define SAMPLE_ERR_NO_ENV (-100)        /* signal on a thread with no cached JNIEnv */
 #define SAMPLE_ERR_NO_SCRATCH (-101)    /* every scratch buffer busy (nested handlers) */
+#define SAMPLE_ERR_NO_JAVA_FRAMES (-102) /* a thread with no Java frames (JVM service thread) */
 
 /* kind of a tick record (samples use enum fpl_kind) */
 #define SAMPLE_KIND_TICK 0xff

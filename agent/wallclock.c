@@ -34,6 +34,8 @@ struct sampler {
      * GetThreadState scans the whole thread list on JDK 17. JDK 19+ keeps it in Thread.holder. */
     jfieldID status;        /* Thread.threadStatus, or FieldHolder.threadStatus */
     jfieldID holder;        /* Thread.holder, NULL before JDK 19 */
+    unsigned depth;
+    jvmtiFrameInfo *frames; /* depth entries, for threads walked without a signal */
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -133,6 +135,41 @@ static jint thread_status(struct sampler *s, JNIEnv *jni, jobject thread)
     return st;
 }
 
+/* Walks a thread that is not running (blocked, waiting, parked, sleeping) with JVMTI and
+ * pushes its sample. Such a thread is stopped at a safe point already, so GetStackTrace is
+ * exact, costs no signal and wakes nothing; and AGCT fails on some of them: a thread blocked
+ * on a monitor from compiled code (not_walkable_not_Java: every sample of a contended lock
+ * lost), a JVM service thread with no Java frames. Returns 0, or -1 so the caller signals. */
+static int walk_stopped(struct sampler *s, struct threads_entry *e, int state, uint32_t id,
+                        uint64_t now)
+{
+    jint n = 0;
+    if (!s->frames || (*s->jvmti)->GetStackTrace(s->jvmti, e->gref, 0, (jint)s->depth,
+                                                 s->frames, &n) != JVMTI_ERROR_NONE || n < 0)
+        return -1;
+    uint32_t len = (uint32_t)(sizeof(struct sample_rec) + (size_t)n * sizeof(struct sample_frame));
+    struct sample_rec *r = ring_reserve(s->ring, len);
+    if (!r)
+        return 0; /* counted as a ring drop */
+    memset(r, 0, sizeof(*r));
+    r->ticks = now;
+    r->tid = e->tid;
+    r->slot1 = e->slot + 1;
+    r->weight = 1;
+    r->tick = id;
+    r->kind = FPL_KIND_WALL;
+    r->state = (uint8_t)state;
+    r->num_frames = n ? n : SAMPLE_ERR_NO_JAVA_FRAMES;
+    for (jint i = 0; i < n; i++) {
+        r->frames[i].method_id = s->frames[i].method;
+        r->frames[i].lineno = (jint)s->frames[i].location;
+    }
+    ring_commit(s->ring, r);
+    counters_add_sigsafe(FPL_CTR_SAMPLES, 1);
+    counters_add_sigsafe(FPL_CTR_WALL_WALKED, 1);
+    return 0;
+}
+
 /* One tick: choose, read states, signal, and push the tick record. */
 static void tick(struct sampler *s, JNIEnv *jni, uint32_t id, uint64_t *rng, pid_t pid,
                  uid_t uid)
@@ -160,6 +197,11 @@ static void tick(struct sampler *s, JNIEnv *jni, uint32_t id, uint64_t *rng, pid
             jint st = e && e->gref ? thread_status(s, jni, e->gref) : 0;
             if (!(st & JVMTI_THREAD_STATE_ALIVE)) {
                 failed++; /* ended since the candidates were taken */
+                continue;
+            }
+            if (!(st & JVMTI_THREAD_STATE_RUNNABLE) &&
+                walk_stopped(s, e, wallclock_state(st), id, now) == 0) {
+                signaled++;
                 continue;
             }
             siginfo_t si;
@@ -229,7 +271,7 @@ static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 }
 
 int wallclock_start(jvmtiEnv *jvmti, JNIEnv *jni, struct ring *ring, uint64_t interval_ns,
-                    unsigned max_threads, int filter)
+                    unsigned max_threads, int filter, unsigned depth)
 {
     jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
     if (!cls)
@@ -239,9 +281,10 @@ int wallclock_start(jvmtiEnv *jvmti, JNIEnv *jni, struct ring *ring, uint64_t in
     jobject thread = ctor && name ? (*jni)->NewObject(jni, cls, ctor, name) : NULL;
     if (!thread)
         return -EINVAL;
+    jvmtiFrameInfo *frames = cfg.frames; /* kept across sessions, reallocated below */
     cfg = (struct sampler){jvmti, ring, interval_ns,
                            max_threads > MAX_CHOSEN ? MAX_CHOSEN : max_threads, filter, NULL,
-                           NULL};
+                           NULL, 0, frames};
     cfg.status = (*jni)->GetFieldID(jni, cls, "threadStatus", "I");
     if (!cfg.status) {
         (*jni)->ExceptionClear(jni);
@@ -255,6 +298,9 @@ int wallclock_start(jvmtiEnv *jvmti, JNIEnv *jni, struct ring *ring, uint64_t in
         (*jni)->ExceptionClear(jni);
         return -ENOTSUP;
     }
+    cfg.depth = depth;
+    free(cfg.frames);
+    cfg.frames = calloc(depth, sizeof(*cfg.frames));
     if (stop_fd < 0)
         stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (stop_fd < 0)

@@ -2,8 +2,12 @@
  * by about +-10% so it does not beat with periodic work), takes the candidates (every live
  * Java thread, or only the thread filter's members), reservoir-samples up to N of them
  * uniformly (Algorithm L), reads each chosen thread's state (java.lang.Thread's status word,
- * in constant time) and signals it with HANDLER_WALL_SIGNAL, tagged with the state and the
- * tick id; the handler refines "running" to "in native" from the thread's own JVM state. Each tick's counts go into the
+ * in constant time) and samples it: a RUNNABLE thread gets HANDLER_WALL_SIGNAL, tagged with
+ * the state and the tick id; the handler refines "running" to "in native" from the thread's own JVM state.
+ * Only RUNNABLE threads (running Java or native code) are signalled: a thread that is blocked,
+ * waiting, parked or sleeping is stopped at a safe point, so the sampler reads its stack with
+ * JVMTI GetStackTrace, exactly and without waking it; AsyncGetCallTrace cannot walk a thread
+ * that blocked on a monitor from compiled code. The tick's "signaled" count covers both. Each tick's counts go into the
  * ring as a tick record, so converters can upscale: a sample stands for candidates / chosen
  * threads.
  */
@@ -17,7 +21,7 @@
 
 /* Starts the sampler thread. Live phase, a thread with a JNIEnv. Returns 0 or -errno. */
 int wallclock_start(jvmtiEnv *jvmti, JNIEnv *jni, struct ring *ring, uint64_t interval_ns,
-                    unsigned max_threads, int filter);
+                    unsigned max_threads, int filter, unsigned depth);
 
 /* Stops the sampler and waits until its thread has left its loop. Idempotent. Any thread
  * but the sampler. */

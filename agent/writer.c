@@ -247,6 +247,8 @@ static const char *error_marker(int code, char *buf, size_t len)
         return "[not_Java_thread]";
     if (code == SAMPLE_ERR_NO_SCRATCH)
         return "[handler_busy]";
+    if (code == SAMPLE_ERR_NO_JAVA_FRAMES)
+        return "[no_Java_frames]";
     snprintf(buf, len, "[agct:%s]", fpl_agct_name(code));
     return buf;
 }

@@ -57,7 +57,8 @@ enum fpl_rec {
     /* u64 ticks: profiling stopped here; the log is complete */
     FPL_REC_END = 9,
     /* a wall-clock tick: v tick_id (> 0), u64 ticks, v candidates (threads eligible),
-     * v chosen (threads picked, min(candidates, wallthreads)), v signaled, v failed.
+     * v chosen (threads picked, min(candidates, wallthreads)), v signaled (chosen threads
+     * sampled: signalled, or walked by the sampler when not running), v failed.
      * A wall sample answering this tick stands for candidates / chosen threads. */
     FPL_REC_WALL_TICK = 10,
 };
@@ -110,6 +111,8 @@ enum fpl_counter {
     FPL_CTR_WALL_SIGNALS = 8,   /* wall-clock signals handled */
     FPL_CTR_AGCT_RECOVERED = 9, /* walks that failed in a JVM stub and succeeded from its
                                  * caller frame (charged to the Java caller) */
+    FPL_CTR_WALL_WALKED = 10,   /* wall samples of threads not running (blocked, waiting,
+                                 * parked, sleeping) read by the sampler with JVMTI */
     FPL_CTR_AGCT_BASE = 16,     /* 16 + (-code): AGCT failures by code, -1 .. -15 */
     FPL_CTR_MAX = 32,
 };

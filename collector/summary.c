@@ -323,7 +323,9 @@ static void count_dangling(const struct profile *p, uint64_t *stacks, uint64_t *
                 break;
             }
         }
-        if (st->nframes && profile_frame_is_marker(p, &st->frames[0])) {
+        /* a thread with no Java frames (a JVM service thread) was sampled, not mis-walked */
+        if (st->nframes && profile_frame_is_marker(p, &st->frames[0]) &&
+            strcmp(profile_frame_name(p, &st->frames[0]), "[no_Java_frames]") != 0) {
             *markers += e->count;
             marker_by_kind[e->kind] += e->count;
         }
@@ -429,6 +431,9 @@ static void write_failures(const struct profile *p, FILE *f)
         agct += c[FPL_CTR_AGCT_BASE + n];
     fprintf(f, "  signals handled %" PRIu64 " cpu, %" PRIu64 " wall; samples pushed %" PRIu64 "\n",
             c[FPL_CTR_SIGNALS], c[FPL_CTR_WALL_SIGNALS], c[FPL_CTR_SAMPLES]);
+    if (c[FPL_CTR_WALL_WALKED])
+        fprintf(f, "  wall samples of threads not running, walked by the sampler (JVMTI): %" PRIu64 "\n",
+                c[FPL_CTR_WALL_WALKED]);
     fprintf(f, "  stack walks failed: %" PRIu64 " (%.2f%% of samples pushed)\n", agct,
             pct(agct, c[FPL_CTR_SAMPLES]));
     for (int n = 0; n < FPL_AGCT_CODES && FPL_CTR_AGCT_BASE + n < FPL_CTR_MAX; n++) {
