@@ -64,5 +64,18 @@ int stackwalk_java_sigsafe(JNIEnv *env, void *uc, struct sample_frame *frames, i
         sp = fp + 16;
         fp = caller_fp;
     }
+    /* a stub that has not built its frame yet (at its entry, or frameless): the return
+     * address is on top of the stack. AGCT checks that it lands in Java code. */
+    sp = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
+    if (sp >= stack_lo && sp <= stack_hi - 8 && !(sp & 7)) {
+        c = *(ucontext_t *)uc;
+        g[REG_RIP] = (greg_t) * (const uintptr_t *)sp;
+        g[REG_RSP] = (greg_t)(sp + 8);
+        int m = walk(env, &c, frames, depth);
+        if (m > 0) {
+            *recovered = 1;
+            return m;
+        }
+    }
     return n;
 }
