@@ -17,8 +17,10 @@ int stackwalk_init(void);
  * When AGCT cannot place the pc (unknown_Java / not_walkable_Java: typically a JVM stub such
  * as arraycopy or a crypto intrinsic) and the thread's stack bounds [stack_lo, stack_hi) are
  * known, it retries from the caller frames found through the frame-pointer chain (stubs set
- * up rbp frames), reading only inside the stack. *recovered is set to 1 when a retry
- * succeeded: the sample is then charged to the stub's Java caller. */
+ * up rbp frames), then from the return address on top of the stack (a stub before its frame
+ * is built), reading only inside the stack; AGCT itself rejects a pc outside Java code.
+ * *recovered is set to 1 when a retry succeeded: the sample is then charged to the stub's
+ * Java caller. */
 int stackwalk_java_sigsafe(JNIEnv *env, void *uc, struct sample_frame *frames, int depth,
                            uintptr_t stack_lo, uintptr_t stack_hi, int *recovered);
 
