@@ -288,7 +288,9 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     if (o->duration_ns)
         session.deadline_mono_ns = mono_ns() + o->duration_ns;
 
+    threads_set_deferred_purge(jni, 1); /* the writer names samples of threads that end */
     if ((rc = writer_start(&session, jni)) != 0) {
+        threads_set_deferred_purge(jni, 0);
         snprintf(err, errlen, "cannot start the writer thread");
         close(fd);
         goto out;
@@ -430,7 +432,7 @@ void control_status(char *buf, size_t len)
              "running=%d cpu=%llu engine=%s wall=%llu wallthreads=%u filter=%d samples=%llu "
              "drops=%llu threads=%d file=%s",
              on, on ? (unsigned long long)o->cpu_interval_ns : 0ull,
-             on ? engine_name(o->engine) : "none",
+             on && o->cpu_interval_ns ? engine_name(o->engine) : "none",
              on ? (unsigned long long)o->wall_interval_ns : 0ull, on ? o->wall_threads : 0,
              on ? o->filter : 0, (unsigned long long)writer_samples_written(),
              (unsigned long long)(ring_ready ? ring_drops(&ring) : 0), threads_count_live(),

@@ -43,6 +43,7 @@ static atomic_int inflight;
 
 static int installed;
 static pid_t own_pid;
+static int wall_signo = -1;
 /* itimer weighting: the interval, and the process CPU time at the previous signal (exchanged,
  * so concurrent handlers split the elapsed time between them; relaxed: a statistic) */
 static _Atomic uint64_t itimer_period;
@@ -289,17 +290,36 @@ static int install(int signo, void (*fn)(int, siginfo_t *, void *))
     return sigaction(signo, &sa, NULL) == 0 ? 0 : -errno;
 }
 
+/* The first real-time signal in SIGRTMIN+5 .. SIGRTMIN+12 nobody has a handler for. */
+static int pick_wall_signo(void)
+{
+    for (int sig = SIGRTMIN + 5; sig <= SIGRTMIN + 12 && sig <= SIGRTMAX; sig++) {
+        struct sigaction old;
+        if (sigaction(sig, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+            old.sa_handler == SIG_DFL)
+            return sig;
+    }
+    return -1;
+}
+
 int handler_install(void)
 {
     if (installed)
         return 0;
     own_pid = getpid();
     int rc = install(SIGPROF, cpu_signal);
-    if (rc == 0)
-        rc = install(HANDLER_WALL_SIGNAL, wall_signal);
+    if (rc == 0) {
+        wall_signo = pick_wall_signo();
+        rc = wall_signo > 0 ? install(wall_signo, wall_signal) : -EBUSY;
+    }
     if (rc == 0)
         installed = 1;
     return rc;
+}
+
+int handler_wall_signo(void)
+{
+    return wall_signo;
 }
 
 uint64_t handler_wall_value(int state, uint32_t tick)

@@ -10,9 +10,14 @@
 /* sigev_value / si_value cookie of the signals flyprof's own timers send */
 #define HANDLER_COOKIE 0x666c7970
 
-/* The wall-clock signal: not SIGPROF, which the CPU engines use at the same time, and unused
- * by HotSpot. Its si_value carries HANDLER_WALL_COOKIE in the low 16 bits. */
-#define HANDLER_WALL_SIGNAL SIGVTALRM
+/* The wall-clock signal is chosen by handler_install: not SIGPROF, which the CPU engines use
+ * at the same time; a real-time signal, because those queue (a thread waiting for a CPU must
+ * not lose a tick's signal by merging it with the next, as a standard signal would); and one
+ * nobody else handles: the first of SIGRTMIN+5 .. SIGRTMIN+12 whose disposition is still the
+ * default (on JDK 17 SIGRTMAX-2 looked free but our handler never ran). Its si_value carries
+ * HANDLER_WALL_COOKIE in the low 16 bits. */
+int handler_wall_signo(void);
+
 #define HANDLER_WALL_COOKIE 0x5a17
 
 /* The si_value the sampler sends with a wall signal: cookie, thread state, tick id. */
@@ -22,7 +27,7 @@ uint64_t handler_wall_value(int state, uint32_t tick);
  * handler can run (profiling off). Returns 0 or -errno. */
 int handler_init(struct ring *ring, unsigned depth);
 
-/* Installs the handlers for SIGPROF (CPU) and HANDLER_WALL_SIGNAL (idempotent). Returns 0
+/* Installs the handlers for SIGPROF (CPU) and the wall signal (idempotent). Returns 0
  * or -errno. */
 int handler_install(void);
 

@@ -28,6 +28,8 @@ static uint32_t nfree;
 static int live_count;                  /* under lock */
 static int dead_count;                  /* under lock: dead entries not yet purged */
 static uint64_t purge_gen;              /* under lock */
+static int deferred;                    /* under lock: a writer purges (it names samples) */
+#define PURGE_BATCH 64
 
 /* Reads a thread's name through JVMTI into buf; "" on failure. Frees the local refs
  * GetThreadInfo returns: the writer is a long-running native frame where they would pile up. */
@@ -58,35 +60,37 @@ static void set_live(uint32_t slot, int on)
         atomic_fetch_and_explicit(&live[slot / 64], ~bit, memory_order_release);
 }
 
-/* Frees dead entries (all of them when force, else those dead for a full period). Called
- * with lock held; drops it around the grace period. */
+/* Frees dead entries (all of them when force, else those dead for a full period), in
+ * batches until none is left. Called with lock held; drops it around each grace period. */
 static void purge_locked(JNIEnv *jni, int force)
 {
-    struct threads_entry *victims[256];
-    uint32_t nv = 0;
-    uint32_t used = atomic_load_explicit(&slots_used, memory_order_relaxed);
     uint64_t gen = purge_gen++;
-    for (uint32_t s = 0; s < used && nv < 256; s++) {
-        struct threads_entry *e = slots[s];
-        if (e && !e->alive && (force || e->dead_gen + 1 < gen)) {
-            rcu_assign_pointer(slots[s], NULL);
-            victims[nv++] = e;
+    for (;;) {
+        struct threads_entry *victims[256];
+        uint32_t nv = 0;
+        uint32_t used = atomic_load_explicit(&slots_used, memory_order_relaxed);
+        for (uint32_t s = 0; s < used && nv < 256; s++) {
+            struct threads_entry *e = slots[s];
+            if (e && !e->alive && (force || e->dead_gen + 1 < gen)) {
+                rcu_assign_pointer(slots[s], NULL);
+                victims[nv++] = e;
+            }
         }
+        if (!nv)
+            return;
+        pthread_mutex_unlock(&lock);
+        /* after this no reader can still hold any of the victims */
+        urcu_memb_synchronize_rcu();
+        for (uint32_t i = 0; i < nv; i++)
+            if (victims[i]->gref && jni)
+                (*jni)->DeleteGlobalRef(jni, victims[i]->gref);
+        pthread_mutex_lock(&lock);
+        for (uint32_t i = 0; i < nv; i++) {
+            free_slots[nfree++] = victims[i]->slot;
+            free(victims[i]);
+        }
+        dead_count -= (int)nv;
     }
-    if (!nv)
-        return;
-    pthread_mutex_unlock(&lock);
-    /* after this no reader can still hold any of the victims */
-    urcu_memb_synchronize_rcu();
-    for (uint32_t i = 0; i < nv; i++)
-        if (victims[i]->gref && jni)
-            (*jni)->DeleteGlobalRef(jni, victims[i]->gref);
-    pthread_mutex_lock(&lock);
-    for (uint32_t i = 0; i < nv; i++) {
-        free_slots[nfree++] = victims[i]->slot;
-        free(victims[i]);
-    }
-    dead_count -= (int)nv;
 }
 
 /* A free slot, or UINT32_MAX when all THREADS_MAX are taken. Under lock. */
@@ -138,7 +142,8 @@ void threads_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
         memcpy(e->name, name, sizeof(name));
         e->is_agent = strncmp(name, "flyprof", 7) == 0;
         rcu_assign_pointer(slots[slot], e);
-        live_count++;
+        if (!e->is_agent)
+            live_count++;
         thread_filter_clear(slot); /* a reused slot must not inherit a membership */
         tls_set_slot(slot + 1);
     } else {
@@ -178,9 +183,23 @@ void threads_on_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
             on_end(e);
         e->alive = 0;
         e->dead_gen = purge_gen;
-        live_count--;
+        if (!e->is_agent)
+            live_count--;
         dead_count++;
     }
+    /* while no writer names samples (profiling stopped), nothing needs the dead entries:
+     * free them in batches here, so their Thread objects do not stay reachable */
+    if (!deferred && dead_count >= PURGE_BATCH)
+        purge_locked(jni, 1);
+    pthread_mutex_unlock(&lock);
+}
+
+void threads_set_deferred_purge(JNIEnv *jni, int on)
+{
+    pthread_mutex_lock(&lock);
+    deferred = on;
+    if (!on && dead_count > 0)
+        purge_locked(jni, 1);
     pthread_mutex_unlock(&lock);
 }
 
@@ -326,7 +345,8 @@ static void adopt(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, int tid, JNIEnv 
     memcpy(e->name, name, sizeof(name));
     e->is_agent = strncmp(name, "flyprof", 7) == 0;
     rcu_assign_pointer(slots[slot], e);
-    live_count++;
+    if (!e->is_agent)
+        live_count++;
     thread_filter_clear(slot);
     if (!e->is_agent) {
         set_live(slot, 1);

@@ -96,7 +96,12 @@ int threads_adopt_existing(jvmtiEnv *jvmti, JNIEnv *jni,
  * layout looks unfamiliar. A thread with a JNIEnv. */
 int threads_env_offset(jvmtiEnv *jvmti, JNIEnv *jni, intptr_t *off);
 
-/* Number of live entries. */
+/* While on, dead entries wait for threads_purge (the writer may still name their samples);
+ * while off, ThreadEnd frees them in batches, and turning it off frees all of them.
+ * Control context, a thread with a JNIEnv. */
+void threads_set_deferred_purge(JNIEnv *jni, int on);
+
+/* Number of live Java threads (flyprof's own threads not counted). */
 int threads_count_live(void);
 
 #endif

@@ -45,6 +45,13 @@ static int running;         /* under mu */
 static int stop_fd = -1;
 static struct sampler cfg;
 
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static uint64_t next_rand(uint64_t *s)
 {
     /* xorshift64*: fast, and plenty for picking threads */
@@ -185,6 +192,7 @@ static void tick(struct sampler *s, JNIEnv *jni, uint32_t id, uint64_t *rng, pid
     uint32_t k = wallclock_choose(n, s->max_threads, rng, ranks);
     uint32_t signaled = 0, failed = 0;
     uint64_t now = tsc_read_sigsafe();
+    int signo = handler_wall_signo();
 
     threads_read_lock();
     uint32_t next = 0, seen = 0;
@@ -206,12 +214,12 @@ static void tick(struct sampler *s, JNIEnv *jni, uint32_t id, uint64_t *rng, pid
             }
             siginfo_t si;
             memset(&si, 0, sizeof(si));
-            si.si_signo = HANDLER_WALL_SIGNAL;
+            si.si_signo = signo;
             si.si_code = SI_QUEUE;
             si.si_pid = pid;
             si.si_uid = uid;
             si.si_value.sival_ptr = (void *)(uintptr_t)handler_wall_value(wallclock_state(st), id);
-            if (syscall(SYS_rt_tgsigqueueinfo, pid, e->tid, HANDLER_WALL_SIGNAL, &si) == 0)
+            if (syscall(SYS_rt_tgsigqueueinfo, pid, e->tid, signo, &si) == 0)
                 signaled++;
             else
                 failed++;
@@ -254,10 +262,17 @@ static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     pid_t pid = getpid();
     uid_t uid = getuid();
     uint32_t id = 0;
+    uint64_t deadline = mono_ns();
     for (;;) {
-        /* dither the period by up to +-10% so ticks do not beat with periodic work */
+        /* dither the period by up to +-10% so ticks do not beat with periodic work; ticks
+         * keep to absolute deadlines, so the time spent ticking does not stretch the period
+         * (the upscaled totals assume one tick per interval) */
         double f = 0.9 + 0.2 * rand_open(&rng);
-        if (wait_stop((uint64_t)((double)s->interval_ns * f)))
+        deadline += (uint64_t)((double)s->interval_ns * f);
+        uint64_t now = mono_ns();
+        if (deadline + s->interval_ns < now)
+            deadline = now; /* fell behind by more than a period: do not burst to catch up */
+        if (wait_stop(deadline > now ? deadline - now : 0))
             break;
         if (++id == 0)
             id = 1; /* 0 means "no tick" in the log */

@@ -2,7 +2,7 @@
  * by about +-10% so it does not beat with periodic work), takes the candidates (every live
  * Java thread, or only the thread filter's members), reservoir-samples up to N of them
  * uniformly (Algorithm L), reads each chosen thread's state (java.lang.Thread's status word,
- * in constant time) and samples it: a RUNNABLE thread gets HANDLER_WALL_SIGNAL, tagged with
+ * in constant time) and samples it: a RUNNABLE thread gets the wall signal, tagged with
  * the state and the tick id; the handler refines "running" to "in native" from the thread's own JVM state.
  * Only RUNNABLE threads (running Java or native code) are signalled: a thread that is blocked,
  * waiting, parked or sleeping is stopped at a safe point, so the sampler reads its stack with

@@ -587,6 +587,8 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     while (drain(&w, UINT32_MAX) > 0)
         ;
     flush_pending(&w, mono_ns());
+    /* every sample is named: dead threads' entries need not wait for us any more */
+    threads_set_deferred_purge(jni, 0);
     put_counters(&w);
     put_anchor(&w);
     size_t r = fpl_rec_begin(&w.chunk, FPL_REC_END);

@@ -4,10 +4,11 @@
 # Allowed: async-signal-safe calls (clock_gettime, syscall, errno), compiler-emitted
 # memcpy/memset/stack protector and libgcc's 128-bit division, and the setup-only calls of these files (mmap, munmap,
 # sigaction, sigemptyset, usleep, nanosleep, dlsym), which run outside handlers, and ioctl
-# and read (raw syscalls: the perf engine reads and re-arms its event in the handler).
+# and read (raw syscalls: the perf engine reads and re-arms its event in the handler);
+# __libc_current_sigrtmin/max are SIGRTMIN/SIGRTMAX, read when choosing the wall signal.
 allowed='__errno_location clock_gettime syscall memcpy memset __stack_chk_fail
 mmap munmap sigaction sigemptyset usleep nanosleep dlsym _GLOBAL_OFFSET_TABLE_
-__divti3 __udivti3 ioctl read getpid'
+__divti3 __udivti3 ioctl read getpid __libc_current_sigrtmin __libc_current_sigrtmax'
 objs=$(echo "$*" | tr ';' ' ')
 [ -n "$objs" ] || { echo "check_sigsafe: no objects given"; exit 2; }
 bad=0
