@@ -123,16 +123,6 @@ static int parse_pid(const char *s, pid_t *pid)
     return 0;
 }
 
-/* TIME as the agent accepts it: digits and an optional unit ns, us, ms or s. */
-static int valid_time(const char *s)
-{
-    size_t d = strspn(s, "0123456789");
-    if (d == 0)
-        return 0;
-    const char *u = s + d;
-    return !*u || !strcmp(u, "ns") || !strcmp(u, "us") || !strcmp(u, "ms") || !strcmp(u, "s");
-}
-
 /* Appends ",text" (or "text" first) to the option string; -E2BIG when it would not fit. */
 static int add_opt(char *buf, size_t cap, size_t *len, const char *text)
 {
@@ -213,7 +203,7 @@ static int parse_args(int argc, char **argv, unsigned allowed, struct cmd_args *
                                        val);
                 a->events = val;
             } else if (!strcmp(arg, "-i") && (allowed & ALLOW_MODE)) {
-                if (!valid_time(val))
+                if (!attach_valid_time(val))
                     return usage_error("%s: bad interval '%s': use a TIME such as 10ms (units "
                                        "ns, us, ms, s)",
                                        a->cmd, val);

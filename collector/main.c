@@ -451,16 +451,6 @@ static int cmd_summary(int argc, char **argv)
     return rc ? 1 : 0;
 }
 
-/* TIME as the agent accepts it: digits and an optional unit ns, us, ms or s. */
-static int valid_time(const char *s)
-{
-    size_t d = strspn(s, "0123456789");
-    if (d == 0)
-        return 0;
-    const char *u = s + d;
-    return !*u || !strcmp(u, "ns") || !strcmp(u, "us") || !strcmp(u, "ms") || !strcmp(u, "s");
-}
-
 /* Appends text to buf[0..cap) at *len; -ENAMETOOLONG when it does not fit. */
 static int append(char *buf, size_t cap, size_t *len, const char *text)
 {
@@ -607,7 +597,7 @@ static int cmd_record(int argc, char **argv)
         cpu = wall = 1;
     else
         return usage_error("record: unknown event '%s': use cpu, wall or cpu,wall", events);
-    if (interval && !valid_time(interval))
+    if (interval && !attach_valid_time(interval))
         return usage_error("record: bad interval '%s': use a TIME such as 10ms (units ns, us, "
                            "ms, s)",
                            interval);
