@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "attach.h"
+#include "cli_msg.h"
 #include "jvmlist.h"
 
 #define EXIT_FAIL 1
@@ -77,28 +78,15 @@ static void catch_signals(void)
     sigaction(SIGHUP, &sa, NULL);
 }
 
-static void errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void errorf(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("flyprof: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs("\n", stderr);
-}
-
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static int usage_error(const char *fmt, ...)
 {
     va_list ap;
-    fputs("flyprof: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    cli_msg_verror(fmt, ap);
     va_end(ap);
-    fputs("\nusage:\n" CMD_ATTACH_USAGE "(flyprof --help lists every command)\n", stderr);
+    fputs("usage:\n" CMD_ATTACH_USAGE "(flyprof --help lists every command)\n", stderr);
     return EXIT_USAGE;
 }
 
@@ -255,7 +243,7 @@ static int absolute_output(const char *cmd, const char *path, char *out, size_t 
                            cmd, path, strchr(path, ',') ? "comma" : "newline");
     if (path[0] == '/') {
         if (strlen(path) >= cap) {
-            errorf("output path too long: '%s'", path);
+            cli_msg_error("output path too long: '%s'", path);
             return EXIT_FAIL;
         }
         strcpy(out, path);
@@ -263,7 +251,7 @@ static int absolute_output(const char *cmd, const char *path, char *out, size_t 
     }
     char cwd[PATH_MAX];
     if (!getcwd(cwd, sizeof(cwd))) {
-        errorf("cannot get the current directory: %s", strerror(errno));
+        cli_msg_error("cannot get the current directory: %s", strerror(errno));
         return EXIT_FAIL;
     }
     if (strchr(cwd, ','))
@@ -271,7 +259,7 @@ static int absolute_output(const char *cmd, const char *path, char *out, size_t 
                            "cannot take: give -o an absolute path",
                            cmd, cwd);
     if ((size_t)snprintf(out, cap, "%s/%s", cwd, path) >= cap) {
-        errorf("output path too long: '%s/%s'", cwd, path);
+        cli_msg_error("output path too long: '%s/%s'", cwd, path);
         return EXIT_FAIL;
     }
     return 0;
@@ -296,7 +284,7 @@ static int inspect(pid_t pid, struct attach_target *t)
 {
     char err[ERR_MAX];
     if (attach_inspect(pid, t, err, sizeof(err)) != 0) {
-        errorf("%s", err);
+        cli_msg_error("%s", err);
         return EXIT_FAIL;
     }
     return 0;
@@ -359,9 +347,9 @@ static int action(const struct attach_target *t, const char *lib, const char *op
     if (rc == 0)
         return 0;
     if (r->have)
-        errorf("process %d: %s", (int)t->pid, err);
+        cli_msg_error("process %d: %s", (int)t->pid, err);
     else
-        errorf("%s", err);
+        cli_msg_error("%s", err);
     return rc;
 }
 
@@ -375,7 +363,7 @@ static int agent_for(const struct attach_target *t, char *lib, size_t cap)
     }
     if (attach_find_agent(mine, sizeof(mine), err, sizeof(err)) != 0 ||
         attach_stage_agent(t, mine, lib, cap, err, sizeof(err)) != 0) {
-        errorf("%s", err);
+        cli_msg_error("%s", err);
         return EXIT_FAIL;
     }
     return 0;
@@ -411,7 +399,7 @@ static int start_options(const struct cmd_args *a, const char *file, uint64_t du
     if (a->extra_len)
         bad |= add_opt(buf, cap, &len, a->extra);
     if (bad) {
-        errorf("%s: the agent options are too long for the attach protocol (at most %d bytes): "
+        cli_msg_error("%s: the agent options are too long for the attach protocol (at most %d bytes): "
                "use a shorter output path",
                a->cmd, ATTACH_ARG_MAX - 1);
         return EXIT_FAIL;
@@ -450,7 +438,7 @@ static int start_profiling(const struct cmd_args *a, uint64_t duration_ms, struc
     snprintf(dir, sizeof(dir), "%s", out);
     *strrchr(dir, '/') = 0;
     if (!strchr(dir, '%') && attach_check_writable(t, out, err, sizeof(err)) != 0) {
-        errorf("%s: choose another output with -o", err);
+        cli_msg_error("%s: choose another output with -o", err);
         return EXIT_FAIL;
     }
     if ((rc = agent_for(t, lib, libcap)) != 0)
@@ -458,14 +446,14 @@ static int start_profiling(const struct cmd_args *a, uint64_t duration_ms, struc
     if ((rc = start_options(a, out, duration_ms, opts, sizeof(opts))) != 0)
         return rc;
     if (attach_warns_dynamic(t))
-        errorf("warning: JDK %d prints a warning about a dynamically loaded agent on the "
+        cli_msg_error("warning: JDK %d prints a warning about a dynamically loaded agent on the "
                "standard error of process %d; start the JVM with "
                "-XX:+EnableDynamicAgentLoading to allow flyprof silently",
                t->java_major, (int)t->pid);
     struct attach_reply r;
     rc = action(t, lib, opts, &r);
     if (rc == -EBUSY && r.have) {
-        errorf("see 'flyprof status %d'; 'flyprof stop %d' stops the running profile", (int)a->pid,
+        cli_msg_error("see 'flyprof status %d'; 'flyprof stop %d' stops the running profile", (int)a->pid,
                (int)a->pid);
         return EXIT_FAIL;
     }
@@ -525,7 +513,7 @@ static int cmd_attach(int argc, char **argv)
     if ((rc = start_profiling(&a, ms + SAFETY_MS, &t, lib, sizeof(lib), file, sizeof(file))))
         return rc;
     int64_t started = attach_now_ns();
-    errorf("profiling %s for %g s (attached in %.0f ms)%s", describe(&t, desc, sizeof(desc)),
+    cli_msg_error("profiling %s for %g s (attached in %.0f ms)%s", describe(&t, desc, sizeof(desc)),
            a.seconds, (double)(started - t0) / 1e6, interrupted ? "" : "; Ctrl-C stops early");
 
     int64_t end = started + (int64_t)ms * 1000000;
@@ -542,7 +530,7 @@ static int cmd_attach(int argc, char **argv)
     if (shown)
         fprintf(stderr, "\r%-72s\r", "");
     if (gone || process_gone(t.pid)) {
-        errorf("process %d exited while it was profiled; the agent completes the profile when "
+        cli_msg_error("process %d exited while it was profiled; the agent completes the profile when "
                "the JVM shuts down: %s",
                (int)t.pid, file);
         return 0;
@@ -552,16 +540,16 @@ static int cmd_attach(int argc, char **argv)
     int64_t deadline = attach_now_ns() + (int64_t)ATTACH_TIMEOUT_MS * 1000000;
     rc = attach_action(&t, lib, "stop", deadline, &r, err, sizeof(err));
     if (rc == -ENOENT && r.have) {
-        errorf("profiling had stopped already in process %d (duration= reached, or another "
+        cli_msg_error("profiling had stopped already in process %d (duration= reached, or another "
                "'flyprof stop'); the profile is %s",
                (int)t.pid, seen_from_here(&t, file, where, sizeof(where)));
         return 0;
     }
     if (rc) {
-        errorf("%s%s", r.have ? "stopping: " : "", err);
+        cli_msg_error("%s%s", r.have ? "stopping: " : "", err);
         return EXIT_FAIL;
     }
-    errorf("%sprofile written to %s", interrupted ? "interrupted: " : "",
+    cli_msg_error("%sprofile written to %s", interrupted ? "interrupted: " : "",
            seen_from_here(&t, file, where, sizeof(where)));
     return 0;
 }
@@ -579,10 +567,10 @@ static int cmd_start(int argc, char **argv)
     if ((rc = start_profiling(&a, ms, &t, lib, sizeof(lib), file, sizeof(file))))
         return rc;
     if (a.seconds_given)
-        errorf("profiling %s for %g s into %s", describe(&t, desc, sizeof(desc)), a.seconds,
+        cli_msg_error("profiling %s for %g s into %s", describe(&t, desc, sizeof(desc)), a.seconds,
                seen_from_here(&t, file, where, sizeof(where)));
     else
-        errorf("profiling %s into %s; 'flyprof stop %d' stops it", describe(&t, desc, sizeof(desc)),
+        cli_msg_error("profiling %s into %s; 'flyprof stop %d' stops it", describe(&t, desc, sizeof(desc)),
                seen_from_here(&t, file, where, sizeof(where)), (int)t.pid);
     return 0;
 }
@@ -595,7 +583,7 @@ static int loaded_target(const struct cmd_args *a, struct attach_target *t, cons
         return rc;
     if (!t->agent[0]) {
         char desc[512];
-        errorf("flyprof is not loaded in %s: nothing to %s", describe(t, desc, sizeof(desc)), what);
+        cli_msg_error("flyprof is not loaded in %s: nothing to %s", describe(t, desc, sizeof(desc)), what);
         return EXIT_FAIL;
     }
     return 0;
@@ -619,10 +607,10 @@ static int cmd_stop(int argc, char **argv)
     if (action(&t, t.agent, "stop", NULL) != 0)
         return EXIT_FAIL;
     if (file[0])
-        errorf("stopped profiling process %d; profile written to %s", (int)t.pid,
+        cli_msg_error("stopped profiling process %d; profile written to %s", (int)t.pid,
                seen_from_here(&t, file, where, sizeof(where)));
     else
-        errorf("stopped profiling process %d", (int)t.pid);
+        cli_msg_error("stopped profiling process %d", (int)t.pid);
     return 0;
 }
 
@@ -640,17 +628,17 @@ static int cmd_dump(int argc, char **argv)
     if ((rc = loaded_target(&a, &t, "dump")) != 0)
         return rc;
     if (attach_check_writable(&t, out, err, sizeof(err)) != 0) {
-        errorf("%s: choose another output with -o", err);
+        cli_msg_error("%s: choose another output with -o", err);
         return EXIT_FAIL;
     }
     if ((size_t)snprintf(opts, sizeof(opts), "dump,file=%s", out) >= sizeof(opts)) {
-        errorf("output path too long: '%s'", out);
+        cli_msg_error("output path too long: '%s'", out);
         return EXIT_FAIL;
     }
     catch_signals();
     if (action(&t, t.agent, opts, NULL) != 0)
         return EXIT_FAIL;
-    errorf("profile of process %d so far written to %s", (int)t.pid,
+    cli_msg_error("profile of process %d so far written to %s", (int)t.pid,
            seen_from_here(&t, out, where, sizeof(where)));
     return 0;
 }
@@ -713,7 +701,7 @@ static int cmd_list(int argc, char **argv)
     size_t n, hidden;
     char err[ERR_MAX];
     if (jvmlist_scan(&v, &n, &hidden, err, sizeof(err)) != 0) {
-        errorf("%s", err);
+        cli_msg_error("%s", err);
         return EXIT_FAIL;
     }
     if (n)
@@ -733,9 +721,9 @@ static int cmd_list(int argc, char **argv)
                v[i].main[0] ? v[i].main : "?");
     }
     if (!n)
-        errorf("no Java VMs found");
+        cli_msg_error("no Java VMs found");
     if (hidden)
-        errorf("%zu java process%s of other users not shown: run flyprof as root to see them",
+        cli_msg_error("%zu java process%s of other users not shown: run flyprof as root to see them",
                hidden, hidden == 1 ? "" : "es");
     free(v);
     return 0;

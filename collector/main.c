@@ -18,6 +18,7 @@
 #include <regex.h>
 
 #include "attach.h"
+#include "cli_msg.h"
 #include "cmd_attach.h"
 #include "profile.h"
 #include "render.h"
@@ -70,25 +71,11 @@ static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)
 static int usage_error(const char *fmt, ...)
 {
     va_list ap;
-    fputs("flyprof: ", stderr);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    cli_msg_verror(fmt, ap);
     va_end(ap);
-    fputs("\n", stderr);
     usage(stderr);
     return EXIT_USAGE;
-}
-
-static void errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void errorf(const char *fmt, ...)
-{
-    va_list ap;
-    fputs("flyprof: ", stderr);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputs("\n", stderr);
 }
 
 static void bufprintf(char *err, size_t len, const char *fmt, ...)
@@ -133,14 +120,14 @@ static void warn_damage(const struct profile *p, const char *in)
 {
     const struct reader_stats *s = &p->stats;
     if (s->chunks_damaged || s->chunks_lost || s->chunks_bad_framing || s->bad_records)
-        errorf("warning: '%s' is damaged: %llu damaged regions skipped (%llu bytes), %llu "
+        cli_msg_error("warning: '%s' is damaged: %llu damaged regions skipped (%llu bytes), %llu "
                "chunks lost, %llu chunks ended early, %llu undecodable records skipped; their "
                "samples are missing",
                in, (unsigned long long)s->chunks_damaged, (unsigned long long)s->bytes_skipped,
                (unsigned long long)s->chunks_lost, (unsigned long long)s->chunks_bad_framing,
                (unsigned long long)s->bad_records);
     if (!p->end_seen)
-        errorf("warning: '%s' has no END record: it was cut off (crash) or is still being "
+        cli_msg_error("warning: '%s' has no END record: it was cut off (crash) or is still being "
                "written",
                in);
 }
@@ -261,27 +248,27 @@ static struct profile *read_log(const char *in, const struct profile_time *from,
     char err[ERR_MAX];
     struct profile *p = profile_new();
     if (!p) {
-        errorf("out of memory");
+        cli_msg_error("out of memory");
         return NULL;
     }
     if (profile_set_window_times(p, from, to, err, sizeof(err)) != 0) {
-        errorf("%s", err);
+        cli_msg_error("%s", err);
         profile_free(p);
         return NULL;
     }
     if (profile_read_file(p, in, err, sizeof(err)) != 0) {
-        errorf("%s", err);
+        cli_msg_error("%s", err);
         profile_free(p);
         return NULL;
     }
     warn_damage(p, in);
     const struct profile_window *w = &p->window;
     if (w->set && !w->resolved)
-        errorf("warning: '%s' has no clock information (header lost): --from/--to cannot be "
+        cli_msg_error("warning: '%s' has no clock information (header lost): --from/--to cannot be "
                "placed, no samples are selected",
                in);
     else if (w->untimed)
-        errorf("warning: '%s': %llu samples read before any clock information were left out "
+        cli_msg_error("warning: '%s': %llu samples read before any clock information were left out "
                "of the window",
                in, (unsigned long long)w->untimed);
     if (w->set && w->resolved && !p->samples) {
@@ -290,7 +277,7 @@ static struct profile *read_log(const char *in, const struct profile_time *from,
             bufprintf(a, sizeof(a), " from %.3f s", (double)w->from_ns / 1e9);
         if (w->has_to)
             bufprintf(b, sizeof(b), " to %.3f s", (double)w->to_ns / 1e9);
-        errorf("warning: '%s' has no samples in the window%s%s after its start (%llu samples "
+        cli_msg_error("warning: '%s' has no samples in the window%s%s after its start (%llu samples "
                "outside it)",
                in, a, b, (unsigned long long)w->skipped);
     }
@@ -312,9 +299,9 @@ static void warn_empty(const struct profile *p, const char *in, const struct ren
     if (n)
         return;
     if (kind != PROFILE_KIND_ALL && !p->total[kind].count)
-        errorf("warning: '%s' has no %s samples: the output is empty", in, render_kind_name(kind));
+        cli_msg_error("warning: '%s' has no %s samples: the output is empty", in, render_kind_name(kind));
     else if (p->samples)
-        errorf("warning: '%s': no %s samples match the selection: the output is empty", in,
+        cli_msg_error("warning: '%s': no %s samples match the selection: the output is empty", in,
                render_kind_name(kind));
 }
 
@@ -358,7 +345,7 @@ static int cmd_convert(int argc, char **argv)
     warn_empty(p, in, &o);
     rc = render_file_write(p, &o, a.out, a.format, err, sizeof(err));
     if (rc)
-        errorf("%s", err);
+        cli_msg_error("%s", err);
     profile_free(p);
     return rc ? 1 : 0;
 }
@@ -413,7 +400,7 @@ static int cmd_diff(int argc, char **argv)
     warn_empty(cur, in[1], &o);
     rc = render_file_write_diff(base, cur, &o, a.out, a.format, err, sizeof(err));
     if (rc)
-        errorf("%s", err);
+        cli_msg_error("%s", err);
     profile_free(base);
     profile_free(cur);
     return rc ? 1 : 0;
@@ -439,14 +426,14 @@ static int cmd_summary(int argc, char **argv)
         return usage_error("summary: no input log");
     struct profile *p = profile_new();
     if (!p) {
-        errorf("out of memory");
+        cli_msg_error("out of memory");
         return 1;
     }
     int rc = profile_read_file(p, in, err, sizeof(err));
     if (rc == 0 && (rc = summary_write(p, in, stdout, err, sizeof(err))) != 0)
-        errorf("writing the summary: %s", err);
+        cli_msg_error("writing the summary: %s", err);
     else if (rc)
-        errorf("%s", err);
+        cli_msg_error("%s", err);
     profile_free(p);
     return rc ? 1 : 0;
 }
@@ -609,23 +596,23 @@ static int cmd_record(int argc, char **argv)
         return usage_error("record: empty output file name");
 
     if (attach_find_agent(lib, sizeof(lib), err, sizeof(err)) != 0) {
-        errorf("%s", err);
+        cli_msg_error("%s", err);
         return 1;
     }
     if (file[0] == '/') {
         if (strlen(file) >= sizeof(abs_file)) {
-            errorf("output path too long: '%s'", file);
+            cli_msg_error("output path too long: '%s'", file);
             return 1;
         }
         bufprintf(abs_file, sizeof(abs_file), "%s", file);
     } else {
         char cwd[PATH_MAX];
         if (!getcwd(cwd, sizeof(cwd))) {
-            errorf("cannot get the current directory: %s", strerror(errno));
+            cli_msg_error("cannot get the current directory: %s", strerror(errno));
             return 1;
         }
         if ((size_t)snprintf(abs_file, sizeof(abs_file), "%s/%s", cwd, file) >= sizeof(abs_file)) {
-            errorf("output path too long: '%s/%s'", cwd, file);
+            cli_msg_error("output path too long: '%s/%s'", cwd, file);
             return 1;
         }
     }
@@ -643,7 +630,7 @@ static int cmd_record(int argc, char **argv)
     for (i = first_sep + 1; second_sep >= 0 && i < second_sep; i++)
         bad |= append(opts, sizeof(opts), &olen, ",") || append(opts, sizeof(opts), &olen, argv[i]);
     if (bad) {
-        errorf("agent options too long");
+        cli_msg_error("agent options too long");
         return 1;
     }
 
@@ -651,22 +638,22 @@ static int cmd_record(int argc, char **argv)
     bufprintf(agentarg, sizeof(agentarg), "-agentpath:%s=%s", lib, opts);
     int qrc = quote_token(agentarg, tok, sizeof(tok));
     if (qrc == -EINVAL) {
-        errorf("cannot pass '%s' through JAVA_TOOL_OPTIONS: it holds both ' and \"", agentarg);
+        cli_msg_error("cannot pass '%s' through JAVA_TOOL_OPTIONS: it holds both ' and \"", agentarg);
         return 1;
     } else if (qrc) {
-        errorf("agent options too long");
+        cli_msg_error("agent options too long");
         return 1;
     }
     const char *old = getenv("JAVA_TOOL_OPTIONS");
     size_t envlen = (old ? strlen(old) + 1 : 0) + strlen(tok) + 1;
     char *env = malloc(envlen);
     if (!env) {
-        errorf("out of memory");
+        cli_msg_error("out of memory");
         return 1;
     }
     snprintf(env, envlen, "%s%s%s", old && *old ? old : "", old && *old ? " " : "", tok);
     if (setenv("JAVA_TOOL_OPTIONS", env, 1) != 0) {
-        errorf("cannot set JAVA_TOOL_OPTIONS: %s", strerror(errno));
+        cli_msg_error("cannot set JAVA_TOOL_OPTIONS: %s", strerror(errno));
         free(env);
         return 1;
     }
@@ -683,7 +670,7 @@ static int cmd_record(int argc, char **argv)
     time_t launched = time(NULL);
     pid_t pid = fork();
     if (pid < 0) {
-        errorf("cannot fork: %s", strerror(errno));
+        cli_msg_error("cannot fork: %s", strerror(errno));
         sigprocmask(SIG_SETMASK, &saved, NULL);
         return 1;
     }
@@ -691,7 +678,7 @@ static int cmd_record(int argc, char **argv)
         sigprocmask(SIG_SETMASK, &saved, NULL);
         execvp(argv[cmd_at], argv + cmd_at);
         int e = errno;
-        errorf("cannot run '%s': %s", argv[cmd_at], strerror(e));
+        cli_msg_error("cannot run '%s': %s", argv[cmd_at], strerror(e));
         _exit(e == ENOENT ? 127 : 126);
     }
     child_pid = pid;
@@ -707,7 +694,7 @@ static int cmd_record(int argc, char **argv)
     int status, code;
     while (waitpid(pid, &status, 0) < 0) {
         if (errno != EINTR) {
-            errorf("waiting for '%s': %s", argv[cmd_at], strerror(errno));
+            cli_msg_error("waiting for '%s': %s", argv[cmd_at], strerror(errno));
             return 1;
         }
     }
@@ -720,9 +707,9 @@ static int cmd_record(int argc, char **argv)
 
     char found[PATH_MAX];
     if (find_output(abs_file, (long)pid, launched, found, sizeof(found)))
-        errorf("profile written to %s", found);
+        cli_msg_error("profile written to %s", found);
     else
-        errorf("warning: no profile at '%s' (%%p is the pid of the command, %ld: a JVM started "
+        cli_msg_error("warning: no profile at '%s' (%%p is the pid of the command, %ld: a JVM started "
                "by a wrapper script has another; see the JVM's messages above)",
                found, (long)pid);
     return code;
