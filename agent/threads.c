@@ -318,16 +318,11 @@ int threads_count_live(void)
 /* Registers a thread that is running but was never reported by ThreadStart (it started before
  * the attach): from another thread, so its JNIEnv goes into the envtable instead of TLS. */
 static void adopt(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, int tid, JNIEnv *env,
-                  const uint8_t *known, void (*on_start)(struct threads_entry *))
+                  void (*on_start)(struct threads_entry *))
 {
     char name[THREADS_NAME_MAX];
     read_name(jvmti, jni, thread, name, sizeof(name));
     pthread_mutex_lock(&lock);
-    uint32_t have = 0;
-    if (known[(unsigned)tid % 65536] && envtable_get_sigsafe(tid, &have)) {
-        pthread_mutex_unlock(&lock);
-        return;
-    }
     uint32_t slot = take_slot(jni);
     struct threads_entry *e = slot == UINT32_MAX ? NULL : calloc(1, sizeof(*e));
     if (!e || envtable_put(tid, env, slot + 1) != 0) {
@@ -354,6 +349,17 @@ static void adopt(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, int tid, JNIEnv 
             on_start(e);
     }
     pthread_mutex_unlock(&lock);
+}
+
+static void known_set(uint64_t *bits, int tid)
+{
+    if (tid > 0 && tid < (1 << 22))
+        bits[tid / 64] |= 1ull << (tid % 64);
+}
+
+static int known_has(const uint64_t *bits, int tid)
+{
+    return tid >= (1 << 22) || ((bits[tid / 64] >> (tid % 64)) & 1);
 }
 
 int threads_env_offset(jvmtiEnv *jvmti, JNIEnv *jni, intptr_t *off)
@@ -398,13 +404,14 @@ int threads_adopt_existing(jvmtiEnv *jvmti, JNIEnv *jni,
                               "attach are not sampled");
         return -ENOTSUP;
     }
-    static uint8_t known[65536]; /* tids registered already, by tid % 65536 (a hint) */
+    /* tids registered already; exact, as tids are below 2^22 (the kernel's largest pid_max) */
+    static uint64_t known[(1u << 22) / 64];
     memset(known, 0, sizeof(known));
     pthread_mutex_lock(&lock);
     uint32_t used = atomic_load_explicit(&slots_used, memory_order_relaxed);
     for (uint32_t s = 0; s < used; s++)
         if (slots[s] && slots[s]->alive)
-            known[(unsigned)slots[s]->tid % 65536] = 1;
+            known_set(known, slots[s]->tid);
     pthread_mutex_unlock(&lock);
 
     jint n = 0;
@@ -417,8 +424,8 @@ int threads_adopt_existing(jvmtiEnv *jvmti, JNIEnv *jni,
         if (jt && !(*jni)->IsSameObject(jni, all[i], self)) {
             const char *os = *(const char *const *)(jt + os_off);
             int tid = os ? *(const int *)(os + tid_off) : 0;
-            if (tid > 0 && !known[(unsigned)tid % 65536]) {
-                adopt(jvmti, jni, all[i], tid, (JNIEnv *)(jt + env_off), known, on_start);
+            if (tid > 0 && !known_has(known, tid)) {
+                adopt(jvmti, jni, all[i], tid, (JNIEnv *)(jt + env_off), on_start);
                 adopted++;
             }
         }
