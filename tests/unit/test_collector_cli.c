@@ -18,6 +18,7 @@
 #include "fplgen.h"
 #include "golden_log.h"
 #include "harness.h"
+#include "slurp.h"
 
 static char dir[PATH_MAX]; /* scratch directory */
 static const char *bin;    /* the flyprof under test */
@@ -27,31 +28,6 @@ struct run {
     char *out;
     char *err;
 };
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    size_t cap = 0, len = 0;
-    int c;
-    while ((c = fgetc(f)) != EOF) {
-        if (len + 2 > cap) {
-            char *q = realloc(buf, cap = cap ? cap * 2 : 256);
-            if (!q)
-                break;
-            buf = q;
-        }
-        buf[len++] = (char)c;
-    }
-    fclose(f);
-    if (!buf)
-        buf = calloc(1, 1);
-    else
-        buf[len] = 0;
-    return buf;
-}
 
 static void path_in(char *out, size_t cap, const char *name)
 {

@@ -15,6 +15,7 @@
 
 #include "fpl_format.h"
 #include "fplgen.h"
+#include "fplgen_profile.h"
 #include "golden_log.h"
 #include "harness.h"
 #include "out_collapsed.h"
@@ -490,22 +491,7 @@ static void check_structure(const struct dprof *d)
 
 static struct profile *load(struct fplgen *g)
 {
-    char err[256];
-    size_t len;
-    uint8_t *data = fplgen_bytes(g, &len);
-    struct profile *p = profile_new();
-    if (!data || !p) {
-        free(data);
-        profile_free(p);
-        return NULL;
-    }
-    if (profile_read_mem(p, data, len, "test.fpl", err, sizeof(err)) != 0) {
-        fprintf(stderr, "read: %s\n", err);
-        profile_free(p);
-        p = NULL;
-    }
-    free(data);
-    return p;
+    return fplgen_profile(g, "test.fpl");
 }
 
 static struct profile *load_golden(void)

@@ -18,6 +18,7 @@
 #include "fplgen.h"
 #include "golden_log.h"
 #include "harness.h"
+#include "slurp.h"
 
 static char dir[PATH_MAX]; /* scratch directory */
 static const char *bin;    /* the flyprof under test */
@@ -27,22 +28,6 @@ struct run {
     char *out;
     char *err;
 };
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    char *buf = NULL;
-    size_t cap = 0;
-    if (!f)
-        return NULL;
-    ssize_t n = getdelim(&buf, &cap, 0, f);
-    fclose(f);
-    if (n < 0) {
-        free(buf);
-        return strdup("");
-    }
-    return buf;
-}
 
 static void path_in(char *out, size_t cap, const char *name)
 {

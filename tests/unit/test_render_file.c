@@ -14,6 +14,7 @@
 #include "fplgen.h"
 #include "golden_log.h"
 #include "harness.h"
+#include "slurp.h"
 #include "profile.h"
 #include "render.h"
 #include "render_file.h"
@@ -44,22 +45,6 @@ static struct profile *load_golden(void)
 static void path_in(char *out, size_t cap, const char *name)
 {
     snprintf(out, cap, "%s/%s", dir, name);
-}
-
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    char *buf = NULL;
-    size_t cap = 0;
-    if (!f)
-        return NULL;
-    ssize_t n = getdelim(&buf, &cap, 0, f);
-    fclose(f);
-    if (n < 0) {
-        free(buf);
-        return strdup("");
-    }
-    return buf;
 }
 
 static int put(const char *path, const char *text)
