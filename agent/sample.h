@@ -7,11 +7,48 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* One frame as AsyncGetCallTrace fills it: lineno is the bci (-3 for a native method). */
+/* One frame as AsyncGetCallTrace fills it: lineno is the bci (-3 for a native method).
+ * The walkers may also store typed frames (SAMPLE_FRAME_PACK), where method_id is not always
+ * a jmethodID: see enum sample_frame_type. */
 struct sample_frame {
     jint lineno;
     jmethodID method_id;
 };
+
+/* The type of a frame in the ring. Type 0 is what AGCT writes (a Java frame, compiled or not
+ * unknown); walkers that know more pack the type into lineno with SAMPLE_FRAME_PACK. */
+enum sample_frame_type {
+    SAMPLE_FT_JAVA = 0,        /* Java method, jmethodID; JIT state unknown */
+    SAMPLE_FT_INTERPRETED = 1, /* Java method run by the interpreter, jmethodID */
+    SAMPLE_FT_COMPILED = 2,    /* Java method, the physical frame of compiled code (C2/JVMCI) */
+    SAMPLE_FT_INLINED = 3,     /* Java method inlined into the compiled frame below it */
+    SAMPLE_FT_C1 = 4,          /* Java method, physical frame of C1-compiled code */
+    SAMPLE_FT_NATIVE = 5,      /* C/C++ code: method_id holds the pc (a return address for
+                                * every frame but the leaf, which holds the interrupted pc) */
+    SAMPLE_FT_STUB = 6,        /* a JVM stub or CodeBlob: method_id holds a `const char *`
+                                * NUL-terminated name that lives as long as the JVM
+                                * (HotSpot's CodeBlob::_name) */
+    SAMPLE_FT_KERNEL = 7,      /* kernel code: method_id holds the pc (reserved) */
+    SAMPLE_FT_MAX = 8,
+};
+
+/* lineno of a typed frame: the type in bits 24..30, the bci (or -3, -1) as a 24-bit two's
+ * complement value in bits 0..23. A lineno < 0 is AGCT's own (type 0, the bci itself); a
+ * plain bci >= 0 also decodes as type 0. */
+#define SAMPLE_FRAME_PACK(type, bci) \
+    ((jint)(((uint32_t)(type) << 24) | ((uint32_t)(int32_t)(bci) & 0xffffffu)))
+
+static inline int sample_frame_type(jint lineno)
+{
+    return lineno < 0 ? SAMPLE_FT_JAVA : (int)((uint32_t)lineno >> 24);
+}
+
+static inline int32_t sample_frame_bci(jint lineno)
+{
+    if (lineno < 0)
+        return lineno;
+    return (int32_t)(((uint32_t)lineno & 0xffffffu) ^ 0x800000u) - 0x800000;
+}
 
 /* num_frames > 0: frames follow. Otherwise a failure, kept as a sample with a marker frame:
  * 0 .. -15 are AGCT's codes, and the agent's own causes below. */

@@ -49,6 +49,8 @@ struct writer {
     struct keymap stacks;       /* raw AGCT frames (bci, jmethodID) -> stack id */
     struct keymap methods;      /* jmethodID -> method id */
     struct keymap markers;      /* marker name -> method id */
+    struct keymap cfuncs;       /* C/C++ pc -> method id */
+    struct keymap stubs;        /* JVM stub name pointer -> method id */
     struct keymap tnames;       /* (tid, name) -> thread id */
     struct keymap tcache_map;   /* tid -> index in tcache */
     struct wthread *tcache;
@@ -58,6 +60,7 @@ struct writer {
     struct fpl_buf pending;     /* wall samples that overtook their tick record (raw recs) */
     uint64_t *key;              /* scratch key for stacks: 2 words per frame */
     uint32_t *frames;           /* scratch (method id, bci) pairs */
+    uint8_t *types;             /* scratch frame types (enum fpl_frame_type) */
     size_t key_cap;
 };
 
@@ -183,12 +186,15 @@ static void put_counters(struct writer *w)
 static void bound_maps(struct writer *w)
 {
     size_t bytes = keymap_bytes(&w->stacks) + keymap_bytes(&w->methods) +
-                   keymap_bytes(&w->tnames) + keymap_bytes(&w->markers);
+                   keymap_bytes(&w->tnames) + keymap_bytes(&w->markers) +
+                   keymap_bytes(&w->cfuncs) + keymap_bytes(&w->stubs);
     if (bytes > MAX_MAP_BYTES) {
         keymap_clear(&w->stacks);
         keymap_clear(&w->methods);
         keymap_clear(&w->tnames);
         keymap_clear(&w->markers);
+        keymap_clear(&w->cfuncs);
+        keymap_clear(&w->stubs);
     }
 }
 
@@ -253,7 +259,9 @@ static const char *error_marker(int code, char *buf, size_t len)
     return buf;
 }
 
-static void put_stack_record(struct writer *w, uint32_t id, const uint32_t *pairs, uint32_t n)
+/* types: n x enum fpl_frame_type, or NULL when every frame is a marker */
+static void put_stack_record(struct writer *w, uint32_t id, const uint32_t *pairs,
+                             const uint8_t *types, uint32_t n)
 {
     size_t r = fpl_rec_begin(&w->chunk, FPL_REC_STACK);
     fpl_put_v(&w->chunk, id);
@@ -262,7 +270,61 @@ static void put_stack_record(struct writer *w, uint32_t id, const uint32_t *pair
         fpl_put_v(&w->chunk, pairs[2 * i]);
         fpl_put_sv(&w->chunk, (int32_t)pairs[2 * i + 1]);
     }
+    for (uint32_t i = 0; i < n; i++)
+        fpl_put_u8(&w->chunk, types ? types[i] : FPL_FRAME_MARKER);
     fpl_rec_end(&w->chunk, r);
+}
+
+/* The method id of a C/C++ frame at pc. */
+static uint32_t cfunc_id(struct writer *w, uintptr_t pc)
+{
+    uint32_t id;
+    if (keymap_get(&w->cfuncs, &pc, sizeof(pc), &id))
+        return id;
+    char name[64];
+    snprintf(name, sizeof(name), "[unknown] 0x%lx", (unsigned long)pc);
+    id = w->next_method++;
+    put_method_record(w, id, FPL_METHOD_CFUNC, "", name, "", "", NULL, 0);
+    keymap_put(&w->cfuncs, &pc, sizeof(pc), id);
+    return id;
+}
+
+/* The method id of a JVM stub frame; name points at HotSpot's own name of the CodeBlob. */
+static uint32_t stub_id(struct writer *w, const char *name)
+{
+    uint32_t id;
+    if (keymap_get(&w->stubs, &name, sizeof(name), &id))
+        return id;
+    id = w->next_method++;
+    put_method_record(w, id, FPL_METHOD_STUB, "", name ? name : "[stub]", "", "", NULL, 0);
+    keymap_put(&w->stubs, &name, sizeof(name), id);
+    return id;
+}
+
+/* One ring frame as (method id, bci, enum fpl_frame_type). */
+static void frame_decode(struct writer *w, const struct sample_frame *f, uint32_t *method,
+                         int32_t *bci, uint8_t *type)
+{
+    int t = sample_frame_type(f->lineno);
+    *bci = sample_frame_bci(f->lineno);
+    switch (t) {
+    case SAMPLE_FT_NATIVE:
+    case SAMPLE_FT_KERNEL:
+        *method = cfunc_id(w, (uintptr_t)f->method_id);
+        *bci = -1;
+        *type = t == SAMPLE_FT_NATIVE ? FPL_FRAME_NATIVE : FPL_FRAME_KERNEL;
+        return;
+    case SAMPLE_FT_STUB:
+        *method = stub_id(w, (const char *)f->method_id);
+        *bci = -1;
+        *type = FPL_FRAME_STUB;
+        return;
+    default:
+        *method = method_id(w, f->method_id);
+        /* the sample types and the log's share their numbers for Java frames */
+        *type = t < SAMPLE_FT_NATIVE ? (uint8_t)t : FPL_FRAME_JAVA;
+        return;
+    }
 }
 
 static int ensure_scratch(struct writer *w, size_t frames)
@@ -277,6 +339,10 @@ static int ensure_scratch(struct writer *w, size_t frames)
     if (!f)
         return -ENOMEM;
     w->frames = f;
+    uint8_t *t = realloc(w->types, frames * sizeof(*t));
+    if (!t)
+        return -ENOMEM;
+    w->types = t;
     w->key_cap = frames;
     return 0;
 }
@@ -293,7 +359,7 @@ static uint32_t stack_id(struct writer *w, const struct sample_rec *r)
         uint32_t pair[2] = {marker_id(w, error_marker(r->num_frames, buf, sizeof(buf))),
                             (uint32_t)-1};
         id = w->next_stack++;
-        put_stack_record(w, id, pair, 1);
+        put_stack_record(w, id, pair, NULL, 1);
         keymap_put(&w->stacks, &code, sizeof(code), id);
         return id;
     }
@@ -311,18 +377,20 @@ static uint32_t stack_id(struct writer *w, const struct sample_rec *r)
     if (keymap_get(&w->stacks, w->key, klen, &id))
         return id;
     for (uint32_t i = 0; i < n; i++) {
-        w->frames[2 * i] = method_id(w, r->frames[i].method_id);
-        w->frames[2 * i + 1] = (uint32_t)r->frames[i].lineno;
+        int32_t bci;
+        frame_decode(w, &r->frames[i], &w->frames[2 * i], &bci, &w->types[i]);
+        w->frames[2 * i + 1] = (uint32_t)bci;
     }
     uint32_t nf = n;
     if (truncated) {
         /* the root is missing: say so instead of pretending the deepest frame is a root */
         w->frames[2 * nf] = marker_id(w, "[truncated]");
         w->frames[2 * nf + 1] = (uint32_t)-1;
+        w->types[nf] = FPL_FRAME_MARKER;
         nf++;
     }
     id = w->next_stack++;
-    put_stack_record(w, id, w->frames, nf);
+    put_stack_record(w, id, w->frames, w->types, nf);
     keymap_put(&w->stacks, w->key, klen, id);
     return id;
 }
@@ -536,11 +604,14 @@ static void writer_destroy(struct writer *w)
     keymap_destroy(&w->stacks);
     keymap_destroy(&w->methods);
     keymap_destroy(&w->markers);
+    keymap_destroy(&w->cfuncs);
+    keymap_destroy(&w->stubs);
     keymap_destroy(&w->tnames);
     keymap_destroy(&w->tcache_map);
     free(w->tcache);
     free(w->key);
     free(w->frames);
+    free(w->types);
 }
 
 static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)

@@ -42,7 +42,8 @@ enum fpl_rec {
      * str source_file ("" unknown), v nlines, nlines x (v start_bci, v line) sorted by bci */
     FPL_REC_METHOD = 4,
     /* v stack_id, v nframes, nframes x (v method_id, sv bci), leaf first.
-     * bci < 0: no bci (native method, marker). */
+     * bci < 0: no bci (native method, marker).
+     * [nframes x u8 frame type (enum fpl_frame_type); absent: all FPL_FRAME_JAVA] */
     FPL_REC_STACK = 5,
     /* sv dticks (from the previous sample in this chunk; the first is from 0), v thread_id,
      * v stack_id, v weight (1 + timer overrun), u8 kind (enum fpl_kind),
@@ -80,6 +81,20 @@ enum fpl_method_kind {
     FPL_METHOD_NATIVE = 1,      /* a Java method declared native */
     FPL_METHOD_MARKER = 2,      /* not a method: a marker frame, its name says why ([agct:...]) */
     FPL_METHOD_CFUNC = 3,       /* a native (C/C++) function */
+    FPL_METHOD_STUB = 4,        /* a JVM stub or CodeBlob, named as HotSpot names it */
+};
+
+/* How a frame ran (FPL_REC_STACK's optional types). */
+enum fpl_frame_type {
+    FPL_FRAME_JAVA = 0,         /* Java, JIT state unknown (plain AsyncGetCallTrace) */
+    FPL_FRAME_INTERPRETED = 1,
+    FPL_FRAME_COMPILED = 2,     /* compiled (C2 or JVMCI) */
+    FPL_FRAME_INLINED = 3,      /* inlined into the compiled frame below it */
+    FPL_FRAME_C1 = 4,           /* compiled by C1 */
+    FPL_FRAME_NATIVE = 5,       /* C/C++ (method kind CFUNC) */
+    FPL_FRAME_STUB = 6,         /* JVM stub (method kind STUB) */
+    FPL_FRAME_KERNEL = 7,
+    FPL_FRAME_MARKER = 8,       /* a marker frame */
 };
 
 enum fpl_kind {

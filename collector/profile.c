@@ -462,6 +462,7 @@ static int on_stack(void *ctx, uint64_t id, const struct reader_frame *frames, s
         f[k].method = PROFILE_NONE; /* resolved when reading finishes */
         int64_t b = frames[k].bci;
         f[k].bci = b < INT32_MIN ? INT32_MIN : b > INT32_MAX ? INT32_MAX : (int32_t)b;
+        f[k].type = frames[k].type;
     }
     p->stacks[i].id = id;
     p->stacks[i].nframes = (uint32_t)n;

@@ -98,6 +98,7 @@ struct profile_frame {
     uint64_t method_id;
     uint32_t method; /* index into profile.methods, or PROFILE_NONE */
     int32_t bci;     /* < 0: none */
+    uint8_t type;    /* enum fpl_frame_type as logged, unchecked */
 };
 
 struct profile_stack {

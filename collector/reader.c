@@ -181,7 +181,12 @@ static int rec_stack(struct reader *r, struct fpl_cur *c)
     for (size_t i = 0; i < n; i++) {
         r->frames[i].method_id = fpl_get_v(c);
         r->frames[i].bci = fpl_get_sv(c);
+        r->frames[i].type = FPL_FRAME_JAVA;
     }
+    /* appended in a later revision: one type byte per frame */
+    if (!c->bad && (size_t)(c->end - c->p) >= n)
+        for (size_t i = 0; i < n; i++)
+            r->frames[i].type = fpl_get_u8(c);
     if (c->bad || !r->ops->stack)
         return 0;
     return r->ops->stack(r->ctx, id, r->frames, n);

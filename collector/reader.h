@@ -66,7 +66,8 @@ struct reader_method {
 /* One frame of FPL_REC_STACK. */
 struct reader_frame {
     uint64_t method_id;
-    int64_t bci; /* < 0: none */
+    int64_t bci;  /* < 0: none */
+    uint8_t type; /* enum fpl_frame_type, unchecked; FPL_FRAME_JAVA when not logged */
 };
 
 /* FPL_REC_SAMPLE with its delta resolved. */
