@@ -44,15 +44,48 @@ static atomic_int inflight;
 static int installed;
 static pid_t own_pid;
 static int wall_signo = -1;
-/* itimer weighting: the interval, and the process CPU time at the previous signal (exchanged,
- * so concurrent handlers split the elapsed time between them; relaxed: a statistic) */
+/* itimer weighting: the interval, and the process CPU time up to which periods have been
+ * handed out as weights (advanced by CAS, so concurrent handlers split the elapsed time
+ * between them and what one handler rounds off, the next one gets; relaxed: nothing else is
+ * published through it) */
 static _Atomic uint64_t itimer_period;
 static _Atomic uint64_t itimer_cpu;
 
+static uint64_t process_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 void handler_set_itimer_period(uint64_t ns)
 {
-    atomic_store_explicit(&itimer_cpu, 0, memory_order_relaxed);
+    atomic_store_explicit(&itimer_cpu, ns ? process_cpu_ns() : 0, memory_order_relaxed);
     atomic_store_explicit(&itimer_period, ns, memory_order_relaxed);
+}
+
+/* The weight of one ITIMER_PROF signal: the process CPU time elapsed since the time already
+ * handed out, in periods, rounded to the nearest; the rounding error stays in itimer_cpu, so
+ * the weights add up to the process CPU time however the kernel spaces its signals (it sends
+ * at most one per tick: 4 ms of one CPU at HZ=250 against a 5 ms period came out as 1 period
+ * each, 25% too much, when every signal rounded on its own). At least 1: a signal is a
+ * sample; a weight given early is taken back from the next one. */
+static uint32_t itimer_weight(uint64_t period)
+{
+    uint64_t now = process_cpu_ns();
+    uint64_t base = atomic_load_explicit(&itimer_cpu, memory_order_relaxed);
+    uint64_t periods;
+    do {
+        periods = now > base ? (now - base + period / 2) / period : 0;
+        if (periods == 0)
+            periods = 1;
+        if (periods > UINT32_MAX)
+            periods = UINT32_MAX;
+    } while (!atomic_compare_exchange_weak_explicit(&itimer_cpu, &base, base + periods * period,
+                                                    memory_order_relaxed,
+                                                    memory_order_relaxed));
+    return (uint32_t)periods;
 }
 /* to tell "in native" from "running" on the sampled thread itself: its JavaThread is its
  * JNIEnv minus env_offset, and JavaThread::_thread_state sits at state_offset (0: unknown) */
@@ -230,15 +263,10 @@ static void cpu_signal(int sig, siginfo_t *si, void *uc)
         /* itimer: the kernel sends at most one ITIMER_PROF signal per tick whatever the
          * interval, so weigh each by the process CPU time elapsed since the previous one */
         uint64_t period = atomic_load_explicit(&itimer_period, memory_order_relaxed);
-        struct timespec ts;
-        if (period && clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0) {
-            uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-            uint64_t prev = atomic_exchange_explicit(&itimer_cpu, now, memory_order_relaxed);
-            uint64_t periods = prev && now > prev ? (now - prev + period / 2) / period : 1;
-            if (periods > 1) {
-                weight = (uint32_t)(periods < UINT32_MAX ? periods : UINT32_MAX);
-                counters_add_sigsafe(FPL_CTR_OVERRUNS, periods - 1);
-            }
+        if (period) {
+            weight = itimer_weight(period);
+            if (weight > 1)
+                counters_add_sigsafe(FPL_CTR_OVERRUNS, weight - 1);
         }
     } else {
         goto leave; /* sent by a process (kill/tgkill): not a profiling tick */
