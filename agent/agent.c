@@ -9,6 +9,7 @@
 #include <jvmti.h>
 
 #include "control.h"
+#include "handler.h"
 #include "methods.h"
 #include "natives.h"
 #include "options.h"
@@ -245,4 +246,7 @@ EXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 EXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
 {
     (void)vm;
+    /* VMDeath stopped any session and gave the signals back; this covers a JVM that unloads
+     * agents without a VMDeath first */
+    handler_uninstall();
 }

@@ -214,10 +214,8 @@ static void get_property(const char *name, char *out, size_t len)
 
 /* Stops the engines and waits for running handlers. Called by control_stop and by the
  * writer when the duration ends; idempotent. */
-static void stop_sampling(void)
+static void stop_cpu_engine(void)
 {
-    if (atomic_exchange_explicit(&wall_on, 0, memory_order_acq_rel))
-        wallclock_stop();
     int e = atomic_exchange_explicit(&engine_on, FPL_ENGINE_NONE, memory_order_acq_rel);
     if (e == FPL_ENGINE_CPUTIMER)
         cputimer_stop();
@@ -225,7 +223,62 @@ static void stop_sampling(void)
         itimer_stop();
     else if (e == FPL_ENGINE_PERF)
         perf_stop();
+}
+
+static void stop_sampling(void)
+{
+    if (atomic_exchange_explicit(&wall_on, 0, memory_order_acq_rel))
+        wallclock_stop();
+    stop_cpu_engine();
     handler_deactivate();
+    /* nothing of ours sends a signal any more and no handler runs: give the signals back */
+    handler_uninstall();
+}
+
+/* Called by the writer once a second: when another library replaced one of our handlers,
+ * stop the engine that sends that signal (its signals would now land in the other library's
+ * handler, and we would sample nothing), and say so once. The log has the counter. */
+static void check_handlers(void)
+{
+    unsigned lost = handler_check();
+    if (!lost)
+        return;
+    if ((lost & HANDLER_CPU) && atomic_load_explicit(&engine_on, memory_order_acquire)) {
+        stop_cpu_engine();
+        fprintf(stderr, "flyprof: another library replaced flyprof's handler of signal %d; CPU "
+                        "sampling stopped (the log and `flyprof summary` say so)\n",
+                handler_cpu_signo());
+    }
+    if ((lost & HANDLER_WALL) && atomic_exchange_explicit(&wall_on, 0, memory_order_acq_rel)) {
+        wallclock_stop();
+        fprintf(stderr, "flyprof: another library replaced flyprof's handler of signal %d; "
+                        "wall-clock sampling stopped (the log and `flyprof summary` say so)\n",
+                handler_wall_signo());
+    }
+}
+
+/* Installs the signal handlers the options need; err says why not. */
+static int install_handlers(const struct options *o, char *err, size_t errlen)
+{
+    int flags = 0;
+    if (o->cpu_interval_ns)
+        flags |= o->engine == FPL_ENGINE_ITIMER ? HANDLER_ITIMER : HANDLER_CPU;
+    if (o->wall_interval_ns)
+        flags |= HANDLER_WALL;
+    int rc = handler_install(flags);
+    if (rc == -EBUSY)
+        snprintf(err, errlen,
+                 "engine=itimer needs SIGPROF (ITIMER_PROF sends no other signal), and SIGPROF "
+                 "already has a handler that is not flyprof's (another profiler or agent?): "
+                 "flyprof does not take it over. Use engine=cputimer or engine=perf, which "
+                 "run on a signal of their own");
+    else if (rc == -EAGAIN)
+        snprintf(err, errlen,
+                 "no free signal for flyprof: SIGPROF and SIGRTMIN+5 .. SIGRTMIN+12 all have "
+                 "handlers of other libraries, which flyprof does not take over");
+    else if (rc != 0)
+        snprintf(err, errlen, "cannot set up the signal handler: %s", strerror(-rc));
+    return rc;
 }
 
 int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen)
@@ -260,15 +313,18 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
         if (state_off > 0 && threads_env_offset(jvmti, jni, &env_off) == 0)
             handler_set_native_probe(env_off, (intptr_t)state_off);
     }
-    if ((rc = handler_init(&ring, o->depth)) != 0 || (rc = handler_install()) != 0) {
+    if ((rc = handler_init(&ring, o->depth)) != 0) {
         snprintf(err, errlen, "cannot set up the signal handler: %s", strerror(-rc));
         goto out;
     }
+    if ((rc = install_handlers(o, err, errlen)) != 0)
+        goto out;
     if (prepared_fd >= 0) {
         fd = prepared_fd;
         prepared_fd = -1;
     } else if ((fd = open_output(o, err, errlen)) < 0) {
         rc = fd;
+        handler_uninstall();
         goto out;
     }
 
@@ -279,11 +335,13 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     session.opts = *o;
     session.pid = (int)getpid();
     session.stop_sampling = stop_sampling;
+    session.periodic = check_handlers;
     session.finish = finish_output;
     get_property("java.vm.name", session.jvm_name, sizeof(session.jvm_name));
     get_property("java.vm.version", session.jvm_version, sizeof(session.jvm_version));
     get_property("sun.java.command", session.command, sizeof(session.command));
     counters_reset();
+    counters_add_sigsafe(FPL_CTR_CPU_SIGNO, (uint64_t)handler_cpu_signo());
     tsc_anchor(&session.start);
     if (o->duration_ns)
         session.deadline_mono_ns = mono_ns() + o->duration_ns;
@@ -291,6 +349,7 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     threads_set_deferred_purge(jni, 1); /* the writer names samples of threads that end */
     if ((rc = writer_start(&session, jni)) != 0) {
         threads_set_deferred_purge(jni, 0);
+        handler_uninstall();
         snprintf(err, errlen, "cannot start the writer thread");
         close(fd);
         goto out;
@@ -305,7 +364,12 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
             rc = cputimer_start(o->cpu_interval_ns);
         if (rc != 0) {
             snprintf(err, errlen, "cannot start the CPU timer: %s", strerror(-rc));
+            if (rc == -EBUSY)
+                snprintf(err, errlen, "engine=itimer: the process's ITIMER_PROF is already "
+                                      "running for someone else (another profiler?); flyprof "
+                                      "does not take it over. Use engine=cputimer or perf");
             handler_deactivate();
+            handler_uninstall();
             writer_stop();
             goto out;
         }

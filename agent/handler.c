@@ -41,9 +41,27 @@ static atomic_int scratch_busy[SCRATCH_COUNT];
 static atomic_int active;
 static atomic_int inflight;
 
-static int installed;
 static pid_t own_pid;
-static int wall_signo = -1;
+
+/* One signal flyprof handles: which, our handler, and the disposition it had before ours
+ * (restored at handler_uninstall, and what a signal that is not ours is passed on to). prev
+ * is written before our handler is installed and never while it is: a handler reads it
+ * without synchronization (the sigaction system call orders the two). */
+struct hsig {
+    int signo;                              /* 0: not installed */
+    void (*fn)(int, siginfo_t *, void *);
+    struct sigaction prev;
+    int lost;                               /* our handler was found replaced */
+};
+static void cpu_signal(int sig, siginfo_t *si, void *uc);
+static void wall_signal(int sig, siginfo_t *si, void *uc);
+static struct hsig cpu_hs = {.fn = cpu_signal};
+static struct hsig wall_hs = {.fn = wall_signal};
+
+/* 1 while this thread runs one of our handlers: the two signals block each other (sa_mask),
+ * so this catches any other way in (a foreign handler that chains to ours while ours runs).
+ * Initial-exec TLS: never allocated lazily, safe in a handler on any thread. */
+static __thread int in_handler __attribute__((tls_model("initial-exec")));
 /* itimer weighting: the interval, and the process CPU time up to which periods have been
  * handed out as weights (advanced by CAS, so concurrent handlers split the elapsed time
  * between them and what one handler rounds off, the next one gets; relaxed: nothing else is
@@ -225,10 +243,67 @@ static void take_sample(struct sample_rec *h, void *uc)
     atomic_store_explicit(&scratch_busy[k], 0, memory_order_release);
 }
 
+/* Passes a signal that is not ours to the handler that was there before ours, if it was a
+ * handler: never to SIG_DFL (for SIGPROF and the real-time signals that ends the process) nor
+ * SIG_IGN. */
+static void chain(const struct hsig *hs, int sig, siginfo_t *si, void *uc)
+{
+    if (hs->prev.sa_flags & SA_SIGINFO) {
+        if (hs->prev.sa_sigaction)
+            hs->prev.sa_sigaction(sig, si, uc);
+    } else if (hs->prev.sa_handler != SIG_DFL && hs->prev.sa_handler != SIG_IGN) {
+        hs->prev.sa_handler(sig);
+    }
+}
+
+/* Counts a signal that reached our handler but is not ours, and passes it on. */
+static void foreign(const struct hsig *hs, int sig, siginfo_t *si, void *uc)
+{
+    counters_add_sigsafe(FPL_CTR_FOREIGN_SIGNALS, 1);
+    chain(hs, sig, si, uc);
+}
+
+/* Enters one of our handlers on this thread: 0, or -1 when this thread is already inside one
+ * (counted; the caller must not walk: AsyncGetCallTrace is not reentrant before JDK 23). */
+static int enter(void)
+{
+    if (in_handler) {
+        counters_add_sigsafe(FPL_CTR_HANDLER_NESTED, 1);
+        return -1;
+    }
+    in_handler = 1;
+    /* the flag is this thread's own: only a handler on this thread reads it */
+    atomic_signal_fence(memory_order_seq_cst);
+    return 0;
+}
+
+static void leave_handler(void)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    in_handler = 0;
+}
+
+/* The CPU signal: accepted only when provably sent for one of our engines -- a timer of ours
+ * (cputimer: our cookie in si_value), an event of ours (perf: an fd we own in si_fd), or the
+ * process itimer while our itimer engine runs (the only ITIMER_PROF of the process, and only
+ * ever on SIGPROF). Anything else is another library's, passed on. */
 static void cpu_signal(int sig, siginfo_t *si, void *uc)
 {
-    (void)sig;
     int saved_errno = errno;
+    uint32_t weight = 1;
+    int perf_fd = -1;
+    if (si->si_code == SI_TIMER && si->si_value.sival_int == HANDLER_COOKIE) {
+        if (si->si_overrun > 0)
+            weight += (uint32_t)si->si_overrun;
+    } else if ((si->si_code == POLL_IN || si->si_code == POLL_HUP) && perf_fd_owned(si->si_fd)) {
+        perf_fd = si->si_fd;
+    } else if (si->si_code == SI_KERNEL && sig == SIGPROF &&
+               atomic_load_explicit(&itimer_period, memory_order_relaxed)) {
+        weight = 0; /* computed below, once we know we are active */
+    } else {
+        foreign(&cpu_hs, sig, si, uc);
+        goto out;
+    }
     if (!atomic_load_explicit(&active, memory_order_seq_cst))
         goto out;
     atomic_fetch_add_explicit(&inflight, 1, memory_order_seq_cst);
@@ -236,45 +311,32 @@ static void cpu_signal(int sig, siginfo_t *si, void *uc)
         goto leave;
 
     uint64_t t0 = tsc_read_sigsafe();
-    uint32_t weight = 1;
-    if (si->si_code == SI_TIMER) {
-        if (si->si_value.sival_int != HANDLER_COOKIE)
-            goto leave; /* someone else's timer */
-        if (si->si_overrun > 0) {
-            weight += (uint32_t)si->si_overrun;
-            counters_add_sigsafe(FPL_CTR_OVERRUNS, (uint64_t)si->si_overrun);
-        }
-    } else if (si->si_code == POLL_IN || si->si_code == POLL_HUP) {
-        int fd = si->si_fd;
-        if (!perf_fd_owned(fd))
-            goto leave;
+    if (perf_fd >= 0) {
         uint64_t count;
-        if (perf_period && read(fd, &count, sizeof(count)) == sizeof(count)) {
-            uint64_t periods = (count - perf_last[fd] + perf_period / 2) / perf_period;
-            perf_last[fd] = count;
-            if (periods > 1) {
+        if (perf_period && read(perf_fd, &count, sizeof(count)) == sizeof(count)) {
+            uint64_t periods = (count - perf_last[perf_fd] + perf_period / 2) / perf_period;
+            perf_last[perf_fd] = count;
+            if (periods > 1)
                 weight = (uint32_t)periods;
-                counters_add_sigsafe(FPL_CTR_OVERRUNS, periods - 1);
-            }
         }
         /* perf engine: the event disabled itself after one overflow; re-arm it */
-        ioctl(fd, PERF_EVENT_IOC_REFRESH, 1);
-    } else if (si->si_code == SI_KERNEL) {
+        ioctl(perf_fd, PERF_EVENT_IOC_REFRESH, 1);
+    } else if (weight == 0) {
         /* itimer: the kernel sends at most one ITIMER_PROF signal per tick whatever the
-         * interval, so weigh each by the process CPU time elapsed since the previous one */
-        uint64_t period = atomic_load_explicit(&itimer_period, memory_order_relaxed);
-        if (period) {
-            weight = itimer_weight(period);
-            if (weight > 1)
-                counters_add_sigsafe(FPL_CTR_OVERRUNS, weight - 1);
-        }
-    } else {
-        goto leave; /* sent by a process (kill/tgkill): not a profiling tick */
+         * interval, so weigh each by the process CPU time elapsed (itimer_weight) */
+        weight = itimer_weight(atomic_load_explicit(&itimer_period, memory_order_relaxed));
     }
+    if (weight > 1)
+        counters_add_sigsafe(FPL_CTR_OVERRUNS, weight - 1);
     counters_add_sigsafe(FPL_CTR_SIGNALS, 1);
     struct sample_rec h = {.ticks = t0, .weight = weight, .kind = FPL_KIND_CPU,
                            .state = FPL_STATE_RUNNING};
-    take_sample(&h, uc);
+    if (enter() == 0) {
+        take_sample(&h, uc);
+        leave_handler();
+    } else {
+        push(&h, SAMPLE_ERR_NO_SCRATCH, NULL); /* keep the weight, do not walk */
+    }
     counters_handler_time_sigsafe(tsc_ticks_to_ns_sigsafe(tsc_read_sigsafe() - t0));
 leave:
     atomic_fetch_sub_explicit(&inflight, 1, memory_order_seq_cst);
@@ -283,24 +345,31 @@ out:
 }
 
 /* The wall-clock signal, sent by the sampler with rt_tgsigqueueinfo: si_value carries the
- * cookie, the thread state the sampler read and the tick id (handler_wall_value). */
+ * cookie, the thread state the sampler read and the tick id (handler_wall_value). Only a
+ * signal queued by this process (si_pid) with our cookie is ours. */
 static void wall_signal(int sig, siginfo_t *si, void *uc)
 {
-    (void)sig;
     int saved_errno = errno;
+    uint64_t v = (uint64_t)(uintptr_t)si->si_value.sival_ptr;
+    if (si->si_code != SI_QUEUE || si->si_pid != own_pid || (v & 0xffff) != HANDLER_WALL_COOKIE) {
+        foreign(&wall_hs, sig, si, uc);
+        goto out;
+    }
     if (!atomic_load_explicit(&active, memory_order_seq_cst))
         goto out;
     atomic_fetch_add_explicit(&inflight, 1, memory_order_seq_cst);
     if (!atomic_load_explicit(&active, memory_order_seq_cst))
         goto leave;
-    uint64_t v = (uint64_t)(uintptr_t)si->si_value.sival_ptr;
-    if (si->si_code != SI_QUEUE || si->si_pid != own_pid || (v & 0xffff) != HANDLER_WALL_COOKIE)
-        goto leave; /* not our sampler's */
     uint64_t t0 = tsc_read_sigsafe();
     counters_add_sigsafe(FPL_CTR_WALL_SIGNALS, 1);
     struct sample_rec h = {.ticks = t0, .weight = 1, .kind = FPL_KIND_WALL,
                            .state = (uint8_t)((v >> 16) & 0xff), .tick = (uint32_t)(v >> 32)};
-    take_sample(&h, uc);
+    if (enter() == 0) {
+        take_sample(&h, uc);
+        leave_handler();
+    } else {
+        push(&h, SAMPLE_ERR_NO_SCRATCH, NULL);
+    }
     counters_handler_time_sigsafe(tsc_ticks_to_ns_sigsafe(tsc_read_sigsafe() - t0));
 leave:
     atomic_fetch_sub_explicit(&inflight, 1, memory_order_seq_cst);
@@ -308,46 +377,155 @@ out:
     errno = saved_errno;
 }
 
-static int install(int signo, void (*fn)(int, siginfo_t *, void *))
+/* Whether a disposition leaves a signal to us: nobody handles it. SIG_IGN counts as free for
+ * SIGPROF only (a launcher may ignore it); a real-time signal set to SIG_IGN may be someone's
+ * sigwaitinfo channel. */
+static int is_free(int signo, const struct sigaction *sa)
 {
-    struct sigaction sa;
+    if (sa->sa_flags & SA_SIGINFO)
+        return 0;
+    return sa->sa_handler == SIG_DFL || (signo == SIGPROF && sa->sa_handler == SIG_IGN);
+}
+
+static int same_action(const struct sigaction *a, const struct sigaction *b)
+{
+    if ((a->sa_flags & SA_SIGINFO) != (b->sa_flags & SA_SIGINFO))
+        return 0;
+    return (a->sa_flags & SA_SIGINFO) ? a->sa_sigaction == b->sa_sigaction
+                                      : a->sa_handler == b->sa_handler;
+}
+
+static int is_ours(const struct hsig *hs, const struct sigaction *sa)
+{
+    return (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction == hs->fn;
+}
+
+/* Whether signo is free for us: nobody's handler on it and not taken by us already. */
+static int usable(int signo)
+{
+    struct sigaction old;
+    if (signo == cpu_hs.signo || signo == wall_hs.signo)
+        return 0;
+    return sigaction(signo, NULL, &old) == 0 && is_free(signo, &old);
+}
+
+/* The first real-time signal in SIGRTMIN+5 .. SIGRTMIN+12 nobody has a handler for (on JDK 17
+ * SIGRTMAX-2 looked free but our handler never ran). Real-time signals queue: a thread waiting
+ * for a CPU does not lose a tick's signal by merging it with the next. */
+static int pick_rt_signo(int not)
+{
+    for (int sig = SIGRTMIN + 5; sig <= SIGRTMIN + 12 && sig <= SIGRTMAX; sig++)
+        if (sig != not && usable(sig))
+            return sig;
+    return -EBUSY;
+}
+
+/* Installs hs's handler on signo, blocking `block` (the other profiling signal, 0: none)
+ * while it runs. Never replaces someone else's handler: when one appeared between the check
+ * and the install, it is put back and -EBUSY returned. */
+static int install_one(struct hsig *hs, int signo, int block)
+{
+    struct sigaction sa, seen;
+    if (sigaction(signo, NULL, &hs->prev) != 0)
+        return -errno;
+    if (!is_free(signo, &hs->prev))
+        return -EBUSY;
     memset(&sa, 0, sizeof(sa));
-    sa.sa_sigaction = fn;
+    sa.sa_sigaction = hs->fn;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    return sigaction(signo, &sa, NULL) == 0 ? 0 : -errno;
-}
-
-/* The first real-time signal in SIGRTMIN+5 .. SIGRTMIN+12 nobody has a handler for. */
-static int pick_wall_signo(void)
-{
-    for (int sig = SIGRTMIN + 5; sig <= SIGRTMIN + 12 && sig <= SIGRTMAX; sig++) {
-        struct sigaction old;
-        if (sigaction(sig, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
-            old.sa_handler == SIG_DFL)
-            return sig;
+    if (block > 0)
+        sigaddset(&sa.sa_mask, block);
+    if (sigaction(signo, &sa, &seen) != 0)
+        return -errno;
+    if (!same_action(&seen, &hs->prev)) {
+        sigaction(signo, &seen, NULL);
+        return -EBUSY;
     }
-    return -1;
+    hs->signo = signo;
+    hs->lost = 0;
+    return 0;
 }
 
-int handler_install(void)
+/* Puts back what was on hs's signal before ours, if ours is still there (a handler installed
+ * over ours stays). SIG_IGN first: that discards every instance still pending on any thread
+ * (a queued wall signal of a thread that blocks signals, a timer signal raised just before
+ * its timer was deleted), which the default action would turn into the end of the JVM. */
+static void uninstall_one(struct hsig *hs)
 {
-    if (installed)
-        return 0;
+    if (!hs->signo)
+        return;
+    struct sigaction cur, ign;
+    if (sigaction(hs->signo, NULL, &cur) == 0 && is_ours(hs, &cur)) {
+        memset(&ign, 0, sizeof(ign));
+        ign.sa_handler = SIG_IGN;
+        sigemptyset(&ign.sa_mask);
+        sigaction(hs->signo, &ign, NULL);
+        sigaction(hs->signo, &hs->prev, NULL);
+    }
+    hs->signo = 0;
+}
+
+int handler_install(int flags)
+{
     own_pid = getpid();
-    int rc = install(SIGPROF, cpu_signal);
-    if (rc == 0) {
-        wall_signo = pick_wall_signo();
-        rc = wall_signo > 0 ? install(wall_signo, wall_signal) : -EBUSY;
+    if (cpu_hs.signo || wall_hs.signo)
+        handler_uninstall();
+    int cpu = 0, wall = 0;
+    if (flags & (HANDLER_CPU | HANDLER_ITIMER)) {
+        cpu = usable(SIGPROF) ? SIGPROF : -EBUSY;
+        if (cpu < 0 && (flags & HANDLER_ITIMER))
+            return -EBUSY; /* ITIMER_PROF only ever sends SIGPROF */
+        if (cpu < 0)
+            cpu = pick_rt_signo(0);
+        if (cpu < 0)
+            return -EAGAIN;
     }
-    if (rc == 0)
-        installed = 1;
-    return rc;
+    if (flags & HANDLER_WALL) {
+        wall = pick_rt_signo(cpu);
+        if (wall < 0)
+            return -EAGAIN;
+    }
+    int rc = 0;
+    if (cpu > 0)
+        rc = install_one(&cpu_hs, cpu, wall);
+    if (rc == 0 && wall > 0)
+        rc = install_one(&wall_hs, wall, cpu);
+    if (rc != 0)
+        handler_uninstall();
+    return rc == -EBUSY ? -EAGAIN : rc;
+}
+
+void handler_uninstall(void)
+{
+    uninstall_one(&cpu_hs);
+    uninstall_one(&wall_hs);
+}
+
+unsigned handler_check(void)
+{
+    unsigned lost = 0;
+    struct hsig *all[] = {&cpu_hs, &wall_hs};
+    for (unsigned i = 0; i < 2; i++) {
+        struct sigaction cur;
+        struct hsig *hs = all[i];
+        if (!hs->signo || hs->lost || sigaction(hs->signo, NULL, &cur) != 0 || is_ours(hs, &cur))
+            continue;
+        hs->lost = 1;
+        lost |= i == 0 ? HANDLER_CPU : HANDLER_WALL;
+        counters_add_sigsafe(FPL_CTR_HANDLER_LOST, 1);
+    }
+    return lost;
+}
+
+int handler_cpu_signo(void)
+{
+    return cpu_hs.signo;
 }
 
 int handler_wall_signo(void)
 {
-    return wall_signo;
+    return wall_hs.signo;
 }
 
 uint64_t handler_wall_value(int state, uint32_t tick)

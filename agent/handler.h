@@ -10,12 +10,46 @@
 /* sigev_value / si_value cookie of the signals flyprof's own timers send */
 #define HANDLER_COOKIE 0x666c7970
 
-/* The wall-clock signal is chosen by handler_install: not SIGPROF, which the CPU engines use
- * at the same time; a real-time signal, because those queue (a thread waiting for a CPU must
- * not lose a tick's signal by merging it with the next, as a standard signal would); and one
- * nobody else handles: the first of SIGRTMIN+5 .. SIGRTMIN+12 whose disposition is still the
- * default (on JDK 17 SIGRTMAX-2 looked free but our handler never ran). Its si_value carries
- * HANDLER_WALL_COOKIE in the low 16 bits. */
+/* Signals. flyprof never replaces a handler that is not its own, and handles a signal only
+ * while a session runs (handler_install at start, handler_uninstall at stop).
+ * - The CPU signal (cputimer, perf, itimer): SIGPROF when nobody else handles it; otherwise
+ *   (another profiler took it) a free real-time signal of our own, which per-thread timers and
+ *   perf events can deliver as well. ITIMER_PROF can only send SIGPROF: engine=itimer is
+ *   refused when SIGPROF is taken.
+ * - The wall-clock signal: a real-time signal, because those queue (a thread waiting for a CPU
+ *   must not lose a tick's signal by merging it with the next, as a standard signal would),
+ *   nobody else handles: the first free one of SIGRTMIN+5 .. SIGRTMIN+12. Its si_value
+ *   carries HANDLER_WALL_COOKIE in the low 16 bits.
+ * Each handler accepts only signals that are provably ours (our timer cookie, our perf fds,
+ * our itimer while it runs, our pid with SI_QUEUE and the wall cookie); any other is counted
+ * (FPL_CTR_FOREIGN_SIGNALS) and passed on to the handler that was there before ours, if that
+ * was a handler. The two signals block each other while one is handled, so our handlers never
+ * nest on a thread (a re-entry is counted in FPL_CTR_HANDLER_NESTED and not walked). */
+#define HANDLER_CPU 1       /* handler_install: the CPU signal, any number */
+#define HANDLER_WALL 2      /* handler_install: the wall-clock signal */
+#define HANDLER_ITIMER 4    /* handler_install: the CPU signal, and it must be SIGPROF */
+
+/* Installs the handlers flags asks for, choosing their signals as above; replaces the
+ * handlers of an earlier session. Returns 0, -EBUSY (HANDLER_ITIMER: SIGPROF has another
+ * handler), -EAGAIN (no free signal) or -errno. Control context, profiling off. */
+int handler_install(int flags);
+
+/* Puts back the dispositions our handlers replaced (where ours are still installed: a
+ * handler someone installed over ours stays), discarding our signals still pending.
+ * Idempotent. Control context, after the engines stopped and handler_deactivate. */
+void handler_uninstall(void);
+
+/* Checks that our handlers are still installed. Returns the HANDLER_CPU / HANDLER_WALL bits
+ * of those found replaced by someone else since the last check (each is reported once and
+ * counted in FPL_CTR_HANDLER_LOST): their engines must stop, their signals now reach another
+ * library's handler. Any thread but a signal handler (once a second from the writer). */
+unsigned handler_check(void);
+
+/* The CPU signal chosen by handler_install (0: none): the signal timers and perf events of
+ * the CPU engines must send. */
+int handler_cpu_signo(void);
+
+/* The wall-clock signal chosen by handler_install (0: none). */
 int handler_wall_signo(void);
 
 #define HANDLER_WALL_COOKIE 0x5a17
@@ -26,10 +60,6 @@ uint64_t handler_wall_value(int state, uint32_t tick);
 /* Preallocates the scratch stack buffers for depth frames and binds the ring. Only while no
  * handler can run (profiling off). Returns 0 or -errno. */
 int handler_init(struct ring *ring, unsigned depth);
-
-/* Installs the handlers for SIGPROF (CPU) and the wall signal (idempotent). Returns 0
- * or -errno. */
-int handler_install(void);
 
 /* Marks fd as (on = 1) or no longer as (on = 0) a perf event of ours: the handler re-arms
  * and samples only on signals from owned fds. Mark before arming, unmark before closing. */

@@ -644,6 +644,8 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
             flush(&w);
             bound_maps(&w);
             threads_purge(jni);
+            if (w.s->periodic)
+                w.s->periodic();
             next_period = now + PERIOD_NS;
         }
         do_sync(&w);

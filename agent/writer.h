@@ -26,6 +26,9 @@ struct writer_session {
     /* Called by the writer when the duration ends: stop the engines and deactivate the
      * handler, so the ring gets no more samples. */
     void (*stop_sampling)(void);
+    /* Called by the writer once a second while sampling (may be NULL): the session's own
+     * checks (that its signal handlers are still installed). */
+    void (*periodic)(void);
     /* Called by the writer after the log is complete and closed (may be NULL): renders the
      * output when file= names a rendered format. */
     void (*finish)(void);

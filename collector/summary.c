@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -415,6 +416,30 @@ static void write_samples(const struct profile *p, FILE *f)
                 dstacks, dframes, dthreads);
 }
 
+/* The signal-hygiene counters, each only when it says something. */
+static void write_signals(const uint64_t *c, FILE *f)
+{
+    if (c[FPL_CTR_CPU_SIGNO] && c[FPL_CTR_CPU_SIGNO] != SIGPROF)
+        fprintf(f, "  CPU signal: %" PRIu64 ", a free real-time signal (SIGPROF has another "
+                   "handler, left alone)\n", c[FPL_CTR_CPU_SIGNO]);
+    if (c[FPL_CTR_HANDLER_LOST])
+        fprintf(f, "  WARNING: another library replaced %" PRIu64 " of flyprof's signal "
+                   "handlers during the profile; the engines using them stopped there\n",
+                c[FPL_CTR_HANDLER_LOST]);
+    if (c[FPL_CTR_FOREIGN_SIGNALS])
+        fprintf(f, "  signals that were not flyprof's, passed on: %" PRIu64 "\n",
+                c[FPL_CTR_FOREIGN_SIGNALS]);
+    if (c[FPL_CTR_HANDLER_NESTED])
+        fprintf(f, "  handler re-entries on one thread (not walked): %" PRIu64 "\n",
+                c[FPL_CTR_HANDLER_NESTED]);
+    if (c[FPL_CTR_WALL_IDLE])
+        fprintf(f, "  wall samples of idle RUNNABLE threads, recorded without a signal: %" PRIu64
+                   "\n", c[FPL_CTR_WALL_IDLE]);
+    if (c[FPL_CTR_WALL_UNTAKEN])
+        fprintf(f, "  wall signals not sent: the previous one was not taken yet (signals "
+                   "blocked): %" PRIu64 "\n", c[FPL_CTR_WALL_UNTAKEN]);
+}
+
 static void write_failures(const struct profile *p, FILE *f)
 {
     const uint64_t *c = p->counters;
@@ -451,6 +476,7 @@ static void write_failures(const struct profile *p, FILE *f)
     fprintf(f, "  signals on threads without a JNIEnv: %" PRIu64 "\n", c[FPL_CTR_NO_ENV]);
     fprintf(f, "  timer errors: %" PRIu64 ", timer overruns folded into weights: %" PRIu64 "\n",
             c[FPL_CTR_TIMER_ERRORS], c[FPL_CTR_OVERRUNS]);
+    write_signals(c, f);
 }
 
 static int write_methods(const struct profile *p, int kind, FILE *f)
