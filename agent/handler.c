@@ -116,14 +116,24 @@ void handler_set_native_probe(intptr_t env_off, intptr_t state_off)
     state_offset = state_off;
 }
 
-/* perf event fds that are ours (perf engine): set by handler_own_fd before an event is armed
- * (release), read by handlers (acquire). */
-#define MAX_PERF_FD 16384
-static _Atomic uint64_t perf_fds[MAX_PERF_FD / 64];
-/* CPU ns each event had counted at its previous signal: a sample weighs the periods elapsed
- * since, so signals the kernel folded or delayed still count. Only the thread that owns an
- * event handles its signals, one at a time (the event is re-armed at the end). */
-static uint64_t perf_last[MAX_PERF_FD];
+/* perf event fds that are ours (perf engine), indexed by fd, for every fd the process can
+ * ever have: sized at the first perf start from the kernel's cap on fd numbers (perf.c reads
+ * /proc/sys/fs/nr_open, 1M by default), mapped without reserving memory, so only the pages
+ * around fds actually used by events become resident (8 bytes an fd). A fixed 16384 meant
+ * that a server with many sockets had events the handler did not recognize, never re-armed
+ * and never counted. perf_tab and perf_cap are published once (release) before any fd is
+ * marked; an entry is set by handler_own_fd before the event is armed (release) and read by
+ * handlers (acquire). */
+struct perf_slot {
+    _Atomic uint32_t owned;
+    uint32_t pad_;
+    /* CPU ns the event had counted at its previous signal: a sample weighs the periods
+     * elapsed since, so signals the kernel folded or delayed still count. Only the thread
+     * that owns an event handles its signals, one at a time (re-armed at the end). */
+    uint64_t last;
+};
+static struct perf_slot *_Atomic perf_tab;
+static _Atomic size_t perf_cap;
 static uint64_t perf_period;
 
 void handler_set_perf_period(uint64_t ns)
@@ -131,23 +141,38 @@ void handler_set_perf_period(uint64_t ns)
     perf_period = ns;
 }
 
-void handler_own_fd(int fd, int on)
+int handler_perf_init(size_t cap)
 {
-    if (fd < 0 || fd >= MAX_PERF_FD)
-        return;
-    uint64_t bit = 1ull << (fd % 64);
-    perf_last[fd] = 0;
-    if (on)
-        atomic_fetch_or_explicit(&perf_fds[fd / 64], bit, memory_order_release);
-    else
-        atomic_fetch_and_explicit(&perf_fds[fd / 64], ~bit, memory_order_release);
+    if (atomic_load_explicit(&perf_tab, memory_order_acquire))
+        return 0;
+    void *p = mmap(NULL, cap * sizeof(struct perf_slot), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        return -errno;
+    atomic_store_explicit(&perf_cap, cap, memory_order_relaxed);
+    /* release: the capacity before the table; handlers load the table with acquire */
+    atomic_store_explicit(&perf_tab, p, memory_order_release);
+    return 0;
 }
 
-static int perf_fd_owned(int fd)
+int handler_own_fd(int fd, int on)
 {
-    if (fd < 0 || fd >= MAX_PERF_FD)
-        return 0;
-    return (atomic_load_explicit(&perf_fds[fd / 64], memory_order_acquire) >> (fd % 64)) & 1;
+    struct perf_slot *t = atomic_load_explicit(&perf_tab, memory_order_acquire);
+    if (!t || fd < 0 || (size_t)fd >= atomic_load_explicit(&perf_cap, memory_order_relaxed))
+        return -ERANGE;
+    t[fd].last = 0;
+    /* release: last = 0 before a handler can see the fd as ours */
+    atomic_store_explicit(&t[fd].owned, on ? 1u : 0u, memory_order_release);
+    return 0;
+}
+
+/* The slot of fd if it is one of our perf events, else NULL. */
+static struct perf_slot *perf_fd_owned(int fd)
+{
+    struct perf_slot *t = atomic_load_explicit(&perf_tab, memory_order_acquire);
+    if (!t || fd < 0 || (size_t)fd >= atomic_load_explicit(&perf_cap, memory_order_relaxed))
+        return NULL;
+    return atomic_load_explicit(&t[fd].owned, memory_order_acquire) ? &t[fd] : NULL;
 }
 
 int handler_init(struct ring *r, unsigned d)
@@ -291,12 +316,13 @@ static void cpu_signal(int sig, siginfo_t *si, void *uc)
 {
     int saved_errno = errno;
     uint32_t weight = 1;
-    int perf_fd = -1;
+    struct perf_slot *perf = NULL;
     if (si->si_code == SI_TIMER && si->si_value.sival_int == HANDLER_COOKIE) {
         if (si->si_overrun > 0)
             weight += (uint32_t)si->si_overrun;
-    } else if ((si->si_code == POLL_IN || si->si_code == POLL_HUP) && perf_fd_owned(si->si_fd)) {
-        perf_fd = si->si_fd;
+    } else if ((si->si_code == POLL_IN || si->si_code == POLL_HUP) &&
+               (perf = perf_fd_owned(si->si_fd)) != NULL) {
+        /* one of our perf events */
     } else if (si->si_code == SI_KERNEL && sig == SIGPROF &&
                atomic_load_explicit(&itimer_period, memory_order_relaxed)) {
         weight = 0; /* computed below, once we know we are active */
@@ -311,16 +337,16 @@ static void cpu_signal(int sig, siginfo_t *si, void *uc)
         goto leave;
 
     uint64_t t0 = tsc_read_sigsafe();
-    if (perf_fd >= 0) {
+    if (perf) {
         uint64_t count;
-        if (perf_period && read(perf_fd, &count, sizeof(count)) == sizeof(count)) {
-            uint64_t periods = (count - perf_last[perf_fd] + perf_period / 2) / perf_period;
-            perf_last[perf_fd] = count;
+        if (perf_period && read(si->si_fd, &count, sizeof(count)) == sizeof(count)) {
+            uint64_t periods = (count - perf->last + perf_period / 2) / perf_period;
+            perf->last = count;
             if (periods > 1)
                 weight = (uint32_t)periods;
         }
         /* perf engine: the event disabled itself after one overflow; re-arm it */
-        ioctl(perf_fd, PERF_EVENT_IOC_REFRESH, 1);
+        ioctl(si->si_fd, PERF_EVENT_IOC_REFRESH, 1);
     } else if (weight == 0) {
         /* itimer: the kernel sends at most one ITIMER_PROF signal per tick whatever the
          * interval, so weigh each by the process CPU time elapsed (itimer_weight) */

@@ -3,6 +3,7 @@
 #define HANDLER_H
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ring.h"
@@ -61,9 +62,16 @@ uint64_t handler_wall_value(int state, uint32_t tick);
  * handler can run (profiling off). Returns 0 or -errno. */
 int handler_init(struct ring *ring, unsigned depth);
 
+/* Allocates the table of our perf fds, once: one entry for each fd number below cap (the
+ * kernel's own cap on fd numbers), mapped lazily. Returns 0 or -errno. Control context,
+ * before the first handler_own_fd. */
+int handler_perf_init(size_t cap);
+
 /* Marks fd as (on = 1) or no longer as (on = 0) a perf event of ours: the handler re-arms
- * and samples only on signals from owned fds. Mark before arming, unmark before closing. */
-void handler_own_fd(int fd, int on);
+ * and samples only on signals from owned fds. Mark before arming, unmark before closing.
+ * Returns 0, or -ERANGE (no table, or an fd beyond it: nr_open was raised after the table was
+ * made; the caller must not use that event). Control context / JVMTI callbacks. */
+int handler_own_fd(int fd, int on);
 
 /* The perf engine's sampling period in ns, for weighting its samples. Before arming. */
 void handler_set_perf_period(uint64_t ns);

@@ -1,5 +1,5 @@
 # Signal hygiene, wall-sampling cost and exact-weight tests (issue 9: signals, itimer weights):
-# tests/integration/test_{itimer_weights,signal_hygiene,handler_nesting,...}.py, one ctest per (test, JDK) --
+# tests/integration/test_{itimer_weights,signal_hygiene,handler_nesting,perf_fds,...}.py, one ctest per (test, JDK) --
 # int_<test>_<jdk> -- on the JDKs integration.cmake found, label `integration`, RUN_SERIAL (they
 # compare sampled CPU and signal counts with what the JVM's threads measured over wall-clock
 # time). Each test runs its feature both with -agentpath and attached to a running JVM.
@@ -14,7 +14,7 @@ if(NOT DEFINED _int_python OR NOT DEFINED _int_jdks)
 endif()
 
 # test name and its timeout in seconds
-set(_sig_tests itimer_weights:300 signal_hygiene:300 handler_nesting:240)
+set(_sig_tests itimer_weights:300 signal_hygiene:300 handler_nesting:240 perf_fds:240)
 foreach(_jdk IN LISTS _int_jdks)
     get_filename_component(_label "${_jdk}" NAME)
     string(REGEX REPLACE "^java-" "" _label "${_label}")
