@@ -62,9 +62,9 @@ void perf_thread_start(struct threads_entry *e)
         return;
     }
     struct f_owner_ex owner = {F_OWNER_TID, e->tid};
-    if (handler_own_fd(fd, 1) != 0 || fcntl(fd, F_SETFL, O_ASYNC) != 0 || fcntl(fd, F_SETSIG, handler_cpu_signo()) != 0 ||
-        fcntl(fd, F_SETOWN_EX, &owner) != 0 || ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 ||
-        ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
+    if (handler_own_fd(fd, 1) != 0 || fcntl(fd, F_SETFL, O_ASYNC) != 0 ||
+        fcntl(fd, F_SETSIG, handler_cpu_signo()) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
+        ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 || ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
         counters_add_sigsafe(FPL_CTR_TIMER_ERRORS, 1);
         handler_own_fd(fd, 0);
         close(fd);

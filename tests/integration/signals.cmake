@@ -1,6 +1,6 @@
 # Signal hygiene, wall-sampling cost and exact-weight tests (issue 9: signals, itimer weights):
-# tests/integration/test_{itimer_weights,signal_hygiene,handler_nesting,perf_fds,...}.py, one ctest per (test, JDK) --
-# int_<test>_<jdk> -- on the JDKs integration.cmake found, label `integration`, RUN_SERIAL (they
+# tests/integration/test_<name>.py for each name in _sig_tests below, one ctest per (test, JDK)
+# -- int_<test>_<jdk> -- on the JDKs integration.cmake found, label `integration`, RUN_SERIAL (they
 # compare sampled CPU and signal counts with what the JVM's threads measured over wall-clock
 # time). Each test runs its feature both with -agentpath and attached to a running JVM.
 #
