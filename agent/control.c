@@ -506,6 +506,7 @@ void control_status(char *buf, size_t len)
 
 void control_thread_start(struct threads_entry *e)
 {
+    handler_wall_reset(e->slot); /* a new thread in the slot: no wall stack, no signal yet */
     cputimer_thread_start(e);
     perf_thread_start(e);
 }

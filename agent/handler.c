@@ -21,6 +21,7 @@
 #include "fpl_format.h"
 #include "sample.h"
 #include "stackwalk.h"
+#include "threads.h"
 #include "tls.h"
 #include "tsc.h"
 
@@ -62,6 +63,23 @@ static struct hsig wall_hs = {.fn = wall_signal};
  * so this catches any other way in (a foreign handler that chains to ours while ours runs).
  * Initial-exec TLS: never allocated lazily, safe in a handler on any thread. */
 static __thread int in_handler __attribute__((tls_model("initial-exec")));
+/* 1 when this thread's last push reached the ring (a wall sample that was dropped must not
+ * become the stack the sampler repeats). Initial-exec TLS, as above. */
+static __thread int pushed __attribute__((tls_model("initial-exec")));
+
+/* Per registry slot, shared by the wall-clock sampler and the wall handler (see handler.h):
+ * - wall_pending: the tick id of the wall signal sent to the thread and not taken yet (0:
+ *   none). Set by the sampler before it sends (the only writer of non-zero values), cleared by
+ *   the handler when the signal arrives (release; the sampler loads with acquire).
+ * - wall_base: the thread's CPU time (ns) when its last wall stack was taken, 0: none. Stored
+ *   with release after that sample is in the ring, by the handler or by the sampler; the
+ *   sampler loads it with acquire, so a repeat it pushes comes after that sample in the ring. */
+static _Atomic uint32_t wall_pending[THREADS_MAX];
+static _Atomic uint64_t wall_base[THREADS_MAX];
+/* - wall_missed: ticks that chose the thread while its signal was still pending (added by the
+ *   sampler, taken by the handler with an exchange): the sample that signal brings weighs
+ *   1 + wall_missed, as a timer signal weighs 1 + overruns. Relaxed: a count. */
+static _Atomic uint32_t wall_missed[THREADS_MAX];
 /* itimer weighting: the interval, and the process CPU time up to which periods have been
  * handed out as weights (advanced by CAS, so concurrent handlers split the elapsed time
  * between them and what one handler rounds off, the next one gets; relaxed: nothing else is
@@ -73,6 +91,15 @@ static uint64_t process_cpu_ns(void)
 {
     struct timespec ts;
     if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The calling thread's CPU time, ns (0 when unknown). */
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
         return 0;
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
@@ -209,6 +236,7 @@ static void push(const struct sample_rec *h, int n, const struct sample_frame *f
     uint32_t nf = n > 0 ? (uint32_t)n : 0;
     uint32_t len = (uint32_t)(sizeof(struct sample_rec) + nf * sizeof(struct sample_frame));
     struct sample_rec *s = ring_reserve(ring, len);
+    pushed = s != NULL;
     if (!s)
         return; /* counted by the ring */
     *s = *h;
@@ -390,11 +418,25 @@ static void wall_signal(int sig, siginfo_t *si, void *uc)
     counters_add_sigsafe(FPL_CTR_WALL_SIGNALS, 1);
     struct sample_rec h = {.ticks = t0, .weight = 1, .kind = FPL_KIND_WALL,
                            .state = (uint8_t)((v >> 16) & 0xff), .tick = (uint32_t)(v >> 32)};
+    /* the ticks that chose this thread while this signal waited count in its weight */
+    uint32_t slot1 = tls_slot();
+    if (!slot1)
+        envtable_get_sigsafe(tls_tid_sigsafe(), &slot1);
+    if (slot1 && slot1 <= THREADS_MAX)
+        h.weight += atomic_exchange_explicit(&wall_missed[slot1 - 1], 0, memory_order_relaxed);
+    pushed = 0;
     if (enter() == 0) {
         take_sample(&h, uc);
         leave_handler();
     } else {
         push(&h, SAMPLE_ERR_NO_SCRATCH, NULL);
+    }
+    if (h.slot1 && h.slot1 <= THREADS_MAX) {
+        uint32_t slot = h.slot1 - 1;
+        /* release: our sample is in the ring before the sampler may repeat it */
+        if (pushed)
+            atomic_store_explicit(&wall_base[slot], thread_cpu_ns(), memory_order_release);
+        atomic_store_explicit(&wall_pending[slot], 0, memory_order_release);
     }
     counters_handler_time_sigsafe(tsc_ticks_to_ns_sigsafe(tsc_read_sigsafe() - t0));
 leave:
@@ -558,6 +600,70 @@ uint64_t handler_wall_value(int state, uint32_t tick)
 {
     return (uint64_t)HANDLER_WALL_COOKIE | (uint64_t)(state & 0xff) << 16 |
            (uint64_t)tick << 32;
+}
+
+void handler_wall_claim(uint32_t slot, uint32_t tick)
+{
+    /* relaxed: only the sampler stores non-zero values; the signal that follows is what the
+     * handler's clearing answers */
+    if (slot < THREADS_MAX)
+        atomic_store_explicit(&wall_pending[slot], tick ? tick : 1, memory_order_relaxed);
+}
+
+uint32_t handler_wall_pending(uint32_t slot)
+{
+    return slot < THREADS_MAX ? atomic_load_explicit(&wall_pending[slot], memory_order_acquire)
+                              : 0;
+}
+
+uint32_t handler_wall_unclaim(uint32_t slot)
+{
+    if (slot >= THREADS_MAX)
+        return 0;
+    atomic_store_explicit(&wall_pending[slot], 0, memory_order_relaxed);
+    return atomic_exchange_explicit(&wall_missed[slot], 0, memory_order_relaxed);
+}
+
+void handler_wall_miss(uint32_t slot)
+{
+    handler_wall_miss_n(slot, 1);
+}
+
+void handler_wall_miss_n(uint32_t slot, uint32_t n)
+{
+    if (slot < THREADS_MAX && n)
+        atomic_fetch_add_explicit(&wall_missed[slot], n, memory_order_relaxed);
+}
+
+uint64_t handler_wall_base(uint32_t slot)
+{
+    return slot < THREADS_MAX ? atomic_load_explicit(&wall_base[slot], memory_order_acquire) : 0;
+}
+
+void handler_wall_set_base(uint32_t slot, uint64_t cpu_ns)
+{
+    if (slot < THREADS_MAX)
+        atomic_store_explicit(&wall_base[slot], cpu_ns, memory_order_release);
+}
+
+void handler_wall_reset(uint32_t slot)
+{
+    if (slot < THREADS_MAX) {
+        atomic_store_explicit(&wall_base[slot], 0, memory_order_relaxed);
+        atomic_store_explicit(&wall_pending[slot], 0, memory_order_relaxed);
+        atomic_store_explicit(&wall_missed[slot], 0, memory_order_relaxed);
+    }
+}
+
+void handler_wall_reset_all(void)
+{
+    for (uint32_t i = 0; i < THREADS_MAX; i++) {
+        /* relaxed: at a session start, before the sampler runs */
+        if (atomic_load_explicit(&wall_base[i], memory_order_relaxed) ||
+            atomic_load_explicit(&wall_pending[i], memory_order_relaxed) ||
+            atomic_load_explicit(&wall_missed[i], memory_order_relaxed))
+            handler_wall_reset(i);
+    }
 }
 
 void handler_activate(void)

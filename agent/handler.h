@@ -58,6 +58,47 @@ int handler_wall_signo(void);
 /* The si_value the sampler sends with a wall signal: cookie, thread state, tick id. */
 uint64_t handler_wall_value(int state, uint32_t tick);
 
+/* Wall-clock bookkeeping per registry slot, shared by the sampler and the wall handler.
+ * At most one wall signal is outstanding per thread: the sampler claims the slot before it
+ * sends and sends no other while the claim stands (a thread that blocks signals must not
+ * collect one queued signal per tick: the queue limit is per user); the handler clears it.
+ * Each tick that finds the claim standing adds one to the slot's missed count, which the
+ * handler adds to the weight of the sample that signal brings.
+ * wall_base is the thread's CPU time when its last wall stack was taken (by the handler, or
+ * by the sampler through JVMTI): while the thread's CPU time stays there, it has not run and
+ * its stack has not changed, so the sampler repeats that stack instead of signalling or
+ * walking it. Sampler thread, except as noted. */
+
+/* Claims slot for a wall signal of tick (check handler_wall_pending first). */
+void handler_wall_claim(uint32_t slot, uint32_t tick);
+
+/* The tick id of the wall signal outstanding on slot, 0: none. */
+uint32_t handler_wall_pending(uint32_t slot);
+
+/* Gives up a claim: the signal could not be sent, or it is known to be gone. Returns the
+ * missed count, now the caller's (to weigh on the sample it takes instead). */
+uint32_t handler_wall_unclaim(uint32_t slot);
+
+/* Counts a tick that chose the slot's thread while its signal was still pending: not sent
+ * again, the sample that signal brings weighs one more. */
+void handler_wall_miss(uint32_t slot);
+
+/* Adds n to the slot's missed count (ticks a new signal's sample must also weigh). */
+void handler_wall_miss_n(uint32_t slot, uint32_t n);
+
+/* The thread CPU time (ns) at the slot's last wall stack, 0: none known. */
+uint64_t handler_wall_base(uint32_t slot);
+
+/* Records that a wall stack of the slot's thread, pushed before this call, was taken when the
+ * thread's CPU time was cpu_ns. */
+void handler_wall_set_base(uint32_t slot, uint64_t cpu_ns);
+
+/* Forgets the slot's state: a new thread took it (ThreadStart, adoption). Any thread. */
+void handler_wall_reset(uint32_t slot);
+
+/* Forgets every slot's state. At a session start, before the sampler runs. */
+void handler_wall_reset_all(void);
+
 /* Preallocates the scratch stack buffers for depth frames and binds the ring. Only while no
  * handler can run (profiling off). Returns 0 or -errno. */
 int handler_init(struct ring *ring, unsigned depth);

@@ -35,6 +35,8 @@ struct wthread {
     int tid;
     uint32_t slot1;
     uint32_t id;                /* thread dictionary id for the current name */
+    uint32_t wall_stack;        /* stack id of its last wall sample (0: none), for repeats */
+    uint8_t wall_state;         /* and that sample's thread state */
     uint64_t refreshed_ns;
     char name[THREADS_NAME_MAX];
 };
@@ -255,6 +257,8 @@ static const char *error_marker(int code, char *buf, size_t len)
         return "[handler_busy]";
     if (code == SAMPLE_ERR_NO_JAVA_FRAMES)
         return "[no_Java_frames]";
+    if (code == SAMPLE_WALL_REPEAT)
+        return "[idle]"; /* a repeat whose stack the writer no longer knows */
     snprintf(buf, len, "[agct:%s]", fpl_agct_name(code));
     return buf;
 }
@@ -464,6 +468,8 @@ static uint32_t thread_id(struct writer *w, uint32_t slot1, int tid, uint64_t no
         t->tid = tid;
         t->name[0] = 0;
         t->slot1 = slot1;
+        t->wall_stack = 0;
+        t->wall_state = FPL_STATE_UNKNOWN;
         keymap_put(&w->tcache_map, &tid, sizeof(tid), idx);
     }
     char name[THREADS_NAME_MAX];
@@ -479,10 +485,35 @@ static uint32_t thread_id(struct writer *w, uint32_t slot1, int tid, uint64_t no
     return t->id;
 }
 
+/* The stack id of a sample, and its thread state in *state. A wall sample of a thread that
+ * has not run since its previous one (SAMPLE_WALL_REPEAT) gets that sample's stack, and its
+ * state when the sampler left it unknown (a RUNNABLE thread's JVM state changes only as it
+ * runs). */
+static uint32_t sample_stack_id(struct writer *w, const struct sample_rec *r, uint8_t *state)
+{
+    uint32_t idx;
+    struct wthread *t = NULL;
+    *state = r->state;
+    if (r->kind == FPL_KIND_WALL && keymap_get(&w->tcache_map, &r->tid, sizeof(r->tid), &idx))
+        t = &w->tcache[idx];
+    if (r->kind == FPL_KIND_WALL && r->num_frames == SAMPLE_WALL_REPEAT && t && t->wall_stack) {
+        if (*state == FPL_STATE_UNKNOWN)
+            *state = t->wall_state;
+        return t->wall_stack;
+    }
+    uint32_t sid = stack_id(w, r);
+    if (t && r->num_frames != SAMPLE_WALL_REPEAT) {
+        t->wall_stack = sid;
+        t->wall_state = r->state;
+    }
+    return sid;
+}
+
 static void put_sample(struct writer *w, const struct sample_rec *r, uint64_t now)
 {
     uint32_t tid = thread_id(w, r->slot1, r->tid, now);
-    uint32_t sid = stack_id(w, r);
+    uint8_t state;
+    uint32_t sid = sample_stack_id(w, r, &state);
     size_t rec = fpl_rec_begin(&w->chunk, FPL_REC_SAMPLE);
     fpl_put_sv(&w->chunk, (int64_t)(r->ticks - (uint64_t)w->prev_ticks));
     w->prev_ticks = (int64_t)r->ticks;
@@ -490,7 +521,7 @@ static void put_sample(struct writer *w, const struct sample_rec *r, uint64_t no
     fpl_put_v(&w->chunk, sid);
     fpl_put_v(&w->chunk, r->weight);
     fpl_put_u8(&w->chunk, r->kind);
-    fpl_put_u8(&w->chunk, r->state);
+    fpl_put_u8(&w->chunk, state);
     if (r->tick)
         fpl_put_v(&w->chunk, r->tick);
     fpl_rec_end(&w->chunk, rec);

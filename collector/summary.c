@@ -433,11 +433,11 @@ static void write_signals(const uint64_t *c, FILE *f)
         fprintf(f, "  handler re-entries on one thread (not walked): %" PRIu64 "\n",
                 c[FPL_CTR_HANDLER_NESTED]);
     if (c[FPL_CTR_WALL_IDLE])
-        fprintf(f, "  wall samples of idle RUNNABLE threads, recorded without a signal: %" PRIu64
-                   "\n", c[FPL_CTR_WALL_IDLE]);
+        fprintf(f, "  wall samples of threads that had not run since their last one, repeated "
+                   "without a signal: %" PRIu64 "\n", c[FPL_CTR_WALL_IDLE]);
     if (c[FPL_CTR_WALL_UNTAKEN])
-        fprintf(f, "  wall signals not sent: the previous one was not taken yet (signals "
-                   "blocked): %" PRIu64 "\n", c[FPL_CTR_WALL_UNTAKEN]);
+        fprintf(f, "  wall signals not sent: the one before was still queued (thread waiting "
+                   "for a core, or blocking signals): %" PRIu64 "\n", c[FPL_CTR_WALL_UNTAKEN]);
 }
 
 static void write_failures(const struct profile *p, FILE *f)
@@ -457,8 +457,8 @@ static void write_failures(const struct profile *p, FILE *f)
     fprintf(f, "  signals handled %" PRIu64 " cpu, %" PRIu64 " wall; samples pushed %" PRIu64 "\n",
             c[FPL_CTR_SIGNALS], c[FPL_CTR_WALL_SIGNALS], c[FPL_CTR_SAMPLES]);
     if (c[FPL_CTR_WALL_WALKED])
-        fprintf(f, "  wall samples of threads not running, walked by the sampler (JVMTI): %" PRIu64 "\n",
-                c[FPL_CTR_WALL_WALKED]);
+        fprintf(f, "  wall samples of threads not in Java code, walked by the sampler (JVMTI): %"
+                   PRIu64 "\n", c[FPL_CTR_WALL_WALKED]);
     fprintf(f, "  stack walks failed: %" PRIu64 " (%.2f%% of samples pushed)\n", agct,
             pct(agct, c[FPL_CTR_SAMPLES]));
     for (int n = 0; n < FPL_AGCT_CODES && FPL_CTR_AGCT_BASE + n < FPL_CTR_MAX; n++) {

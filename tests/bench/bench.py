@@ -852,6 +852,136 @@ def part_wall(args, report):
                       "errors": errors}
 
 
+# ------------------------------------------------------------------------------- 4. server
+
+def run_server(args, run_dir, tag, jvm_opts):
+    """One Server run under load: the server JVM (with jvm_opts) and a LoadGen JVM on loopback.
+    Returns the server's result figures plus its rusage, or an error."""
+    out_path = os.path.join(run_dir, tag + ".server.out")
+    err_path = os.path.join(run_dir, tag + ".server.err")
+    cmd = ([args.java] + HEAP + jvm_opts + ["-cp", args.jar, "dev.flyprof.bench.Server",
+                                            str(args.server_idle), str(args.server_work),
+                                            str(args.server_warmup), str(args.server_seconds)])
+    rec = {"tag": tag}
+    busy0 = machine_busy_s()
+    t0 = time.monotonic()
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        srv = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=run_dir,
+                               env=child_env())
+        port = None
+        deadline = time.monotonic() + 60
+        while port is None and time.monotonic() < deadline and srv.poll() is None:
+            m = re.search(r"^port=(\d+)", read_text(out_path), re.M)
+            port = int(m.group(1)) if m else None
+            time.sleep(0.02)
+        gen = None
+        if port is not None:
+            gen = subprocess.Popen([args.java, "-Xmx128m", "-cp", args.jar,
+                                    "dev.flyprof.bench.LoadGen", str(port),
+                                    str(args.server_connections)],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   stdin=subprocess.DEVNULL, cwd=run_dir, env=child_env())
+        timeout = args.server_warmup + args.server_seconds + 120
+        status, ru = None, None
+        while True:
+            pid, st, r = os.wait4(srv.pid, os.WNOHANG)
+            if pid == srv.pid:
+                status, ru = st, r
+                break
+            if time.monotonic() - t0 > timeout:
+                srv.kill()
+                _, status, ru = os.wait4(srv.pid, 0)
+                rec["error"] = "timed out"
+                break
+            time.sleep(0.02)
+        if gen:
+            try:
+                gen.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                gen.kill()
+                gen.wait()
+    wall = time.monotonic() - t0
+    rec["other_cores"] = other_cores(busy0, machine_busy_s(), 0, wall)
+    rec["rc"] = os.waitstatus_to_exitcode(status)
+    res = results_of(read_text(out_path))
+    if rec["rc"] != 0 or "cpu_per_request_ns" not in res:
+        rec["error"] = rec.get("error") or "exit %s: %s" % (rec["rc"], read_text(err_path)[-400:])
+        return rec
+    for k in ("requests", "cpu_ns", "wall_ns", "cpu_per_request_ns"):
+        rec[k] = float(res[k])
+    rec["maxrss_kb"] = ru.ru_maxrss
+    return rec
+
+
+def part_server(args, report):
+    """CPU per request of a server under load: no agent, cpu at 10 ms, cpu + wall at 10 ms."""
+    run_dir = os.path.join(args.out, "server")
+    os.makedirs(run_dir, exist_ok=True)
+    log("== 4. Server under load: CPU per request (Server + LoadGen on loopback) ==")
+    log("  %d idle parked threads, %d connection threads blocking in socket reads, %d SHA-256 "
+        "rounds per request; %d s warm-up, %d s measured; %d interleaved rounds"
+        % (args.server_idle, args.server_connections, args.server_work, args.server_warmup,
+           args.server_seconds, args.server_rounds))
+
+    def fp(opts):
+        return lambda tag: ["-agentpath:%s=%s,file=%s" % (
+            args.agent, opts, os.path.join(run_dir, tag + ".fpl"))]
+
+    cfgs = [("no agent", lambda tag: []), ("cpu 10ms", fp("cpu=10ms")),
+            ("cpu+wall 10ms", fp("cpu=10ms,wall=10ms"))]
+    rng = random.Random(args.seed)
+    runs = []
+    for i in range(args.server_rounds):
+        order = list(range(len(cfgs)))
+        rng.shuffle(order)
+        for j in order:
+            name, opts = cfgs[j]
+            tag = "r%d-%s" % (i, re.sub(r"[^a-z0-9]+", "-", name))
+            progress("server: round %d/%d, %s" % (i + 1, args.server_rounds, name))
+            rec = run_server(args, run_dir, tag, opts(tag))
+            rec.update({"round": i, "config": name})
+            fpl = os.path.join(run_dir, tag + ".fpl")
+            if os.path.exists(fpl):
+                rec["summary"] = flyprof_summary(args.cli, fpl, run_dir, tag)
+                rec["summary_text"] = read_text(os.path.join(run_dir, tag + ".summary.txt"))
+            runs.append(rec)
+    progress_done()
+    log()
+    log("  %-15s %-25s %-25s %10s" % ("configuration", "CPU us per request", "ratio to no agent",
+                                      "requests/s"))
+    ratios = {}
+    for name, _ in cfgs:
+        mine = [r for r in runs if r["config"] == name and "error" not in r]
+        per = [r["cpu_per_request_ns"] / 1e3 for r in mine]
+        rat = []
+        for r in mine:
+            base = [b for b in runs if b["config"] == "no agent" and b["round"] == r["round"]
+                    and "error" not in b]
+            if base:
+                rat.append(r["cpu_per_request_ns"] / base[0]["cpu_per_request_ns"])
+        ratios[name] = rat
+        rps = [r["requests"] / (r["wall_ns"] / 1e9) for r in mine]
+        log("  %-15s %-25s %-25s %10s" % (name, fmt_med(per, "%.1f"), fmt_med(rat, "%.4f"),
+                                          fmt(median(rps), "%.0f")))
+    cw, c = ratios.get("cpu+wall 10ms"), ratios.get("cpu 10ms")
+    if cw and c:
+        log("  cpu+wall / cpu alone: %.4f (medians)" % (median(cw) / median(c)))
+    for r in runs:
+        if "error" in r:
+            log("  ! %s: %s" % (r["tag"], r["error"]))
+    for r in runs:
+        txt = r.get("summary_text", "")
+        if r["config"] == "cpu+wall 10ms" and txt:
+            keep = [l.strip() for l in txt.splitlines()
+                    if re.match(r"\s*(wall ticks|wall samples|signals handled|wall signals not)",
+                                l)]
+            log("  %s: %s" % (r["tag"], "; ".join(keep)))
+            break
+    load_note([r.get("other_cores") for r in runs], "the CPU-per-request figures")
+    log()
+    report["server"] = {"runs": runs, "ratios": ratios}
+
+
 # ------------------------------------------------------------------------------------- main
 
 def find_java(arg):
@@ -872,8 +1002,8 @@ def main():
     ap.add_argument("--build", required=True, help="flyprof build directory")
     ap.add_argument("--java", help="java launcher (default JAVA_HOME, else JDK 17, else PATH)")
     ap.add_argument("--quick", action="store_true", help="about 2 minutes instead of 10")
-    ap.add_argument("--parts", default="cpu,depth,filter,wall",
-                    help="which parts to run (default all: cpu,depth,filter,wall)")
+    ap.add_argument("--parts", default="cpu,depth,filter,wall,server",
+                    help="which parts to run (default all: cpu,depth,filter,wall,server)")
     ap.add_argument("--rounds", type=int, help="CPU overhead rounds (default 5, quick 2)")
     ap.add_argument("--work-seconds", type=float,
                     help="CPU seconds of work per FixedWork thread, without the agent "
@@ -885,6 +1015,13 @@ def main():
                     help="leave out the itimer and perf engine configurations")
     ap.add_argument("--wall-threads", default="10,100,1000,5000",
                     help="parked thread counts for the wall part")
+    ap.add_argument("--server-rounds", type=int, help="server rounds (default 5, quick 2)")
+    ap.add_argument("--server-idle", type=int, default=200,
+                    help="the server's idle parked threads (default 200)")
+    ap.add_argument("--server-connections", type=int, default=64,
+                    help="connections (and connection threads) under load (default 64)")
+    ap.add_argument("--server-work", type=int, default=4,
+                    help="SHA-256 rounds per request (default 4)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the interleaving order")
     ap.add_argument("--out", help="directory for logs and bench.json "
                                   "(default BUILD/bench/DATE-TIME)")
@@ -912,6 +1049,9 @@ def main():
     args.depths = [0, 32, 128, 512]
     args.depth_fraction = 0.4 if q else 0.6
     args.wall_threads = [int(x) for x in args.wall_threads.split(",") if x]
+    args.server_rounds = args.server_rounds or (2 if q else 5)
+    args.server_seconds = 5 if q else 10
+    args.server_warmup = 3
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     args.out = os.path.abspath(args.out or os.path.join(
         args.build, "bench", time.strftime("%Y%m%d-%H%M%S")))
@@ -922,7 +1062,7 @@ def main():
     report = {"environment": env, "quick": q, "parts": parts}
     t0 = time.monotonic()
     for part, fn in (("cpu", part_cpu), ("depth", part_depth), ("filter", part_filter),
-                     ("wall", part_wall)):
+                     ("wall", part_wall), ("server", part_server)):
         if part in parts:
             fn(args, report)
     report["seconds"] = time.monotonic() - t0
