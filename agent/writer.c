@@ -4,11 +4,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,7 +26,11 @@
 #define CHUNK_FLUSH_BYTES (256u << 10)
 #define PERIOD_NS 1000000000ull            /* counters, anchor and flush each second */
 #define NAME_REFRESH_NS 100000000ull       /* re-read a sampled thread's name at most this often */
-#define IDLE_WAIT_NS 10000000ull           /* sleep when the ring is empty */
+/* The writer sleeps until the next period, or until the ring holds this share of its bytes
+ * (the ring wakes it: ring_set_wakeup), or a stop or sync: it wakes about once a second when
+ * samples trickle in, and as often as the rate needs when they pour (half the ring, 4 MiB,
+ * leaves room for ~40 ms of 1 ms sampling on 100 busy threads). */
+#define WAKE_FRACTION 2
 #define DRAIN_BATCH 4096                   /* records between checks of the clock */
 /* Dictionary maps are cleared past these sizes so memory stays bounded; ids keep growing, so
  * the log stays unambiguous (an entry is just written again when next used). */
@@ -72,6 +78,9 @@ static int stop_requested;      /* under mu */
 static uint64_t sync_requested; /* under mu: writer_sync calls so far */
 static uint64_t sync_done;      /* under mu: syncs the writer has completed */
 static int running;             /* under mu: started and not finished */
+/* the writer sleeps in poll on this eventfd: the ring, writer_stop and writer_sync write it.
+ * Made once and kept: the ring may still hold it while a session ends. */
+static int wake_fd = -1;
 static _Atomic uint64_t samples_written;
 static _Atomic uint64_t bytes_written;
 
@@ -612,17 +621,31 @@ static void do_sync(struct writer *w)
     pthread_mutex_unlock(&mu);
 }
 
-/* Waits up to ns for a stop or sync request. Returns 1 when a stop was requested. */
+/* Wakes the writer's wait (a stop or sync request). */
+static void wake_writer(void)
+{
+    uint64_t one = 1;
+    ssize_t w = write(wake_fd, &one, sizeof(one));
+    (void)w; /* fails only when the counter is full: the writer is being woken anyway */
+}
+
+/* Waits up to ns for the ring's wakeup, a stop or a sync request. Returns 1 when a stop was
+ * requested. */
 static int wait_stop(uint64_t ns)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    uint64_t t = (uint64_t)ts.tv_nsec + ns;
-    ts.tv_sec += (time_t)(t / 1000000000ull);
-    ts.tv_nsec = (long)(t % 1000000000ull);
     pthread_mutex_lock(&mu);
-    if (!stop_requested && sync_requested == sync_done)
-        pthread_cond_timedwait(&cv, &mu, &ts);
+    int busy = stop_requested || sync_requested != sync_done;
+    pthread_mutex_unlock(&mu);
+    if (!busy) {
+        struct pollfd p = {wake_fd, POLLIN, 0};
+        struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+        if (ppoll(&p, 1, &ts, NULL) > 0) {
+            uint64_t v;
+            ssize_t r = read(wake_fd, &v, sizeof(v));
+            (void)r; /* reset the counter; EAGAIN if another read won */
+        }
+    }
+    pthread_mutex_lock(&mu);
     int r = stop_requested;
     pthread_mutex_unlock(&mu);
     return r;
@@ -680,13 +703,18 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
             next_period = now + PERIOD_NS;
         }
         do_sync(&w);
-        if (n == DRAIN_BATCH)
+        if (n == DRAIN_BATCH || ring_rearm(w.s->ring))
             continue;
-        if (wait_stop(IDLE_WAIT_NS))
+        uint64_t until = next_period;
+        if (w.s->deadline_mono_ns && w.s->deadline_mono_ns < until)
+            until = w.s->deadline_mono_ns;
+        now = mono_ns();
+        if (wait_stop(until > now ? until - now : 0))
             break;
     }
     if (duration_over && w.s->stop_sampling)
         w.s->stop_sampling();
+    ring_set_wakeup(w.s->ring, -1, 0); /* sampling is off: no producer runs */
     /* sampling is off and no handler is running: what is in the ring is all there is */
     while (drain(&w, UINT32_MAX) > 0)
         ;
@@ -726,6 +754,16 @@ int writer_start(struct writer_session *s, JNIEnv *jni)
         return -EINVAL;
     atomic_store_explicit(&samples_written, 0, memory_order_relaxed);
     atomic_store_explicit(&bytes_written, FPL_PREAMBLE_SIZE, memory_order_relaxed);
+    if (wake_fd < 0 && (wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+        int rc = -errno;
+        (*jni)->DeleteLocalRef(jni, thread);
+        (*jni)->DeleteLocalRef(jni, name);
+        (*jni)->DeleteLocalRef(jni, cls);
+        return rc;
+    }
+    /* before sampling starts (no producer runs): a stale count from an earlier session would
+     * only cost one early wakeup */
+    ring_set_wakeup(s->ring, wake_fd, s->ring->capacity / WAKE_FRACTION);
     pthread_mutex_lock(&mu);
     stop_requested = 0;
     running = 1;
@@ -748,6 +786,8 @@ void writer_stop(void)
 {
     pthread_mutex_lock(&mu);
     stop_requested = 1;
+    if (running)
+        wake_writer();
     pthread_cond_broadcast(&cv);
     while (running)
         pthread_cond_wait(&cv, &mu);
@@ -762,6 +802,7 @@ int writer_sync(void)
         return -ENOENT;
     }
     uint64_t ticket = ++sync_requested;
+    wake_writer();
     pthread_cond_broadcast(&cv);
     while (running && sync_done < ticket)
         pthread_cond_wait(&cv, &mu);

@@ -15,7 +15,7 @@ endif()
 
 # test name and its timeout in seconds
 set(_sig_tests itimer_weights:300 signal_hygiene:300 handler_nesting:240 perf_fds:240
-    wall_blocked:240)
+    wall_blocked:240 writer_wakeups:240)
 foreach(_jdk IN LISTS _int_jdks)
     get_filename_component(_label "${_jdk}" NAME)
     string(REGEX REPLACE "^java-" "" _label "${_label}")

@@ -7,10 +7,11 @@
 # and read (raw syscalls: the perf engine reads and re-arms its event in the handler);
 # __libc_current_sigrtmin/max are SIGRTMIN/SIGRTMAX, read when choosing the wall signal.
 # sigaddset builds the handlers' sa_mask at install time (and is on POSIX's list of
-# async-signal-safe functions anyway).
+# async-signal-safe functions anyway). write: ring_commit wakes the writer through its
+# eventfd (POSIX lists write(2) as async-signal-safe).
 allowed='__errno_location clock_gettime syscall memcpy memset __stack_chk_fail
 mmap munmap sigaction sigemptyset sigaddset usleep nanosleep dlsym _GLOBAL_OFFSET_TABLE_
-__divti3 __udivti3 ioctl read getpid __libc_current_sigrtmin __libc_current_sigrtmax'
+__divti3 __udivti3 ioctl read write getpid __libc_current_sigrtmin __libc_current_sigrtmax'
 objs=$(echo "$*" | tr ';' ' ')
 [ -n "$objs" ] || { echo "check_sigsafe: no objects given"; exit 2; }
 bad=0
