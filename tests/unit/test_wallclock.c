@@ -24,7 +24,8 @@
  *   candidates are the live (and, with filter, marked) threads, chosen is min(candidates, N),
  *   every answer goes to a candidate with its own state and the tick id, and threads that are
  *   gone count as failed. Only agent/wallclock.c is linked: these doubles replace threads.c,
- *   thread_filter.c, ring.c, tsc.c, counters.c and handler.c.
+ *   thread_filter.c, ring.c, tsc.c, counters.c, vmstructs.c and handler.c (whose per-slot
+ *   wall state they keep empty: no repeats, no outstanding signals).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -51,6 +52,7 @@
 #include "thread_filter.h"
 #include "threads.h"
 #include "tsc.h"
+#include "vmstructs.h"
 #include "wallclock.h"
 
 /* ---- wallclock_choose ------------------------------------------------------------------- */
@@ -439,6 +441,62 @@ int handler_wall_signo(void)
 uint64_t handler_wall_value(int state, uint32_t tick)
 {
     return (uint64_t)HANDLER_WALL_COOKIE | (uint64_t)(state & 0xff) << 16 | (uint64_t)tick << 32;
+}
+
+/* handler.c's per-slot wall state: none kept, so no signal is ever outstanding and no stack is
+ * ever repeated (every chosen thread is signalled or walked, as this test expects); those
+ * paths are covered on real JVMs (tests/integration/test_wall_blocked.py) */
+uint32_t handler_wall_pending(uint32_t slot)
+{
+    (void)slot;
+    return 0;
+}
+
+void handler_wall_claim(uint32_t slot, uint32_t tick)
+{
+    (void)slot;
+    (void)tick;
+}
+
+uint32_t handler_wall_unclaim(uint32_t slot)
+{
+    (void)slot;
+    return 0;
+}
+
+void handler_wall_miss(uint32_t slot)
+{
+    (void)slot;
+}
+
+void handler_wall_miss_n(uint32_t slot, uint32_t n)
+{
+    (void)slot;
+    (void)n;
+}
+
+uint64_t handler_wall_base(uint32_t slot)
+{
+    (void)slot;
+    return 0;
+}
+
+void handler_wall_set_base(uint32_t slot, uint64_t cpu_ns)
+{
+    (void)slot;
+    (void)cpu_ns;
+}
+
+void handler_wall_reset_all(void)
+{
+}
+
+/* vmstructs.c's: no JVM here, so the sampler cannot read a thread's JVM state */
+int64_t vmstructs_offset(const char *type, const char *field)
+{
+    (void)type;
+    (void)field;
+    return -1;
 }
 
 /* The ring: tick records and the sampler's own samples, collected. */
