@@ -894,21 +894,32 @@ def run_server(args, run_dir, tag, jvm_opts):
                 rec["error"] = "timed out"
                 break
             time.sleep(0.02)
+        gen_cpu = 0.0
         if gen:
-            try:
-                gen.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                gen.kill()
-                gen.wait()
+            deadline = time.monotonic() + 30
+            while True:
+                pid, st, r = os.wait4(gen.pid, os.WNOHANG)
+                if pid == gen.pid:
+                    gen_cpu = r.ru_utime + r.ru_stime
+                    break
+                if time.monotonic() > deadline:
+                    gen.kill()
+                    _, st, r = os.wait4(gen.pid, 0)
+                    gen_cpu = r.ru_utime + r.ru_stime
+                    break
+                time.sleep(0.02)
     wall = time.monotonic() - t0
-    rec["other_cores"] = other_cores(busy0, machine_busy_s(), 0, wall)
+    # the load generator is part of the run: only what else ran counts as other load
+    rec["other_cores"] = other_cores(busy0, machine_busy_s(),
+                                     ru.ru_utime + ru.ru_stime + gen_cpu, wall)
     rec["rc"] = os.waitstatus_to_exitcode(status)
     res = results_of(read_text(out_path))
     if rec["rc"] != 0 or "cpu_per_request_ns" not in res:
         rec["error"] = rec.get("error") or "exit %s: %s" % (rec["rc"], read_text(err_path)[-400:])
         return rec
-    for k in ("requests", "cpu_ns", "wall_ns", "cpu_per_request_ns"):
-        rec[k] = float(res[k])
+    for k in ("requests", "cpu_ns", "wall_ns", "cpu_per_request_ns", "agent_threads_cpu_ns"):
+        if k in res:
+            rec[k] = float(res[k])
     rec["maxrss_kb"] = ru.ru_maxrss
     return rec
 
@@ -966,6 +977,29 @@ def part_server(args, report):
     cw, c = ratios.get("cpu+wall 10ms"), ratios.get("cpu 10ms")
     if cw and c:
         log("  cpu+wall / cpu alone: %.4f (medians)" % (median(cw) / median(c)))
+    # the agent's own share of the process CPU: its threads (sampler, writer) over the measured
+    # window, and the signal handlers (the log's handler-time total over its duration), both
+    # per second of the window; these move far less with the machine's load than the above
+    log()
+    log("  %-15s %-22s %-22s %-22s" % ("configuration", "agent threads % CPU", "handlers % CPU",
+                                       "agent share of process"))
+    for name, _ in cfgs[1:]:
+        mine = [r for r in runs if r["config"] == name and "error" not in r]
+        thr, hnd, share = [], [], []
+        for r in mine:
+            secs = r["wall_ns"] / 1e9
+            a = r.get("agent_threads_cpu_ns")
+            s = r.get("summary", {})
+            h = None
+            if s.get("handler_mean_ns") is not None and s.get("handler_runs") and \
+                    s.get("duration_s"):
+                h = s["handler_mean_ns"] * s["handler_runs"] / s["duration_s"]  # ns per s
+            thr.append(a / secs / 1e7 if a is not None else None)
+            hnd.append(h / 1e7 if h is not None else None)
+            if a is not None and h is not None:
+                share.append((a / secs + h) / (r["cpu_ns"] / secs))
+        log("  %-15s %-22s %-22s %-22s" % (name, fmt_med(thr, "%.3f"), fmt_med(hnd, "%.3f"),
+                                           fmt_med([x * 100 for x in share], "%.2f%%")))
     for r in runs:
         if "error" in r:
             log("  ! %s: %s" % (r["tag"], r["error"]))

@@ -1,12 +1,15 @@
 package dev.flyprof.bench;
 
 import java.io.DataInputStream;
+import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.concurrent.CountDownLatch;
@@ -29,9 +32,10 @@ import java.util.concurrent.atomic.LongAdder;
  * sends requests over {@code connections} connections in a closed loop.
  *
  * <p>The server waits for the first request, lets the load run {@code warmup} seconds, then
- * counts requests and the process's CPU time over {@code seconds} seconds and prints
- * {@code result requests=N cpu_ns=C cpu_per_request_ns=C/N ...}, and exits (closing the
- * connections ends the load generator).
+ * counts requests, the process's CPU time and its agent threads' (named "flyprof...", from
+ * /proc) over {@code seconds} seconds and prints {@code result requests=N cpu_ns=C
+ * cpu_per_request_ns=C/N agent_threads_cpu_ns=A ...}, and exits (closing the connections ends
+ * the load generator).
  *
  * <p>Usage: {@code Server [idle] [work] [warmup] [seconds]} (default 200 idle threads,
  * 4 rounds, 3 s, 10 s). Prints {@code port=P} on its first line.
@@ -43,6 +47,30 @@ public final class Server {
     static volatile long sink;
 
     private Server() {
+    }
+
+    /** CPU time of this process's threads whose name starts with "flyprof" (the agent's own
+     * threads: JVMTI agent threads are hidden from the management API), from /proc. */
+    static long agentCpuNs() {
+        long sum = 0;
+        File[] tasks = new File("/proc/self/task").listFiles();
+        if (tasks == null) {
+            return -1;
+        }
+        for (File t : tasks) {
+            try {
+                String comm = new String(Files.readAllBytes(new File(t, "comm").toPath()),
+                        StandardCharsets.UTF_8);
+                if (comm.startsWith("flyprof")) {
+                    String st = new String(Files.readAllBytes(new File(t, "schedstat").toPath()),
+                            StandardCharsets.UTF_8);
+                    sum += Long.parseLong(st.trim().split("\\s+")[0]);
+                }
+            } catch (IOException | NumberFormatException e) {
+                // a thread that ended meanwhile
+            }
+        }
+        return sum;
     }
 
     static long processCpuNs() {
@@ -135,15 +163,17 @@ public final class Server {
         Thread.sleep(warmup * 1000L);
         long r0 = REQUESTS.sum();
         long c0 = processCpuNs();
+        long a0 = agentCpuNs();
         long t0 = System.nanoTime();
         Thread.sleep(seconds * 1000L);
         long r1 = REQUESTS.sum();
         long c1 = processCpuNs();
+        long a1 = agentCpuNs();
         long t1 = System.nanoTime();
         long n = r1 - r0;
         System.out.println("result requests=" + n + " cpu_ns=" + (c1 - c0) + " wall_ns=" + (t1 - t0)
-                + " cpu_per_request_ns=" + (n > 0 ? (c1 - c0) / n : 0) + " idle=" + idle
-                + " work=" + work);
+                + " cpu_per_request_ns=" + (n > 0 ? (c1 - c0) / n : 0) + " agent_threads_cpu_ns="
+                + (a1 - a0) + " idle=" + idle + " work=" + work);
         System.out.flush();
         ss.close();
         System.exit(0);
