@@ -62,6 +62,7 @@ struct writer {
     uint32_t *frames;           /* scratch (method id, bci) pairs */
     uint8_t *types;             /* scratch frame types (enum fpl_frame_type) */
     size_t key_cap;
+    size_t max_map_bytes;       /* bound_maps' bound: MAX_MAP_BYTES unless a test lowers it */
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -182,20 +183,15 @@ static void put_counters(struct writer *w)
     fpl_rec_end(&w->chunk, r);
 }
 
-/* Clears the dictionary maps when they hold too much memory. */
+/* Clears the dictionary maps when they hold too much memory, and counts it: every stack,
+ * method and thread used afterwards is resolved and written again, so a reader can tell a
+ * log whose dictionaries keep resetting from one that reset once. */
 static void bound_maps(struct writer *w)
 {
-    size_t bytes = keymap_bytes(&w->stacks) + keymap_bytes(&w->methods) +
-                   keymap_bytes(&w->tnames) + keymap_bytes(&w->markers) +
-                   keymap_bytes(&w->cfuncs) + keymap_bytes(&w->stubs);
-    if (bytes > MAX_MAP_BYTES) {
-        keymap_clear(&w->stacks);
-        keymap_clear(&w->methods);
-        keymap_clear(&w->tnames);
-        keymap_clear(&w->markers);
-        keymap_clear(&w->cfuncs);
-        keymap_clear(&w->stubs);
-    }
+    struct keymap *maps[] = {&w->stacks, &w->methods, &w->tnames, &w->markers, &w->cfuncs,
+                             &w->stubs};
+    if (keymap_bound(maps, sizeof(maps) / sizeof(maps[0]), w->max_map_bytes))
+        counters_add_sigsafe(FPL_CTR_DICT_RESETS, 1);
 }
 
 static void put_method_record(struct writer *w, uint32_t id, int kind, const char *klass,
@@ -622,6 +618,9 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     w.s = arg;
     w.jni = jni;
     w.next_thread = w.next_method = w.next_stack = 1;
+    /* FLYPROF_TEST_DICT_BYTES lowers the dictionary bound, so tests reach it in seconds */
+    const char *bound = getenv("FLYPROF_TEST_DICT_BYTES");
+    w.max_map_bytes = bound && atoll(bound) > 0 ? (size_t)atoll(bound) : MAX_MAP_BYTES;
 
     int rc = fpl_chunk_write_preamble(w.s->fd);
     if (rc != 0)

@@ -128,6 +128,7 @@ enum fpl_counter {
                                  * caller frame (charged to the Java caller) */
     FPL_CTR_WALL_WALKED = 10,   /* wall samples of threads not running (blocked, waiting,
                                  * parked, sleeping) read by the sampler with JVMTI */
+    FPL_CTR_DICT_RESETS = 11,   /* times the writer cleared its dictionaries (memory bound) */
     FPL_CTR_AGCT_BASE = 16,     /* 16 + (-code): AGCT failures by code, -1 .. -15 */
     FPL_CTR_MAX = 32,
 };

@@ -563,6 +563,9 @@ static void write_cost(const struct profile *p, FILE *f)
     if (p->samples)
         fprintf(f, ", %.1f bytes per sample", (double)p->stats.file_bytes / (double)p->samples);
     fprintf(f, "\n");
+    if (p->counters[FPL_CTR_DICT_RESETS])
+        fprintf(f, "  dictionaries reset: %" PRIu64 " times (the agent's memory bound; names "
+                   "used afterwards were written again)\n", p->counters[FPL_CTR_DICT_RESETS]);
 }
 
 static void write_log(const struct profile *p, FILE *f)
