@@ -176,6 +176,45 @@ def status(t, jvm, name="status"):
     return r.stdout
 
 
+def log_problem(path):
+    """Why the log at path is not a complete, intact flyprof log (no END record, a damaged or
+    cut-off chunk), or None when it is one. Read with the tests' own reader (test_wall_fpl),
+    which follows FORMAT.md alone and raises on any damage."""
+    import test_wall_fpl as wf
+    try:
+        log = wf.read_fpl(path)
+    except (OSError, wf.FplError) as e:
+        return str(e)
+    if log.end_ticks is None:
+        return "no END record: the log was cut off"
+    return None
+
+
+def check_complete(t, fpl, what):
+    """Checks that fpl is complete and intact, both by the tests' reader and by `flyprof
+    summary` (whose report is on its stdout). The first call also checks that the check can
+    fail: a copy of the log cut in the middle must be reported as cut off by both."""
+    if not getattr(t, "_complete_checked", False):
+        t._complete_checked = True
+        cut = t.path("cut-copy.fpl")
+        with open(fpl, "rb") as f:
+            data = f.read()
+        with open(cut, "wb") as f:
+            f.write(data[:len(data) // 2])
+        t.check(log_problem(cut) is not None, "the completeness check passes a log cut in half")
+        s = flyprof(t, "summary of a cut copy", ["summary", cut])
+        t.check("cut off" in s.stdout, "flyprof summary does not report a log cut in half as "
+                "cut off: %s", s.stdout[-600:])
+    why = log_problem(fpl)
+    t.check(why is None, "%s: the log is not complete: %s", what, why)
+    s = flyprof(t, "summary " + os.path.basename(fpl), ["summary", fpl])
+    expect(t, s, 0)
+    bad = [line.strip() for line in s.stdout.splitlines() if "cut off" in line or "damaged" in
+           line]
+    t.check(not bad, "%s: flyprof summary says the log is incomplete: %s", what, bad)
+    return s
+
+
 def stop_all():
     for j in _jvms:
         if j.alive():
