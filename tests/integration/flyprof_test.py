@@ -35,6 +35,21 @@ AGENT_OPTIONS = "cpu=10ms"
 WORKLOAD_PKG = "dev.flyprof.workload."
 
 
+SKIP = 77  # ctest SKIP_RETURN_CODE
+
+
+def skip(name, why):
+    """Ends a test that cannot run here (a tool it needs is missing): exit 77, which ctest
+    reports as skipped. Under CI=true nothing may be missing, so it is a failure (exit 1):
+    a CI run where every such test skips must not look green."""
+    if os.environ.get("CI") == "true":
+        print("FAIL %s: %s (CI=true: a missing tool is a failure, not a skip)" % (name, why),
+              flush=True)
+        sys.exit(1)
+    print("SKIP %s: %s" % (name, why), flush=True)
+    sys.exit(SKIP)
+
+
 class TestFailure(Exception):
     """A check failed: the message says what was expected and what was seen."""
 
