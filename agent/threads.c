@@ -13,6 +13,7 @@
 
 #include "envtable.h"
 #include "stackbounds.h"
+#include "testhook.h"
 #include "thread_filter.h"
 #include "tls.h"
 #include "vmstructs.h"
@@ -150,6 +151,8 @@ void threads_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
         memcpy(e->name, name, sizeof(name));
     }
     if (!e->is_agent) {
+        const char *hang = getenv("FLYPROF_TEST_HANG_THREAD"); /* testhook.h */
+        testhook_arm(hang && hang[0] && strcmp(name, hang) == 0);
         stackbounds_init_current();
         /* publish the env only after setup: the handler on this thread reads it */
         tls_set_env(jni);

@@ -30,6 +30,11 @@
  * the log stays unambiguous (an entry is just written again when next used). */
 #define MAX_MAP_BYTES (64u << 20)
 #define MAX_THREAD_CACHE 16384
+/* writer_stop / writer_sync stop waiting for a writer that made no progress for this long
+ * (stuck in a write to a hung file system, in a JVM call): the JVM's exit must not hang */
+#define WRITER_STALL_NS (10ull * 1000000000ull)
+#define FINISH_MAX_NS (60ull * 1000000000ull)  /* the render at stop, which reports no progress */
+#define WAIT_STEP_NS 200000000ull
 
 struct wthread {
     int tid;
@@ -71,6 +76,10 @@ static int stop_requested;      /* under mu */
 static uint64_t sync_requested; /* under mu: writer_sync calls so far */
 static uint64_t sync_done;      /* under mu: syncs the writer has completed */
 static int running;             /* under mu: started and not finished */
+static int finishing;           /* under mu: the log is closed, finish() (render) runs */
+/* bumped by the writer as it works (each drain round, each chunk written); relaxed: the
+ * stopping thread only compares two readings to tell a busy writer from a stuck one */
+static _Atomic uint64_t progress;
 static _Atomic uint64_t samples_written;
 static _Atomic uint64_t bytes_written;
 
@@ -100,6 +109,7 @@ static void flush(struct writer *w)
         return;
     int rc = w->io_error ? -w->io_error : fpl_chunk_write(w->s->fd, w->seq, w->chunk.data,
                                                           w->chunk.len);
+    atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed);
     if (rc == 0) {
         w->seq++;
         atomic_fetch_add_explicit(&bytes_written, w->chunk.len + FPL_CHUNK_HEADER_SIZE,
@@ -632,6 +642,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     int duration_over = 0;
     for (;;) {
         unsigned n = drain(&w, DRAIN_BATCH);
+        atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed);
         uint64_t now = mono_ns();
         if (w.s->deadline_mono_ns && now >= w.s->deadline_mono_ns) {
             duration_over = 1;
@@ -668,6 +679,9 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     close(w.s->fd);
     w.s->fd = -1;
     writer_destroy(&w);
+    pthread_mutex_lock(&mu);
+    finishing = 1;
+    pthread_mutex_unlock(&mu);
     if (w.s->finish)
         w.s->finish();
 
@@ -695,6 +709,7 @@ int writer_start(struct writer_session *s, JNIEnv *jni)
     pthread_mutex_lock(&mu);
     stop_requested = 0;
     running = 1;
+    finishing = 0;
     pthread_mutex_unlock(&mu);
     jvmtiError err = (*s->jvmti)->RunAgentThread(s->jvmti, thread, writer_main, s,
                                                  JVMTI_THREAD_NORM_PRIORITY);
@@ -710,14 +725,52 @@ int writer_start(struct writer_session *s, JNIEnv *jni)
     return 0;
 }
 
-void writer_stop(void)
+/* Waits under mu until done() or the writer looks stuck: no progress for WRITER_STALL_NS
+ * while it writes the log, or FINISH_MAX_NS in finish(). Returns 0 or -ETIMEDOUT. */
+static int wait_writer(int (*done)(uint64_t), uint64_t arg)
+{
+    uint64_t seen = atomic_load_explicit(&progress, memory_order_relaxed);
+    uint64_t since = mono_ns(), finish_since = 0;
+    while (!done(arg)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t t = (uint64_t)ts.tv_nsec + WAIT_STEP_NS;
+        ts.tv_sec += (time_t)(t / 1000000000ull);
+        ts.tv_nsec = (long)(t % 1000000000ull);
+        pthread_cond_timedwait(&cv, &mu, &ts);
+        uint64_t now = mono_ns();
+        uint64_t p = atomic_load_explicit(&progress, memory_order_relaxed);
+        if (p != seen) {
+            seen = p;
+            since = now;
+        }
+        if (finishing && !finish_since)
+            finish_since = now;
+        if (finishing ? now - finish_since > FINISH_MAX_NS : now - since > WRITER_STALL_NS)
+            return done(arg) ? 0 : -ETIMEDOUT;
+    }
+    return 0;
+}
+
+static int stopped(uint64_t unused)
+{
+    (void)unused;
+    return !running;
+}
+
+static int synced(uint64_t ticket)
+{
+    return !running || sync_done >= ticket;
+}
+
+int writer_stop(void)
 {
     pthread_mutex_lock(&mu);
     stop_requested = 1;
     pthread_cond_broadcast(&cv);
-    while (running)
-        pthread_cond_wait(&cv, &mu);
+    int rc = wait_writer(stopped, 0);
     pthread_mutex_unlock(&mu);
+    return rc;
 }
 
 int writer_sync(void)
@@ -729,10 +782,9 @@ int writer_sync(void)
     }
     uint64_t ticket = ++sync_requested;
     pthread_cond_broadcast(&cv);
-    while (running && sync_done < ticket)
-        pthread_cond_wait(&cv, &mu);
+    int rc = wait_writer(synced, ticket);
     pthread_mutex_unlock(&mu);
-    return 0;
+    return rc;
 }
 
 int writer_running(void)
