@@ -11,6 +11,7 @@
 #include <string.h>
 #include <urcu/urcu-memb.h>
 
+#include "counters.h"
 #include "envtable.h"
 #include "stackbounds.h"
 #include "testhook.h"
@@ -163,6 +164,46 @@ void threads_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
     pthread_mutex_unlock(&lock);
 }
 
+/* The counter that carries the CPU time of agent thread `name` (flyprof's own threads are
+ * named "flyprof ..."), or -1 for the writer, which reports its own. */
+static int agent_cpu_counter(const char *name)
+{
+    if (strcmp(name, "flyprof writer") == 0)
+        return -1;
+    if (strcmp(name, "flyprof wall sampler") == 0)
+        return FPL_CTR_SAMPLER_CPU_NS;
+    return FPL_CTR_AGENT_OTHER_CPU_NS;
+}
+
+/* CPU time of thread tid of this process, ns (0 when it cannot be read): the kernel's
+ * per-thread CPU clock, (~tid << 3) | CPUCLOCK_PERTHREAD | CPUCLOCK_SCHED. */
+static uint64_t tid_cpu_ns(int tid)
+{
+    struct timespec ts;
+    clockid_t clk = (clockid_t)((~(unsigned)tid << 3) | 6);
+    if (clock_gettime(clk, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void threads_agent_cpu(uint64_t *sampler_ns, uint64_t *other_ns)
+{
+    *sampler_ns = *other_ns = 0;
+    pthread_mutex_lock(&lock);
+    uint32_t used = atomic_load_explicit(&slots_used, memory_order_relaxed);
+    for (uint32_t s = 0; s < used; s++) {
+        struct threads_entry *e = slots[s];
+        if (!e || !e->alive || !e->is_agent)
+            continue;
+        int id = agent_cpu_counter(e->name);
+        if (id == FPL_CTR_SAMPLER_CPU_NS)
+            *sampler_ns += tid_cpu_ns(e->tid);
+        else if (id == FPL_CTR_AGENT_OTHER_CPU_NS)
+            *other_ns += tid_cpu_ns(e->tid);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
 void threads_on_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
                     void (*on_end)(struct threads_entry *))
 {
@@ -184,6 +225,15 @@ void threads_on_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
             memcpy(e->name, name, sizeof(name));
         if (on_end)
             on_end(e);
+        int ctr = e->is_agent ? agent_cpu_counter(e->name) : -1;
+        if (ctr >= 0) {
+            /* an agent thread's CPU is counted while it lives (threads_agent_cpu) and, once
+             * it has ended, from here: its final figure, on itself */
+            struct timespec ts;
+            if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+                counters_add_sigsafe((unsigned)ctr, (uint64_t)ts.tv_sec * 1000000000ull +
+                                                        (uint64_t)ts.tv_nsec);
+        }
         e->alive = 0;
         e->dead_gen = purge_gen;
         if (!e->is_agent)

@@ -101,6 +101,12 @@ int threads_env_offset(jvmtiEnv *jvmti, JNIEnv *jni, intptr_t *off);
  * Control context, a thread with a JNIEnv. */
 void threads_set_deferred_purge(JNIEnv *jni, int on);
 
+/* CPU time of flyprof's own live threads, by role (the writer reports its own): the wall
+ * sampler and any other agent thread. An agent thread that ends adds its final CPU time to
+ * its counter (FPL_CTR_SAMPLER_CPU_NS, FPL_CTR_AGENT_OTHER_CPU_NS) at ThreadEnd, so the
+ * counter plus this is the role's CPU time in the session. Writer thread. */
+void threads_agent_cpu(uint64_t *sampler_ns, uint64_t *other_ns);
+
 /* Number of live Java threads (flyprof's own threads not counted). */
 int threads_count_live(void);
 

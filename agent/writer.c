@@ -166,11 +166,16 @@ static void put_counters(struct writer *w)
                           atomic_load_explicit(&bytes_written, memory_order_relaxed),
                           memory_order_relaxed);
     uint64_t v[FPL_CTR_MAX];
-    unsigned n = 0;
-    for (unsigned i = 0; i < FPL_CTR_MAX; i++) {
+    for (unsigned i = 0; i < FPL_CTR_MAX; i++)
         v[i] = counters_get(i);
+    /* the agent's other threads: the ended ones are in the counters, the live ones here */
+    uint64_t sampler = 0, other = 0;
+    threads_agent_cpu(&sampler, &other);
+    v[FPL_CTR_SAMPLER_CPU_NS] += sampler;
+    v[FPL_CTR_AGENT_OTHER_CPU_NS] += other;
+    unsigned n = 0;
+    for (unsigned i = 0; i < FPL_CTR_MAX; i++)
         n += v[i] != 0;
-    }
     size_t r = fpl_rec_begin(&w->chunk, FPL_REC_COUNTERS);
     fpl_put_v(&w->chunk, n);
     for (unsigned i = 0; i < FPL_CTR_MAX; i++) {
