@@ -106,6 +106,21 @@ class Jvm:
         m = re.search(r"^VmRSS:\s+(\d+)", _read("/proc/%d/status" % self.pid), re.M)
         return int(m.group(1)) if m else 0
 
+    def thread_cpu_ticks(self, name):
+        """CPU time (utime + stime, in clock ticks) of the first thread named name, 0 when
+        there is none."""
+        try:
+            for tid in os.listdir("/proc/%d/task" % self.pid):
+                if _read("/proc/%d/task/%s/comm" % (self.pid, tid)).strip() != name:
+                    continue
+                fields = _read("/proc/%d/task/%s/stat" % (self.pid, tid)).rsplit(")", 1)
+                if len(fields) == 2:
+                    f = fields[1].split()
+                    return int(f[11]) + int(f[12])
+        except OSError:
+            pass
+        return 0
+
     def timers(self):
         """POSIX timers of the process (/proc/PID/timers), or None when the kernel lacks it."""
         text = _read("/proc/%d/timers" % self.pid, None)

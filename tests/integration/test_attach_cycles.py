@@ -67,7 +67,14 @@ def body(t):
         out = ac.status(t, jvm, "status %d" % i)
         t.check("flyprof is profiling" in out and fpl in out,
                 "cycle %d: status while profiling says %r", i, out)
+        # at least 0.3 s, and until the worker has had 50 ms of CPU since the start (or 10 s
+        # went by): a loaded machine gives it far less than the wall time
+        worker0 = jvm.thread_cpu_ticks("split-worker")
         time.sleep(0.3)
+        deadline = time.monotonic() + 10
+        while (jvm.thread_cpu_ticks("split-worker") - worker0 < 5 and
+               time.monotonic() < deadline):
+            time.sleep(0.05)
         r = ac.flyprof(t, "stop %d" % i, ["stop", jvm.pid])
         ac.expect(t, r, 0, "profile written to " + fpl)
         threads.append(jvm.threads())
