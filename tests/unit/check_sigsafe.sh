@@ -6,9 +6,13 @@
 # sigaction, sigemptyset, usleep, nanosleep, dlsym), which run outside handlers, and ioctl
 # and read (raw syscalls: the perf engine reads and re-arms its event in the handler);
 # __libc_current_sigrtmin/max are SIGRTMIN/SIGRTMAX, read when choosing the wall signal.
+# pthread_getspecific: glibc's reads the calling thread's own key slots (no lock, no
+# allocation); HotSpot's signal handlers read Thread::current through it the same way
+# (ThreadLocalStorage), and envtable.c reads that same key to check adopted entries.
 allowed='__errno_location clock_gettime syscall memcpy memset __stack_chk_fail
 mmap munmap sigaction sigemptyset usleep nanosleep dlsym _GLOBAL_OFFSET_TABLE_
-__divti3 __udivti3 ioctl read getpid __libc_current_sigrtmin __libc_current_sigrtmax'
+__divti3 __udivti3 ioctl read getpid __libc_current_sigrtmin __libc_current_sigrtmax
+pthread_getspecific'
 objs=$(echo "$*" | tr ';' ' ')
 [ -n "$objs" ] || { echo "check_sigsafe: no objects given"; exit 2; }
 bad=0
