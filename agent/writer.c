@@ -68,6 +68,7 @@ struct writer {
     uint8_t *types;             /* scratch frame types (enum fpl_frame_type) */
     size_t key_cap;
     size_t max_map_bytes;       /* bound_maps' bound: MAX_MAP_BYTES unless a test lowers it */
+    uint64_t lag_ticks;         /* test hook: records younger than this stay in the ring */
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -564,7 +565,11 @@ static unsigned drain(struct writer *w, unsigned max)
     uint64_t now = mono_ns();
     uint32_t len;
     const void *p;
+    uint64_t young = w->lag_ticks ? tsc_read_sigsafe() - w->lag_ticks : 0;
     while (n < max && (p = ring_peek(w->s->ring, &len)) != NULL) {
+        if (young && len >= sizeof(struct sample_rec) &&
+            ((const struct sample_rec *)p)->ticks > young)
+            break; /* the test hook's lag: younger records wait */
         put_record(w, p, len, now);
         ring_release(w->s->ring);
         n++;
@@ -582,8 +587,11 @@ static void do_sync(struct writer *w)
     pthread_mutex_unlock(&mu);
     if (want == sync_done)
         return;
+    uint64_t lag = w->lag_ticks;
+    w->lag_ticks = 0;
     while (drain(w, UINT32_MAX) > 0)
         ;
+    w->lag_ticks = lag;
     put_counters(w);
     flush(w);
     pthread_mutex_lock(&mu);
@@ -636,6 +644,11 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     /* FLYPROF_TEST_DICT_BYTES lowers the dictionary bound, so tests reach it in seconds */
     const char *bound = getenv("FLYPROF_TEST_DICT_BYTES");
     w.max_map_bytes = bound && atoll(bound) > 0 ? (size_t)atoll(bound) : MAX_MAP_BYTES;
+    /* FLYPROF_TEST_WRITER_LAG_MS: records are written only once they are this old, so a test
+     * can have methods named after their class was unloaded */
+    const char *lag = getenv("FLYPROF_TEST_WRITER_LAG_MS");
+    if (lag && atoll(lag) > 0)
+        w.lag_ticks = (uint64_t)atoll(lag) * (tsc_ticks_per_sec() / 1000);
 
     int rc = fpl_chunk_write_preamble(w.s->fd);
     if (rc != 0)
@@ -670,6 +683,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     if (duration_over && w.s->stop_sampling)
         w.s->stop_sampling();
     /* sampling is off and no handler is running: what is in the ring is all there is */
+    w.lag_ticks = 0;
     while (drain(&w, UINT32_MAX) > 0)
         ;
     flush_pending(&w, mono_ns());
