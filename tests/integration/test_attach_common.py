@@ -102,6 +102,17 @@ class Jvm:
     def fds(self):
         return len(os.listdir("/proc/%d/fd" % self.pid))
 
+    def fds_to(self, target):
+        """How many of the JVM's fds link to target, e.g. 'anon_inode:[perf_event]'."""
+        n = 0
+        d = "/proc/%d/fd" % self.pid
+        for fd in os.listdir(d):
+            try:
+                n += os.readlink(os.path.join(d, fd)) == target
+            except OSError:
+                pass  # closed meanwhile
+        return n
+
     def rss_kb(self):
         m = re.search(r"^VmRSS:\s+(\d+)", _read("/proc/%d/status" % self.pid), re.M)
         return int(m.group(1)) if m else 0

@@ -109,18 +109,21 @@ def attached(t):
     w = t.thread_profile(p, "split-worker", min_weight=100)
     n = sum(unit_weights(w).values())
     t.close_to(n / w.total(), 1.0, 0.10, "attached: share of worker weight with a unit")
-    # the writer closes the log a moment after the CLI returns: let it settle
-    fds = jvm.fds()
+    # the writer closes the log a moment after the CLI returns: let it settle. The agent
+    # keeps two eventfds of its own for the JVM's life (writer and wall-sampler wakeups);
+    # perf events (one per thread, ~20 here) must all be closed
+    perf = "anon_inode:[perf_event]"
+    left = jvm.fds_to(perf)
     for _ in range(50):
-        if fds <= fds0 + 1:
+        if left == 0:
             break
         time.sleep(0.1)
-        fds = jvm.fds()
-    t.note("JVM fds before the attach %d, after %d", fds0, fds)
-    # +1: the agent's own eventfd for the wall sampler may stay; perf fds (one per thread,
-    # ~20 here) may not
-    t.check(fds <= fds0 + 1, "the JVM has %d fds after the perf attach, %d before: perf "
-            "events left open", fds, fds0)
+        left = jvm.fds_to(perf)
+    fds = jvm.fds()
+    t.note("JVM fds before the attach %d, after %d, perf events open %d", fds0, fds, left)
+    t.check(left == 0, "the JVM has %d perf event fds open after the perf attach", left)
+    t.check(fds <= fds0 + 2, "the JVM has %d fds after the perf attach, %d before: more than "
+            "the agent's two eventfds left open", fds, fds0)
     t.check(jvm.alive(), "the JVM died")
     jvm.stop()
     t.check("flyprof:" not in jvm.stderr(), "the agent complained on the JVM's stderr: %s",
