@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "counters.h"
+#include "events.h"
 #include "fpl_chunk.h"
 #include "fpl_codec.h"
 #include "fpl_format.h"
@@ -26,6 +27,7 @@
 #define NAME_REFRESH_NS 100000000ull       /* re-read a sampled thread's name at most this often */
 #define IDLE_WAIT_NS 10000000ull           /* sleep when the ring is empty */
 #define DRAIN_BATCH 4096                   /* records between checks of the clock */
+#define EVENTS_BATCH 65536                 /* events (dev.flyprof.Events) per loop, at most */
 /* Dictionary maps are cleared past these sizes so memory stays bounded; ids keep growing, so
  * the log stays unambiguous (an entry is just written again when next used). */
 #define MAX_MAP_BYTES (64u << 20)
@@ -70,6 +72,9 @@ static int stop_requested;      /* under mu */
 static uint64_t sync_requested; /* under mu: writer_sync calls so far */
 static uint64_t sync_done;      /* under mu: syncs the writer has completed */
 static int running;             /* under mu: started and not finished */
+/* set by writer_wake, cleared by the writer when it wakes: exchange (acq_rel) so one wake
+ * request signals the condition variable once; orders nothing else */
+static atomic_int wake_requested;
 static _Atomic uint64_t samples_written;
 static _Atomic uint64_t bytes_written;
 
@@ -563,6 +568,27 @@ static unsigned drain(struct writer *w, unsigned max)
     return n;
 }
 
+/* The THREAD id of an event buffer's thread (events.c calls it before each EVENTS record). */
+static uint32_t event_thread_id(void *ctx, uint32_t slot1, int tid)
+{
+    return thread_id(ctx, slot1, tid, mono_ns());
+}
+
+/* Moves up to max events of the threads' buffers into the log, flushing full chunks. Returns
+ * 1 when more are waiting. */
+static int drain_events(struct writer *w, size_t max)
+{
+    struct events_sink s = {&w->chunk, event_thread_id, w, CHUNK_FLUSH_BYTES};
+    size_t total = 0;
+    int more;
+    do {
+        total += events_drain(&s, max - total, &more);
+        if (w->chunk.len >= CHUNK_FLUSH_BYTES)
+            flush(w);
+    } while (more && total < max);
+    return more;
+}
+
 /* Completes pending writer_sync calls: everything drained so far is on disk. */
 static void do_sync(struct writer *w)
 {
@@ -572,6 +598,8 @@ static void do_sync(struct writer *w)
     if (want == sync_done)
         return;
     while (drain(w, UINT32_MAX) > 0)
+        ;
+    while (drain_events(w, SIZE_MAX))
         ;
     put_counters(w);
     flush(w);
@@ -590,10 +618,12 @@ static int wait_stop(uint64_t ns)
     ts.tv_sec += (time_t)(t / 1000000000ull);
     ts.tv_nsec = (long)(t % 1000000000ull);
     pthread_mutex_lock(&mu);
-    if (!stop_requested && sync_requested == sync_done)
+    if (!stop_requested && sync_requested == sync_done &&
+        !atomic_load_explicit(&wake_requested, memory_order_acquire))
         pthread_cond_timedwait(&cv, &mu, &ts);
     int r = stop_requested;
     pthread_mutex_unlock(&mu);
+    atomic_store_explicit(&wake_requested, 0, memory_order_release);
     return r;
 }
 
@@ -633,6 +663,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     int duration_over = 0;
     for (;;) {
         unsigned n = drain(&w, DRAIN_BATCH);
+        int events_more = drain_events(&w, EVENTS_BATCH);
         uint64_t now = mono_ns();
         if (w.s->deadline_mono_ns && now >= w.s->deadline_mono_ns) {
             duration_over = 1;
@@ -647,7 +678,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
             next_period = now + PERIOD_NS;
         }
         do_sync(&w);
-        if (n == DRAIN_BATCH)
+        if (n == DRAIN_BATCH || events_more)
             continue;
         if (wait_stop(IDLE_WAIT_NS))
             break;
@@ -658,6 +689,13 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     while (drain(&w, UINT32_MAX) > 0)
         ;
     flush_pending(&w, mono_ns());
+    events_stop();
+    while (drain_events(&w, SIZE_MAX))
+        ;
+    {
+        struct events_sink es = {&w.chunk, event_thread_id, &w, CHUNK_FLUSH_BYTES};
+        events_finish(&es);
+    }
     /* every sample is named: dead threads' entries need not wait for us any more */
     threads_set_deferred_purge(jni, 0);
     put_counters(&w);
@@ -693,6 +731,8 @@ int writer_start(struct writer_session *s, JNIEnv *jni)
         return -EINVAL;
     atomic_store_explicit(&samples_written, 0, memory_order_relaxed);
     atomic_store_explicit(&bytes_written, FPL_PREAMBLE_SIZE, memory_order_relaxed);
+    /* events are kept while this session runs; without the thread-exit hook they stay off */
+    (void)events_start(s->opts.events, writer_wake);
     pthread_mutex_lock(&mu);
     stop_requested = 0;
     running = 1;
@@ -703,6 +743,8 @@ int writer_start(struct writer_session *s, JNIEnv *jni)
     (*jni)->DeleteLocalRef(jni, name);
     (*jni)->DeleteLocalRef(jni, cls);
     if (err != JVMTI_ERROR_NONE) {
+        events_stop();
+        events_finish(NULL);
         pthread_mutex_lock(&mu);
         running = 0;
         pthread_mutex_unlock(&mu);
@@ -719,6 +761,12 @@ void writer_stop(void)
     while (running)
         pthread_cond_wait(&cv, &mu);
     pthread_mutex_unlock(&mu);
+}
+
+void writer_wake(void)
+{
+    if (!atomic_exchange_explicit(&wake_requested, 1, memory_order_acq_rel))
+        pthread_cond_signal(&cv);
 }
 
 int writer_sync(void)
