@@ -809,6 +809,38 @@ static int on_end(void *ctx, uint64_t ticks)
     return 0;
 }
 
+/* Counts a thread id with events once. */
+static int event_thread(struct profile *p, uint64_t id)
+{
+    if (idmap_get(&p->event_threads, id) != PROFILE_NONE)
+        return 0;
+    if (idmap_put(&p->event_threads, id, 0))
+        return -ENOMEM;
+    p->events.threads++;
+    return 0;
+}
+
+static int on_event(void *ctx, const struct reader_event *e)
+{
+    struct profile *p = ctx;
+    p->events.recorded++;
+    p->events.dropped += e->dropped;
+    p->events.truncated += (e->flags & FPL_EVENT_TRUNCATED) != 0;
+    if (event_thread(p, e->thread_id))
+        return -ENOMEM;
+    return p->event_sink.event ? p->event_sink.event(p->event_sink.ctx, e) : 0;
+}
+
+static int on_event_drops(void *ctx, uint64_t thread_id, uint64_t dropped_after)
+{
+    struct profile *p = ctx;
+    p->events.dropped += dropped_after;
+    if (event_thread(p, thread_id))
+        return -ENOMEM;
+    return p->event_sink.drops ? p->event_sink.drops(p->event_sink.ctx, thread_id, dropped_after)
+                               : 0;
+}
+
 /* Chooses the clock conversion. The header's frequency is measured over a short calibration;
  * an anchor written much later gives a better one, so with one more than 1 s after the base
  * the frequency is (ticks difference) / (monotonic difference). Without a header, two anchors
@@ -890,6 +922,8 @@ static const struct reader_ops profile_ops = {
     .handler_hist = on_hist,
     .end = on_end,
     .wall_tick = on_wall_tick,
+    .event = on_event,
+    .event_drops = on_event_drops,
 };
 
 struct profile *profile_new(void)
@@ -913,6 +947,7 @@ void profile_free(struct profile *p)
     idmap_destroy(&p->thread_map);
     idmap_destroy(&p->method_map);
     idmap_destroy(&p->stack_map);
+    idmap_destroy(&p->event_threads);
     free(p->threads);
     free(p->methods);
     free(p->stacks);
@@ -976,6 +1011,14 @@ int profile_read_mem(struct profile *p, const void *data, size_t len, const char
     snprintf(p->name, sizeof(p->name), "%s", name ? name : "(memory)");
     return read_done(p,
                      reader_read_mem(data, len, p->name, &profile_ops, p, &p->stats, err, errlen));
+}
+
+void profile_set_event_sink(struct profile *p, const struct profile_event_sink *sink)
+{
+    if (sink)
+        p->event_sink = *sink;
+    else
+        memset(&p->event_sink, 0, sizeof(p->event_sink));
 }
 
 int profile_set_window(struct profile *p, uint64_t from_ns, uint64_t to_ns)
