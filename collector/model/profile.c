@@ -92,8 +92,10 @@ static uint32_t cesu_pair(const unsigned char *s, size_t len)
 }
 
 /* Cleans src[0..len) into dst (when not NULL) up to cap - 1 bytes, never splitting a
- * character; returns the length of the cleaned text (all of it when dst is NULL). */
-static size_t clean(char *dst, size_t cap, const char *src, size_t len)
+ * character; returns the length of the cleaned text (all of it when dst is NULL). With
+ * keep_semicolon (plain text, not a folded frame) ';' stays and the modified UTF-8 NUL is a
+ * control character ('_'); without, ';' becomes '_' and the NUL U+FFFD (FORMAT.md 11). */
+static size_t clean_text(char *dst, size_t cap, const char *src, size_t len, int keep_semicolon)
 {
     const unsigned char *s = (const unsigned char *)src;
     size_t i = 0, o = 0;
@@ -101,9 +103,13 @@ static size_t clean(char *dst, size_t cap, const char *src, size_t len)
         unsigned char out[4];
         size_t in, n;
         uint32_t cp;
-        if (s[i] == ';' || s[i] < 0x20 || s[i] == 0x7f) {
+        if ((s[i] == ';' && !keep_semicolon) || s[i] < 0x20 || s[i] == 0x7f) {
             out[0] = '_';
             n = in = 1;
+        } else if (keep_semicolon && s[i] == 0xc0 && i + 1 < len && s[i + 1] == 0x80) {
+            out[0] = '_'; /* U+0000 in modified UTF-8: a control character like the others */
+            n = 1;
+            in = 2;
         } else if ((in = utf8_seq(s + i, len - i)) != 0) {
             memcpy(out, s + i, in);
             n = in;
@@ -132,9 +138,19 @@ static size_t clean(char *dst, size_t cap, const char *src, size_t len)
     return o;
 }
 
+static size_t clean(char *dst, size_t cap, const char *src, size_t len)
+{
+    return clean_text(dst, cap, src, len, 0);
+}
+
 size_t profile_clean(char *dst, size_t cap, const char *src, size_t len)
 {
     return clean(dst, cap, src, len);
+}
+
+size_t profile_clean_text(char *dst, size_t cap, const char *src, size_t len)
+{
+    return clean_text(dst, cap, src, len, 1);
 }
 
 /* A cleaned copy (see profile_clean) of the concatenation a + sep + b. */

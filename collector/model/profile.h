@@ -372,4 +372,9 @@ double profile_ticks_per_sec(const struct profile *p);
  * included) becomes U+FFFD. The result is valid UTF-8. Returns the length written. */
 size_t profile_clean(char *dst, size_t cap, const char *src, size_t len);
 
+/* As profile_clean, for one-line text that is not a frame of a folded line (an event's
+ * string): ';' is kept, and the modified UTF-8 NUL (C0 80) becomes '_' like other control
+ * characters. */
+size_t profile_clean_text(char *dst, size_t cap, const char *src, size_t len);
+
 #endif
