@@ -13,8 +13,8 @@
  * Nothing is lost silently. A full buffer drops the event and counts it in the buffer; the
  * next event that fits carries the count (a gap record in the ring, the "dropped" field of the
  * event in the log), and drops after a thread's last event are logged when the thread ends or
- * profiling stops. A buffer passing half full asks the writer to drain (a wake callback that
- * never blocks), at most once until the writer has moved on.
+ * profiling stops. A buffer passing a quarter full asks the writer to drain (a wake callback
+ * that never blocks), at most once until the writer has moved on.
  *
  * Memory: at most one buffer per live thread that logged an event in the current or the last
  * session, plus buffers of ended threads until the writer has drained them:
@@ -70,7 +70,7 @@ struct events_sink {
 /* Starts a session's events: buffers of units x 16 bytes (rounded up to a power of two;
  * units 0: events off for this session), clock ticks from tsc.h's clock (tsc_init done),
  * wake() called (never from a signal handler, any application thread, must not block) when a
- * buffer passes half full. Control thread, before the writer starts; not while a session's
+ * buffer passes a quarter full. Control thread, before the writer starts; not while a session's
  * events run. Returns 0, or -errno when the thread-exit hook cannot be set up (events off). */
 int events_start(uint32_t units, void (*wake)(void));
 

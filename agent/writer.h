@@ -44,7 +44,7 @@ void writer_stop(void);
  * chunk flushed). Returns 0, or -ENOENT when no writer runs. Any thread but the writer. */
 int writer_sync(void);
 
-/* Asks the writer to drain soon (an event buffer passed half full). Never blocks: one atomic
+/* Asks the writer to drain soon (an event buffer passed a quarter full). Never blocks: one atomic
  * exchange, and a condition signal when no request is pending. The request is checked under
  * the writer's mutex before it sleeps; one that lands between that check and the sleep waits
  * for the idle timeout. Any thread but a signal handler. */
