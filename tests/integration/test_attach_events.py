@@ -7,7 +7,8 @@ Asserted: the attach log holds the loop's events (at least 1000), each i at the 
 drops say (i = previous i + 1 + dropped), strings "loop i" exactly on odd i; a second session
 (`flyprof start`, then `stop`) records only events logged after the first one's (its first i
 is beyond the first log's last: no stale event of the old session leaks in) with the same
-consistency; the JVM survives both and keeps running.
+consistency; a `flyprof dump` in that session holds the events drained so far (a prefix of the
+session's); the JVM survives both and keeps running.
 """
 import os
 import sys
@@ -53,13 +54,22 @@ def test(t):
     b = t.path("b.fpl")
     t.logs.append(b)
     ac.expect(t, ac.flyprof(t, "start", ["start", jvm.pid, "-o", b]), 0)
-    time.sleep(1)
+    time.sleep(0.5)
+    d = t.path("d.fpl")
+    t.logs.append(d)
+    ac.expect(t, ac.flyprof(t, "dump", ["dump", jvm.pid, "-o", d]), 0)
+    time.sleep(0.5)
     ac.expect(t, ac.flyprof(t, "stop", ["stop", jvm.pid]), 0)
+    first_d, last_d, rec_d, _ = check_loop(t, d)
     first_b, last_b, rec_b, drop_b = check_loop(t, b)
     t.note("second session: i from %d to %d, %d recorded, %d dropped", first_b, last_b, rec_b,
            drop_b)
     t.check(first_b > last_a, "b.fpl starts at i=%d, not after a.fpl's last i=%d", first_b,
             last_a)
+    t.check(first_d == first_b and last_d < last_b, "the dump holds i=%d..%d, the session's log "
+            "i=%d..%d: the dump is not a prefix of it", first_d, last_d, first_b, last_b)
+    t.note("dump during the second session: i from %d to %d, %d recorded", first_d, last_d,
+           rec_d)
     t.check(jvm.alive(), "the JVM died")
     jvm.stop()
 
