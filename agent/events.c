@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <x86intrin.h>
@@ -35,10 +36,11 @@ struct events_buf {
     uint64_t tail_seen;          /* tail when the producer last loaded it (<= tail) */
     uint64_t woke_for;           /* 1 + the tail for which a drain was last requested */
     uint64_t check_at;           /* head position past which fill_check looks again */
-    uint64_t cap, mask;          /* bytes of data: a power of two */
+    uint64_t mask;               /* bytes of data - 1: a power of two - 1 */
     uint8_t *data;
-    uint32_t gen;                /* session; set before the buffer is published, then fixed */
     _Atomic uint64_t pending;    /* drops not yet carried by a gap record: see events.h */
+    uint32_t gen;                /* session; set before the buffer is published, then fixed */
+    /* (the fields above fill the first cache line: one line per event) */
 
     _Alignas(CACHE_LINE) _Atomic uint64_t head; /* producer: release; writer: acquire */
     _Alignas(CACHE_LINE) _Atomic uint64_t tail; /* writer: release; producer: acquire */
@@ -50,6 +52,9 @@ struct events_buf {
     int tid;
     uint32_t slot1;
 };
+
+_Static_assert(offsetof(struct events_buf, gen) + sizeof(uint32_t) <= CACHE_LINE,
+               "the producer's fields take one cache line");
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct events_buf *list;          /* under lock: every buffer not yet freed */
@@ -164,7 +169,6 @@ static struct events_buf *buf_create(uint32_t gen)
         return NULL;
     }
     memset(b, 0, sizeof(*b));
-    b->cap = buf_bytes;
     b->mask = buf_bytes - 1;
     b->data = (uint8_t *)b + head;
     b->gen = gen;
@@ -205,11 +209,11 @@ static void drop(struct events_buf *b)
  * says no. */
 static int room(struct events_buf *b, uint64_t h, uint64_t need)
 {
-    if (h + need - b->tail_seen <= b->cap)
+    if (h + need - b->tail_seen <= b->mask + 1)
         return 1;
     /* acquire: the writer has read everything below the tail it stored */
     b->tail_seen = atomic_load_explicit(&b->tail, memory_order_acquire);
-    return h + need - b->tail_seen <= b->cap;
+    return h + need - b->tail_seen <= b->mask + 1;
 }
 
 /* Head passed check_at: when the buffer is more than a quarter full, ask the writer to drain
@@ -219,11 +223,11 @@ static int room(struct events_buf *b, uint64_t h, uint64_t need)
 static void __attribute__((noinline)) fill_check(struct events_buf *b, uint64_t h)
 {
     b->tail_seen = atomic_load_explicit(&b->tail, memory_order_acquire);
-    if (h - b->tail_seen <= b->cap / 4) {
-        b->check_at = b->tail_seen + b->cap / 4;
+    if (h - b->tail_seen <= (b->mask + 1) / 4) {
+        b->check_at = b->tail_seen + (b->mask + 1) / 4;
         return;
     }
-    b->check_at = h + b->cap / 16;
+    b->check_at = h + (b->mask + 1) / 16;
     if (b->woke_for != b->tail_seen + 1) {
         b->woke_for = b->tail_seen + 1;
         if (wake_fn)
@@ -259,7 +263,7 @@ static void __attribute__((noinline)) put_slow(JNIEnv *jni, uint32_t gen, uint64
     uint64_t gap = atomic_load_explicit(&b->pending, memory_order_relaxed);
     uint32_t whole = size + (gap ? EVENTS_UNIT : 0); /* a gap record sticks to its event */
     uint64_t h = b->phead;
-    uint64_t left = b->cap - (h & b->mask);
+    uint64_t left = b->mask + 1 - (h & b->mask);
     uint64_t pad = left < whole ? left : 0;
     if (!room(b, h, pad + whole)) {
         drop(b);
@@ -330,7 +334,7 @@ void JNICALL events_jni_log_str(JNIEnv *jni, jclass cls, jint n, jstring s, jint
     /* the slow path also takes records that would need padding before the buffer's end */
     if (__builtin_expect(!b || b->gen != gen || !s ||
                              atomic_load_explicit(&b->pending, memory_order_relaxed) ||
-                             b->cap - (b->phead & b->mask) < size, 0)) {
+                             b->mask + 1 - (b->phead & b->mask) < size, 0)) {
         put_slow(jni, gen, ticks, n, s, len);
         return;
     }
