@@ -159,6 +159,8 @@ static struct events_buf *buf_create(uint32_t gen)
 {
     struct events_buf *old = tls_buf;
     if (old) {
+        /* the exit hook must not release it a second time */
+        pthread_setspecific(key, NULL);
         tls_buf = NULL;
         buf_release(old);
     }

@@ -5,8 +5,8 @@
  * (modified UTF-8, cut to 63 units without leaving half a surrogate pair) or counted as dropped
  * exactly where it went missing (n increases by 1 + the drops before it; trailing drops make
  * up the rest); a small buffer wraps, pads and asks for a drain; a thread that ends is drained
- * and its buffer freed; a new session retires old buffers; events=0 and a stopped session
- * record nothing. The -tsan variant races producer and consumer for real. */
+ * and its buffer freed; a new session retires old buffers (and a thread that retired one frees
+ * only its newer one when it ends); events=0 and a stopped session record nothing. The -tsan variant races producer and consumer for real. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -358,6 +358,49 @@ static void test_sessions(void)
     fplgen_destroy(&c3.gen);
 }
 
+/* A thread that logs in two sessions and then ends: its first buffer was retired when it
+ * logged in the second, and only the second is released at its end (ASan: no double free). */
+static pthread_barrier_t step;
+
+static void *two_sessions(void *arg)
+{
+    (void)arg;
+    events_jni_log(FAKE_ENV, NULL, 0);
+    pthread_barrier_wait(&step); /* session 1 ends, session 2 starts */
+    pthread_barrier_wait(&step);
+    events_jni_log(FAKE_ENV, NULL, 0);
+    events_jni_log(FAKE_ENV, NULL, 1);
+    return NULL;
+}
+
+static void test_retire_then_exit(void)
+{
+    struct consumer c1, c2;
+    memset(&c1, 0, sizeof(c1));
+    memset(&c2, 0, sizeof(c2));
+    CHECK(fplgen_init(&c1.gen) == 0 && fplgen_init(&c2.gen) == 0);
+    pthread_barrier_init(&step, NULL, 2);
+    CHECK(events_start(1024, on_wake) == 0);
+    pthread_t t;
+    pthread_create(&t, NULL, two_sessions, NULL);
+    pthread_barrier_wait(&step);
+    end_session(&c1);
+    CHECK(events_start(1024, on_wake) == 0);
+    pthread_barrier_wait(&step);
+    pthread_join(t, NULL);
+    end_session(&c2);
+    struct check k;
+    read_back(&c1, &k);
+    CHECK(k.threads == 1 && k.t[0].events == 1);
+    read_back(&c2, &k);
+    CHECK(k.threads == 1 && k.t[0].events == 2 && !k.t[0].order_bad);
+    pthread_barrier_destroy(&step);
+    fpl_buf_free(&c1.buf);
+    fpl_buf_free(&c2.buf);
+    fplgen_destroy(&c1.gen);
+    fplgen_destroy(&c2.gen);
+}
+
 /* Threads that end before the writer drained them: their events and drops are all logged,
  * and (ASan) their buffers freed. */
 static void test_thread_exit(void)
@@ -398,6 +441,7 @@ int main(void)
     fake_fns.GetStringRegion = fake_get_string_region;
     tsc_init(5, 0);
     test_sessions();
+    test_retire_then_exit();
     test_thread_exit();
     /* 1 KiB buffers and a consumer that sleeps 2 ms: drops, wraps, padding, drain requests */
     run("small buffer, slow consumer", 64, 2, 200000, 1, 1);
