@@ -17,37 +17,37 @@
 /* A record in a buffer: 16 bytes, 16-aligned, then the payload (UTF-16 units of the string),
  * the whole rounded up to 16 bytes, so an event without a string never needs padding. */
 struct events_rec {
-    uint64_t ticks;  /* the clock when logged; for a GAP record: the events dropped before the
-                      * event that follows it */
+    uint64_t ticks; /* the clock when logged; for a GAP record: the events dropped before the
+                     * event that follows it */
     int32_t n;
-    uint16_t size;   /* bytes of the record, a multiple of 16 */
-    uint8_t flags;   /* FPL_EVENT_STRING, FPL_EVENT_TRUNCATED, REC_GAP, REC_PAD */
-    uint8_t nchars;  /* UTF-16 units that follow */
+    uint16_t size;  /* bytes of the record, a multiple of 16 */
+    uint8_t flags;  /* FPL_EVENT_STRING, FPL_EVENT_TRUNCATED, REC_GAP, REC_PAD */
+    uint8_t nchars; /* UTF-16 units that follow */
 };
 
-#define REC_GAP 0x40 /* a drop count, always followed by its event (written together) */
-#define REC_PAD 0x80 /* filler up to the end of the buffer: the next record is at offset 0 */
+#define REC_GAP 0x40       /* a drop count, always followed by its event (written together) */
+#define REC_PAD 0x80       /* filler up to the end of the buffer: the next record is at offset 0 */
 #define RECORD_EVENTS 4096 /* events per EVENTS record at most */
 #define CACHE_LINE 64
 
 struct events_buf {
     /* the producer's (the owner thread's) line: read and written on every event */
-    uint64_t phead;              /* == head: the producer's own copy */
-    uint64_t tail_seen;          /* tail when the producer last loaded it (<= tail) */
-    uint64_t woke_for;           /* 1 + the tail for which a drain was last requested */
-    uint64_t check_at;           /* head position past which fill_check looks again */
-    uint64_t mask;               /* bytes of data - 1: a power of two - 1 */
+    uint64_t phead;     /* == head: the producer's own copy */
+    uint64_t tail_seen; /* tail when the producer last loaded it (<= tail) */
+    uint64_t woke_for;  /* 1 + the tail for which a drain was last requested */
+    uint64_t check_at;  /* head position past which fill_check looks again */
+    uint64_t mask;      /* bytes of data - 1: a power of two - 1 */
     uint8_t *data;
-    _Atomic uint64_t pending;    /* drops not yet carried by a gap record: see events.h */
-    uint32_t gen;                /* session; set before the buffer is published, then fixed */
+    _Atomic uint64_t pending; /* drops not yet carried by a gap record: see events.h */
+    uint32_t gen;             /* session; set before the buffer is published, then fixed */
     /* (the fields above fill the first cache line: one line per event) */
 
     _Alignas(CACHE_LINE) _Atomic uint64_t head; /* producer: release; writer: acquire */
     _Alignas(CACHE_LINE) _Atomic uint64_t tail; /* writer: release; producer: acquire */
-    uint64_t wtail;              /* the writer's own copy of tail */
+    uint64_t wtail;                             /* the writer's own copy of tail */
     /* under lock */
     struct events_buf *prev, *next;
-    int gone;                    /* the owner ended or moved to a newer buffer */
+    int gone; /* the owner ended or moved to a newer buffer */
     /* set before publication, then read-only */
     int tid;
     uint32_t slot1;
@@ -57,9 +57,9 @@ _Static_assert(offsetof(struct events_buf, gen) + sizeof(uint32_t) <= CACHE_LINE
                "the producer's fields take one cache line");
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct events_buf *list;          /* under lock: every buffer not yet freed */
-static uint32_t drain_gen;               /* under lock: the session the writer drains, 0: none */
-static uint32_t last_gen;                /* control thread: generations handed out */
+static struct events_buf *list; /* under lock: every buffer not yet freed */
+static uint32_t drain_gen;      /* under lock: the session the writer drains, 0: none */
+static uint32_t last_gen;       /* control thread: generations handed out */
 /* 0 when off. Release store in events_start pairs with the producers' acquire load, so a
  * producer that sees a session also sees buf_bytes, use_tsc and wake below. */
 static _Atomic uint32_t events_gen;
@@ -69,7 +69,7 @@ static void (*wake_fn)(void);
 /* events dropped because a buffer could not be allocated: any thread adds (relaxed, a plain
  * count), the writer logs the increase under thread id 0 */
 static _Atomic uint64_t nomem_drops;
-static uint64_t nomem_logged;            /* writer */
+static uint64_t nomem_logged; /* writer */
 
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static pthread_key_t key;
@@ -249,8 +249,8 @@ static inline void publish(struct events_buf *b, uint64_t h)
 
 /* The general case: any event, on a buffer that may need creating, a gap record or padding.
  * s NULL: no string. */
-static void __attribute__((noinline)) put_slow(JNIEnv *jni, uint32_t gen, uint64_t ticks,
-                                               jint n, jstring s, jint len)
+static void __attribute__((noinline))
+put_slow(JNIEnv *jni, uint32_t gen, uint64_t ticks, jint n, jstring s, jint len)
 {
     struct events_buf *b = tls_buf;
     if (!b || b->gen != gen) {
@@ -304,8 +304,8 @@ void JNICALL events_jni_log(JNIEnv *jni, jclass cls, jint n)
         return;
     uint64_t ticks = clock_read();
     struct events_buf *b = tls_buf;
-    if (__builtin_expect(!b || b->gen != gen ||
-                             atomic_load_explicit(&b->pending, memory_order_relaxed), 0)) {
+    if (__builtin_expect(
+            !b || b->gen != gen || atomic_load_explicit(&b->pending, memory_order_relaxed), 0)) {
         put_slow(jni, gen, ticks, n, NULL, 0);
         return;
     }
@@ -336,7 +336,8 @@ void JNICALL events_jni_log_str(JNIEnv *jni, jclass cls, jint n, jstring s, jint
     /* the slow path also takes records that would need padding before the buffer's end */
     if (__builtin_expect(!b || b->gen != gen || !s ||
                              atomic_load_explicit(&b->pending, memory_order_relaxed) ||
-                             b->mask + 1 - (b->phead & b->mask) < size, 0)) {
+                             b->mask + 1 - (b->phead & b->mask) < size,
+                         0)) {
         put_slow(jni, gen, ticks, n, s, len);
         return;
     }

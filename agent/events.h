@@ -53,8 +53,8 @@
 
 #include "fpl_codec.h"
 
-#define EVENTS_MAX_CHARS 63     /* UTF-16 units of a string kept; longer ones are truncated */
-#define EVENTS_UNIT 16          /* bytes of the smallest record (an event without a string) */
+#define EVENTS_MAX_CHARS 63 /* UTF-16 units of a string kept; longer ones are truncated */
+#define EVENTS_UNIT 16      /* bytes of the smallest record (an event without a string) */
 
 /* Where events_drain writes: the chunk being filled and a way to name a thread. */
 struct events_sink {
@@ -64,7 +64,7 @@ struct events_sink {
      * begins). */
     uint32_t (*thread_id)(void *ctx, uint32_t slot1, int tid);
     void *ctx;
-    size_t flush_bytes;         /* events_drain returns once buf holds this many bytes */
+    size_t flush_bytes; /* events_drain returns once buf holds this many bytes */
 };
 
 /* Starts a session's events: buffers of units x 16 bytes (rounded up to a power of two;

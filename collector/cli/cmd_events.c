@@ -65,8 +65,8 @@ static void warn(const struct eventlog *el, const char *in)
     if (s->chunks_damaged || s->chunks_lost || s->chunks_bad_framing || s->bad_records)
         cli_msg_error("warning: '%s' is damaged (%llu damaged regions, %llu chunks lost, %llu "
                       "undecodable records): the events of those parts are missing",
-                      in, (unsigned long long)s->chunks_damaged,
-                      (unsigned long long)s->chunks_lost, (unsigned long long)s->bad_records);
+                      in, (unsigned long long)s->chunks_damaged, (unsigned long long)s->chunks_lost,
+                      (unsigned long long)s->bad_records);
     if (!el->p->end_seen)
         cli_msg_error("warning: '%s' has no END record: it was cut off (crash) or is still being "
                       "written",
@@ -141,8 +141,8 @@ int cmd_events_main(int argc, char **argv)
     }
     struct profile_time from = {PROFILE_TIME_NONE, 0}, to = {PROFILE_TIME_NONE, 0};
     const char *bad = from_s && profile_time_parse(from_s, &from, err, sizeof(err)) != 0 ? "--from"
-                      : to_s && profile_time_parse(to_s, &to, err, sizeof(err)) != 0   ? "--to"
-                                                                                       : NULL;
+                      : to_s && profile_time_parse(to_s, &to, err, sizeof(err)) != 0     ? "--to"
+                                                                                         : NULL;
     if (bad) {
         if (thread)
             regfree(&re);

@@ -100,7 +100,7 @@ static int on_drops(void *ctx, uint64_t thread_id, uint64_t dropped_after)
 /* A thread id's group: the kernel tid of a defined thread; an undefined id (its THREAD record
  * was lost), and id 0 (events dropped before a thread had a buffer), stand alone. */
 struct key {
-    uint64_t tid;      /* os_tid, or the thread id itself when undefined */
+    uint64_t tid; /* os_tid, or the thread id itself when undefined */
     int undefined;
     uint64_t thread_id;
     uint32_t group;

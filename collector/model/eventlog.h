@@ -24,38 +24,38 @@
 struct eventlog_event {
     uint64_t ticks;
     int64_t n;
-    uint64_t dropped;  /* events of this thread dropped right before this one */
-    uint32_t str_off;  /* the string (as logged, modified UTF-8) at eventlog.strings + str_off */
+    uint64_t dropped; /* events of this thread dropped right before this one */
+    uint32_t str_off; /* the string (as logged, modified UTF-8) at eventlog.strings + str_off */
     uint32_t str_len;
-    uint8_t flags;     /* enum fpl_event_flag */
+    uint8_t flags; /* enum fpl_event_flag */
 };
 
 /* The events of one thread (kernel tid). */
 struct eventlog_thread {
-    uint64_t os_tid;           /* 0 when unknown */
-    const char *name;          /* display name (profile_clean'ed), or a placeholder */
-    size_t first;              /* its events are eventlog.events[first .. first + count) */
+    uint64_t os_tid;  /* 0 when unknown */
+    const char *name; /* display name (profile_clean'ed), or a placeholder */
+    size_t first;     /* its events are eventlog.events[first .. first + count) */
     size_t count;
-    uint64_t dropped;          /* all its drops, dropped_after included */
-    uint64_t dropped_after;    /* drops after its last event */
+    uint64_t dropped;       /* all its drops, dropped_after included */
+    uint64_t dropped_after; /* drops after its last event */
     uint64_t truncated;
 };
 
 struct eventlog {
-    struct profile *p;                 /* owned: the log's dictionaries, clock and damage */
-    struct eventlog_event *events;     /* grouped by thread */
+    struct profile *p;             /* owned: the log's dictionaries, clock and damage */
+    struct eventlog_event *events; /* grouped by thread */
     size_t nevents;
-    struct eventlog_thread *threads;   /* sorted by the time of their first event */
+    struct eventlog_thread *threads; /* sorted by the time of their first event */
     size_t nthreads;
     char *strings;
     size_t strings_len;
-    uint64_t first_ticks;              /* the earliest event (valid when nevents > 0) */
+    uint64_t first_ticks; /* the earliest event (valid when nevents > 0) */
     /* internal, while reading */
-    uint64_t *event_thread;            /* the THREAD id of each event, in read order */
+    uint64_t *event_thread; /* the THREAD id of each event, in read order */
     size_t events_cap, event_thread_cap, strings_cap;
-    struct eventlog_pending *pending;  /* drops waiting for a thread's next event */
+    struct eventlog_pending *pending; /* drops waiting for a thread's next event */
     size_t npending, pending_cap;
-    int failed;                        /* out of memory while reading */
+    int failed; /* out of memory while reading */
 };
 
 /* What to show: threads whose name matches a regex, events inside a time window. */

@@ -23,8 +23,8 @@ static int done(FILE *f, char *err, size_t errlen)
     return 0;
 }
 
-static const char *event_str(const struct eventlog *el, const struct eventlog_event *e,
-                             char *buf, size_t len)
+static const char *event_str(const struct eventlog *el, const struct eventlog_event *e, char *buf,
+                             size_t len)
 {
     profile_clean_text(buf, len, el->strings + e->str_off, e->str_len);
     return buf;
@@ -33,10 +33,10 @@ static const char *event_str(const struct eventlog *el, const struct eventlog_ev
 static void heading(const struct eventlog *el, const struct out_events_opts *o, FILE *f)
 {
     const struct profile_events *t = &el->p->events;
-    fprintf(f, "events of %s: %" PRIu64 " recorded, %" PRIu64 " dropped, %" PRIu64
+    fprintf(f,
+            "events of %s: %" PRIu64 " recorded, %" PRIu64 " dropped, %" PRIu64
             " truncated, on %zu threads\n",
-            o->name ? o->name : "the log", t->recorded, t->dropped, t->truncated,
-            el->nthreads);
+            o->name ? o->name : "the log", t->recorded, t->dropped, t->truncated, el->nthreads);
     if (!el->nevents)
         return;
     if (!el->p->time_known) {
@@ -62,8 +62,8 @@ static void heading(const struct eventlog *el, const struct out_events_opts *o, 
 }
 
 /* The time of an event and its distance from the previous one, as text ("-" when none). */
-static void times(const struct eventlog *el, const struct eventlog_thread *t, size_t i,
-                  char *tbuf, size_t tlen, char *dbuf, size_t dlen)
+static void times(const struct eventlog *el, const struct eventlog_thread *t, size_t i, char *tbuf,
+                  size_t tlen, char *dbuf, size_t dlen)
 {
     const struct eventlog_event *e = &el->events[i];
     if (el->p->time_known)
@@ -88,16 +88,17 @@ static void table(const struct eventlog_pair *p, size_t n, FILE *f)
         fprintf(f, "  none (no two consecutive events selected without a drop between them)\n");
         return;
     }
-    fprintf(f, "  %11s %11s %10s %12s %12s %12s %12s\n", "from", "to", "count", "min", "p50",
-            "p99", "max");
+    fprintf(f, "  %11s %11s %10s %12s %12s %12s %12s\n", "from", "to", "count", "min", "p50", "p99",
+            "max");
     for (size_t i = 0; i < n; i++)
-        fprintf(f, "  %11" PRId64 " %11" PRId64 " %10" PRIu64 " %12" PRId64 " %12" PRId64
-                " %12" PRId64 " %12" PRId64 "\n",
+        fprintf(f,
+                "  %11" PRId64 " %11" PRId64 " %10" PRIu64 " %12" PRId64 " %12" PRId64 " %12" PRId64
+                " %12" PRId64 "\n",
                 p[i].from, p[i].to, p[i].count, p[i].min, p[i].p50, p[i].p99, p[i].max);
 }
 
-int out_events_text(const struct eventlog *el, const struct out_events_opts *o, FILE *f,
-                    char *err, size_t errlen)
+int out_events_text(const struct eventlog *el, const struct out_events_opts *o, FILE *f, char *err,
+                    size_t errlen)
 {
     char s[CLEAN_MAX], tb[32], db[32];
     heading(el, o, f);
@@ -110,7 +111,8 @@ int out_events_text(const struct eventlog *el, const struct out_events_opts *o, 
             if (!eventlog_selected(el, o->sel, t, i))
                 continue;
             if (!shown++)
-                fprintf(f, "\nthread %s (tid %" PRIu64 "): %zu events, %" PRIu64 " dropped, %" PRIu64
+                fprintf(f,
+                        "\nthread %s (tid %" PRIu64 "): %zu events, %" PRIu64 " dropped, %" PRIu64
                         " truncated\n",
                         t->name, t->os_tid, t->count, t->dropped, t->truncated);
             const struct eventlog_event *e = &el->events[i];
@@ -156,8 +158,8 @@ static void csv_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
-int out_events_csv(const struct eventlog *el, const struct out_events_opts *o, FILE *f,
-                   char *err, size_t errlen)
+int out_events_csv(const struct eventlog *el, const struct out_events_opts *o, FILE *f, char *err,
+                   size_t errlen)
 {
     char s[CLEAN_MAX], tb[32], db[32];
     fputs("thread,tid,time_ns,delta_ns,n,string,truncated,dropped_before\n", f);
@@ -172,8 +174,8 @@ int out_events_csv(const struct eventlog *el, const struct out_events_opts *o, F
             const struct eventlog_event *e = &el->events[i];
             times(el, t, i, tb, sizeof(tb), db, sizeof(db));
             csv_field(f, t->name);
-            fprintf(f, ",%" PRIu64 ",%s,%s,%" PRId64 ",", t->os_tid, tb,
-                    strcmp(db, "-") ? db : "", e->n);
+            fprintf(f, ",%" PRIu64 ",%s,%s,%" PRId64 ",", t->os_tid, tb, strcmp(db, "-") ? db : "",
+                    e->n);
             if (e->flags & FPL_EVENT_STRING)
                 csv_field(f, event_str(el, e, s, sizeof(s)));
             fprintf(f, ",%d,%" PRIu64 "\n", (e->flags & FPL_EVENT_TRUNCATED) != 0, e->dropped);

@@ -23,16 +23,16 @@
 
 struct out_events_opts {
     const struct eventlog_select *sel;
-    int table_only; /* text: only the heading and the interval table */
+    int table_only;   /* text: only the heading and the interval table */
     const char *name; /* the log's name for the heading */
 };
 
 /* Writes the text output. Returns 0, -ENOMEM, or -EIO when writing failed (err says). */
-int out_events_text(const struct eventlog *el, const struct out_events_opts *o, FILE *f,
-                    char *err, size_t errlen);
+int out_events_text(const struct eventlog *el, const struct out_events_opts *o, FILE *f, char *err,
+                    size_t errlen);
 
 /* Writes the CSV output. Returns 0 or -EIO when writing failed (err says). */
-int out_events_csv(const struct eventlog *el, const struct out_events_opts *o, FILE *f,
-                   char *err, size_t errlen);
+int out_events_csv(const struct eventlog *el, const struct out_events_opts *o, FILE *f, char *err,
+                   size_t errlen);
 
 #endif

@@ -231,9 +231,15 @@ static int make_log(const char *path)
     struct fplgen g;
     if (fplgen_init(&g) != 0)
         return -1;
-    struct fplgen_header h = {.pid = 1, .ticks_per_sec = 1000000000ull, .anchor_real_ns = 1,
-                              .cpu_interval_ns = 10000000, .depth = 64, .options = "",
-                              .jvm_name = "", .jvm_version = "", .command = ""};
+    struct fplgen_header h = {.pid = 1,
+                              .ticks_per_sec = 1000000000ull,
+                              .anchor_real_ns = 1,
+                              .cpu_interval_ns = 10000000,
+                              .depth = 64,
+                              .options = "",
+                              .jvm_name = "",
+                              .jvm_version = "",
+                              .command = ""};
     fplgen_header(&g, &h);
     fplgen_thread(&g, 1, 100, "alpha");
     fplgen_thread(&g, 2, 200, "beta");
@@ -260,8 +266,7 @@ static int make_log(const char *path)
     return rc;
 }
 
-static const struct eventlog_thread *find(const struct eventlog *el, uint64_t tid,
-                                          const char *name)
+static const struct eventlog_thread *find(const struct eventlog *el, uint64_t tid, const char *name)
 {
     for (size_t i = 0; i < el->nthreads; i++)
         if (el->threads[i].os_tid == tid && (!name || strcmp(el->threads[i].name, name) == 0))
@@ -350,8 +355,7 @@ static void test_eventlog(void)
     const struct eventlog_pair *r = pair(p, n, 1, 2);
     CHECK(r && r->count == 100 && r->min == 10 && r->p50 == 59 && r->p99 == 108 && r->max == 109);
     r = pair(p, n, 2, 1);
-    CHECK(r && r->count == 99 && r->min == 892 && r->p50 == 941 && r->p99 == 990 &&
-          r->max == 990);
+    CHECK(r && r->count == 99 && r->min == 892 && r->p50 == 941 && r->p99 == 990 && r->max == 990);
     r = pair(p, n, 5, 6);
     CHECK(r && r->count == 1 && r->min == 100 && r->max == 100);
     r = pair(p, n, 7, 5);
@@ -383,7 +387,8 @@ static void test_eventlog(void)
     CHECK(!strstr(text, "\nthread ") && strstr(text, "intervals between"));
     free(text);
     text = render(el, NULL, 1, 0);
-    CHECK(strncmp(text, "thread,tid,time_ns,delta_ns,n,string,truncated,dropped_before\n", 62) == 0);
+    CHECK(strncmp(text, "thread,tid,time_ns,delta_ns,n,string,truncated,dropped_before\n", 62) ==
+          0);
     CHECK(strstr(text, "\nbeta-renamed,200,550,100,6,\"a,\"\"b\"\"\",0,0\n"));
     CHECK(strstr(text, "\nbeta-renamed,200,650,100,7,,0,4\n"));
     CHECK(strstr(text, "\nbeta-renamed,200,,,,,0,2\n"));

@@ -6,7 +6,8 @@
  * exactly where it went missing (n increases by 1 + the drops before it; trailing drops make
  * up the rest); a small buffer wraps, pads and asks for a drain; a thread that ends is drained
  * and its buffer freed; a new session retires old buffers (and a thread that retired one frees
- * only its newer one when it ends); events=0 and a stopped session record nothing. The -tsan variant races producer and consumer for real. */
+ * only its newer one when it ends); events=0 and a stopped session record nothing. The -tsan
+ * variant races producer and consumer for real. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -177,7 +178,7 @@ struct check {
     int threads;
     struct {
         int tid;
-        int64_t last_n;   /* -1 before the first */
+        int64_t last_n; /* -1 before the first */
         uint64_t events, dropped;
         int order_bad, strings_bad;
         uint64_t last_ticks;
