@@ -143,10 +143,12 @@ int cmd_events_main(int argc, char **argv)
     const char *bad = from_s && profile_time_parse(from_s, &from, err, sizeof(err)) != 0 ? "--from"
                       : to_s && profile_time_parse(to_s, &to, err, sizeof(err)) != 0     ? "--to"
                                                                                          : NULL;
-    if (bad) {
+    if (bad || (from_s && to_s && from.kind == to.kind && from.ns >= to.ns)) {
         if (thread)
             regfree(&re);
-        return usage_error("%s: %s", bad, err);
+        if (bad)
+            return usage_error("%s: %s", bad, err);
+        return usage_error("empty time window: --from %s is not before --to %s", from_s, to_s);
     }
 
     int code = EXIT_FAIL;
