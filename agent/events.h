@@ -8,7 +8,9 @@
  * records: 16 bytes for an event without a string, 16 + 2 x chars rounded up to 16 with one
  * (the string's first EVENTS_MAX_CHARS UTF-16 units, copied with GetStringRegion; the writer
  * converts them to modified UTF-8). Nothing on the way is shared with other threads: the ring,
- * its counters and its drop count are the thread's.
+ * its counters and its drop count are the thread's. GetStringRegion with the length passed from
+ * Java measured ~21 ns per call on JDK 17 here, GetStringUTFRegion + strlen ~30 ns, and asking
+ * JNI for the length (GetStringLength) another ~10 ns: each JNI callback is a VM transition.
  *
  * Nothing is lost silently. A full buffer drops the event and counts it in the buffer; the
  * next event that fits carries the count (a gap record in the ring, the "dropped" field of the
@@ -16,9 +18,9 @@
  * profiling stops. A buffer passing a quarter full asks the writer to drain (a wake callback
  * that never blocks), at most once until the writer has moved on.
  *
- * Memory: at most one buffer per live thread that logged an event in the current or the last
- * session, plus buffers of ended threads until the writer has drained them:
- * N x 16 bytes (rounded up to a power of two) + 192 bytes each.
+ * Memory: at most one buffer per live thread that has logged an event while profiling ran (it
+ * keeps it until it ends or logs in a later session), plus buffers of ended threads until the
+ * writer has drained them: N x 16 bytes (rounded up to a power of two) + 192 bytes each.
  *
  * Lifetime. Only the owner thread ever lets a buffer go (when it ends: a pthread key
  * destructor; or when it logs in a newer session: the old buffer is retired). A buffer the
