@@ -364,26 +364,29 @@ static const struct events_rec *rec_at(const struct events_buf *b, uint64_t pos)
     return (const void *)(b->data + (pos & b->mask));
 }
 
-/* Bytes of the modified UTF-8 form (as the JVM writes it: U+0000 as C0 80, each surrogate on
- * its own in 3 bytes) of u[0..n). */
-static size_t mutf8_len(const uint16_t *u, uint32_t n)
+/* Writes v as a varint at p; returns the byte after it. */
+static inline uint8_t *put_v(uint8_t *p, uint64_t v)
 {
-    size_t len = 0;
-    for (uint32_t i = 0; i < n; i++)
-        len += u[i] >= 1 && u[i] < 0x80 ? 1 : u[i] < 0x800 ? 2 : 3;
-    return len;
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
 }
 
-static void put_mutf8(struct fpl_buf *o, const uint16_t *u, uint32_t n)
+static inline uint8_t *put_sv(uint8_t *p, int64_t v)
 {
-    size_t len = mutf8_len(u, n);
-    fpl_put_v(o, len);
-    if (fpl_buf_reserve(o, len) != 0)
-        return;
-    uint8_t *p = o->data + o->len;
+    return put_v(p, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+/* Encodes u[0..n) at p in modified UTF-8 (as the JVM writes it: U+0000 as C0 80, each
+ * surrogate on its own in 3 bytes); returns the byte after it. */
+static inline uint8_t *mutf8(uint8_t *p, const uint16_t *u, uint32_t n)
+{
     for (uint32_t i = 0; i < n; i++) {
         uint16_t c = u[i];
-        if (c >= 1 && c < 0x80) {
+        if ((uint16_t)(c - 1) < 0x7f) {
             *p++ = (uint8_t)c;
         } else if (c < 0x800) {
             *p++ = (uint8_t)(0xc0 | c >> 6);
@@ -394,11 +397,32 @@ static void put_mutf8(struct fpl_buf *o, const uint16_t *u, uint32_t n)
             *p++ = (uint8_t)(0x80 | (c & 0x3f));
         }
     }
-    o->len += len;
+    return p;
 }
 
+/* u[0..n) as a str field at p (length, then the modified UTF-8 bytes); returns the byte after
+ * it. Up to 42 units the bytes fit a one-byte length, filled in after one pass. */
+static uint8_t *put_mutf8(uint8_t *p, const uint16_t *u, uint32_t n)
+{
+    if (n <= 42) {
+        uint8_t *end = mutf8(p + 1, u, n);
+        *p = (uint8_t)(end - p - 1);
+        return end;
+    }
+    size_t len = 0;
+    for (uint32_t i = 0; i < n; i++)
+        len += (uint16_t)(u[i] - 1) < 0x7f ? 1 : u[i] < 0x800 ? 2 : 3;
+    return mutf8(put_v(p, len), u, n);
+}
+
+/* The most bytes one event takes in the log: dticks, n, flags, dropped, string length and
+ * 3 bytes per unit. */
+#define EVENT_MAX_BYTES (10 + 10 + 1 + 10 + 2 + 3 * EVENTS_MAX_CHARS)
+
 /* Writes one EVENTS record of thread_id for the records of b in [from, to) holding count
- * events; dropped_after > 0 appends the optional field. */
+ * events; dropped_after > 0 appends the optional field. Each event is encoded straight into
+ * the buffer after one reserve of its largest size (the writer's cost per event matters at
+ * millions of events per second). */
 static void put_events(struct fpl_buf *o, const struct events_buf *b, uint64_t thread_id,
                        uint64_t from, uint64_t to, size_t count, uint64_t dropped_after)
 {
@@ -417,13 +441,16 @@ static void put_events(struct fpl_buf *o, const struct events_buf *b, uint64_t t
             gap = e->ticks;
             continue;
         }
-        fpl_put_sv(o, (int64_t)(e->ticks - prev));
+        if (fpl_buf_reserve(o, EVENT_MAX_BYTES) != 0)
+            return; /* failed is set: the chunk is given up as a whole */
+        uint8_t *p = o->data + o->len;
+        p = put_sv(p, (int64_t)(e->ticks - prev));
         prev = e->ticks;
-        fpl_put_sv(o, e->n);
-        fpl_put_u8(o, (uint8_t)((e->flags & (FPL_EVENT_STRING | FPL_EVENT_TRUNCATED)) |
-                                (gap ? FPL_EVENT_DROPPED : 0)));
+        p = put_sv(p, e->n);
+        *p++ = (uint8_t)((e->flags & (FPL_EVENT_STRING | FPL_EVENT_TRUNCATED)) |
+                         (gap ? FPL_EVENT_DROPPED : 0));
         if (gap)
-            fpl_put_v(o, gap);
+            p = put_v(p, gap);
         gap = 0;
         if (e->flags & FPL_EVENT_STRING) {
             uint32_t n = e->nchars;
@@ -431,8 +458,9 @@ static void put_events(struct fpl_buf *o, const struct events_buf *b, uint64_t t
             /* a pair cut in two by the truncation would leave a lone high surrogate */
             if ((e->flags & FPL_EVENT_TRUNCATED) && n && u[n - 1] >= 0xd800 && u[n - 1] < 0xdc00)
                 n--;
-            put_mutf8(o, u, n);
+            p = put_mutf8(p, u, n);
         }
+        o->len = (size_t)(p - o->data);
     }
     if (dropped_after)
         fpl_put_v(o, dropped_after);
