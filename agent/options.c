@@ -11,7 +11,8 @@
 
 #define OPTIONS_ACCEPTED                                                                           \
     "start, stop, dump, status, cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, "            \
-    "wallthreads=N, filter, depth=N, file=PATH, log=PATH, threads, duration=TIME"
+    "wallthreads=N, filter, depth=N, file=PATH, log=PATH, threads, duration=TIME, "              \
+    "cstack=auto|off"
 #define OPTIONS_TIME_HINT "expected TIME such as 10ms (units ns, us, ms, s)"
 
 enum opt_kind {
@@ -36,6 +37,7 @@ enum opt_key {
     KEY_DURATION,
     KEY_REPLY,
     KEY_LOG,
+    KEY_CSTACK,
     KEY_COUNT,
 };
 
@@ -61,6 +63,7 @@ static const struct {
      * accepted options a user sees */
     [KEY_REPLY] = {"reply", OPT_REQUIRED, "reply=PATH"},
     [KEY_LOG] = {"log", OPT_REQUIRED, "log=PATH"},
+    [KEY_CSTACK] = {"cstack", OPT_REQUIRED, "cstack=auto|off"},
 };
 
 static const struct {
@@ -218,6 +221,7 @@ void options_defaults(struct options *o)
     o->engine = FPL_ENGINE_CPUTIMER;
     o->wall_threads = OPTIONS_DEFAULT_WALL_THREADS;
     o->depth = OPTIONS_DEFAULT_DEPTH;
+    o->cstack = OPTIONS_CSTACK_AUTO;
     memcpy(o->file, OPTIONS_DEFAULT_FILE, sizeof(OPTIONS_DEFAULT_FILE));
 }
 
@@ -297,6 +301,14 @@ static int apply(struct options *o, enum opt_key k, const char *v, size_t n, cha
         if (o->duration_ns == 0)
             return fail(err, errlen, "bad value '%s' for duration: expected a TIME greater than 0",
                         quote(&q, v, n));
+        return 0;
+    case KEY_CSTACK:
+        if (n == 4 && memcmp(v, "auto", 4) == 0)
+            o->cstack = OPTIONS_CSTACK_AUTO;
+        else if (n == 3 && memcmp(v, "off", 3) == 0)
+            o->cstack = OPTIONS_CSTACK_OFF;
+        else
+            return fail(err, errlen, "cstack=%s: expected auto or off", quote(&q, v, n));
         return 0;
     case KEY_COUNT:
         break;

@@ -19,6 +19,8 @@
  *                                  expanded later by options_expand_file
  *   threads                        one stack root per thread in rendered outputs
  *   duration=TIME                  1ns..OPTIONS_MAX_DURATION_NS
+ *   cstack=auto|off                native (C/C++, JVM) frames below and instead of Java
+ *                                  frames; default auto (on), off: Java frames only
  * Neither cpu nor wall named: CPU sampling on at 10ms. Only wall named: CPU sampling off.
  * cpu and wall intervals lie in [OPTIONS_MIN_INTERVAL_NS, OPTIONS_MAX_INTERVAL_NS].
  * TIME: decimal digits, then an optional unit ns, us, ms or s; a bare number is nanoseconds.
@@ -42,6 +44,11 @@
 #define OPTIONS_MAX_INTERVAL_NS (86400ull * 1000000000ull)          /* 1 day */
 #define OPTIONS_MAX_DURATION_NS (365ull * 86400ull * 1000000000ull) /* 365 days */
 
+enum options_cstack {
+    OPTIONS_CSTACK_OFF = 0,
+    OPTIONS_CSTACK_AUTO = 1,
+};
+
 enum options_action {
     OPTIONS_START = 0,
     OPTIONS_STOP,
@@ -61,6 +68,7 @@ struct options {
     int file_given;              /* file= appeared */
     int threads;                 /* per-thread roots in rendered outputs */
     uint64_t duration_ns;        /* 0: until stop or VM exit */
+    int cstack;                  /* enum options_cstack; default OPTIONS_CSTACK_AUTO */
     char raw[OPTIONS_FILE_MAX];  /* the option string as given (cut to OPTIONS_FILE_MAX - 1
                                   * bytes), for the log; "" when parsed from NULL */
     char log[OPTIONS_FILE_MAX];   /* log=PATH: keep the raw .fpl log there when file= names a
