@@ -13,11 +13,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cfitab.h"
 #include "counters.h"
 #include "cputimer.h"
 #include "fpl_format.h"
 #include "handler.h"
 #include "itimer.h"
+#include "nativewalk.h"
 #include "perf.h"
 #include "profile.h"
 #include "render.h"
@@ -212,6 +214,22 @@ static void get_property(const char *name, char *out, size_t len)
     }
 }
 
+/* Prepares the native walk (cstack=auto): libunwind, the module list, and the JVM's code
+ * cache bounds, where native frames end and Java frames begin. Returns 0 or -errno. */
+static int native_setup(void)
+{
+    int rc = cfitab_init();
+    if (rc != 0)
+        return rc;
+    char *const *lo = vmstructs_static_address("CodeCache", "_low_bound");
+    char *const *hi = vmstructs_static_address("CodeCache", "_high_bound");
+    if (lo && hi && *lo && *hi > *lo)
+        nativewalk_set_code_bounds((uintptr_t)*lo, (uintptr_t)*hi);
+    else
+        nativewalk_set_code_bounds(0, 0); /* the walk then stops outside known modules */
+    return 0;
+}
+
 /* Stops the engines and waits for running handlers. Called by control_stop and by the
  * writer when the duration ends; idempotent. */
 static void stop_sampling(void)
@@ -264,6 +282,8 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
         snprintf(err, errlen, "cannot set up the signal handler: %s", strerror(-rc));
         goto out;
     }
+    /* no handler runs yet: the native walk's switch and tables may change */
+    handler_set_cstack(o->cstack == OPTIONS_CSTACK_AUTO && native_setup() == 0);
     if (prepared_fd >= 0) {
         fd = prepared_fd;
         prepared_fd = -1;

@@ -27,6 +27,9 @@ uint64_t handler_wall_value(int state, uint32_t tick);
  * handler can run (profiling off). Returns 0 or -errno. */
 int handler_init(struct ring *ring, unsigned depth);
 
+/* Native frames (cstack=auto) on or off. Only while no handler runs. */
+void handler_set_cstack(int on);
+
 /* Installs the handlers for SIGPROF (CPU) and the wall signal (idempotent). Returns 0
  * or -errno. */
 int handler_install(void);

@@ -16,6 +16,7 @@
 #include "fpl_chunk.h"
 #include "fpl_codec.h"
 #include "fpl_format.h"
+#include "cfitab.h"
 #include "keymap.h"
 #include "methods.h"
 #include "sample.h"
@@ -319,6 +320,13 @@ static void frame_decode(struct writer *w, const struct sample_frame *f, uint32_
         *bci = -1;
         *type = FPL_FRAME_STUB;
         return;
+    case SAMPLE_FT_MARKER: {
+        char buf[64];
+        *method = marker_id(w, error_marker((int)(intptr_t)f->method_id, buf, sizeof(buf)));
+        *bci = -1;
+        *type = FPL_FRAME_MARKER;
+        return;
+    }
     default:
         *method = method_id(w, f->method_id);
         /* the sample types and the log's share their numbers for Java frames */
@@ -364,7 +372,11 @@ static uint32_t stack_id(struct writer *w, const struct sample_rec *r)
         return id;
     }
     uint32_t n = (uint32_t)r->num_frames;
-    int truncated = n >= w->s->opts.depth;
+    /* AGCT fills at most depth Java frames: a stack with that many lost its root */
+    uint32_t java = 0;
+    for (uint32_t i = 0; i < n; i++)
+        java += sample_frame_type(r->frames[i].lineno) < SAMPLE_FT_NATIVE;
+    int truncated = java >= w->s->opts.depth;
     if (ensure_scratch(w, n + 1) != 0)
         return marker_id(w, "[out_of_memory]");
     /* key by the raw frames: jmethodIDs are never freed or reused, so equal raw frames are
@@ -647,6 +659,8 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
             next_period = now + PERIOD_NS;
         }
         do_sync(&w);
+        /* unwind tables the handlers asked for; the loader's new modules */
+        cfitab_service();
         if (n == DRAIN_BATCH)
             continue;
         if (wait_stop(IDLE_WAIT_NS))
@@ -658,6 +672,8 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     while (drain(&w, UINT32_MAX) > 0)
         ;
     flush_pending(&w, mono_ns());
+    /* no handler walks any more (sampling is off): the unwind tables can go */
+    cfitab_reset();
     /* every sample is named: dead threads' entries need not wait for us any more */
     threads_set_deferred_purge(jni, 0);
     put_counters(&w);
