@@ -20,6 +20,7 @@
 #include "keymap.h"
 #include "methods.h"
 #include "sample.h"
+#include "symbols.h"
 #include "threads.h"
 
 #define CHUNK_FLUSH_BYTES (256u << 10)
@@ -50,7 +51,9 @@ struct writer {
     struct keymap stacks;       /* raw AGCT frames (bci, jmethodID) -> stack id */
     struct keymap methods;      /* jmethodID -> method id */
     struct keymap markers;      /* marker name -> method id */
-    struct keymap cfuncs;       /* C/C++ pc -> method id */
+    struct keymap cfuncs;       /* C/C++ pc (bit 63: a leaf) -> method id */
+    struct keymap cfsyms;       /* C/C++ (module, function start) -> method id */
+    struct symbols *syms;       /* native pcs to names; NULL when out of memory */
     struct keymap stubs;        /* JVM stub name pointer -> method id */
     struct keymap tnames;       /* (tid, name) -> thread id */
     struct keymap tcache_map;   /* tid -> index in tcache */
@@ -188,8 +191,10 @@ static void bound_maps(struct writer *w)
 {
     size_t bytes = keymap_bytes(&w->stacks) + keymap_bytes(&w->methods) +
                    keymap_bytes(&w->tnames) + keymap_bytes(&w->markers) +
-                   keymap_bytes(&w->cfuncs) + keymap_bytes(&w->stubs);
+                   keymap_bytes(&w->cfuncs) + keymap_bytes(&w->stubs) +
+                   keymap_bytes(&w->cfsyms);
     if (bytes > MAX_MAP_BYTES) {
+        keymap_clear(&w->cfsyms);
         keymap_clear(&w->stacks);
         keymap_clear(&w->methods);
         keymap_clear(&w->tnames);
@@ -276,17 +281,27 @@ static void put_stack_record(struct writer *w, uint32_t id, const uint32_t *pair
     fpl_rec_end(&w->chunk, r);
 }
 
-/* The method id of a C/C++ frame at pc. */
-static uint32_t cfunc_id(struct writer *w, uintptr_t pc)
+/* The method id of a C/C++ frame at pc (leaf: the interrupted pc, else a return address).
+ * Methods are one per function: keyed by (module, function start), with the module's file
+ * name as the class; each pc is looked up once. */
+static uint32_t cfunc_id(struct writer *w, uintptr_t pc, int leaf)
 {
     uint32_t id;
-    if (keymap_get(&w->cfuncs, &pc, sizeof(pc), &id))
+    uintptr_t key = pc | (uintptr_t)(leaf != 0) << 63;
+    if (keymap_get(&w->cfuncs, &key, sizeof(key), &id))
         return id;
-    char name[64];
-    snprintf(name, sizeof(name), "[unknown] 0x%lx", (unsigned long)pc);
-    id = w->next_method++;
-    put_method_record(w, id, FPL_METHOD_CFUNC, "", name, "", "", NULL, 0);
-    keymap_put(&w->cfuncs, &pc, sizeof(pc), id);
+    struct symbols_name nm = {"", "[unknown]", 0, 0};
+    if (w->syms)
+        symbols_lookup(w->syms, leaf ? pc : pc - 1, &nm);
+    uint64_t fkey[2] = {nm.module, nm.function};
+    if (!nm.module)
+        fkey[1] = 0; /* every pc outside the modules is one "[unknown]" */
+    if (!keymap_get(&w->cfsyms, fkey, sizeof(fkey), &id)) {
+        id = w->next_method++;
+        put_method_record(w, id, FPL_METHOD_CFUNC, nm.lib, nm.name, "", "", NULL, 0);
+        keymap_put(&w->cfsyms, fkey, sizeof(fkey), id);
+    }
+    keymap_put(&w->cfuncs, &key, sizeof(key), id);
     return id;
 }
 
@@ -302,16 +317,16 @@ static uint32_t stub_id(struct writer *w, const char *name)
     return id;
 }
 
-/* One ring frame as (method id, bci, enum fpl_frame_type). */
-static void frame_decode(struct writer *w, const struct sample_frame *f, uint32_t *method,
-                         int32_t *bci, uint8_t *type)
+/* One ring frame as (method id, bci, enum fpl_frame_type); leaf: the stack's first frame. */
+static void frame_decode(struct writer *w, const struct sample_frame *f, int leaf,
+                         uint32_t *method, int32_t *bci, uint8_t *type)
 {
     int t = sample_frame_type(f->lineno);
     *bci = sample_frame_bci(f->lineno);
     switch (t) {
     case SAMPLE_FT_NATIVE:
     case SAMPLE_FT_KERNEL:
-        *method = cfunc_id(w, (uintptr_t)f->method_id);
+        *method = cfunc_id(w, (uintptr_t)f->method_id, leaf);
         *bci = -1;
         *type = t == SAMPLE_FT_NATIVE ? FPL_FRAME_NATIVE : FPL_FRAME_KERNEL;
         return;
@@ -380,17 +395,23 @@ static uint32_t stack_id(struct writer *w, const struct sample_rec *r)
     if (ensure_scratch(w, n + 1) != 0)
         return marker_id(w, "[out_of_memory]");
     /* key by the raw frames: jmethodIDs are never freed or reused, so equal raw frames are
-     * the same stack, and a known stack costs one lookup instead of one per frame */
+     * the same stack, and a known stack costs one lookup instead of one per frame. Native
+     * frames are keyed by their method (one per function), not their pc, so that the many
+     * pcs of a function make one stack, not one each. */
     for (uint32_t i = 0; i < n; i++) {
-        w->key[2 * i] = (uint64_t)(uint32_t)r->frames[i].lineno;
-        w->key[2 * i + 1] = (uint64_t)(uintptr_t)r->frames[i].method_id;
+        const struct sample_frame *f = &r->frames[i];
+        int t = sample_frame_type(f->lineno);
+        w->key[2 * i] = (uint64_t)(uint32_t)f->lineno;
+        w->key[2 * i + 1] = t == SAMPLE_FT_NATIVE || t == SAMPLE_FT_KERNEL
+                                ? cfunc_id(w, (uintptr_t)f->method_id, i == 0)
+                                : (uint64_t)(uintptr_t)f->method_id;
     }
     uint32_t klen = n * 2 * (uint32_t)sizeof(uint64_t);
     if (keymap_get(&w->stacks, w->key, klen, &id))
         return id;
     for (uint32_t i = 0; i < n; i++) {
         int32_t bci;
-        frame_decode(w, &r->frames[i], &w->frames[2 * i], &bci, &w->types[i]);
+        frame_decode(w, &r->frames[i], i == 0, &w->frames[2 * i], &bci, &w->types[i]);
         w->frames[2 * i + 1] = (uint32_t)bci;
     }
     uint32_t nf = n;
@@ -617,6 +638,8 @@ static void writer_destroy(struct writer *w)
     keymap_destroy(&w->methods);
     keymap_destroy(&w->markers);
     keymap_destroy(&w->cfuncs);
+    keymap_destroy(&w->cfsyms);
+    symbols_free(w->syms);
     keymap_destroy(&w->stubs);
     keymap_destroy(&w->tnames);
     keymap_destroy(&w->tcache_map);
@@ -634,6 +657,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     w.s = arg;
     w.jni = jni;
     w.next_thread = w.next_method = w.next_stack = 1;
+    w.syms = symbols_new();
 
     int rc = fpl_chunk_write_preamble(w.s->fd);
     if (rc != 0)
