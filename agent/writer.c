@@ -21,7 +21,9 @@
 #include "methods.h"
 #include "sample.h"
 #include "symbols.h"
+#include "tasks.h"
 #include "threads.h"
+#include "tls.h"
 
 #define CHUNK_FLUSH_BYTES (256u << 10)
 #define PERIOD_NS 1000000000ull            /* counters, anchor and flush each second */
@@ -656,6 +658,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     memset(&w, 0, sizeof(w));
     w.s = arg;
     w.jni = jni;
+    tasks_exclude(tls_tid_sigsafe()); /* the writer is never sampled */
     w.next_thread = w.next_method = w.next_stack = 1;
     w.syms = symbols_new();
 
@@ -685,6 +688,8 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         do_sync(&w);
         /* unwind tables the handlers asked for; the loader's new modules */
         cfitab_service();
+        /* a CPU sampler on threads that appeared since (GC, JIT, native threads) */
+        tasks_refresh();
         if (n == DRAIN_BATCH)
             continue;
         if (wait_stop(IDLE_WAIT_NS))

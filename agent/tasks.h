@@ -1,0 +1,49 @@
+/* tasks.h: one CPU sampler per thread of the process -- every thread, not only Java threads:
+ * GC workers, JIT compilers, the VM thread, native threads. Each thread gets a CPU-time timer
+ * (cputimer engine) or a perf event (perf engine), and never two: the table here, keyed by
+ * kernel tid, is the only owner of both.
+ *
+ * Threads are found in /proc/self/task when the engine starts and again by tasks_refresh,
+ * which the writer calls every loop: it lists the threads again every second, and sooner
+ * (within TASKS_POLL_NS) when the process's thread count changed, so a thread that starts
+ * busy (a GC worker the JVM adds under load) loses little CPU time to the wait: new threads
+ * are armed, the samplers of vanished threads deleted. Java threads are armed at once by ThreadStart (tasks_thread_start)
+ * and disarmed by ThreadEnd; an ended thread whose tid is still listed (it is exiting) is not
+ * armed again unless /proc says it is a new thread with the same tid (another start time).
+ * flyprof's own threads (their names begin with "flyprof") are never armed.
+ *
+ * Synchronization: one mutex over the table. tasks_thread_start/_end run under the thread
+ * registry's lock (lock order: registry, then tasks); nothing here takes the registry lock.
+ * Never from a signal handler. */
+#ifndef TASKS_H
+#define TASKS_H
+
+/* Arms every thread of the process with engine (FPL_ENGINE_CPUTIMER or FPL_ENGINE_PERF; the
+ * engine's interval is already set). Returns 0 or -errno. Control context. */
+int tasks_start(int engine);
+
+/* Disarms and forgets every thread. Control context (or the writer, when duration= ends). */
+void tasks_stop(void);
+
+/* A Java thread started (ThreadStart on it, or adopted at attach): arms tid unless it is
+ * armed already. */
+void tasks_thread_start(int tid);
+
+/* A Java thread is ending (ThreadEnd on it): disarms tid. */
+void tasks_thread_end(int tid);
+
+#define TASKS_POLL_NS 50000000ull     /* how often the thread count is read */
+#define TASKS_SCAN_NS 1000000000ull   /* how often the threads are listed in any case */
+
+/* Arms the threads that appeared since the last scan and deletes the samplers of threads that
+ * are gone (see above for when it lists them). Writer thread, as often as it likes. */
+void tasks_refresh(void);
+
+/* Never arms tid (a flyprof thread: the writer calls it on itself, for the scans that may
+ * list it before the JVM gives it its name) and disarms it if armed. */
+void tasks_exclude(int tid);
+
+/* Threads armed now. Any thread. */
+int tasks_armed(void);
+
+#endif
