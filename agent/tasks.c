@@ -23,7 +23,6 @@ enum task_state {
     TASK_ARMED,     /* its timer or perf event exists */
     TASK_FAILED,    /* arming failed (counted as a timer error); not retried */
     TASK_ENDED,     /* ThreadEnd ran: not armed again while this incarnation is listed */
-    TASK_OURS,      /* a flyprof thread: never armed */
 };
 
 struct task {
@@ -144,14 +143,6 @@ static uint64_t start_time(int tid)
     return p ? strtoull(p + 1, NULL, 10) : 0;
 }
 
-/* 1 when the thread is one of flyprof's own (the JVM names native threads after their Java
- * names: "flyprof writer", "flyprof wall"). */
-static int is_ours(int tid)
-{
-    char comm[32];
-    return read_task_file(tid, "comm", comm, sizeof(comm)) > 0 && strncmp(comm, "flyprof", 7) == 0;
-}
-
 static void arm(struct task *t)
 {
     int rc = -EINVAL;
@@ -202,10 +193,7 @@ static int scan_locked(void)
             t = add(tid);
             if (!t)
                 break;
-            if (is_ours(tid))
-                t->state = TASK_OURS;
-            else
-                arm(t);
+            arm(t);
         } else if (t->state == TASK_ENDED && t->start != start_time(tid)) {
             t->start = 0;
             arm(t);
@@ -259,7 +247,7 @@ void tasks_thread_start(int tid)
             t = add(tid);
         /* ENDED here is a new thread reusing the tid, or the main thread's second start
          * (DestroyJavaVM): ThreadStart runs on a live Java thread, arm it */
-        if (t && t->state != TASK_ARMED && t->state != TASK_OURS)
+        if (t && t->state != TASK_ARMED)
             arm(t);
     }
     pthread_mutex_unlock(&lock);
@@ -269,23 +257,10 @@ void tasks_thread_end(int tid)
 {
     pthread_mutex_lock(&lock);
     struct task *t = find(tid);
-    if (t && t->state != TASK_OURS) {
+    if (t) {
         disarm(t);
         t->state = TASK_ENDED;
         t->start = start_time(tid);
-    }
-    pthread_mutex_unlock(&lock);
-}
-
-void tasks_exclude(int tid)
-{
-    pthread_mutex_lock(&lock);
-    struct task *t = find(tid);
-    if (!t)
-        t = add(tid);
-    if (t) {
-        disarm(t);
-        t->state = TASK_OURS;
     }
     pthread_mutex_unlock(&lock);
 }

@@ -10,7 +10,9 @@
  * are armed, the samplers of vanished threads deleted. Java threads are armed at once by ThreadStart (tasks_thread_start)
  * and disarmed by ThreadEnd; an ended thread whose tid is still listed (it is exiting) is not
  * armed again unless /proc says it is a new thread with the same tid (another start time).
- * flyprof's own threads (their names begin with "flyprof") are never armed.
+ * flyprof's own threads are armed too: their CPU is part of the process's, and their samples
+ * name them ("flyprof writer", "flyprof wall sampler"), so the profile shows what the
+ * profiler costs.
  *
  * Synchronization: one mutex over the table. tasks_thread_start/_end run under the thread
  * registry's lock (lock order: registry, then tasks); nothing here takes the registry lock.
@@ -38,10 +40,6 @@ void tasks_thread_end(int tid);
 /* Arms the threads that appeared since the last scan and deletes the samplers of threads that
  * are gone (see above for when it lists them). Writer thread, as often as it likes. */
 void tasks_refresh(void);
-
-/* Never arms tid (a flyprof thread: the writer calls it on itself, for the scans that may
- * list it before the JVM gives it its name) and disarms it if armed. */
-void tasks_exclude(int tid);
 
 /* Threads armed now. Any thread. */
 int tasks_armed(void);

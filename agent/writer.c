@@ -23,7 +23,6 @@
 #include "symbols.h"
 #include "tasks.h"
 #include "threads.h"
-#include "tls.h"
 
 #define CHUNK_FLUSH_BYTES (256u << 10)
 #define PERIOD_NS 1000000000ull            /* counters, anchor and flush each second */
@@ -658,7 +657,6 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     memset(&w, 0, sizeof(w));
     w.s = arg;
     w.jni = jni;
-    tasks_exclude(tls_tid_sigsafe()); /* the writer is never sampled */
     w.next_thread = w.next_method = w.next_stack = 1;
     w.syms = symbols_new();
 
