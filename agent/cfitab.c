@@ -345,12 +345,27 @@ static void build_table(struct cfitab_mod *m)
     struct cfitab_row *rows = realloc(b.rows, b.nrows * sizeof(*rows));
     t->rows = rows ? rows : b.rows;
     t->nrows = (uint32_t)b.nrows;
+    /* the page index: for each page up to the last row's, the row in force at its start */
+    uint32_t npages = (t->rows[t->nrows - 1].off >> CFITAB_PAGE_SHIFT) + 2;
+    uint32_t *pages = malloc((size_t)npages * sizeof(*pages));
+    if (pages) {
+        uint32_t r = 0;
+        for (uint32_t p = 0; p < npages; p++) {
+            uint64_t at = (uint64_t)p << CFITAB_PAGE_SHIFT;
+            while (r + 1 < t->nrows && t->rows[r + 1].off <= at)
+                r++;
+            pages[p] = r;
+        }
+    }
+    t->pages = pages;
+    t->npages = pages ? npages : 0;
     t->states = b.states;
     t->nstates = b.nstates;
     t->state_size = b.state_size;
     atomic_fetch_add_explicit(&table_bytes,
                               sizeof(*t) + b.nrows * sizeof(*rows) +
-                                  (size_t)b.capstates * b.state_size,
+                                  (size_t)b.capstates * b.state_size +
+                                  (size_t)t->npages * sizeof(*pages),
                               memory_order_relaxed);
     atomic_store_explicit(&m->table, t, memory_order_release);
 }
@@ -407,6 +422,7 @@ void cfitab_reset(void)
                                                             memory_order_relaxed);
         if (t) {
             free((void *)t->rows);
+            free((void *)t->pages);
             free((void *)t->states);
             free((void *)t);
         }

@@ -39,9 +39,17 @@ struct cfitab_row {
     uint32_t state;
 };
 
+#define CFITAB_PAGE_SHIFT 12
+
 struct cfitab_table {
     const struct cfitab_row *rows;      /* sorted by off; the last row is CFITAB_NONE */
     uint32_t nrows;
+    /* pages[p]: the row in force at offset p << CFITAB_PAGE_SHIFT (the last row at or
+     * below it), p < npages; a lookup searches only between pages[p] and pages[p + 1], a
+     * few rows instead of a binary search over all of them (fewer cache misses in the
+     * handler) */
+    const uint32_t *pages;
+    uint32_t npages;
     uint32_t state_size;                /* bytes per state, a multiple of 8 */
     const unsigned char *states;        /* libunwind's opaque register states */
     uint32_t nstates;

@@ -63,8 +63,14 @@ static void *find_state(const struct cfitab_table *t, uintptr_t off)
 {
     if (off >= UINT32_MAX || t->nrows == 0 || off < t->rows[0].off)
         return NULL;
-    /* the last row with rows[i].off <= off */
+    /* the last row with rows[i].off <= off, between the rows in force at the start of off's
+     * page and of the next page */
     uint32_t lo = 0, hi = t->nrows;
+    uintptr_t p = off >> CFITAB_PAGE_SHIFT;
+    if (p + 1 < t->npages) {
+        lo = t->pages[p];
+        hi = t->pages[p + 1] + 1;
+    }
     while (hi - lo > 1) {
         uint32_t mid = lo + (hi - lo) / 2;
         if (t->rows[mid].off <= off)
