@@ -7,9 +7,10 @@
  * which the writer calls every loop: it lists the threads again every second, and sooner
  * (within TASKS_POLL_NS) when the process's thread count changed, so a thread that starts
  * busy (a GC worker the JVM adds under load) loses little CPU time to the wait: new threads
- * are armed, the samplers of vanished threads deleted. Java threads are armed at once by ThreadStart (tasks_thread_start)
- * and disarmed by ThreadEnd; an ended thread whose tid is still listed (it is exiting) is not
- * armed again unless /proc says it is a new thread with the same tid (another start time).
+ * are armed, the samplers of vanished threads deleted. Java threads are armed at once by
+ * ThreadStart (tasks_thread_start) and disarmed by ThreadEnd; an ended thread whose tid is
+ * still listed (it is exiting) is not armed again unless /proc says it is a new thread with
+ * the same tid (another start time).
  * flyprof's own threads are armed too: their CPU is part of the process's, and their samples
  * name them ("flyprof writer", "flyprof wall sampler"), so the profile shows what the
  * profiler costs.
