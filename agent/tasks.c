@@ -290,14 +290,18 @@ static long thread_count(void)
     return p ? strtol(p + 1, NULL, 10) : -1;
 }
 
-/* writer only (no lock needed): when the threads were last listed and counted */
-static uint64_t last_scan_ns, last_poll_ns;
+/* writer only (no lock needed): when the threads were last listed and counted, and what the
+ * last listing cost */
+static uint64_t last_scan_ns, last_poll_ns, scan_cost_ns;
 static long last_count = -1;
 
 void tasks_refresh(void)
 {
     uint64_t now = mono_ns();
-    if (now - last_poll_ns < TASKS_POLL_NS)
+    /* a process creating thousands of threads changes its count at every poll: listing them
+     * all each time could cost more than profiling; keep the scans under 5% of a core */
+    uint64_t gap = scan_cost_ns * 20 > TASKS_POLL_NS ? scan_cost_ns * 20 : TASKS_POLL_NS;
+    if (now - last_poll_ns < TASKS_POLL_NS || now - last_scan_ns < gap)
         return;
     last_poll_ns = now;
     long count = thread_count();
@@ -309,6 +313,7 @@ void tasks_refresh(void)
     if (engine >= 0)
         scan_locked();
     pthread_mutex_unlock(&lock);
+    scan_cost_ns = mono_ns() - now;
 }
 
 int tasks_armed(void)
