@@ -12,8 +12,9 @@ import java.lang.management.ManagementFactory;
  * Java code at all.
  *
  * <p>Run it with {@code -XX:+UseG1GC -Xmx512m}. Usage: {@code GcChurn [seconds] [threads]
- * [liveMB]} (defaults 6, 2, 160): the workers stop after that much wall time (GC threads take
- * CPU from them, so a CPU budget would stretch the run without bound on a loaded machine).
+ * [liveMB]} (defaults 6, 2, 160): the workers stop when the whole process has spent that much
+ * CPU time since they started (GC threads included, so a loaded machine stretches the run
+ * rather than thinning the profile), or after 20 times that in wall time.
  * Prints {@code result} with the churn phase's start and end (epoch ms) and the process CPU
  * time at both (the profile's truth over that window), the workers' CPU time, and the
  * collection counts and times.
@@ -27,12 +28,14 @@ public final class GcChurn {
     private GcChurn() {
     }
 
-    /** One worker: replaces live entries until the deadline. Returns its CPU time. */
-    static long churn(long deadlineNs, long seed) {
+    private static volatile boolean done;
+
+    /** One worker: replaces live entries until done. Returns its CPU time. */
+    static long churn(long seed) {
         long x = seed;
         long garbage = 0;
         int n = live.length;
-        while (System.nanoTime() < deadlineNs) {
+        while (!done) {
             for (int i = 0; i < 1024; i++) {
                 x = x * 6364136223846793005L + 1442695040888963407L;
                 int idx = (int) ((x >>> 33) % n);
@@ -61,15 +64,20 @@ public final class GcChurn {
         }
         long windowStartMs = System.currentTimeMillis();
         long windowCpu0 = Measure.processCpuNs();
-        long deadline = System.nanoTime() + Measure.ns(seconds);
+        long deadline = System.nanoTime() + 20 * Measure.ns(seconds);
         long[] cpu = new long[threads];
         Thread[] ts = new Thread[threads];
         for (int t = 0; t < threads; t++) {
             final int k = t;
-            ts[t] = new Thread(() -> cpu[k] = churn(deadline, 0x9e3779b97f4a7c15L * (k + 1)),
+            ts[t] = new Thread(() -> cpu[k] = churn(0x9e3779b97f4a7c15L * (k + 1)),
                     "churn-" + t);
             ts[t].start();
         }
+        while (Measure.processCpuNs() - windowCpu0 < Measure.ns(seconds)
+                && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        done = true;
         long workers = 0;
         for (int t = 0; t < threads; t++) {
             ts[t].join();
