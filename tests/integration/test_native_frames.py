@@ -21,6 +21,7 @@ fails the names.
 """
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import flyprof_test as ft  # noqa: E402
@@ -89,7 +90,13 @@ def body(t):
     jvm = ac.Jvm(t, "attached", "NativeFrames", [120], ready_thread="deflate-worker")
     fpl = t.path("attach.fpl")
     t.logs.append(fpl)
-    r = ac.flyprof(t, "attach", ["attach", jvm.pid, "-d", "3", "-o", fpl])
+    r = ac.flyprof(t, "start", ["start", jvm.pid, "-o", fpl])
+    ac.expect(t, r, 0, "profiling process %d" % jvm.pid)
+    # a budget of process CPU rather than of wall time: a loaded machine stretches the window
+    cpu0, deadline = nc.proc_cpu(jvm.pid), time.monotonic() + 90
+    while nc.proc_cpu(jvm.pid) - cpu0 < 4 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    r = ac.flyprof(t, "stop", ["stop", jvm.pid])
     ac.expect(t, r, 0, "profile written to " + fpl)
     check_profile(t, t.convert(fpl), "attach")
     t.check(jvm.alive(), "the JVM died after the attach")
