@@ -14,6 +14,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "counters.h"
@@ -179,7 +180,9 @@ static void take_sample(struct sample_rec *h, void *uc)
     }
     struct sample_frame *f = scratch + (size_t)k * buf_frames;
     /* native frames first (leaf first), down to the first Java frame */
-    int nn = cstack ? nativewalk_sigsafe(uc, f, NATIVEWALK_MAX, tls_stack_lo(), tls_stack_hi())
+    struct nativewalk_java jc;
+    int nn = cstack ? nativewalk_sigsafe(uc, f, NATIVEWALK_MAX, tls_stack_lo(), tls_stack_hi(),
+                                         &jc)
                     : 0;
     if (!env) {
         /* not a Java thread (GC, JIT compiler, VM thread, a native thread): its native stack
@@ -200,6 +203,23 @@ static void take_sample(struct sample_rec *h, void *uc)
     int recovered = 0;
     int n = stackwalk_java_sigsafe(env, uc, f + nn, (int)depth, tls_stack_lo(), tls_stack_hi(),
                                    &recovered);
+    if ((n == -3 || n == -4) && nn > 0 && jc.pc) {
+        /* not in Java code and no frame anchor: JVM code called from compiled code without
+         * a state transition (monitor enter, allocation slow paths). The native walk ended in
+         * the Java frame that called it: walk the Java stack from there (on a copy of the
+         * context; the thread resumes on the original) */
+        ucontext_t c = *(ucontext_t *)uc;
+        c.uc_mcontext.gregs[REG_RIP] = (greg_t)jc.pc;
+        c.uc_mcontext.gregs[REG_RSP] = (greg_t)jc.sp;
+        c.uc_mcontext.gregs[REG_RBP] = (greg_t)jc.fp;
+        int r2 = 0;
+        int m = stackwalk_java_sigsafe(env, &c, f + nn, (int)depth, tls_stack_lo(),
+                                       tls_stack_hi(), &r2);
+        if (m > 0) {
+            n = m;
+            recovered = 1;
+        }
+    }
     if (recovered)
         counters_add_sigsafe(FPL_CTR_AGCT_RECOVERED, 1);
     if (n == -3 && h->kind == FPL_KIND_WALL) {

@@ -85,8 +85,10 @@ static void *find_state(const struct cfitab_table *t, uintptr_t off)
 }
 
 int nativewalk_sigsafe(void *uc, struct sample_frame *frames, int max, uintptr_t stack_lo,
-                       uintptr_t stack_hi)
+                       uintptr_t stack_hi, struct nativewalk_java *java)
 {
+    if (java)
+        java->pc = java->sp = java->fp = 0;
     if (!uc || max <= 0)
         return 0;
     const ucontext_t *u = uc;
@@ -131,8 +133,15 @@ int nativewalk_sigsafe(void *uc, struct sample_frame *frames, int max, uintptr_t
         pc = npc;
         sp = nsp;
         adjust = 1;
-        if (nativewalk_is_java_sigsafe(pc))
+        if (nativewalk_is_java_sigsafe(pc)) {
+            unw_word_t fp = 0;
+            if (java && unw_get_reg(&c, UNW_X86_64_RBP, &fp) == 0) {
+                java->pc = pc;
+                java->sp = sp;
+                java->fp = fp;
+            }
             break;
+        }
     }
     return n;
 }

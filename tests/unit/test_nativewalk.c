@@ -29,7 +29,7 @@ static void on_prof(int sig, siginfo_t *si, void *uc)
     int k = nwalks;
     if (k >= MAXW)
         return;
-    nframes[k] = nativewalk_sigsafe(uc, walks[k], MAXF, 0, 0);
+    nframes[k] = nativewalk_sigsafe(uc, walks[k], MAXF, 0, 0, NULL);
     nwalks = k + 1;
 }
 
