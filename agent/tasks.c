@@ -290,23 +290,33 @@ static long thread_count(void)
     return p ? strtol(p + 1, NULL, 10) : -1;
 }
 
-/* writer only (no lock needed): when the threads were last listed and counted, and what the
- * last listing cost */
-static uint64_t last_scan_ns, last_poll_ns, scan_cost_ns;
+/* writer only (no lock needed): when the threads were last listed and counted, when their
+ * number last changed, and what the last listing cost */
+static uint64_t last_scan_ns, last_poll_ns, last_change_ns, scan_cost_ns;
 static long last_count = -1;
 
-void tasks_refresh(void)
+/* When the next call is due: soon while the thread count is changing, else the next scan. */
+static uint64_t next_due(uint64_t now)
+{
+    uint64_t due = now - last_change_ns < TASKS_BUSY_NS ? last_poll_ns + TASKS_POLL_NS
+                                                          : last_scan_ns + TASKS_SCAN_NS;
+    return due > now ? due - now : 0;
+}
+
+uint64_t tasks_refresh(void)
 {
     uint64_t now = mono_ns();
     /* a process creating thousands of threads changes its count at every poll: listing them
      * all each time could cost more than profiling; keep the scans under 5% of a core */
     uint64_t gap = scan_cost_ns * 20 > TASKS_POLL_NS ? scan_cost_ns * 20 : TASKS_POLL_NS;
     if (now - last_poll_ns < TASKS_POLL_NS || now - last_scan_ns < gap)
-        return;
+        return next_due(now);
     last_poll_ns = now;
     long count = thread_count();
+    if (count != last_count)
+        last_change_ns = now;
     if (count == last_count && now - last_scan_ns < TASKS_SCAN_NS)
-        return;
+        return next_due(now);
     last_count = count;
     last_scan_ns = now;
     pthread_mutex_lock(&lock);
@@ -314,6 +324,7 @@ void tasks_refresh(void)
         scan_locked();
     pthread_mutex_unlock(&lock);
     scan_cost_ns = mono_ns() - now;
+    return next_due(mono_ns());
 }
 
 int tasks_armed(void)

@@ -22,6 +22,8 @@
 #ifndef TASKS_H
 #define TASKS_H
 
+#include <stdint.h>
+
 /* Arms every thread of the process with engine (FPL_ENGINE_CPUTIMER or FPL_ENGINE_PERF; the
  * engine's interval is already set). Returns 0 or -errno. Control context. */
 int tasks_start(int engine);
@@ -36,12 +38,16 @@ void tasks_thread_start(int tid);
 /* A Java thread is ending (ThreadEnd on it): disarms tid. */
 void tasks_thread_end(int tid);
 
-#define TASKS_POLL_NS 50000000ull     /* how often the thread count is read */
+#define TASKS_POLL_NS 50000000ull     /* how often the thread count is read while it changes */
 #define TASKS_SCAN_NS 1000000000ull   /* how often the threads are listed in any case */
+#define TASKS_BUSY_NS 2000000000ull   /* "while it changes": since the last change */
 
 /* Arms the threads that appeared since the last scan and deletes the samplers of threads that
- * are gone (see above for when it lists them). Writer thread, as often as it likes. */
-void tasks_refresh(void);
+ * are gone (see above for when it lists them). Returns the ns until it wants to be called
+ * again: TASKS_POLL_NS while the thread count changed in the last TASKS_BUSY_NS, else until
+ * the next full scan -- a writer that sleeps between periods can sleep that long. Writer
+ * thread, as often as it likes. */
+uint64_t tasks_refresh(void);
 
 /* Threads armed now. Any thread. */
 int tasks_armed(void);
