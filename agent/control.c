@@ -221,12 +221,12 @@ static int native_setup(void)
     int rc = cfitab_init();
     if (rc != 0)
         return rc;
-    char *const *lo = vmstructs_static_address("CodeCache", "_low_bound");
-    char *const *hi = vmstructs_static_address("CodeCache", "_high_bound");
+    const uintptr_t *lo = vmstructs_static_address("CodeCache", "_low_bound");
+    const uintptr_t *hi = vmstructs_static_address("CodeCache", "_high_bound");
     if (lo && hi && *lo && *hi > *lo)
-        nativewalk_set_code_bounds((uintptr_t)*lo, (uintptr_t)*hi);
+        nativewalk_set_code_bounds(lo, hi);
     else
-        nativewalk_set_code_bounds(0, 0); /* the walk then stops outside known modules */
+        nativewalk_set_code_bounds(NULL, NULL); /* the walk stops outside known modules */
     return 0;
 }
 

@@ -17,15 +17,16 @@
 static _Atomic(const struct cfitab_snap *) snapshot;
 /* set by handlers (relaxed: the flag is a hint; the module's own flag says which) */
 static atomic_int wanted_any;
-/* written while no handler runs */
-static uintptr_t code_lo, code_hi;
+/* written while no handler runs: HotSpot's CodeCache::_low_bound and _high_bound statics,
+ * read at every check (HotSpot sets them once, but reading costs nothing and is never stale) */
+static const volatile uintptr_t *code_lo, *code_hi;
 
 void nativewalk_set_snapshot(const struct cfitab_snap *s)
 {
     atomic_store_explicit(&snapshot, s, memory_order_release);
 }
 
-void nativewalk_set_code_bounds(uintptr_t lo, uintptr_t hi)
+void nativewalk_set_code_bounds(const uintptr_t *lo, const uintptr_t *hi)
 {
     code_lo = lo;
     code_hi = hi;
@@ -33,7 +34,7 @@ void nativewalk_set_code_bounds(uintptr_t lo, uintptr_t hi)
 
 int nativewalk_is_java_sigsafe(uintptr_t pc)
 {
-    return pc >= code_lo && pc < code_hi;
+    return code_lo && code_hi && pc >= *code_lo && pc < *code_hi;
 }
 
 int nativewalk_take_wanted(void)

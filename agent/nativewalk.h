@@ -14,10 +14,11 @@
 /* Publishes the module snapshot handlers walk with (NULL: none). Writer or control context. */
 void nativewalk_set_snapshot(const struct cfitab_snap *s);
 
-/* The JVM's code cache [lo, hi): a pc inside is Java code (compiled, interpreter, stubs), where
- * the native walk stops and AsyncGetCallTrace takes over. 0, 0: not known (then the walk stops
- * at the first pc outside every module). Control context, while no handler runs. */
-void nativewalk_set_code_bounds(uintptr_t lo, uintptr_t hi);
+/* Where the JVM's code cache bounds live (the addresses of CodeCache::_low_bound and
+ * _high_bound): a pc in [*lo, *hi) is Java code (compiled, interpreter, stubs), where the
+ * native walk stops and AsyncGetCallTrace takes over. NULL, NULL: not known (then the walk
+ * stops at the first pc outside every module). Control context, while no handler runs. */
+void nativewalk_set_code_bounds(const uintptr_t *lo, const uintptr_t *hi);
 
 /* 1 when pc lies in the JVM's code cache. Async-signal-safe. */
 int nativewalk_is_java_sigsafe(uintptr_t pc);

@@ -104,7 +104,7 @@ int main(void)
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGPROF, &sa, NULL);
-    nativewalk_set_code_bounds(0, 0);
+    nativewalk_set_code_bounds(NULL, NULL);
     CHECK(cfitab_init() == 0);
     struct symbols *s = symbols_new();
 
