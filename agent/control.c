@@ -13,11 +13,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cfitab.h"
 #include "counters.h"
 #include "cputimer.h"
 #include "fpl_format.h"
 #include "handler.h"
 #include "itimer.h"
+#include "nativewalk.h"
 #include "perf.h"
 #include "profile.h"
 #include "render.h"
@@ -219,6 +221,22 @@ static void get_property(const char *name, char *out, size_t len)
     }
 }
 
+/* Prepares the native walk (cstack=auto): libunwind, the module list, and the JVM's code
+ * cache bounds, where native frames end and Java frames begin. Returns 0 or -errno. */
+static int native_setup(void)
+{
+    int rc = cfitab_init();
+    if (rc != 0)
+        return rc;
+    const uintptr_t *lo = vmstructs_static_address("CodeCache", "_low_bound");
+    const uintptr_t *hi = vmstructs_static_address("CodeCache", "_high_bound");
+    if (lo && hi && *lo && *hi > *lo)
+        nativewalk_set_code_bounds(lo, hi);
+    else
+        nativewalk_set_code_bounds(NULL, NULL); /* the walk stops outside known modules */
+    return 0;
+}
+
 /* Says msg on stderr, once per flag for the JVM's life (a stuck thread stays stuck). */
 static void say_once(atomic_int *said, const char *msg)
 {
@@ -374,6 +392,8 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     }
     if ((rc = install_handlers(o, err, errlen)) != 0)
         goto out;
+    /* no handler runs yet: the native walk's switch and tables may change */
+    handler_set_cstack(o->cstack == OPTIONS_CSTACK_AUTO && native_setup() == 0);
     if (prepared_fd >= 0) {
         fd = prepared_fd;
         prepared_fd = -1;

@@ -1,25 +1,34 @@
-/* cputimer.h: the default CPU engine: one CPU-time timer per Java thread
- * (timer_create on the thread's CPU clock, SIGEV_THREAD_ID, the CPU signal handler_install
- * chose: SIGPROF, or a real-time signal when another library handles SIGPROF). Each sample weighs
- * 1 + si_overrun, because the kernel delivers at most one signal per tick (FACTS.md). */
+/* cputimer.h: the default CPU engine: one CPU-time timer per thread of the process, Java or
+ * not (timer_create on the thread's CPU clock, SIGEV_THREAD_ID, the CPU signal handler_install
+ * chose: SIGPROF, or a real-time signal when another library handles SIGPROF); tasks.c decides
+ * which threads have one. Each sample weighs 1 + si_overrun, because the kernel delivers at
+ * most one signal per tick (FACTS.md). */
 #ifndef CPUTIMER_H
 #define CPUTIMER_H
 
 #include <stdint.h>
+#include <time.h>
 
 #include "threads.h"
 
-/* Arms timers on every live registered thread. Returns 0 or -errno. Control context. */
+/* Arms timers on every thread of the process (tasks_start). Returns 0 or -errno. Control
+ * context. */
 int cputimer_start(uint64_t interval_ns);
 
 /* Deletes every timer. Control context. */
 void cputimer_stop(void);
 
-/* Creates and arms the timer of one thread, if the engine runs and the thread has none
- * (idempotent). Called under the registry lock from ThreadStart. */
+/* Creates and arms a CPU-time timer on thread tid at the engine's interval. Returns 0 with
+ * *out set, -ESRCH when the thread is gone, or -errno. tasks.c only, under its lock. */
+int cputimer_arm(int tid, timer_t *out);
+
+/* Deletes a timer made by cputimer_arm. tasks.c only. */
+void cputimer_disarm(timer_t t);
+
+/* ThreadStart of a Java thread (under the registry lock): arms it unless armed already. */
 void cputimer_thread_start(struct threads_entry *e);
 
-/* Deletes one thread's timer. Called under the registry lock from ThreadEnd. */
+/* ThreadEnd of a Java thread (under the registry lock): deletes its timer. */
 void cputimer_thread_end(struct threads_entry *e);
 
 #endif

@@ -14,11 +14,13 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "counters.h"
 #include "envtable.h"
 #include "fpl_format.h"
+#include "nativewalk.h"
 #include "sample.h"
 #include "stackwalk.h"
 #include "testhook.h"
@@ -32,9 +34,11 @@
 #define SCRATCH_COUNT 16
 
 static struct ring *ring;
-static unsigned depth;
-static struct sample_frame *scratch;     /* SCRATCH_COUNT x depth */
+static unsigned depth;                   /* Java frames */
+static unsigned buf_frames;              /* frames per scratch buffer: native + Java + marker */
+static struct sample_frame *scratch;     /* SCRATCH_COUNT x buf_frames */
 static size_t scratch_bytes;
+static int cstack;                       /* native frames on; written while no handler runs */
 static atomic_int scratch_busy[SCRATCH_COUNT];
 
 /* active and inflight form a Dekker pair with handler_deactivate: seq_cst on both sides
@@ -216,7 +220,8 @@ static struct perf_slot *perf_fd_owned(int fd)
 
 int handler_init(struct ring *r, unsigned d)
 {
-    size_t bytes = (size_t)SCRATCH_COUNT * d * sizeof(struct sample_frame);
+    unsigned per = d + NATIVEWALK_MAX + 1;
+    size_t bytes = (size_t)SCRATCH_COUNT * per * sizeof(struct sample_frame);
     if (!scratch || d != depth) {
         void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED)
@@ -226,9 +231,15 @@ int handler_init(struct ring *r, unsigned d)
         scratch = p;
         scratch_bytes = bytes;
         depth = d;
+        buf_frames = per;
     }
     ring = r;
     return 0;
+}
+
+void handler_set_cstack(int on)
+{
+    cstack = on;
 }
 
 static int grab_scratch(int tid)
@@ -259,7 +270,8 @@ static void push(const struct sample_rec *h, int n, const struct sample_frame *f
     counters_add_sigsafe(FPL_CTR_SAMPLES, 1);
 }
 
-/* Walks the interrupted thread's Java stack and pushes the sample described by h. */
+/* Walks the interrupted thread's stack (native frames, then Java frames) and pushes the
+ * sample described by h. */
 static void take_sample(struct sample_rec *h, void *uc)
 {
     int tid = tls_tid_sigsafe();
@@ -272,7 +284,7 @@ static void take_sample(struct sample_rec *h, void *uc)
         env = envtable_get_sigsafe(tid, &slot1);
         h->slot1 = slot1;
     }
-    if (!env) {
+    if (!env && !cstack) {
         counters_add_sigsafe(FPL_CTR_NO_ENV, 1);
         push(h, SAMPLE_ERR_NO_ENV, NULL);
         return;
@@ -282,6 +294,21 @@ static void take_sample(struct sample_rec *h, void *uc)
         push(h, SAMPLE_ERR_NO_SCRATCH, NULL);
         return;
     }
+    struct sample_frame *f = scratch + (size_t)k * buf_frames;
+    /* native frames first (leaf first), down to the first Java frame */
+    struct nativewalk_java jc;
+    int nn = cstack ? nativewalk_sigsafe(uc, f, NATIVEWALK_MAX, tls_stack_lo(), tls_stack_hi(),
+                                         &jc)
+                    : 0;
+    if (!env) {
+        /* not a Java thread (GC, JIT compiler, VM thread, a native thread): its native stack
+         * is all there is */
+        if (nn <= 0)
+            counters_add_sigsafe(FPL_CTR_NO_ENV, 1);
+        push(h, nn > 0 ? nn : SAMPLE_ERR_NO_ENV, f);
+        atomic_store_explicit(&scratch_busy[k], 0, memory_order_release);
+        return;
+    }
     if (h->kind == FPL_KIND_WALL && h->state == FPL_STATE_RUNNING && state_offset) {
         /* our own thread's state word: it is alive while we run on it. HotSpot's
          * _thread_in_native (4) and _thread_in_native_trans (5) */
@@ -289,10 +316,26 @@ static void take_sample(struct sample_rec *h, void *uc)
         if (js == 4 || js == 5)
             h->state = FPL_STATE_NATIVE;
     }
-    struct sample_frame *f = scratch + (size_t)k * depth;
     int recovered = 0;
-    int n = stackwalk_java_sigsafe(env, uc, f, (int)depth, tls_stack_lo(), tls_stack_hi(),
+    int n = stackwalk_java_sigsafe(env, uc, f + nn, (int)depth, tls_stack_lo(), tls_stack_hi(),
                                    &recovered);
+    if ((n == -3 || n == -4) && nn > 0 && jc.pc) {
+        /* not in Java code and no frame anchor: JVM code called from compiled code without
+         * a state transition (monitor enter, allocation slow paths). The native walk ended in
+         * the Java frame that called it: walk the Java stack from there (on a copy of the
+         * context; the thread resumes on the original) */
+        ucontext_t c = *(ucontext_t *)uc;
+        c.uc_mcontext.gregs[REG_RIP] = (greg_t)jc.pc;
+        c.uc_mcontext.gregs[REG_RSP] = (greg_t)jc.sp;
+        c.uc_mcontext.gregs[REG_RBP] = (greg_t)jc.fp;
+        int r2 = 0;
+        int m = stackwalk_java_sigsafe(env, &c, f + nn, (int)depth, tls_stack_lo(),
+                                       tls_stack_hi(), &r2);
+        if (m > 0) {
+            n = m;
+            recovered = 1;
+        }
+    }
     if (recovered)
         counters_add_sigsafe(FPL_CTR_AGCT_RECOVERED, 1);
     if (n == -3 && h->kind == FPL_KIND_WALL) {
@@ -303,7 +346,16 @@ static void take_sample(struct sample_rec *h, void *uc)
     }
     if (n <= 0 && n > -FPL_AGCT_CODES)
         counters_add_sigsafe(FPL_CTR_AGCT_BASE + (unsigned)-n, 1);
-    push(h, n, f);
+    if (n > 0) {
+        push(h, nn + n, f);
+    } else if (nn > 0) {
+        /* the native frames are right; say below them why the Java part is missing */
+        f[nn].lineno = SAMPLE_FRAME_PACK(SAMPLE_FT_MARKER, 0);
+        f[nn].method_id = (jmethodID)(intptr_t)n;
+        push(h, nn + 1, f);
+    } else {
+        push(h, n, f);
+    }
     /* release: our reads of the buffer happen before the next owner's writes */
     atomic_store_explicit(&scratch_busy[k], 0, memory_order_release);
 }

@@ -108,6 +108,9 @@ int handler_init(struct ring *ring, unsigned depth);
  * before the first handler_own_fd. */
 int handler_perf_init(size_t cap);
 
+/* Native frames (cstack=auto) on or off. Only while no handler runs. */
+void handler_set_cstack(int on);
+
 /* Marks fd as (on = 1) or no longer as (on = 0) a perf event of ours: the handler re-arms
  * and samples only on signals from owned fds. Mark before arming, unmark before closing.
  * Returns 0, or -ERANGE (no table, or an fd beyond it: nr_open was raised after the table was

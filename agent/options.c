@@ -11,7 +11,8 @@
 
 #define OPTIONS_ACCEPTED                                                                           \
     "start, stop, dump, status, cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, "            \
-    "wallthreads=N, filter, depth=N, file=PATH, log=PATH, threads, duration=TIME, events=N"
+    "wallthreads=N, filter, depth=N, file=PATH, log=PATH, threads, duration=TIME, events=N, "    \
+    "cstack=auto|off"
 #define OPTIONS_TIME_HINT "expected TIME such as 10ms (units ns, us, ms, s)"
 
 enum opt_kind {
@@ -37,6 +38,7 @@ enum opt_key {
     KEY_REPLY,
     KEY_LOG,
     KEY_EVENTS,
+    KEY_CSTACK,
     KEY_COUNT,
 };
 
@@ -63,6 +65,7 @@ static const struct {
     [KEY_REPLY] = {"reply", OPT_REQUIRED, "reply=PATH"},
     [KEY_LOG] = {"log", OPT_REQUIRED, "log=PATH"},
     [KEY_EVENTS] = {"events", OPT_REQUIRED, "events=N"},
+    [KEY_CSTACK] = {"cstack", OPT_REQUIRED, "cstack=auto|off"},
 };
 
 static const struct {
@@ -221,6 +224,7 @@ void options_defaults(struct options *o)
     o->wall_threads = OPTIONS_DEFAULT_WALL_THREADS;
     o->depth = OPTIONS_DEFAULT_DEPTH;
     o->events = OPTIONS_DEFAULT_EVENTS;
+    o->cstack = OPTIONS_CSTACK_AUTO;
     memcpy(o->file, OPTIONS_DEFAULT_FILE, sizeof(OPTIONS_DEFAULT_FILE));
 }
 
@@ -315,6 +319,14 @@ static int apply(struct options *o, enum opt_key k, const char *v, size_t n, cha
         o->events = (uint32_t)x;
         return 0;
     }
+    case KEY_CSTACK:
+        if (n == 4 && memcmp(v, "auto", 4) == 0)
+            o->cstack = OPTIONS_CSTACK_AUTO;
+        else if (n == 3 && memcmp(v, "off", 3) == 0)
+            o->cstack = OPTIONS_CSTACK_OFF;
+        else
+            return fail(err, errlen, "cstack=%s: expected auto or off", quote(&q, v, n));
+        return 0;
     case KEY_COUNT:
         break;
     }

@@ -23,6 +23,8 @@
  *                                  events without a string); 0 (off) or
  *                                  OPTIONS_MIN_EVENTS..OPTIONS_MAX_EVENTS, default
  *                                  OPTIONS_DEFAULT_EVENTS
+ *   cstack=auto|off                native (C/C++, JVM) frames below and instead of Java
+ *                                  frames; default auto (on), off: Java frames only
  * Neither cpu nor wall named: CPU sampling on at 10ms. Only wall named: CPU sampling off.
  * cpu and wall intervals lie in [OPTIONS_MIN_INTERVAL_NS, OPTIONS_MAX_INTERVAL_NS].
  * TIME: decimal digits, then an optional unit ns, us, ms or s; a bare number is nanoseconds.
@@ -49,6 +51,11 @@
 #define OPTIONS_MIN_EVENTS 64u
 #define OPTIONS_MAX_EVENTS (1u << 24)    /* 256 MiB per thread */
 
+enum options_cstack {
+    OPTIONS_CSTACK_OFF = 0,
+    OPTIONS_CSTACK_AUTO = 1,
+};
+
 enum options_action {
     OPTIONS_START = 0,
     OPTIONS_STOP,
@@ -69,6 +76,7 @@ struct options {
     int threads;                 /* per-thread roots in rendered outputs */
     uint64_t duration_ns;        /* 0: until stop or VM exit */
     uint32_t events;             /* event buffer per thread in 16-byte units; 0: events off */
+    int cstack;                  /* enum options_cstack; default OPTIONS_CSTACK_AUTO */
     char raw[OPTIONS_FILE_MAX];  /* the option string as given (cut to OPTIONS_FILE_MAX - 1
                                   * bytes), for the log; "" when parsed from NULL */
     char log[OPTIONS_FILE_MAX];   /* log=PATH: keep the raw .fpl log there when file= names a

@@ -16,6 +16,7 @@
 #include "counters.h"
 #include "fpl_format.h"
 #include "handler.h"
+#include "tasks.h"
 
 static _Atomic uint64_t interval;   /* 0: engine off */
 static int exclude_kernel;          /* set when the kernel refuses kernel-mode sampling */
@@ -51,48 +52,45 @@ int perf_probe(void)
     return 0;
 }
 
-void perf_thread_start(struct threads_entry *e)
+int perf_arm(int tid)
 {
     uint64_t ns = atomic_load_explicit(&interval, memory_order_relaxed);
-    if (!ns || e->perf_fd >= 0)
-        return;
-    int fd = open_event(e->tid, ns);
-    if (fd < 0) {
-        counters_add_sigsafe(FPL_CTR_TIMER_ERRORS, 1);
-        return;
+    if (!ns)
+        return -EINVAL;
+    int fd = open_event(tid, ns);
+    if (fd < 0)
+        return fd;
+    struct f_owner_ex owner = {F_OWNER_TID, tid};
+    if (handler_own_fd(fd, 1) != 0) {
+        close(fd);
+        return -ERANGE;
     }
-    struct f_owner_ex owner = {F_OWNER_TID, e->tid};
-    if (handler_own_fd(fd, 1) != 0 || fcntl(fd, F_SETFL, O_ASYNC) != 0 ||
-        fcntl(fd, F_SETSIG, handler_cpu_signo()) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
-        ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 || ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
-        counters_add_sigsafe(FPL_CTR_TIMER_ERRORS, 1);
+    if (fcntl(fd, F_SETFL, O_ASYNC) != 0 || fcntl(fd, F_SETSIG, handler_cpu_signo()) != 0 ||
+        fcntl(fd, F_SETOWN_EX, &owner) != 0 || ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 ||
+        ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
+        int rc = -errno;
         handler_own_fd(fd, 0);
         close(fd);
-        return;
+        return rc;
     }
-    e->perf_fd = fd;
+    return fd;
+}
+
+void perf_disarm(int fd)
+{
+    ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+    handler_own_fd(fd, 0);
+    close(fd);
+}
+
+void perf_thread_start(struct threads_entry *e)
+{
+    tasks_thread_start(e->tid);
 }
 
 void perf_thread_end(struct threads_entry *e)
 {
-    if (e->perf_fd >= 0) {
-        ioctl(e->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
-        handler_own_fd(e->perf_fd, 0);
-        close(e->perf_fd);
-        e->perf_fd = -1;
-    }
-}
-
-static void start_one(struct threads_entry *e, void *arg)
-{
-    (void)arg;
-    perf_thread_start(e);
-}
-
-static void stop_one(struct threads_entry *e, void *arg)
-{
-    (void)arg;
-    perf_thread_end(e);
+    tasks_thread_end(e->tid);
 }
 
 /* The most fds a process may have on this kernel (every fd number is below it): nr_open,
@@ -123,12 +121,11 @@ int perf_start(uint64_t interval_ns)
         return rc;
     handler_set_perf_period(interval_ns);
     atomic_store_explicit(&interval, interval_ns, memory_order_relaxed);
-    threads_foreach_live(start_one, NULL);
-    return 0;
+    return tasks_start(FPL_ENGINE_PERF);
 }
 
 void perf_stop(void)
 {
+    tasks_stop();
     atomic_store_explicit(&interval, 0, memory_order_relaxed);
-    threads_foreach_live(stop_one, NULL);
 }

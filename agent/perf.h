@@ -1,6 +1,7 @@
-/* perf.h: the perf_events CPU engine: one PERF_COUNT_SW_CPU_CLOCK event per Java thread,
- * whose overflow sends the CPU signal (SIGPROF, or the signal handler_install chose when another
- * library handles SIGPROF: F_SETSIG) to that thread (F_SETOWN_EX). Unlike CPU timers it is not
+/* perf.h: the perf_events CPU engine: one PERF_COUNT_SW_CPU_CLOCK event per thread of the
+ * process, Java or not (tasks.c decides which threads have one), whose overflow sends the CPU
+ * signal (SIGPROF, or the signal handler_install chose when another library handles SIGPROF:
+ * F_SETSIG) to that thread (F_SETOWN_EX). Unlike CPU timers it is not
  * limited to one signal per kernel tick, so 1 ms sampling really takes 1000 samples/s. */
 #ifndef PERF_H
 #define PERF_H
@@ -13,17 +14,24 @@
  * Control context. */
 int perf_probe(void);
 
-/* Opens events on every live registered thread. Returns 0 or -errno. Control context. */
+/* Opens events on every thread of the process (tasks_start). Returns 0 or -errno. Control
+ * context. */
 int perf_start(uint64_t interval_ns);
 
 /* Closes every event. Control context. */
 void perf_stop(void);
 
-/* Opens the event of one thread if the engine runs (idempotent). Under the registry lock,
- * from ThreadStart. */
+/* Opens and arms the event of thread tid (its overflow signals that thread). Returns the fd
+ * or -errno (-ESRCH: no such thread). tasks.c only, under its lock. */
+int perf_arm(int tid);
+
+/* Disables and closes an event made by perf_arm. tasks.c only. */
+void perf_disarm(int fd);
+
+/* ThreadStart of a Java thread (under the registry lock): arms it unless armed already. */
 void perf_thread_start(struct threads_entry *e);
 
-/* Closes one thread's event. Under the registry lock, from ThreadEnd. */
+/* ThreadEnd of a Java thread (under the registry lock): closes its event. */
 void perf_thread_end(struct threads_entry *e);
 
 #endif

@@ -29,7 +29,10 @@ enum sample_frame_type {
                                 * NUL-terminated name that lives as long as the JVM
                                 * (HotSpot's CodeBlob::_name) */
     SAMPLE_FT_KERNEL = 7,      /* kernel code: method_id holds the pc (reserved) */
-    SAMPLE_FT_MAX = 8,
+    SAMPLE_FT_MARKER = 8,      /* a failed walk below frames already taken (native frames,
+                                * then AGCT failed): method_id holds the failure code as an
+                                * intptr_t, one of the codes num_frames <= 0 may carry */
+    SAMPLE_FT_MAX = 9,
 };
 
 /* lineno of a typed frame: the type in bits 24..30, the bci (or -3, -1) as a 24-bit two's

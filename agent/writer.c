@@ -19,9 +19,12 @@
 #include "fpl_chunk.h"
 #include "fpl_codec.h"
 #include "fpl_format.h"
+#include "cfitab.h"
 #include "keymap.h"
 #include "methods.h"
 #include "sample.h"
+#include "symbols.h"
+#include "tasks.h"
 #include "threads.h"
 
 #define CHUNK_FLUSH_BYTES (256u << 10)
@@ -64,7 +67,9 @@ struct writer {
     struct keymap stacks;       /* raw AGCT frames (bci, jmethodID) -> stack id */
     struct keymap methods;      /* jmethodID -> method id */
     struct keymap markers;      /* marker name -> method id */
-    struct keymap cfuncs;       /* C/C++ pc -> method id */
+    struct keymap cfuncs;       /* C/C++ pc (bit 63: a leaf) -> method id */
+    struct keymap cfsyms;       /* C/C++ (module, function start) -> method id */
+    struct symbols *syms;       /* native pcs to names; NULL when out of memory */
     struct keymap stubs;        /* JVM stub name pointer -> method id */
     struct keymap tnames;       /* (tid, name) -> thread id */
     struct keymap tcache_map;   /* tid -> index in tcache */
@@ -221,7 +226,7 @@ static void put_counters(struct writer *w)
 static void bound_maps(struct writer *w)
 {
     struct keymap *maps[] = {&w->stacks, &w->methods, &w->tnames, &w->markers, &w->cfuncs,
-                             &w->stubs};
+                             &w->stubs, &w->cfsyms};
     if (keymap_bound(maps, sizeof(maps) / sizeof(maps[0]), w->max_map_bytes))
         counters_add_sigsafe(FPL_CTR_DICT_RESETS, 1);
 }
@@ -305,17 +310,27 @@ static void put_stack_record(struct writer *w, uint32_t id, const uint32_t *pair
     fpl_rec_end(&w->chunk, r);
 }
 
-/* The method id of a C/C++ frame at pc. */
-static uint32_t cfunc_id(struct writer *w, uintptr_t pc)
+/* The method id of a C/C++ frame at pc (leaf: the interrupted pc, else a return address).
+ * Methods are one per function: keyed by (module, function start), with the module's file
+ * name as the class; each pc is looked up once. */
+static uint32_t cfunc_id(struct writer *w, uintptr_t pc, int leaf)
 {
     uint32_t id;
-    if (keymap_get(&w->cfuncs, &pc, sizeof(pc), &id))
+    uintptr_t key = pc | (uintptr_t)(leaf != 0) << 63;
+    if (keymap_get(&w->cfuncs, &key, sizeof(key), &id))
         return id;
-    char name[64];
-    snprintf(name, sizeof(name), "[unknown] 0x%lx", (unsigned long)pc);
-    id = w->next_method++;
-    put_method_record(w, id, FPL_METHOD_CFUNC, "", name, "", "", NULL, 0);
-    keymap_put(&w->cfuncs, &pc, sizeof(pc), id);
+    struct symbols_name nm = {"", "[unknown]", 0, 0};
+    if (w->syms)
+        symbols_lookup(w->syms, leaf ? pc : pc - 1, &nm);
+    uint64_t fkey[2] = {nm.module, nm.function};
+    if (!nm.module)
+        fkey[1] = 0; /* every pc outside the modules is one "[unknown]" */
+    if (!keymap_get(&w->cfsyms, fkey, sizeof(fkey), &id)) {
+        id = w->next_method++;
+        put_method_record(w, id, FPL_METHOD_CFUNC, nm.lib, nm.name, "", "", NULL, 0);
+        keymap_put(&w->cfsyms, fkey, sizeof(fkey), id);
+    }
+    keymap_put(&w->cfuncs, &key, sizeof(key), id);
     return id;
 }
 
@@ -331,16 +346,16 @@ static uint32_t stub_id(struct writer *w, const char *name)
     return id;
 }
 
-/* One ring frame as (method id, bci, enum fpl_frame_type). */
-static void frame_decode(struct writer *w, const struct sample_frame *f, uint32_t *method,
-                         int32_t *bci, uint8_t *type)
+/* One ring frame as (method id, bci, enum fpl_frame_type); leaf: the stack's first frame. */
+static void frame_decode(struct writer *w, const struct sample_frame *f, int leaf,
+                         uint32_t *method, int32_t *bci, uint8_t *type)
 {
     int t = sample_frame_type(f->lineno);
     *bci = sample_frame_bci(f->lineno);
     switch (t) {
     case SAMPLE_FT_NATIVE:
     case SAMPLE_FT_KERNEL:
-        *method = cfunc_id(w, (uintptr_t)f->method_id);
+        *method = cfunc_id(w, (uintptr_t)f->method_id, leaf);
         *bci = -1;
         *type = t == SAMPLE_FT_NATIVE ? FPL_FRAME_NATIVE : FPL_FRAME_KERNEL;
         return;
@@ -349,6 +364,13 @@ static void frame_decode(struct writer *w, const struct sample_frame *f, uint32_
         *bci = -1;
         *type = FPL_FRAME_STUB;
         return;
+    case SAMPLE_FT_MARKER: {
+        char buf[64];
+        *method = marker_id(w, error_marker((int)(intptr_t)f->method_id, buf, sizeof(buf)));
+        *bci = -1;
+        *type = FPL_FRAME_MARKER;
+        return;
+    }
     default:
         *method = method_id(w, f->method_id);
         /* the sample types and the log's share their numbers for Java frames */
@@ -394,21 +416,31 @@ static uint32_t stack_id(struct writer *w, const struct sample_rec *r)
         return id;
     }
     uint32_t n = (uint32_t)r->num_frames;
-    int truncated = n >= w->s->opts.depth;
+    /* AGCT fills at most depth Java frames: a stack with that many lost its root */
+    uint32_t java = 0;
+    for (uint32_t i = 0; i < n; i++)
+        java += sample_frame_type(r->frames[i].lineno) < SAMPLE_FT_NATIVE;
+    int truncated = java >= w->s->opts.depth;
     if (ensure_scratch(w, n + 1) != 0)
         return marker_id(w, "[out_of_memory]");
     /* key by the raw frames: jmethodIDs are never freed or reused, so equal raw frames are
-     * the same stack, and a known stack costs one lookup instead of one per frame */
+     * the same stack, and a known stack costs one lookup instead of one per frame. Native
+     * frames are keyed by their method (one per function), not their pc, so that the many
+     * pcs of a function make one stack, not one each. */
     for (uint32_t i = 0; i < n; i++) {
-        w->key[2 * i] = (uint64_t)(uint32_t)r->frames[i].lineno;
-        w->key[2 * i + 1] = (uint64_t)(uintptr_t)r->frames[i].method_id;
+        const struct sample_frame *f = &r->frames[i];
+        int t = sample_frame_type(f->lineno);
+        w->key[2 * i] = (uint64_t)(uint32_t)f->lineno;
+        w->key[2 * i + 1] = t == SAMPLE_FT_NATIVE || t == SAMPLE_FT_KERNEL
+                                ? cfunc_id(w, (uintptr_t)f->method_id, i == 0)
+                                : (uint64_t)(uintptr_t)f->method_id;
     }
     uint32_t klen = n * 2 * (uint32_t)sizeof(uint64_t);
     if (keymap_get(&w->stacks, w->key, klen, &id))
         return id;
     for (uint32_t i = 0; i < n; i++) {
         int32_t bci;
-        frame_decode(w, &r->frames[i], &w->frames[2 * i], &bci, &w->types[i]);
+        frame_decode(w, &r->frames[i], i == 0, &w->frames[2 * i], &bci, &w->types[i]);
         w->frames[2 * i + 1] = (uint32_t)bci;
     }
     uint32_t nf = n;
@@ -708,6 +740,8 @@ static void writer_destroy(struct writer *w)
     keymap_destroy(&w->methods);
     keymap_destroy(&w->markers);
     keymap_destroy(&w->cfuncs);
+    keymap_destroy(&w->cfsyms);
+    symbols_free(w->syms);
     keymap_destroy(&w->stubs);
     keymap_destroy(&w->tnames);
     keymap_destroy(&w->tcache_map);
@@ -733,6 +767,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     const char *lag = getenv("FLYPROF_TEST_WRITER_LAG_MS");
     if (lag && atoll(lag) > 0)
         w.lag_ticks = (uint64_t)atoll(lag) * (tsc_ticks_per_sec() / 1000);
+    w.syms = symbols_new();
 
     int rc = fpl_chunk_write_preamble(w.s->fd);
     if (rc != 0)
@@ -762,12 +797,18 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
             next_period = now + PERIOD_NS;
         }
         do_sync(&w);
+        /* unwind tables the handlers asked for; the loader's new modules */
+        cfitab_service();
+        /* a CPU sampler on threads that appeared since (GC, JIT, native threads) */
+        uint64_t tasks_ns = tasks_refresh();
         if (n == DRAIN_BATCH || events_more || ring_rearm(w.s->ring))
             continue;
         uint64_t until = next_period;
         if (w.s->deadline_mono_ns && w.s->deadline_mono_ns < until)
             until = w.s->deadline_mono_ns;
         now = mono_ns();
+        if (now + tasks_ns < until)
+            until = now + tasks_ns;
         if (wait_stop(until > now ? until - now : 0))
             break;
     }
@@ -786,6 +827,8 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         struct events_sink es = {&w.chunk, event_thread_id, &w, CHUNK_FLUSH_BYTES};
         events_finish(&es);
     }
+    /* no handler walks any more (sampling is off): the unwind tables can go */
+    cfitab_reset();
     /* every sample is named: dead threads' entries need not wait for us any more */
     threads_set_deferred_purge(jni, 0);
     put_counters(&w);

@@ -1,6 +1,8 @@
 /* writer.h: the writer thread: the ring's single consumer. It resolves jmethodIDs and thread
  * names (cached, once each), dedups stacks, and streams the .fpl log in checked chunks. It is
- * a JVMTI agent thread (RunAgentThread), so JVMTI accepts its calls; it is never sampled. */
+ * a JVMTI agent thread (RunAgentThread), so JVMTI accepts its calls. Its CPU is sampled like
+ * every thread's (tasks.c), with native stacks under its name "flyprof writer": the profile
+ * shows what the profiler costs. */
 #ifndef WRITER_H
 #define WRITER_H
 

@@ -56,6 +56,9 @@ static const char usage_text[] =
     "                            2026-11-21T14:03:05, local time)\n"
     "      --reverse             callers view: leaf frames at the root\n"
     "      --title TEXT          the title of the output\n"
+    "      --annotate            folded output: how each frame ran, as flamegraph.pl's java\n"
+    "                            palette reads it: _[j] compiled, _[i] inlined, _[0]\n"
+    "                            interpreted, _[1] C1, _[k] kernel\n"
     "  flyprof summary IN.fpl\n"
     "      samples by kind, failures by cause, drops, hottest methods, threads, agent cost\n"
     CMD_ATTACH_USAGE
@@ -137,7 +140,7 @@ static void warn_damage(const struct profile *p, const char *in)
 /* The selection options convert and diff share, as given. */
 struct sel_args {
     const char *out, *format, *kind, *state, *include, *exclude, *from, *to, *title;
-    int threads, reverse;
+    int threads, reverse, annotate;
 };
 
 /* Matches a selection option at argv[*i] (advancing over its value). Returns 1 when matched,
@@ -165,6 +168,10 @@ static int sel_option(const char *cmd, int argc, char **argv, int *i, struct sel
     }
     if (strcmp(argv[*i], "--reverse") == 0) {
         a->reverse = 1;
+        return 1;
+    }
+    if (strcmp(argv[*i], "--annotate") == 0) {
+        a->annotate = 1;
         return 1;
     }
     for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++) {
@@ -211,6 +218,7 @@ static int sel_parse(const char *cmd, const struct sel_args *a, struct render_op
     o->state = RENDER_STATE_ALL;
     o->threads = a->threads;
     o->reverse = a->reverse;
+    o->annotate = a->annotate;
     o->include = a->include;
     o->exclude = a->exclude;
     o->title = a->title;

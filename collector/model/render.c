@@ -238,6 +238,7 @@ struct builder {
     struct tree_internal *in;
     const struct profile *p;
     int reverse;
+    int frame_types;       /* render_opts.frame_types */
     uint32_t *method_name; /* per method slot (+1: undefined): name + 1, 0 not yet */
     uint32_t *thread_name; /* per thread slot (+1: undefined) */
     uint32_t *stack_len;   /* per stack slot: elements of its sequence, 0 not used yet */
@@ -359,18 +360,54 @@ static uint8_t method_type(const struct profile *p, uint32_t m)
         return RENDER_MARKER;
     case FPL_METHOD_CFUNC:
         return RENDER_CFUNC;
+    case FPL_METHOD_STUB:
+        return RENDER_STUB;
     default:
         return RENDER_JAVA;
     }
 }
 
-/* The name id of a frame's method (cached per method). */
+/* A frame's type: its method's, refined by how the frame ran -- kernel code always, a Java
+ * method's JIT state with frame_types. */
+static uint8_t frame_type(const struct profile *p, const struct profile_frame *f, int frame_types)
+{
+    uint8_t t = method_type(p, f->method);
+    if (t == RENDER_CFUNC && f->type == FPL_FRAME_KERNEL)
+        return RENDER_KERNEL;
+    if (t != RENDER_JAVA || !frame_types)
+        return t;
+    switch (f->type) {
+    case FPL_FRAME_INTERPRETED: return RENDER_INTERPRETED;
+    case FPL_FRAME_COMPILED: return RENDER_COMPILED;
+    case FPL_FRAME_INLINED: return RENDER_INLINED;
+    case FPL_FRAME_C1: return RENDER_C1;
+    default: return RENDER_JAVA;
+    }
+}
+
+const char *render_annotation(uint8_t ftype)
+{
+    switch (ftype) {
+    case FPL_FRAME_INTERPRETED: return "_[0]";
+    case FPL_FRAME_COMPILED: return "_[j]";
+    case FPL_FRAME_INLINED: return "_[i]";
+    case FPL_FRAME_C1: return "_[1]";
+    case FPL_FRAME_KERNEL: return "_[k]";
+    default: return "";
+    }
+}
+
+/* The name id of a frame (cached per method for the method's own type; a frame typed
+ * otherwise, e.g. a Java method's compiled frame, is looked up by name and type). */
 static uint32_t frame_name(struct builder *b, const struct profile_frame *f)
 {
     const struct profile *p = b->p;
     size_t slot = f->method == PROFILE_NONE ? p->nmethods : f->method;
+    uint8_t type = frame_type(p, f, b->frame_types);
+    if (type != method_type(p, f->method))
+        return name_intern(b->t, profile_frame_name(p, f), type);
     if (!b->method_name[slot]) {
-        uint32_t id = name_intern(b->t, profile_frame_name(p, f), method_type(p, f->method));
+        uint32_t id = name_intern(b->t, profile_frame_name(p, f), type);
         if (id == NONE)
             return NONE;
         b->method_name[slot] = id + 1;
@@ -730,6 +767,7 @@ int render_tree_build(struct render_tree *t, const struct profile *p, const stru
     b.t = t;
     b.p = p;
     b.reverse = o->reverse;
+    b.frame_types = o->frame_types;
     t->kind = s.kind;
     b.method_name = calloc(p->nmethods + 1, sizeof(*b.method_name));
     b.thread_name = calloc(p->nthreads + 1, sizeof(*b.thread_name));

@@ -24,6 +24,13 @@ struct render_opts {
     const char *include;   /* POSIX extended regex: keep stacks with a frame matching; NULL all */
     const char *exclude;   /* drop stacks with a frame matching; NULL none */
     const char *title;     /* NULL: render_default_title */
+    /* Java frames typed by how they ran (interpreted, compiled, inlined, C1; logged by the
+     * agent's walker): the type becomes part of a frame's identity, so a method that ran two
+     * ways is two nodes (as in the HTML flame graph); off: one node per method, RENDER_JAVA */
+    int frame_types;
+    /* folded output: a suffix per frame saying how it ran, as flamegraph.pl's java palette
+     * and async-profiler read it (render_annotation) */
+    int annotate;
 };
 
 /* Frame types, for colors and legends. */
@@ -36,7 +43,20 @@ enum render_type {
     RENDER_THREAD = 5,     /* a synthetic thread root */
     RENDER_STATE = 6,      /* a synthetic thread-state leaf (wall samples) */
     RENDER_KIND = 7,       /* a synthetic [cpu] / [wall] root (PROFILE_KIND_ALL) */
+    RENDER_INTERPRETED = 8,/* a Java method run by the interpreter (frame_types) */
+    RENDER_COMPILED = 9,   /* a Java method, compiled by C2 or JVMCI (frame_types) */
+    RENDER_C1 = 10,        /* a Java method, compiled by C1 (frame_types) */
+    RENDER_STUB = 11,      /* a JVM stub or CodeBlob (method kind STUB) */
+    RENDER_KERNEL = 12,    /* kernel code (frame type KERNEL) */
+    RENDER_TYPES = 13,     /* the number of types */
 };
+
+/* The folded-output suffix of a frame of type ftype (enum fpl_frame_type): "_[j]" compiled
+ * (C2/JVMCI), "_[i]" inlined, "_[0]" interpreted, "_[1]" C1, "_[k]" kernel -- the annotations
+ * flamegraph.pl's java palette (j, i, k) and async-profiler (also 0, 1) read; "" for Java
+ * frames of unknown state, native code, stubs and markers, which flamegraph.pl tells apart by
+ * name (C++ "::", Java packages). */
+const char *render_annotation(uint8_t ftype);
 
 /* Compiled filters; render_select_init / render_select_destroy. The match caches hold
  * RENDER_MATCH_* bits (0: not computed yet). */

@@ -116,9 +116,20 @@ static void put_frame(struct fpl_buf *b, const char *name)
     fpl_put_bytes(b, name, strlen(name));
 }
 
+/* A stack frame, with its render_annotation suffix when annotate is set. */
+static void put_stack_frame(struct fpl_buf *b, const struct profile *p,
+                            const struct profile_frame *fr, int annotate)
+{
+    put_frame(b, profile_frame_name(p, fr));
+    if (annotate) {
+        const char *a = render_annotation(fr->type);
+        fpl_put_bytes(b, a, strlen(a));
+    }
+}
+
 /* Builds the folded line of one cell into b (root first; stacks are stored leaf first). */
 static void fold_entry(const struct profile *p, const struct profile_entry *e, int all, int threads,
-                       int reverse, struct fpl_buf *b)
+                       int reverse, int annotate, struct fpl_buf *b)
 {
     b->len = 0;
     if (all)
@@ -135,7 +146,7 @@ static void fold_entry(const struct profile *p, const struct profile_entry *e, i
         return;
     }
     for (uint32_t i = 0; i < st->nframes; i++)
-        put_frame(b, profile_frame_name(p, &st->frames[reverse ? i : st->nframes - 1 - i]));
+        put_stack_frame(b, p, &st->frames[reverse ? i : st->nframes - 1 - i], annotate);
 }
 
 /* Folds the cells of kind (resolved), only those sel selects when sel is set. */
@@ -146,6 +157,7 @@ static int write_folded(const struct profile *p, int kind, int threads, struct r
     struct fpl_buf line = {0};
     struct sorted *v = NULL;
     int all = kind == PROFILE_KIND_ALL;
+    int annotate = sel && sel->o.annotate;
     int rc = lineset_rehash(&ls);
     /* Without thread roots a line depends only on the cell's stack (and kind, with all): the
      * cells are summed per stack first, so each stack is folded and hashed once rather than
@@ -169,7 +181,7 @@ static int write_folded(const struct profile *p, int kind, int threads, struct r
             profile_fp_add(&per_stack[si * nk + k], e->upscaled);
             continue;
         }
-        fold_entry(p, e, all, threads, reverse, &line);
+        fold_entry(p, e, all, threads, reverse, annotate, &line);
         if (line.failed)
             rc = -ENOMEM;
         else
@@ -182,7 +194,7 @@ static int write_folded(const struct profile *p, int kind, int threads, struct r
         size_t si = slot / nk;
         e.stack = si == p->nstacks ? PROFILE_NONE : (uint32_t)si;
         e.kind = all && slot % nk ? FPL_KIND_WALL : FPL_KIND_CPU;
-        fold_entry(p, &e, all, 0, reverse, &line);
+        fold_entry(p, &e, all, 0, reverse, annotate, &line);
         if (line.failed)
             rc = -ENOMEM;
         else

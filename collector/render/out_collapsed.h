@@ -34,7 +34,10 @@ int out_collapsed_write(const struct profile *p, const struct out_collapsed_opts
 
 /* As out_collapsed_write, for the cells sel selects (render.h: its resolved kind, state,
  * include and exclude filters), with frames leaf first when reverse is set (below the
- * [cpu]/[wall] and thread roots). */
+ * [cpu]/[wall] and thread roots). With sel->o.annotate each stack frame carries the suffix of
+ * its frame type (render_annotation: `_[j]` compiled, `_[i]` inlined, `_[0]` interpreted,
+ * `_[1]` C1, `_[k]` kernel), so frames of one method that ran differently are different
+ * frames. */
 int out_collapsed_write_select(const struct profile *p, struct render_select *sel, int threads,
                                int reverse, FILE *f, char *err, size_t errlen);
 

@@ -61,7 +61,7 @@ static int cmp_rows(const void *a, const void *b)
  * -EINVAL for a malformed tree (a node unreachable from the root, a bad name index). */
 static int flat_init(struct flat *fl, const struct render_tree *t)
 {
-    size_t n = t->nnodes, slots = t->nnames * 8;
+    size_t n = t->nnodes, slots = t->nnames;
     struct table_row *rows = NULL;
     uint32_t *slot = NULL;
     int rc = -ENOMEM;
@@ -111,7 +111,7 @@ static int flat_init(struct flat *fl, const struct render_tree *t)
             rc = -EINVAL;
             goto out;
         }
-        size_t s = (size_t)nd->name * 8 + (nd->type & 7);
+        size_t s = nd->name; /* a name id is one (string, type) */
         if (slot[s] == NONE) {
             if (nrows == cap) {
                 cap = cap ? cap * 2 : 256;
@@ -121,7 +121,7 @@ static int flat_init(struct flat *fl, const struct render_tree *t)
                 rows = r;
             }
             rows[nrows] =
-                (struct table_row){nd->name, (uint8_t)(nd->type & 7), 0, t->names[nd->name]};
+                (struct table_row){nd->name, nd->type, 0, t->names[nd->name]};
             slot[s] = (uint32_t)nrows++;
         }
         rows[slot[s]].uses++;
@@ -134,11 +134,11 @@ static int flat_init(struct flat *fl, const struct render_tree *t)
     for (size_t i = 0; i < nrows; i++) {
         fl->names[i] = rows[i].name;
         fl->types[i] = rows[i].type;
-        slot[(size_t)rows[i].name * 8 + rows[i].type] = (uint32_t)i;
+        slot[rows[i].name] = (uint32_t)i;
     }
     fl->nentries = nrows;
     for (size_t i = 0; i < n; i++)
-        fl->entry[i] = slot[(size_t)t->nodes[i].name * 8 + (t->nodes[i].type & 7)];
+        fl->entry[i] = slot[t->nodes[i].name];
     rc = 0;
 out:
     free(rows);
@@ -462,7 +462,10 @@ int out_html_write(const struct profile *p, const struct render_opts *o, FILE *f
     struct flat fl = {0};
     struct fpl_buf data = {0};
     char title[1024], subtitle[1024];
-    int rc = render_tree_build(&t, p, o, err, errlen);
+    /* colors tell how each Java frame ran: one node per method and JIT state */
+    struct render_opts typed = *o;
+    typed.frame_types = 1;
+    int rc = render_tree_build(&t, p, &typed, err, errlen);
     if (rc)
         return rc;
     if ((rc = flat_init(&fl, &t)) != 0) {

@@ -13,6 +13,10 @@ Four parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof
              cost, writer CPU, log size) come from `flyprof summary` of each run's log.
 1b. depth -- the signal handler's cost (AsyncGetCallTrace) against the stack depth: FixedWork
              at cpu=1ms with 0, 32, 128 and 512 extra frames, one run each.
+1c. cstack -- the handler's cost with native frames (cstack=auto) and without (cstack=off),
+             cpu=1ms, on FixedWork (Java code), NativeFrames (JNI and zlib: a native walk on
+             every sample) and GcChurn (G1: GC threads, native stacks only), interleaved;
+             with the CPU coverage (weight x interval over the process CPU time).
 2. filter -- ThreadFilter.add()/remove() per call (FilterCost), without and with the agent.
 2b. events -- Events.log(int) and Events.log(int, 18-char String) per call (EventCost cost),
              without the agent (the no-op), with it, and an empty static JNI native timed the
@@ -26,7 +30,7 @@ Four parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof
              the same instants, in a run with the agent and one without.
 
 Usage: bench.py --build DIR [--java PATH] [--quick] [--rounds N]
-                [--parts cpu,depth,filter,events,wall]
+                [--parts cpu,depth,cstack,filter,events,wall,server]
                 [--out DIR]
 `scripts/bench` builds (scripts/setup) and runs this.
 """
@@ -578,6 +582,75 @@ def part_depth(args, report):
         log("  ! " + e)
     log()
     report["depth"] = {"units": units, "rows": rows, "errors": errors}
+
+
+# ------------------------------------------------------- part 1c: native frames (cstack)
+
+def part_cstack(args, report):
+    run_dir = os.path.join(args.out, "cstack")
+    os.makedirs(run_dir, exist_ok=True)
+    log("== 1c. Native frames: handler cost with cstack=auto and cstack=off (cpu=1ms) ==")
+    if not getattr(args, "units", None):
+        progress("calibrating FixedWork ...")
+        args.units = calibrate(args, run_dir)
+        progress_done()
+    units = max(100, int(args.units * args.depth_fraction))
+    secs = "2" if args.quick else "4"
+    workloads = [
+        ("FixedWork", HEAP, ["dev.flyprof.bench.FixedWork", str(units), str(args.threads),
+                             str(args.depth)]),
+        ("NativeFrames", [], ["dev.flyprof.workload.NativeFrames", secs]),
+        ("GcChurn", ["-XX:+UseG1GC", "-Xmx512m", "-Xms512m"],
+         ["dev.flyprof.workload.GcChurn", secs]),
+    ]
+    rounds = 1 if args.quick else 3
+    rng = random.Random(args.seed)
+    rows = {}
+    errors = []
+    loads = []
+    for rnd in range(rounds):
+        order = [(w, m) for w in workloads for m in ("auto", "off")]
+        rng.shuffle(order)
+        for (wname, jvm, main), mode in order:
+            progress("cstack: round %d/%d, %s cstack=%s" % (rnd + 1, rounds, wname, mode))
+            tag = "r%d-%s-%s" % (rnd, wname, mode)
+            fpl = os.path.join(run_dir, tag + ".fpl")
+            cmd = ([args.java] + jvm +
+                   ["-agentpath:%s=cpu=1ms,cstack=%s,file=%s" % (args.agent, mode, fpl),
+                    "-cp", args.jar] + main)
+            r = run_measured(cmd, run_dir, tag, 600)
+            loads.append(r["other_cores"])
+            if r["rc"] != 0:
+                errors.append("%s: exit %s: %s" % (tag, r["rc"], r["stderr"].strip()[-300:]))
+            sm = flyprof_summary(args.cli, fpl, run_dir, tag)
+            if sm.get("cpu_weight") and r["cpu_s"]:
+                sm["coverage"] = sm["cpu_weight"] * 1e-3 / r["cpu_s"]
+            rows.setdefault((wname, mode), []).append(sm)
+    progress_done()
+    log("  %-13s %-7s %8s %9s %12s %12s %9s %8s" % ("workload", "cstack", "samples", "coverage",
+                                                    "handler p50", "p99", "max", "fail%"))
+    for wname, _, _ in workloads:
+        for mode in ("auto", "off"):
+            rs = rows.get((wname, mode), [])
+
+            def med(key, scale=1.0):
+                v = [x[key] / scale for x in rs if x.get(key) is not None]
+                return median(v) if v else None
+            log("  %-13s %-7s %8s %8s%% %9s us %9s us %6s us %8s" % (
+                wname, mode, fmt(med("cpu_samples"), "%d"), fmt(pct(med("coverage")), "%.1f")
+                if med("coverage") else "-", fmt(med("handler_p50_ns", 1e3), "%.1f"),
+                fmt(med("handler_p99_ns", 1e3), "%.1f"), fmt(med("handler_max_ns", 1e3), "%.0f"),
+                fmt(med("cpu_failed_pct"), "%.2f")))
+    log("  medians over %d round(s); coverage: sample weight x 1 ms over the whole process's CPU"
+        % rounds)
+    log("  time (start-up included, so below 100%); the handler figures are over every sample,")
+    log("  JVM-internal threads included.")
+    load_note(loads, "the handler times")
+    for e in errors:
+        log("  ! " + e)
+    log()
+    report["cstack"] = {"units": units, "rows": {"%s %s" % k: v for k, v in rows.items()},
+                        "errors": errors}
 
 
 def mean_frames(cli, fpl, cwd, name):
@@ -1150,8 +1223,9 @@ def main():
     ap.add_argument("--build", required=True, help="flyprof build directory")
     ap.add_argument("--java", help="java launcher (default JAVA_HOME, else JDK 17, else PATH)")
     ap.add_argument("--quick", action="store_true", help="about 2 minutes instead of 10")
-    ap.add_argument("--parts", default="cpu,depth,filter,events,wall,server",
-                    help="which parts to run (default all: cpu,depth,filter,events,wall,server)")
+    ap.add_argument("--parts", default="cpu,depth,cstack,filter,events,wall,server",
+                    help="which parts to run (default all: cpu,depth,cstack,filter,events,wall,"
+                    "server)")
     ap.add_argument("--rounds", type=int, help="CPU overhead rounds (default 5, quick 2)")
     ap.add_argument("--work-seconds", type=float,
                     help="CPU seconds of work per FixedWork thread, without the agent "
@@ -1214,8 +1288,9 @@ def main():
     print_environment(env, args)
     report = {"environment": env, "quick": q, "parts": parts}
     t0 = time.monotonic()
-    for part, fn in (("cpu", part_cpu), ("depth", part_depth), ("filter", part_filter),
-                     ("events", part_events), ("wall", part_wall), ("server", part_server)):
+    for part, fn in (("cpu", part_cpu), ("depth", part_depth), ("cstack", part_cstack),
+                     ("filter", part_filter), ("events", part_events), ("wall", part_wall),
+                     ("server", part_server)):
         if part in parts:
             fn(args, report)
     report["seconds"] = time.monotonic() - t0

@@ -19,7 +19,13 @@ add_test(NAME browser_html_real
         --build ${CMAKE_BINARY_DIR} --java ${FLYPROF_JDK}/bin/java
         --cli ${CMAKE_BINARY_DIR}/bin/flyprof --agent ${CMAKE_BINARY_DIR}/lib/libflyprof.so
         --jar ${CMAKE_BINARY_DIR}/lib/flyprof.jar)
+# frame types: colors and legend of the page, folded --annotate (a log of test_html --write)
+add_test(NAME browser_html_types
+    COMMAND ${_html_python} ${CMAKE_CURRENT_LIST_DIR}/test_html_types.py
+        --build ${CMAKE_BINARY_DIR} --cli ${CMAKE_BINARY_DIR}/bin/flyprof
+        --helper $<TARGET_FILE:test_html>)
 # RUN_SERIAL: the real run is timed by the wall clock (as the other integration tests), and
 # chromium is heavy on a 2-core machine.
-set_tests_properties(browser_html_pages browser_html_real PROPERTIES LABELS integration
+set_tests_properties(browser_html_pages browser_html_real browser_html_types PROPERTIES
+    LABELS integration
     TIMEOUT 300 RUN_SERIAL TRUE SKIP_RETURN_CODE 77 ENVIRONMENT PYTHONDONTWRITEBYTECODE=1)

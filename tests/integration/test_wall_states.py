@@ -3,7 +3,8 @@
 for the whole run, profiled in CPU mode, in wall-clock mode, and in both at once.
 
 Asserts:
-- CPU (`cpu=10ms`, and `--kind cpu` of the combined run): busy has >= 90% of the CPU weight.
+- CPU (`cpu=10ms`, and `--kind cpu` of the combined run): busy has >= 90% of the CPU weight
+  (flyprof's own threads left out).
   Busy burns one core for the whole run (~400 samples in 4 s on an idle machine, 84 measured
   while other builds ran); the other three never run for more than microseconds at a time, so
   the rest is the main thread's start-up (2-3 samples, whatever the load). Busy must also have
@@ -34,7 +35,11 @@ FOUR = {"busy": "running", "sleeper": "sleeping", "parker": "parked", "blocked":
 def check_cpu(t, fpl_path, what):
     p = fpl.convert_kind(t, fpl_path, "cpu")
     tw = p.thread_weights()
-    busy, total = tw.get("busy", 0), p.total()
+    # every thread is sampled, flyprof's own included; their CPU (the writer builds unwind
+    # tables and reads symbols when a session starts: ~0.15 s, as much as busy gets in 0.4 s
+    # on a loaded machine) is not the workload's
+    ours = sum(w for name, w in tw.items() if name.startswith("flyprof"))
+    busy, total = tw.get("busy", 0), p.total() - ours
     t.note("%s: busy has %d of %d CPU weight (%.1f%%); others: %s", what, busy, total,
            100.0 * busy / total,
            ", ".join("%s=%d" % kv for kv in sorted(tw.items(), key=lambda kv: -kv[1])

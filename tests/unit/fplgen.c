@@ -97,10 +97,16 @@ void fplgen_stack(struct fplgen *g, uint64_t id, size_t n, const struct reader_f
     size_t r = fpl_rec_begin(&g->rec, FPL_REC_STACK);
     fpl_put_v(&g->rec, id);
     fpl_put_v(&g->rec, n);
+    int typed = 0;
     for (size_t i = 0; i < n; i++) {
         fpl_put_v(&g->rec, frames[i].method_id);
         fpl_put_sv(&g->rec, frames[i].bci);
+        typed |= frames[i].type != FPL_FRAME_JAVA;
     }
+    /* the optional type bytes, only when a frame has another type than JAVA (so the logs of
+     * the older tests stay byte for byte what they were) */
+    for (size_t i = 0; typed && i < n; i++)
+        fpl_put_u8(&g->rec, frames[i].type);
     fpl_rec_end(&g->rec, r);
 }
 

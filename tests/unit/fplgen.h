@@ -61,6 +61,7 @@ void fplgen_thread(struct fplgen *g, uint64_t id, uint64_t os_tid, const char *n
 void fplgen_method(struct fplgen *g, uint64_t id, uint8_t kind, const char *cls, const char *name,
                    const char *sig, const char *src, size_t nlines,
                    const struct reader_line *lines);
+/* A STACK record; its frame types are written only when one of them is not FPL_FRAME_JAVA. */
 void fplgen_stack(struct fplgen *g, uint64_t id, size_t n, const struct reader_frame *frames);
 /* ticks is absolute; the delta from the chunk's previous sample is computed here. Without the
  * optional tick id field. */

@@ -29,8 +29,9 @@ extern const size_t out_html_js_len;
 /* ---- building logs ------------------------------------------------------------------------ */
 
 /* One cell of a small log: a thread name, frames root first separated by '|', a weight. A
- * frame "[x]" is a marker, "c:x" a C function, "n:a.B.m" a native Java method, anything else
- * a Java method whose class ends at the last '.'. */
+ * frame "[x]" is a marker, "c:x" a C function, "k:x" kernel code, "s:x" a JVM stub, "n:a.B.m"
+ * a native Java method, anything else a Java method whose class ends at the last '.'. A
+ * suffix "@N" gives the frame type N (enum fpl_frame_type) of a Java frame. */
 struct cell {
     const char *thread;
     const char *frames;
@@ -60,8 +61,12 @@ static void put_method(struct fplgen *g, uint64_t id, const char *s)
         fplgen_method(g, id, FPL_METHOD_MARKER, "", s, "", "", 0, NULL);
         return;
     }
-    if (strncmp(s, "c:", 2) == 0) {
+    if (strncmp(s, "c:", 2) == 0 || strncmp(s, "k:", 2) == 0) {
         fplgen_method(g, id, FPL_METHOD_CFUNC, "", s + 2, "", "", 0, NULL);
+        return;
+    }
+    if (strncmp(s, "s:", 2) == 0) {
+        fplgen_method(g, id, FPL_METHOD_STUB, "", s + 2, "", "", 0, NULL);
         return;
     }
     if (strncmp(s, "n:", 2) == 0) {
@@ -107,6 +112,18 @@ static int build_cells(struct fplgen *g, const char *command, const struct cell 
             /* strtok_r's pieces live in buf: intern a stable copy from the cell's string */
             const char *stable = c[i].frames + (f - buf);
             size_t len = strlen(f);
+            uint8_t type = FPL_FRAME_JAVA;
+            char *at = strrchr(f, '@');
+            if (at && at[1] >= '0' && at[1] <= '9' && !at[2]) {
+                type = (uint8_t)(at[1] - '0');
+                len = (size_t)(at - f);
+            }
+            if (strncmp(f, "k:", 2) == 0)
+                type = FPL_FRAME_KERNEL;
+            else if (strncmp(f, "s:", 2) == 0)
+                type = FPL_FRAME_STUB;
+            else if (strncmp(f, "c:", 2) == 0)
+                type = FPL_FRAME_NATIVE;
             char *copy = strndup(stable, len);
             size_t before = methods.n;
             uint64_t mid = name_id(&methods, copy);
@@ -114,7 +131,7 @@ static int build_cells(struct fplgen *g, const char *command, const struct cell 
                 put_method(g, mid, copy);
             else
                 free(copy);
-            fr[nf++] = (struct reader_frame){mid, -1, 0};
+            fr[nf++] = (struct reader_frame){mid, -1, type};
         }
         /* stacks are leaf first */
         for (size_t a = 0, b = nf - 1; nf && a < b; a++, b--) {
@@ -173,7 +190,7 @@ static struct profile *load_golden(void)
 
 static struct render_opts opts(int kind, int threads, int reverse)
 {
-    struct render_opts o = {kind, threads, reverse, RENDER_STATE_ALL, NULL, NULL, NULL};
+    struct render_opts o = {kind, threads, reverse, RENDER_STATE_ALL, NULL, NULL, NULL, 0, 0};
     return o;
 }
 
@@ -1133,6 +1150,15 @@ static int write_fixtures(const char *dir)
         {"main", "[agct:unknown_Java]", 4},
         {"worker", "java.lang.Thread.run|demo.Pool.loop|demo.Kernel.hash", 8},
     };
+    /* frame types (tests/browser/test_html_types.py): demo.T.hot interpreted, compiled, C1
+     * and inlined; native code with a kernel frame below; a JVM stub */
+    static const struct cell types_cells[] = {
+        {"main", "demo.T.main@1|demo.T.hot@1", 10},
+        {"main", "demo.T.main@1|demo.T.hot@2", 20},
+        {"main", "demo.T.main@1|demo.T.hot@4|demo.T.leaf@3", 6},
+        {"main", "demo.T.main@1|demo.T.hot@2|c:memcpy|k:do_syscall_64", 8},
+        {"main", "demo.T.main@1|s:vtable stub", 4},
+    };
     static const struct cell hostile_cells[] = {
         {"main", "x.Evil.</script><script>document.title='pwned'</script>|x.E.caf\xc3\xa9", 5},
         {"main", "x.E.\xe6\x97\xa5\xe6\x9c\xac|x.Q\"uo'te.m\xf0\x9f\x98\x80", 3},
@@ -1145,6 +1171,7 @@ static int write_fixtures(const char *dir)
             : save_cells(dir, "hostile.fpl", "java \"</title><b>\" caf\xc3\xa9", hostile_cells, 3);
     rc = rc ? rc : save_cells(dir, "base.fpl", "java Base", diff_base, 2);
     rc = rc ? rc : save_cells(dir, "cur.fpl", "java Cur", diff_cur, 3);
+    rc = rc ? rc : save_cells(dir, "types.fpl", "java Types", types_cells, 5);
     if (rc == 0) {
         char path[4096];
         struct fplgen g;

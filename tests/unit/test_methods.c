@@ -42,11 +42,11 @@ int64_t vmstructs_offset(const char *type, const char *field)
     return -1;
 }
 
-uintptr_t vmstructs_static_address(const char *type, const char *field)
+void *vmstructs_static_address(const char *type, const char *field)
 {
     if (!strcmp(type, "ClassLoaderDataGraph") && !strcmp(field, "_head"))
-        return (uintptr_t)&cldg_head;
-    return 0;
+        return &cldg_head;
+    return NULL;
 }
 
 /* ---- fake metadata ---------------------------------------------------------------------- */

@@ -67,6 +67,7 @@ static void check_defaults(const struct options *d)
     CHECK_EQ_U(d->threads, 0);
     CHECK_EQ_U(d->duration_ns, 0);
     CHECK_EQ_U(d->events, 32768);
+    CHECK_EQ_U(d->cstack, OPTIONS_CSTACK_AUTO);
 }
 
 static void test_defaults(void)
@@ -195,6 +196,26 @@ static void test_engine(void)
     ERR_EXACT("engine=perf,engine=perf", "duplicate option 'engine'");
 }
 
+static void test_cstack(void)
+{
+    CHECK(OK("cstack=off"));
+    CHECK_EQ_U(o.cstack, OPTIONS_CSTACK_OFF);
+    CHECK(OK("cstack=auto,cpu=5ms"));
+    CHECK_EQ_U(o.cstack, OPTIONS_CSTACK_AUTO);
+    CHECK_EQ_U(o.cpu_interval_ns, 5 * MS);
+    CHECK(OK("wall,cstack=off"));
+    CHECK_EQ_U(o.cstack, OPTIONS_CSTACK_OFF);
+    CHECK_EQ_U(o.cpu_interval_ns, 0);
+
+    ERR_EXACT("cstack=on", "cstack=on: expected auto or off");
+    ERR("cstack=OFF", "cstack=OFF: expected auto or off");
+    ERR("cstack=autox", "cstack=autox: expected");
+    ERR("cstack=of", "cstack=of: expected");
+    ERR_EXACT("cstack", "option 'cstack' needs a value (cstack=auto|off)");
+    ERR("cstack=", "option 'cstack' needs a value");
+    ERR_EXACT("cstack=off,cstack=auto", "duplicate option 'cstack'");
+}
+
 static void test_counts(void)
 {
     CHECK(OK("wallthreads=1"));
@@ -312,7 +333,7 @@ static void test_errors(void)
     static const char accepted[] =
         "(accepted: start, stop, dump, status, cpu[=TIME], wall[=TIME], "
         "engine=cputimer|itimer|perf, wallthreads=N, filter, depth=N, file=PATH, log=PATH, "
-        "threads, duration=TIME, events=N)";
+        "threads, duration=TIME, events=N, cstack=auto|off)";
     char want[512];
     char small[8];
     int rc;
@@ -712,6 +733,7 @@ int main(void)
     test_actions();
     test_modes();
     test_engine();
+    test_cstack();
     test_counts();
     test_flags();
     test_file();

@@ -17,7 +17,7 @@
 #include "render.h"
 
 static const struct render_opts DEFAULTS = {
-    PROFILE_KIND_AUTO, 0, 0, RENDER_STATE_ALL, NULL, NULL, NULL};
+    PROFILE_KIND_AUTO, 0, 0, RENDER_STATE_ALL, NULL, NULL, NULL, 0, 0};
 
 /* Reads a generator's log into a new profile, with a window when from/to are given. */
 static struct profile *load_gen(struct fplgen *g, const struct profile_time *from,
@@ -58,7 +58,7 @@ static struct profile *load_golden(void)
 /* A tree as text: one node per line in preorder, indented by depth: "name total/self T". */
 static char *dump(const struct render_tree *t)
 {
-    static const char types[] = "JINCMTSK";
+    static const char types[] = "JINCMTSKPO1UE"; /* enum render_type */
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -590,6 +590,156 @@ static void test_text(void)
     profile_free(p);
 }
 
+/* A log whose frames say how they ran: one Java method interpreted, compiled, inlined and C1,
+ * a kernel frame below native code, a JVM stub. */
+static struct profile *load_typed(void)
+{
+    struct fplgen g;
+    struct profile *p = NULL;
+    const struct fplgen_header h = {
+        .pid = 9, .clock = FPL_CLOCK_MONOTONIC, .ticks_per_sec = 1000000000ull,
+        .anchor_ticks = 1000, .anchor_mono_ns = 1000, .anchor_real_ns = 1700000000000000000ull,
+        .cpu_interval_ns = 10000000, .engine = FPL_ENGINE_CPUTIMER, .depth = 2048,
+        .options = "cpu=10ms", .jvm_name = "TestVM", .jvm_version = "1.0", .command = "java A",
+    };
+    /* leaf first */
+    const struct reader_frame s1[] = {{2, 5, FPL_FRAME_COMPILED}, {1, 3, FPL_FRAME_INTERPRETED}};
+    const struct reader_frame s2[] = {{2, 5, FPL_FRAME_INTERPRETED},
+                                      {1, 3, FPL_FRAME_INTERPRETED}};
+    const struct reader_frame s3[] = {{2, 5, FPL_FRAME_INLINED}, {1, 3, FPL_FRAME_C1}};
+    const struct reader_frame s4[] = {{3, -1, FPL_FRAME_KERNEL},
+                                      {5, -1, FPL_FRAME_NATIVE},
+                                      {2, 5, FPL_FRAME_COMPILED},
+                                      {1, 3, FPL_FRAME_INTERPRETED}};
+    const struct reader_frame s5[] = {{4, -1, FPL_FRAME_STUB}, {1, 3, FPL_FRAME_JAVA}};
+    const struct {
+        const struct reader_frame *f;
+        size_t n;
+        uint64_t weight;
+    } stacks[] = {{s1, 2, 3}, {s2, 2, 2}, {s3, 2, 1}, {s4, 4, 4}, {s5, 2, 5}};
+    if (fplgen_init(&g) != 0)
+        return NULL;
+    fplgen_header(&g, &h);
+    fplgen_thread(&g, 1, 100, "main");
+    fplgen_method(&g, 1, FPL_METHOD_JAVA, "demo.A", "run", "()V", "", 0, NULL);
+    fplgen_method(&g, 2, FPL_METHOD_JAVA, "demo.A", "hot", "()V", "", 0, NULL);
+    fplgen_method(&g, 3, FPL_METHOD_CFUNC, "", "do_syscall_64", "", "", 0, NULL);
+    fplgen_method(&g, 4, FPL_METHOD_STUB, "", "vtable stub", "", "", 0, NULL);
+    fplgen_method(&g, 5, FPL_METHOD_CFUNC, "libc.so.6", "memcpy", "", "", 0, NULL);
+    uint64_t t = 2000;
+    for (size_t i = 0; i < sizeof(stacks) / sizeof(stacks[0]); i++) {
+        fplgen_stack(&g, i + 1, stacks[i].n, stacks[i].f);
+        for (uint64_t k = 0; k < stacks[i].weight; k++)
+            fplgen_sample(&g, t += 10000000, 1, i + 1, 1, FPL_KIND_CPU, FPL_STATE_RUNNING);
+    }
+    fplgen_end(&g, t + 1);
+    if (fplgen_flush(&g) == 0)
+        p = load_gen(&g, NULL, NULL);
+    fplgen_destroy(&g);
+    return p;
+}
+
+/* The folded output of p with o, as a malloc'd string (NULL on failure). */
+static char *folded_of(const struct profile *p, const struct render_opts *o)
+{
+    struct render_select sel;
+    char *buf = NULL, err[256];
+    size_t len = 0;
+    if (render_select_init(&sel, p, o, err, sizeof(err)) != 0)
+        return NULL;
+    FILE *f = open_memstream(&buf, &len);
+    int rc = f ? out_collapsed_write_select(p, &sel, o->threads, o->reverse, f, err,
+                                            sizeof(err))
+               : -ENOMEM;
+    if (f)
+        fclose(f);
+    render_select_destroy(&sel);
+    if (rc) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* Counts the nodes named name at depth d, and returns the type of the last one seen. */
+static int nodes_named(const struct render_tree *t, const char *name, uint32_t d, int *type)
+{
+    int n = 0;
+    for (size_t i = 0; i < t->nnodes; i++) {
+        if (t->nodes[i].depth == d && strcmp(t->names[t->nodes[i].name], name) == 0) {
+            n++;
+            *type = t->nodes[i].type;
+        }
+    }
+    return n;
+}
+
+static void test_frame_types(void)
+{
+    struct profile *p = load_typed();
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    struct render_opts o = DEFAULTS;
+    char *plain = folded_of(p, &o);
+    CHECK(plain && strcmp(plain, "demo.A.run;demo.A.hot 6\n"
+                                 "demo.A.run;demo.A.hot;memcpy;do_syscall_64 4\n"
+                                 "demo.A.run;vtable stub 5\n") == 0);
+    if (plain)
+        free(plain);
+    o.annotate = 1;
+    char *ann = folded_of(p, &o);
+    const char *want = "demo.A.run;vtable stub 5\n"
+                       "demo.A.run_[0];demo.A.hot_[0] 2\n"
+                       "demo.A.run_[0];demo.A.hot_[j] 3\n"
+                       "demo.A.run_[0];demo.A.hot_[j];memcpy;do_syscall_64_[k] 4\n"
+                       "demo.A.run_[1];demo.A.hot_[i] 1\n";
+    CHECK(ann && strcmp(ann, want) == 0);
+    if (ann && strcmp(ann, want) != 0)
+        fprintf(stderr, "annotated folded output:\n%s", ann);
+    free(ann);
+    o.annotate = 0;
+
+    /* trees: one node per method without frame types, one per (method, JIT state) with */
+    struct render_tree t;
+    char err[256];
+    int type = -1;
+    CHECK(render_tree_build(&t, p, &o, err, sizeof(err)) == 0);
+    CHECK(nodes_named(&t, "demo.A.run", 1, &type) == 1 && type == RENDER_JAVA);
+    CHECK(nodes_named(&t, "demo.A.hot", 2, &type) == 1 && type == RENDER_JAVA);
+    CHECK(nodes_named(&t, "do_syscall_64", 4, &type) == 1 && type == RENDER_KERNEL);
+    CHECK(nodes_named(&t, "memcpy", 3, &type) == 1 && type == RENDER_CFUNC);
+    CHECK(nodes_named(&t, "vtable stub", 2, &type) == 1 && type == RENDER_STUB);
+    CHECK(tree_consistent(&t));
+    render_tree_destroy(&t);
+    o.frame_types = 1;
+    CHECK(render_tree_build(&t, p, &o, err, sizeof(err)) == 0);
+    CHECK(nodes_named(&t, "demo.A.run", 1, &type) == 3);
+    CHECK(nodes_named(&t, "demo.A.hot", 2, &type) == 3);
+    CHECK(nodes_named(&t, "do_syscall_64", 4, &type) == 1 && type == RENDER_KERNEL);
+    CHECK(nodes_named(&t, "vtable stub", 2, &type) == 1 && type == RENDER_STUB);
+    char *d = dump(&t);
+    /* children sorted by name, then type: Java (J) < interpreted (P) < C1 (1); the weights of
+     * each JIT state where they belong */
+    const char *want_tree = "all 15/0 K\n"
+                            "  demo.A.run 5/0 J\n"
+                            "    vtable stub 5/5 U\n"
+                            "  demo.A.run 9/0 P\n"
+                            "    demo.A.hot 2/2 P\n"
+                            "    demo.A.hot 7/3 O\n"
+                            "      memcpy 4/0 C\n"
+                            "        do_syscall_64 4/4 E\n"
+                            "  demo.A.run 1/0 1\n"
+                            "    demo.A.hot 1/1 I\n";
+    CHECK(d && strcmp(d, want_tree) == 0);
+    if (d && strcmp(d, want_tree) != 0)
+        fprintf(stderr, "typed tree:\n%s", d);
+    free(d);
+    CHECK(tree_consistent(&t));
+    render_tree_destroy(&t);
+    profile_free(p);
+}
+
 static void test_title(void)
 {
     struct profile *p = load_golden();
@@ -869,5 +1019,6 @@ int main(void)
     test_match();
     test_text();
     test_title();
+    test_frame_types();
     return harness_result("test_render");
 }

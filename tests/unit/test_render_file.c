@@ -20,7 +20,7 @@
 #include "render_file.h"
 
 static const struct render_opts DEFAULTS = {
-    PROFILE_KIND_AUTO, 0, 0, RENDER_STATE_ALL, NULL, NULL, NULL};
+    PROFILE_KIND_AUTO, 0, 0, RENDER_STATE_ALL, NULL, NULL, NULL, 0, 0};
 static char dir[] = "/tmp/test_render_file.XXXXXX";
 
 static struct profile *load_golden(void)

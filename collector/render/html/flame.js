@@ -29,8 +29,19 @@
       h0: 350, h1: 358, s: 52, l0: 76, l1: 80 },
     { label: "Thread", tip: "thread", h0: 208, h1: 222, s: 32, l0: 76, l1: 82 },
     { label: "Thread state", tip: "thread state", h0: 262, h1: 276, s: 42, l0: 78, l1: 84 },
-    { label: "Kind", tip: "sample kind", h0: 0, h1: 0, s: 0, l0: 80, l1: 84 }
+    { label: "Kind", tip: "sample kind", h0: 0, h1: 0, s: 0, l0: 80, l1: 84 },
+    { label: "Interpreted", tip: "Java method, run by the interpreter",
+      h0: 96, h1: 128, s: 38, l0: 74, l1: 82 },
+    { label: "JIT compiled", tip: "Java method, compiled (C2)",
+      h0: 100, h1: 136, s: 62, l0: 44, l1: 56 },
+    { label: "C1 compiled", tip: "Java method, compiled by C1",
+      h0: 66, h1: 80, s: 62, l0: 58, l1: 66 },
+    { label: "JVM stub", tip: "JVM stub or code blob (dispatch, intrinsic, interpreter)",
+      h0: 292, h1: 312, s: 44, l0: 70, l1: 78 },
+    { label: "Kernel", tip: "kernel code", h0: 28, h1: 36, s: 92, l0: 46, l1: 52 }
   ];
+  /* the types of Java methods, whose names shorten to Class.method */
+  function isJava(t) { return t <= 2 || (t >= 8 && t <= 10); }
   var MATCH_FILL = "#d44be3";
 
   var D;
@@ -78,7 +89,7 @@
 
   function typesOf(str, count) {
     var t = new Uint8Array(count);
-    for (var i = 0; i < count; i++) t[i] = (str.charCodeAt(i) - 48) & 7;
+    for (var i = 0; i < count; i++) t[i] = (str.charCodeAt(i) - 48) & 15;
     return t;
   }
 
@@ -331,7 +342,7 @@
       var li = ty.l0 + (ty.l1 - ty.l0) * hash(name + "\u0001");
       fill[e] = hsl(hu, ty.s, li);
       dim[e] = hsl(hu, Math.round(ty.s * 0.35), Math.min(94, li + (100 - li) * 0.55));
-      short[e] = Tr.types[e] <= 2 ? shortName(name) : name;
+      short[e] = isJava(Tr.types[e]) ? shortName(name) : name;
     }
     Tr.cache.fill = fill; Tr.cache.dim = dim; Tr.cache.short = short;
     Tr.cache.wFull = new Float32Array(n).fill(-1);
@@ -457,7 +468,7 @@
     if (sw <= avail) return s;
     /* then the method alone ("Split123.unitA" -> "unitA"), cut if need be */
     var dot = s.lastIndexOf(".", s.indexOf("(") >= 0 ? s.indexOf("(") : s.length);
-    if (dot > 0 && T.types[e] <= 2) {
+    if (dot > 0 && isJava(T.types[e])) {
       var m = s.slice(dot + 1), mw = sw * m.length / s.length;
       if (mw <= avail) return m;
       s = m;

@@ -1,0 +1,432 @@
+/* cfitab.c: builds the native walker's unwind tables (see cfitab.h). Control and writer
+ * threads only: it takes the loader's lock (dl_iterate_phdr) and allocates. */
+#define UNW_LOCAL_ONLY
+#include "cfitab.h"
+
+#include <errno.h>
+#include <link.h>
+#include <libunwind.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <ucontext.h>
+
+#include "nativewalk.h"
+
+/* DWARF pointer encodings .eh_frame_hdr uses (LSB 5.0, "Exception Frame Header") */
+#define DW_EH_PE_udata4 0x03
+#define DW_EH_PE_sdata4 0x0b
+#define DW_EH_PE_pcrel 0x10
+#define DW_EH_PE_datarel 0x30
+#define DW_EH_PE_omit 0xff
+
+/* Everything below is touched by one thread at a time: control_start (cfitab_init) runs before
+ * the writer starts, cfitab_reset after it stopped. */
+static struct cfitab_mod **mods;        /* every module seen this session */
+static size_t nmods, capmods;
+static const struct cfitab_snap *snaps[CFITAB_MAX_SNAPSHOTS];
+static size_t nsnaps;
+static unsigned long long loader_adds = ~0ull, loader_subs = ~0ull;
+static int initialized;
+static uint64_t last_scan_ns;
+#define RESCAN_NS 500000000ull
+static _Atomic size_t table_bytes;      /* relaxed: a statistic */
+
+struct scan {
+    struct cfitab_mod **found;
+    size_t n, cap;
+    unsigned long long adds, subs;
+    int failed;
+};
+
+/* dl_iterate_phdr callback: records each module's executable range and .eh_frame_hdr. */
+static int scan_one(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct scan *sc = arg;
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
+        sc->adds = info->dlpi_adds;
+        sc->subs = info->dlpi_subs;
+    }
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    const unsigned char *hdr = NULL;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+            if (a < lo)
+                lo = a;
+            if (a + ph->p_memsz > hi)
+                hi = a + ph->p_memsz;
+        } else if (ph->p_type == PT_GNU_EH_FRAME) {
+            hdr = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+        }
+    }
+    if (lo >= hi)
+        return 0;
+    /* the same module as before (same range, same base): keep it and its table */
+    struct cfitab_mod *m = NULL;
+    for (size_t i = 0; i < nmods; i++) {
+        if (mods[i]->lo == lo && mods[i]->hi == hi && mods[i]->base == info->dlpi_addr &&
+            mods[i]->eh_frame_hdr == hdr) {
+            m = mods[i];
+            break;
+        }
+    }
+    if (!m) {
+        if (nmods == capmods) {
+            size_t cap = capmods ? capmods * 2 : 64;
+            struct cfitab_mod **p = realloc(mods, cap * sizeof(*p));
+            if (!p) {
+                sc->failed = 1;
+                return 0;
+            }
+            mods = p;
+            capmods = cap;
+        }
+        m = calloc(1, sizeof(*m));
+        if (!m) {
+            sc->failed = 1;
+            return 0;
+        }
+        m->lo = lo;
+        m->hi = hi;
+        m->base = info->dlpi_addr;
+        m->eh_frame_hdr = hdr;
+        mods[nmods++] = m;
+    }
+    if (sc->n == sc->cap) {
+        size_t cap = sc->cap ? sc->cap * 2 : 64;
+        struct cfitab_mod **p = realloc(sc->found, cap * sizeof(*p));
+        if (!p) {
+            sc->failed = 1;
+            return 0;
+        }
+        sc->found = p;
+        sc->cap = cap;
+    }
+    sc->found[sc->n++] = m;
+    return 0;
+}
+
+static int by_lo(const void *a, const void *b)
+{
+    const struct cfitab_mod *x = *(struct cfitab_mod *const *)a;
+    const struct cfitab_mod *y = *(struct cfitab_mod *const *)b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Scans the loaded modules and publishes a new snapshot when the loader changed. */
+static void rescan(void)
+{
+    struct scan sc;
+    memset(&sc, 0, sizeof(sc));
+    dl_iterate_phdr(scan_one, &sc);
+    if (sc.failed || (sc.adds == loader_adds && sc.subs == loader_subs) ||
+        nsnaps == CFITAB_MAX_SNAPSHOTS) {
+        free(sc.found);
+        return;
+    }
+    qsort(sc.found, sc.n, sizeof(*sc.found), by_lo);
+    struct cfitab_snap *s = malloc(sizeof(*s) + sc.n * sizeof(s->mods[0]));
+    if (!s) {
+        free(sc.found);
+        return;
+    }
+    /* overlapping ranges would break the handler's binary search: keep the first */
+    uint32_t n = 0;
+    for (size_t i = 0; i < sc.n; i++)
+        if (n == 0 || sc.found[i]->lo >= s->mods[n - 1]->hi)
+            s->mods[n++] = sc.found[i];
+    s->n = n;
+    free(sc.found);
+    loader_adds = sc.adds;
+    loader_subs = sc.subs;
+    snaps[nsnaps++] = s;
+    nativewalk_set_snapshot(s);
+}
+
+/* The rows of one module under construction. */
+struct build {
+    struct cfitab_mod *m;
+    struct cfitab_row *rows;
+    size_t nrows, caprows;
+    unsigned char *states;
+    uint32_t nstates, capstates, state_size;
+    uint32_t *hash;                 /* open addressing over states: index + 1, 0 = empty */
+    uint32_t hashcap;               /* power of two, > 2 * nstates */
+    int failed;
+};
+
+static uint64_t hash_bytes(const unsigned char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+/* The index of state rs (size bytes) in the module's table, adding it when new. */
+static uint32_t intern_state(struct build *b, const void *rs, size_t size)
+{
+    if (b->state_size == 0)
+        b->state_size = (uint32_t)((size + 7) & ~(size_t)7);
+    if (size > b->state_size)
+        return CFITAB_NONE; /* libunwind changed its mind about the size: not expected */
+    unsigned char tmp[512];
+    if (b->state_size > sizeof(tmp))
+        return CFITAB_NONE;
+    memset(tmp, 0, b->state_size);
+    memcpy(tmp, rs, size);
+    if (2 * (b->nstates + 1) >= b->hashcap) {
+        uint32_t cap = b->hashcap ? b->hashcap * 2 : 256;
+        uint32_t *h = calloc(cap, sizeof(*h));
+        if (!h)
+            return CFITAB_NONE;
+        for (uint32_t i = 0; i < b->nstates; i++) {
+            uint64_t k = hash_bytes(b->states + (size_t)i * b->state_size, b->state_size);
+            uint32_t j = (uint32_t)k & (cap - 1);
+            while (h[j])
+                j = (j + 1) & (cap - 1);
+            h[j] = i + 1;
+        }
+        free(b->hash);
+        b->hash = h;
+        b->hashcap = cap;
+    }
+    uint64_t k = hash_bytes(tmp, b->state_size);
+    uint32_t j = (uint32_t)k & (b->hashcap - 1);
+    while (b->hash[j]) {
+        uint32_t i = b->hash[j] - 1;
+        if (memcmp(b->states + (size_t)i * b->state_size, tmp, b->state_size) == 0)
+            return i;
+        j = (j + 1) & (b->hashcap - 1);
+    }
+    if (b->nstates == b->capstates) {
+        uint32_t cap = b->capstates ? b->capstates * 2 : 64;
+        unsigned char *p = realloc(b->states, (size_t)cap * b->state_size);
+        if (!p)
+            return CFITAB_NONE;
+        b->states = p;
+        b->capstates = cap;
+    }
+    memcpy(b->states + (size_t)b->nstates * b->state_size, tmp, b->state_size);
+    b->hash[j] = b->nstates + 1;
+    return b->nstates++;
+}
+
+/* Appends a row, merging it into the previous one when the state is the same, replacing a
+ * previous row at the same offset (the end marker of the FDE before). */
+static void push_row(struct build *b, uintptr_t addr, uint32_t state)
+{
+    if (addr < b->m->base || addr - b->m->base >= UINT32_MAX) {
+        b->failed = 1;
+        return;
+    }
+    uint32_t off = (uint32_t)(addr - b->m->base);
+    if (b->nrows && off < b->rows[b->nrows - 1].off)
+        return; /* overlapping FDEs: keep the first */
+    if (b->nrows && b->rows[b->nrows - 1].off == off)
+        b->nrows--;
+    if (b->nrows && b->rows[b->nrows - 1].state == state)
+        return;
+    if (b->nrows == b->caprows) {
+        size_t cap = b->caprows ? b->caprows * 2 : 1024;
+        struct cfitab_row *p = realloc(b->rows, cap * sizeof(*p));
+        if (!p) {
+            b->failed = 1;
+            return;
+        }
+        b->rows = p;
+        b->caprows = cap;
+    }
+    b->rows[b->nrows].off = off;
+    b->rows[b->nrows].state = state;
+    b->nrows++;
+}
+
+struct fde_rows {
+    struct build *b;
+    uintptr_t end;
+};
+
+/* unw_reg_states_iterate callback: one row [start, end) of an FDE. */
+static int on_state(void *token, void *rs, size_t size, unw_word_t start, unw_word_t end)
+{
+    struct fde_rows *f = token;
+    if (end <= start)
+        return 0;
+    push_row(f->b, start, intern_state(f->b, rs, size));
+    if (end > f->end)
+        f->end = end;
+    return f->b->failed ? -UNW_ENOMEM : 0;
+}
+
+/* Runs libunwind's CFI interpreter over the FDE that starts at ip. */
+static void add_fde(struct build *b, uintptr_t ip)
+{
+    ucontext_t uc;
+    memset(&uc, 0, sizeof(uc));
+    uc.uc_mcontext.gregs[REG_RIP] = (greg_t)ip;
+    uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)&uc;
+    unw_cursor_t c;
+    if (unw_init_local2(&c, &uc, UNW_INIT_SIGNAL_FRAME) < 0)
+        return;
+    struct fde_rows f = {b, 0};
+    unw_reg_states_iterate(&c, on_state, &f);
+    if (f.end)
+        push_row(b, f.end, CFITAB_NONE);
+}
+
+/* Reads a 4-byte field of .eh_frame_hdr at p with encoding enc. Returns 0 or -EINVAL. */
+static int read_enc4(const unsigned char *p, const unsigned char *hdr, int enc, uintptr_t *out)
+{
+    int32_t v;
+    memcpy(&v, p, sizeof(v));
+    switch (enc & 0x0f) {
+    case DW_EH_PE_udata4: *out = (uint32_t)v; break;
+    case DW_EH_PE_sdata4: *out = (uintptr_t)(intptr_t)v; break;
+    default: return -EINVAL;
+    }
+    switch (enc & 0x70) {
+    case 0: break;
+    case DW_EH_PE_pcrel: *out += (uintptr_t)p; break;
+    case DW_EH_PE_datarel: *out += (uintptr_t)hdr; break;
+    default: return -EINVAL;
+    }
+    return 0;
+}
+
+/* Builds and publishes the table of module m from its .eh_frame_hdr search table. */
+static void build_table(struct cfitab_mod *m)
+{
+    m->built = 1;
+    const unsigned char *h = m->eh_frame_hdr;
+    /* version 1; eh_frame_ptr, fde_count and the table as 4-byte fields (what GNU ld, gold and
+     * lld write); anything else is left without a table */
+    uintptr_t count, dummy;
+    if (!h || h[0] != 1 || h[2] == DW_EH_PE_omit || h[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4) ||
+        read_enc4(h + 4, h, h[1], &dummy) != 0 || read_enc4(h + 8, h, h[2], &count) != 0)
+        return;
+    struct build b;
+    memset(&b, 0, sizeof(b));
+    b.m = m;
+    const unsigned char *tab = h + 12;
+    /* Not registered with _U_dyn_register, though libunwind would then skip its
+     * dl_iterate_phdr per FDE (a third less time): in 1.6.2 the CIE parsed for a dynamically
+     * registered table is never given back to its pool (dwarf_put_unwind_info is a no-op),
+     * ~3.4 MB lost per build of libjvm's table, for good. */
+    for (uintptr_t i = 0; i < count && !b.failed; i++) {
+        uintptr_t ip;
+        if (read_enc4(tab + 8 * i, h, h[3], &ip) != 0)
+            break;
+        if (ip >= m->lo && ip < m->hi)
+            add_fde(&b, ip);
+    }
+    free(b.hash);
+    struct cfitab_table *t = b.failed || !b.nrows ? NULL : malloc(sizeof(*t));
+    if (!t) {
+        free(b.rows);
+        free(b.states);
+        return;
+    }
+    if (b.rows[b.nrows - 1].state != CFITAB_NONE)
+        push_row(&b, m->hi, CFITAB_NONE);
+    struct cfitab_row *rows = realloc(b.rows, b.nrows * sizeof(*rows));
+    t->rows = rows ? rows : b.rows;
+    t->nrows = (uint32_t)b.nrows;
+    /* the page index: for each page up to the last row's, the row in force at its start */
+    uint32_t npages = (t->rows[t->nrows - 1].off >> CFITAB_PAGE_SHIFT) + 2;
+    uint32_t *pages = malloc((size_t)npages * sizeof(*pages));
+    if (pages) {
+        uint32_t r = 0;
+        for (uint32_t p = 0; p < npages; p++) {
+            uint64_t at = (uint64_t)p << CFITAB_PAGE_SHIFT;
+            while (r + 1 < t->nrows && t->rows[r + 1].off <= at)
+                r++;
+            pages[p] = r;
+        }
+    }
+    t->pages = pages;
+    t->npages = pages ? npages : 0;
+    t->states = b.states;
+    t->nstates = b.nstates;
+    t->state_size = b.state_size;
+    atomic_fetch_add_explicit(&table_bytes,
+                              sizeof(*t) + b.nrows * sizeof(*rows) +
+                                  (size_t)b.capstates * b.state_size +
+                                  (size_t)t->npages * sizeof(*pages),
+                              memory_order_relaxed);
+    atomic_store_explicit(&m->table, t, memory_order_release);
+}
+
+int cfitab_init(void)
+{
+    if (!initialized) {
+        /* libunwind's one-time setup (tdep_init: a mutex, its memory pools) runs in the first
+         * unw_init_local; do it here so that no handler ever does. Walking a row table of one
+         * function of ours also primes the CFI parser's pools. */
+        struct build b;
+        memset(&b, 0, sizeof(b));
+        struct cfitab_mod self = {0};
+        b.m = &self;
+        add_fde(&b, (uintptr_t)cfitab_init);
+        free(b.rows);
+        free(b.states);
+        free(b.hash);
+        initialized = 1;
+    }
+    rescan();
+    return nsnaps ? 0 : -ENOMEM;
+}
+
+void cfitab_service(void)
+{
+    if (!initialized)
+        return;
+    /* the loader changes rarely; its scan takes its lock: twice a second is enough */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    if (now - last_scan_ns >= RESCAN_NS) {
+        last_scan_ns = now;
+        rescan();
+    }
+    if (!nativewalk_take_wanted())
+        return;
+    for (size_t i = 0; i < nmods; i++) {
+        struct cfitab_mod *m = mods[i];
+        if (!m->built && atomic_load_explicit(&m->wanted, memory_order_relaxed))
+            build_table(m);
+    }
+}
+
+void cfitab_reset(void)
+{
+    nativewalk_set_snapshot(NULL);
+    for (size_t i = 0; i < nsnaps; i++)
+        free((void *)snaps[i]);
+    nsnaps = 0;
+    for (size_t i = 0; i < nmods; i++) {
+        const struct cfitab_table *t = atomic_load_explicit(&mods[i]->table,
+                                                            memory_order_relaxed);
+        if (t) {
+            free((void *)t->rows);
+            free((void *)t->pages);
+            free((void *)t->states);
+            free((void *)t);
+        }
+        free(mods[i]);
+    }
+    free(mods);
+    mods = NULL;
+    nmods = capmods = 0;
+    loader_adds = loader_subs = ~0ull;
+    atomic_store_explicit(&table_bytes, 0, memory_order_relaxed);
+}
+
+size_t cfitab_bytes(void)
+{
+    return atomic_load_explicit(&table_bytes, memory_order_relaxed);
+}

@@ -1,0 +1,47 @@
+/* nativewalk.h: native (C/C++, JVM-internal) frames from the interrupted pc down to the first
+ * Java frame, with libunwind and the tables of cfitab.h. */
+#ifndef NATIVEWALK_H
+#define NATIVEWALK_H
+
+#include <stdint.h>
+
+#include "cfitab.h"
+#include "sample.h"
+
+/* Most native frames one sample keeps (below Java frames, or a whole non-Java stack). */
+#define NATIVEWALK_MAX 128
+
+/* Publishes the module snapshot handlers walk with (NULL: none). Writer or control context. */
+void nativewalk_set_snapshot(const struct cfitab_snap *s);
+
+/* Where the JVM's code cache bounds live (the addresses of CodeCache::_low_bound and
+ * _high_bound): a pc in [*lo, *hi) is Java code (compiled, interpreter, stubs), where the
+ * native walk stops and AsyncGetCallTrace takes over. NULL, NULL: not known (then the walk
+ * stops at the first pc outside every module). Control context, while no handler runs. */
+void nativewalk_set_code_bounds(const uintptr_t *lo, const uintptr_t *hi);
+
+/* 1 when pc lies in the JVM's code cache. Async-signal-safe. */
+int nativewalk_is_java_sigsafe(uintptr_t pc);
+
+/* 1 when a handler asked for a module's table since the last call (and clears it). Writer. */
+int nativewalk_take_wanted(void);
+
+/* Where the native frames end: the first frame in Java code, as the walk restored its
+ * registers (pc 0: the walk did not reach Java code). A thread that runs JVM code without
+ * leaving the Java state (a runtime call from compiled code: monitor enter, allocation slow
+ * paths) has no frame anchor, and AsyncGetCallTrace can only start from here. */
+struct nativewalk_java {
+    uintptr_t pc, sp, fp;
+};
+
+/* Walks the interrupted context uc (a ucontext_t of the calling thread's own signal) from its
+ * pc up through native frames, stopping before the first pc in Java code, at a pc with no
+ * unwind information (that pc is kept), at the end of the stack or after max frames. Stores
+ * them leaf first as SAMPLE_FT_NATIVE frames (the pc in method_id) and returns their count
+ * (0 when the pc is in Java code). [stack_lo, stack_hi) bounds the walk when known (0, 0:
+ * unknown). *java (may be NULL) receives the first Java frame's registers when the walk
+ * stepped into Java code. Async-signal-safe: no lock, no allocation (see cfitab.h). */
+int nativewalk_sigsafe(void *uc, struct sample_frame *frames, int max, uintptr_t stack_lo,
+                       uintptr_t stack_hi, struct nativewalk_java *java);
+
+#endif

@@ -1,0 +1,336 @@
+/* tasks.c: a CPU sampler on every thread of the process (see tasks.h). Control, JVMTI
+ * callbacks and the writer; never a signal handler. */
+#include "tasks.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "counters.h"
+#include "cputimer.h"
+#include "fpl_format.h"
+#include "perf.h"
+
+enum task_state {
+    TASK_NEW,       /* not armed yet */
+    TASK_ARMED,     /* its timer or perf event exists */
+    TASK_FAILED,    /* arming failed (counted as a timer error); not retried */
+    TASK_ENDED,     /* ThreadEnd ran: not armed again while this incarnation is listed */
+};
+
+struct task {
+    int tid;
+    int state;
+    uint64_t start;     /* TASK_ENDED: the thread's start time (/proc stat field 22) */
+    timer_t timer;      /* cputimer, when armed */
+    int fd;             /* perf, when armed; -1 otherwise */
+    uint32_t seen;      /* generation of the last scan that listed it */
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int engine = -1;         /* under lock; -1: off */
+static struct task *tasks;      /* under lock */
+static size_t ntasks, captasks;
+static int32_t *index_;         /* under lock: open addressing, task index + 1, 0 = empty */
+static size_t capindex;         /* power of two, > 2 * ntasks */
+static uint32_t gen;            /* under lock */
+static int armed;               /* under lock */
+
+static size_t slot_of(int tid)
+{
+    return ((uint32_t)tid * 2654435761u) & (capindex - 1);
+}
+
+static struct task *find(int tid)
+{
+    if (!capindex)
+        return NULL;
+    for (size_t i = slot_of(tid);; i = (i + 1) & (capindex - 1)) {
+        int32_t k = index_[i];
+        if (!k)
+            return NULL;
+        if (tasks[k - 1].tid == tid)
+            return &tasks[k - 1];
+    }
+}
+
+/* Rebuilds the index over tasks[0..ntasks), growing it as needed. Returns 0 or -ENOMEM. */
+static int reindex(size_t want)
+{
+    size_t cap = capindex ? capindex : 256;
+    while (cap < 2 * want + 2)
+        cap *= 2;
+    if (cap != capindex) {
+        int32_t *p = calloc(cap, sizeof(*p));
+        if (!p)
+            return -ENOMEM;
+        free(index_);
+        index_ = p;
+        capindex = cap;
+    } else {
+        memset(index_, 0, capindex * sizeof(*index_));
+    }
+    for (size_t t = 0; t < ntasks; t++) {
+        size_t i = slot_of(tasks[t].tid);
+        while (index_[i])
+            i = (i + 1) & (capindex - 1);
+        index_[i] = (int32_t)(t + 1);
+    }
+    return 0;
+}
+
+/* A new entry for tid (absent), or NULL when out of memory. */
+static struct task *add(int tid)
+{
+    if (ntasks == captasks) {
+        size_t cap = captasks ? captasks * 2 : 256;
+        struct task *p = realloc(tasks, cap * sizeof(*p));
+        if (!p)
+            return NULL;
+        tasks = p;
+        captasks = cap;
+    }
+    if (2 * (ntasks + 1) + 2 > capindex && reindex(ntasks + 1) != 0)
+        return NULL;
+    struct task *t = &tasks[ntasks];
+    memset(t, 0, sizeof(*t));
+    t->tid = tid;
+    t->fd = -1;
+    t->seen = gen;
+    size_t i = slot_of(tid);
+    while (index_[i])
+        i = (i + 1) & (capindex - 1);
+    index_[i] = (int32_t)(++ntasks);
+    return t;
+}
+
+/* Reads /proc/self/task/TID/FILE into buf (NUL-terminated). Returns the length or -1. */
+static ssize_t read_task_file(int tid, const char *file, char *buf, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/self/task/%d/%s", tid, file);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, len - 1);
+    close(fd);
+    if (n < 0)
+        return -1;
+    buf[n] = 0;
+    return n;
+}
+
+/* The thread's start time in clock ticks since boot (stat field 22), 0 when unknown. */
+static uint64_t start_time(int tid)
+{
+    char buf[1024];
+    if (read_task_file(tid, "stat", buf, sizeof(buf)) <= 0)
+        return 0;
+    /* the name in parentheses may hold spaces and parentheses: fields count from the last ')' */
+    char *p = strrchr(buf, ')');
+    if (!p)
+        return 0;
+    p++;
+    for (int field = 2; field < 22 && p; field++)
+        p = strchr(p + 1, ' ');
+    return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+static void arm(struct task *t)
+{
+    int rc = -EINVAL;
+    if (engine == FPL_ENGINE_CPUTIMER)
+        rc = cputimer_arm(t->tid, &t->timer);
+    else if (engine == FPL_ENGINE_PERF)
+        rc = t->fd = perf_arm(t->tid);
+    if (rc < 0) {
+        t->fd = -1;
+        t->state = TASK_FAILED;
+        /* a thread that ended between the listing and here is not an error */
+        if (rc != -ESRCH && rc != -ENOENT)
+            counters_add_sigsafe(FPL_CTR_TIMER_ERRORS, 1);
+        return;
+    }
+    t->state = TASK_ARMED;
+    armed++;
+}
+
+static void disarm(struct task *t)
+{
+    if (t->state != TASK_ARMED)
+        return;
+    if (engine == FPL_ENGINE_CPUTIMER)
+        cputimer_disarm(t->timer);
+    else if (engine == FPL_ENGINE_PERF && t->fd >= 0)
+        perf_disarm(t->fd);
+    t->fd = -1;
+    t->state = TASK_FAILED;
+    armed--;
+}
+
+/* Lists /proc/self/task: arms new threads, re-arms a new thread reusing an ended one's tid,
+ * forgets (and disarms) threads no longer listed. Under lock. */
+static int scan_locked(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return -errno;
+    gen++;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+            continue;
+        int tid = atoi(de->d_name);
+        struct task *t = find(tid);
+        if (!t) {
+            t = add(tid);
+            if (!t)
+                break;
+            arm(t);
+        } else if (t->state == TASK_ENDED && t->start != start_time(tid)) {
+            t->start = 0;
+            arm(t);
+        }
+        t->seen = gen;
+    }
+    closedir(d);
+    size_t j = 0;
+    for (size_t i = 0; i < ntasks; i++) {
+        if (tasks[i].seen != gen) {
+            disarm(&tasks[i]);
+            continue;
+        }
+        tasks[j++] = tasks[i];
+    }
+    if (j != ntasks) {
+        ntasks = j;
+        reindex(ntasks);
+    }
+    return 0;
+}
+
+int tasks_start(int eng)
+{
+    pthread_mutex_lock(&lock);
+    engine = eng;
+    int rc = scan_locked();
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+void tasks_stop(void)
+{
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < ntasks; i++)
+        disarm(&tasks[i]);
+    ntasks = 0;
+    if (capindex)
+        memset(index_, 0, capindex * sizeof(*index_));
+    engine = -1;
+    armed = 0;
+    pthread_mutex_unlock(&lock);
+}
+
+void tasks_thread_start(int tid)
+{
+    pthread_mutex_lock(&lock);
+    if (engine >= 0) {
+        struct task *t = find(tid);
+        if (!t)
+            t = add(tid);
+        /* ENDED here is a new thread reusing the tid, or the main thread's second start
+         * (DestroyJavaVM): ThreadStart runs on a live Java thread, arm it */
+        if (t && t->state != TASK_ARMED)
+            arm(t);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void tasks_thread_end(int tid)
+{
+    pthread_mutex_lock(&lock);
+    struct task *t = find(tid);
+    if (t) {
+        disarm(t);
+        t->state = TASK_ENDED;
+        t->start = start_time(tid);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The process's thread count (/proc/self/stat field 20), -1 when unknown. */
+static long thread_count(void)
+{
+    char buf[1024];
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = 0;
+    char *p = strrchr(buf, ')');
+    for (int field = 2; field < 20 && p; field++)
+        p = strchr(p + 1, ' ');
+    return p ? strtol(p + 1, NULL, 10) : -1;
+}
+
+/* writer only (no lock needed): when the threads were last listed and counted, when their
+ * number last changed, and what the last listing cost */
+static uint64_t last_scan_ns, last_poll_ns, last_change_ns, scan_cost_ns;
+static long last_count = -1;
+
+/* When the next call is due: soon while the thread count is changing, else the next scan. */
+static uint64_t next_due(uint64_t now)
+{
+    uint64_t due = now - last_change_ns < TASKS_BUSY_NS ? last_poll_ns + TASKS_POLL_NS
+                                                          : last_scan_ns + TASKS_SCAN_NS;
+    return due > now ? due - now : 0;
+}
+
+uint64_t tasks_refresh(void)
+{
+    uint64_t now = mono_ns();
+    /* a process creating thousands of threads changes its count at every poll: listing them
+     * all each time could cost more than profiling; keep the scans under 5% of a core */
+    uint64_t gap = scan_cost_ns * 20 > TASKS_POLL_NS ? scan_cost_ns * 20 : TASKS_POLL_NS;
+    if (now - last_poll_ns < TASKS_POLL_NS || now - last_scan_ns < gap)
+        return next_due(now);
+    last_poll_ns = now;
+    long count = thread_count();
+    if (count != last_count)
+        last_change_ns = now;
+    if (count == last_count && now - last_scan_ns < TASKS_SCAN_NS)
+        return next_due(now);
+    last_count = count;
+    last_scan_ns = now;
+    pthread_mutex_lock(&lock);
+    if (engine >= 0)
+        scan_locked();
+    pthread_mutex_unlock(&lock);
+    scan_cost_ns = mono_ns() - now;
+    return next_due(mono_ns());
+}
+
+int tasks_armed(void)
+{
+    pthread_mutex_lock(&lock);
+    int n = armed;
+    pthread_mutex_unlock(&lock);
+    return n;
+}

@@ -1,0 +1,55 @@
+/* tasks.h: one CPU sampler per thread of the process -- every thread, not only Java threads:
+ * GC workers, JIT compilers, the VM thread, native threads. Each thread gets a CPU-time timer
+ * (cputimer engine) or a perf event (perf engine), and never two: the table here, keyed by
+ * kernel tid, is the only owner of both.
+ *
+ * Threads are found in /proc/self/task when the engine starts and again by tasks_refresh,
+ * which the writer calls every loop: it lists the threads again every second, and sooner
+ * (within TASKS_POLL_NS, or 20 times what the last listing took if more: scans stay under 5%
+ * of a core) when the process's thread count changed, so a thread that starts
+ * busy (a GC worker the JVM adds under load) loses little CPU time to the wait: new threads
+ * are armed, the samplers of vanished threads deleted. Java threads are armed at once by
+ * ThreadStart (tasks_thread_start) and disarmed by ThreadEnd; an ended thread whose tid is
+ * still listed (it is exiting) is not armed again unless /proc says it is a new thread with
+ * the same tid (another start time).
+ * flyprof's own threads are armed too: their CPU is part of the process's, and their samples
+ * name them ("flyprof writer", "flyprof wall sampler"), so the profile shows what the
+ * profiler costs.
+ *
+ * Synchronization: one mutex over the table. tasks_thread_start/_end run under the thread
+ * registry's lock (lock order: registry, then tasks); nothing here takes the registry lock.
+ * Never from a signal handler. */
+#ifndef TASKS_H
+#define TASKS_H
+
+#include <stdint.h>
+
+/* Arms every thread of the process with engine (FPL_ENGINE_CPUTIMER or FPL_ENGINE_PERF; the
+ * engine's interval is already set). Returns 0 or -errno. Control context. */
+int tasks_start(int engine);
+
+/* Disarms and forgets every thread. Control context (or the writer, when duration= ends). */
+void tasks_stop(void);
+
+/* A Java thread started (ThreadStart on it, or adopted at attach): arms tid unless it is
+ * armed already. */
+void tasks_thread_start(int tid);
+
+/* A Java thread is ending (ThreadEnd on it): disarms tid. */
+void tasks_thread_end(int tid);
+
+#define TASKS_POLL_NS 50000000ull     /* how often the thread count is read while it changes */
+#define TASKS_SCAN_NS 1000000000ull   /* how often the threads are listed in any case */
+#define TASKS_BUSY_NS 2000000000ull   /* "while it changes": since the last change */
+
+/* Arms the threads that appeared since the last scan and deletes the samplers of threads that
+ * are gone (see above for when it lists them). Returns the ns until it wants to be called
+ * again: TASKS_POLL_NS while the thread count changed in the last TASKS_BUSY_NS, else until
+ * the next full scan -- a writer that sleeps between periods can sleep that long. Writer
+ * thread, as often as it likes. */
+uint64_t tasks_refresh(void);
+
+/* Threads armed now. Any thread. */
+int tasks_armed(void);
+
+#endif

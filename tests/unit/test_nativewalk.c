@@ -1,0 +1,153 @@
+/* test_nativewalk: the native stack walk (agent/nativewalk.c) with the unwind tables of
+ * agent/cfitab.c, outside any JVM, on stacks whose truth is known: main -> level1 -> level2
+ * -> level3, interrupted by SIGPROF (raise(), then CPU-time itimer ticks landing anywhere in
+ * level3's loop, prologue and epilogue included). Each frame is named with agent/symbols.c. */
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "cfitab.h"
+#include "harness.h"
+#include "nativewalk.h"
+#include "symbols.h"
+
+#define MAXW 512
+#define MAXF 64
+
+static struct sample_frame walks[MAXW][MAXF];
+static int nframes[MAXW];
+static volatile int nwalks;
+static volatile unsigned long sink;
+
+static void on_prof(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig;
+    (void)si;
+    int k = nwalks;
+    if (k >= MAXW)
+        return;
+    nframes[k] = nativewalk_sigsafe(uc, walks[k], MAXF, 0, 0, NULL);
+    nwalks = k + 1;
+}
+
+/* spins (or raises SIGPROF once) three calls deep */
+__attribute__((noinline)) static unsigned long level3(unsigned long x, int raise_it)
+{
+    if (raise_it) {
+        raise(SIGPROF);
+        return x;
+    }
+    for (int i = 0; i < 2000; i++)
+        x = x * 6364136223846793005ul + (unsigned long)i;
+    return x;
+}
+
+__attribute__((noinline)) static unsigned long level2(unsigned long x, int raise_it)
+{
+    unsigned long r = level3(x + 1, raise_it);
+    sink += r;
+    return r ^ x;
+}
+
+__attribute__((noinline)) static unsigned long level1(unsigned long x, int raise_it)
+{
+    unsigned long r = level2(x * 3, raise_it);
+    sink += r;
+    return r + 1;
+}
+
+/* Names of the frames of walk k, leaf first, into names[] (strdup'ed). */
+static int name_walk(struct symbols *s, int k, char *names[MAXF])
+{
+    for (int i = 0; i < nframes[k]; i++) {
+        struct symbols_name nm;
+        uintptr_t pc = (uintptr_t)walks[k][i].method_id;
+        symbols_lookup(s, i == 0 ? pc : pc - 1, &nm);
+        names[i] = strdup(nm.name);
+    }
+    return nframes[k];
+}
+
+/* Whether walk k holds level3, level2, level1, main in this order (leaf first), adjacent. */
+static int has_chain(struct symbols *s, int k)
+{
+    char *names[MAXF];
+    int n = name_walk(s, k, names), ok = 0;
+    for (int i = 0; i + 3 < n && !ok; i++)
+        ok = strcmp(names[i], "level3") == 0 && strcmp(names[i + 1], "level2") == 0 &&
+             strcmp(names[i + 2], "level1") == 0 && strcmp(names[i + 3], "main") == 0;
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    return ok;
+}
+
+static void print_walk(struct symbols *s, int k)
+{
+    char *names[MAXF];
+    int n = name_walk(s, k, names);
+    fprintf(stderr, "walk %d (%d frames):", k, n);
+    for (int i = 0; i < n; i++) {
+        fprintf(stderr, " %s", names[i]);
+        free(names[i]);
+    }
+    fprintf(stderr, "\n");
+}
+
+int main(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = on_prof;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGPROF, &sa, NULL);
+    nativewalk_set_code_bounds(NULL, NULL);
+    CHECK(cfitab_init() == 0);
+    struct symbols *s = symbols_new();
+
+    /* the first walks ask for the tables of the modules they reach (libc, this program), the
+     * writer's service builds them; then the whole chain is there */
+    for (int round = 0; round < 4; round++) {
+        level1(7, 1);
+        cfitab_service();
+    }
+    int raised = nwalks;
+    CHECK(raised == 4);
+    CHECK(nframes[0] >= 1);                 /* without tables: the leaf pc only */
+    CHECK(has_chain(s, raised - 1));
+    if (!has_chain(s, raised - 1))
+        print_walk(s, raised - 1);
+    CHECK(cfitab_bytes() > 0);
+
+    /* CPU-time ticks anywhere in level3's loop, prologue and epilogue */
+    struct itimerval it = {{0, 200}, {0, 200}};
+    setitimer(ITIMER_PROF, &it, NULL);
+    unsigned long x = 1;
+    while (nwalks < raised + 300)
+        x = level1(x, 0);
+    struct itimerval off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_PROF, &off, NULL);
+    sink += x;
+    int total = nwalks - raised, in3 = 0, chained = 0, shown = 0;
+    for (int k = raised; k < nwalks; k++) {
+        struct symbols_name nm;
+        symbols_lookup(s, (uintptr_t)walks[k][0].method_id, &nm);
+        if (strcmp(nm.name, "level3") != 0)
+            continue; /* the tick landed in level1/level2/main: not counted */
+        in3++;
+        if (has_chain(s, k))
+            chained++;
+        else if (shown++ < 5)
+            print_walk(s, k);
+    }
+    printf("test_nativewalk: %d ticks, %d in level3, %d of them with the whole chain\n", total,
+           in3, chained);
+    CHECK(in3 >= 100);
+    /* asynchronous unwind tables describe every instruction: every walk must be whole */
+    CHECK(chained == in3);
+    symbols_free(s);
+    return harness_result("test_nativewalk");
+}
