@@ -209,7 +209,8 @@ EXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
         methods_preload(jvmti, jni);
         natives_bind_loaded(jvmti, jni);
         char err[512];
-        if (threads_adopt_existing(jvmti, jni, control_thread_start, err, sizeof(err)) < 0)
+        if (threads_adopt_existing(jvmti, jni, control_thread_start, control_thread_end, err,
+                                   sizeof(err)) < 0)
             say(err);
     }
     int rc = 0;

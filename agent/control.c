@@ -30,6 +30,13 @@
 #include "wallclock.h"
 #include "writer.h"
 
+/* How long stop waits for what it stops. Longer than any healthy run takes (a handler run
+ * takes microseconds, a sampler tick milliseconds); what is still running after that is
+ * stuck (a thread stopped inside the handler, a JVMTI walk that never returns) and is left
+ * behind, said once on stderr: the JVM's exit must not hang on the agent. */
+#define HANDLER_WAIT_NS (2ull * 1000000000ull)
+#define SAMPLER_WAIT_NS (5ull * 1000000000ull)
+
 /* 8 MiB: at 1 ms on 100 busy threads the writer drains ~1 MB per 10 ms cycle; the bench
  * showed 16 MiB only adding resident memory */
 #define RING_BYTES (8u << 20)
@@ -212,8 +219,19 @@ static void get_property(const char *name, char *out, size_t len)
     }
 }
 
-/* Stops the engines and waits for running handlers. Called by control_stop and by the
- * writer when the duration ends; idempotent. */
+/* Says msg on stderr, once per flag for the JVM's life (a stuck thread stays stuck). */
+static void say_once(atomic_int *said, const char *msg)
+{
+    /* relaxed: only which caller prints is decided here */
+    if (!atomic_exchange_explicit(said, 1, memory_order_relaxed)) {
+        fprintf(stderr, "flyprof: %s\n", msg);
+        fflush(stderr);
+    }
+}
+
+static atomic_int said_handler, said_sampler, said_writer;
+
+/* Stops the CPU engine, if one runs. Idempotent. */
 static void stop_cpu_engine(void)
 {
     int e = atomic_exchange_explicit(&engine_on, FPL_ENGINE_NONE, memory_order_acq_rel);
@@ -225,13 +243,22 @@ static void stop_cpu_engine(void)
         perf_stop();
 }
 
+/* Stops the engines and waits, bounded, for the sampler thread and running handlers. Called
+ * by control_stop and by the writer when the duration ends; idempotent. */
 static void stop_sampling(void)
 {
-    if (atomic_exchange_explicit(&wall_on, 0, memory_order_acq_rel))
-        wallclock_stop();
+    if (atomic_exchange_explicit(&wall_on, 0, memory_order_acq_rel) &&
+        wallclock_stop(SAMPLER_WAIT_NS) != 0)
+        say_once(&said_sampler, "the wall-clock sampler thread did not stop within 5 s (stuck "
+                                "in a JVM stack walk?); stopped waiting for it; wall-clock "
+                                "profiling cannot start again until it stops");
     stop_cpu_engine();
-    handler_deactivate();
-    /* nothing of ours sends a signal any more and no handler runs: give the signals back */
+    if (handler_deactivate(HANDLER_WAIT_NS) != 0)
+        say_once(&said_handler, "a signal handler run did not return within 2 s (a thread "
+                                "stopped inside it?); stopped waiting for it; profiling cannot "
+                                "start again until it returns");
+    /* nothing of ours sends a signal any more: give the signals back (a handler run still
+     * stuck inside returns through our code, which stays loaded) */
     handler_uninstall();
 }
 
@@ -250,7 +277,8 @@ static void check_handlers(void)
                 handler_cpu_signo());
     }
     if ((lost & HANDLER_WALL) && atomic_exchange_explicit(&wall_on, 0, memory_order_acq_rel)) {
-        wallclock_stop();
+        if (wallclock_stop(SAMPLER_WAIT_NS) != 0)
+            say_once(&said_sampler, "the wall-clock sampler thread did not stop within 5 s");
         fprintf(stderr, "flyprof: another library replaced flyprof's handler of signal %d; "
                         "wall-clock sampling stopped (the log and `flyprof summary` say so)\n",
                 handler_wall_signo());
@@ -281,6 +309,17 @@ static int install_handlers(const struct options *o, char *err, size_t errlen)
     return rc;
 }
 
+/* Stops the writer (bounded): 0, or -ETIMEDOUT with err filled and said on stderr. */
+static int stop_writer(char *err, size_t errlen)
+{
+    if (writer_stop() == 0)
+        return 0;
+    snprintf(err, errlen, "the writer thread made no progress for 10 s; stopped waiting for it: "
+                          "the log %s may be incomplete", log_path);
+    say_once(&said_writer, err);
+    return -ETIMEDOUT;
+}
+
 int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen)
 {
     int rc = 0, fd = -1;
@@ -307,7 +346,23 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
         }
         ring_ready = 1;
     }
-    if (o->wall_interval_ns) {
+    /* a handler run of an earlier session that never returned may still write the ring and
+     * the scratch buffers: they cannot be handed to a new session until it has */
+    if (handler_deactivate(HANDLER_WAIT_NS) != 0) {
+        snprintf(err, errlen, "a signal handler run of the previous session has not returned "
+                              "(a thread stopped inside it?): profiling cannot start again "
+                              "until it does");
+        rc = -EBUSY;
+        goto out;
+    }
+    if (o->wall_interval_ns && wallclock_running()) {
+        snprintf(err, errlen, "the wall-clock sampler of the previous session has not stopped "
+                              "(stuck in a JVM stack walk?): wall-clock profiling cannot start "
+                              "again until it does");
+        rc = -EBUSY;
+        goto out;
+    }
+    {
         intptr_t env_off = 0;
         int64_t state_off = vmstructs_offset("JavaThread", "_thread_state");
         if (state_off > 0 && threads_env_offset(jvmti, jni, &env_off) == 0)
@@ -368,7 +423,8 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
                 snprintf(err, errlen, "engine=itimer: the process's ITIMER_PROF is already "
                                       "running for someone else (another profiler?); flyprof "
                                       "does not take it over. Use engine=cputimer or perf");
-            handler_deactivate();
+            if (handler_deactivate(HANDLER_WAIT_NS) != 0)
+                say_once(&said_handler, "a signal handler run did not return within 2 s");
             handler_uninstall();
             writer_stop();
             goto out;
@@ -400,7 +456,7 @@ int control_stop(char *err, size_t errlen)
         rc = -ENOENT;
     } else {
         stop_sampling();
-        writer_stop();
+        rc = stop_writer(err, errlen);
     }
     pthread_mutex_unlock(&lock);
     return rc;
@@ -465,7 +521,9 @@ int control_dump(const char *file, char *err, size_t errlen)
                  "dump %s: unknown format; use .fpl, .html, .collapsed, .pb.gz or .txt", file);
         rc = -EINVAL;
     } else if ((rc = writer_sync()) != 0) {
-        snprintf(err, errlen, "profiling stopped during the dump");
+        snprintf(err, errlen, rc == -ETIMEDOUT ? "the writer thread made no progress for 10 s: "
+                                                 "nothing dumped"
+                                               : "profiling stopped during the dump");
     } else if (is_log(file)) {
         /* the copy is a complete prefix of the log: every chunk in it verifies, and a reader
          * takes the missing END as "still running" */

@@ -21,6 +21,7 @@
 #include "fpl_format.h"
 #include "sample.h"
 #include "stackwalk.h"
+#include "testhook.h"
 #include "threads.h"
 #include "tls.h"
 #include "tsc.h"
@@ -141,6 +142,17 @@ void handler_set_native_probe(intptr_t env_off, intptr_t state_off)
 {
     env_offset = env_off;
     state_offset = state_off;
+}
+
+/* 1 when the calling thread is a Java thread in native code (its JVM state word says
+ * _thread_in_native or _thread_in_native_trans), 0 when not or unknown. */
+static int in_native(void)
+{
+    JNIEnv *env = tls_env_sigsafe();
+    if (!env || !state_offset)
+        return 0;
+    int js = *(const volatile int *)((const char *)env - env_offset + state_offset);
+    return js == 4 || js == 5;
 }
 
 /* perf event fds that are ours (perf engine), indexed by fd, for every fd the process can
@@ -383,6 +395,8 @@ static void cpu_signal(int sig, siginfo_t *si, void *uc)
     if (weight > 1)
         counters_add_sigsafe(FPL_CTR_OVERRUNS, weight - 1);
     counters_add_sigsafe(FPL_CTR_SIGNALS, 1);
+    if (testhook_armed_sigsafe() && in_native())
+        testhook_hang_sigsafe(); /* a test: this run never returns (testhook.h) */
     struct sample_rec h = {.ticks = t0, .weight = weight, .kind = FPL_KIND_CPU,
                            .state = FPL_STATE_RUNNING, .tid = tls_tid_sigsafe(),
                            .slot1 = tls_slot()};
@@ -674,11 +688,28 @@ void handler_activate(void)
     atomic_store_explicit(&active, 1, memory_order_seq_cst);
 }
 
-void handler_deactivate(void)
+int handler_deactivate(uint64_t timeout_ns)
 {
     atomic_store_explicit(&active, 0, memory_order_seq_cst);
-    while (atomic_load_explicit(&inflight, memory_order_seq_cst) != 0)
+    /* a run takes microseconds; one that takes longer is on a thread that is not running
+     * (stopped by a debugger, frozen): waiting for it must not hang the JVM's exit */
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (handler_inflight() != 0) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        uint64_t waited = (uint64_t)(t.tv_sec - t0.tv_sec) * 1000000000ull +
+                          (uint64_t)t.tv_nsec - (uint64_t)t0.tv_nsec;
+        if (waited >= timeout_ns)
+            return -ETIMEDOUT;
         usleep(100);
+    }
+    return 0;
+}
+
+int handler_inflight(void)
+{
+    /* seq_cst: the other half of the Dekker pair with the handlers' entry (see above) */
+    return atomic_load_explicit(&inflight, memory_order_seq_cst);
 }
 
 int handler_active(void)

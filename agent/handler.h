@@ -129,9 +129,15 @@ void handler_set_itimer_period(uint64_t ns);
 /* Turns sampling on: handlers from now on record. */
 void handler_activate(void);
 
-/* Turns sampling off and waits until no handler is running any more, so the ring and the
- * scratch buffers are quiescent when it returns. Not from a signal handler. */
-void handler_deactivate(void);
+/* Turns sampling off and waits up to timeout_ns until no handler is running any more, so the
+ * ring and the scratch buffers are quiescent. Returns 0, or -ETIMEDOUT when a handler run is
+ * still in progress (a thread stopped inside it): then the ring and the scratch buffers may
+ * still be written by that run whenever it resumes, so they must stay allocated and must not
+ * be reused until handler_inflight() is 0. Not from a signal handler. */
+int handler_deactivate(uint64_t timeout_ns);
+
+/* Handler runs in progress (0 when none). Any thread. */
+int handler_inflight(void);
 
 /* 1 while sampling is on. Any thread. */
 int handler_active(void);

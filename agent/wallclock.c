@@ -442,6 +442,8 @@ static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 int wallclock_start(jvmtiEnv *jvmti, JNIEnv *jni, struct ring *ring, uint64_t interval_ns,
                     unsigned max_threads, int filter, unsigned depth)
 {
+    if (wallclock_running())
+        return -EBUSY; /* an earlier sampler never left its tick: cfg is still its own */
     jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
     if (!cls)
         return -EINVAL;
@@ -500,15 +502,33 @@ int wallclock_start(jvmtiEnv *jvmti, JNIEnv *jni, struct ring *ring, uint64_t in
     return 0;
 }
 
-void wallclock_stop(void)
+int wallclock_stop(uint64_t timeout_ns)
 {
     uint64_t one = 1;
+    int rc = 0;
     pthread_mutex_lock(&mu);
     if (running) {
         ssize_t w = write(stop_fd, &one, sizeof(one));
         (void)w; /* an eventfd write fails only when its counter would overflow */
     }
-    while (running)
-        pthread_cond_wait(&cv, &mu);
+    /* bounded: a sampler stuck in a JVMTI walk (a handshake with a thread that never
+     * answers) must not hang the JVM's exit */
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t t = (uint64_t)ts.tv_nsec + timeout_ns % 1000000000ull;
+    ts.tv_sec += (time_t)(timeout_ns / 1000000000ull + t / 1000000000ull);
+    ts.tv_nsec = (long)(t % 1000000000ull);
+    while (running && rc == 0)
+        rc = pthread_cond_timedwait(&cv, &mu, &ts);
+    rc = running ? -ETIMEDOUT : 0;
     pthread_mutex_unlock(&mu);
+    return rc;
+}
+
+int wallclock_running(void)
+{
+    pthread_mutex_lock(&mu);
+    int r = running;
+    pthread_mutex_unlock(&mu);
+    return r;
 }

@@ -28,9 +28,13 @@
 int wallclock_start(jvmtiEnv *jvmti, JNIEnv *jni, struct ring *ring, uint64_t interval_ns,
                     unsigned max_threads, int filter, unsigned depth);
 
-/* Stops the sampler and waits until its thread has left its loop. Idempotent. Any thread
- * but the sampler. */
-void wallclock_stop(void);
+/* Stops the sampler and waits up to timeout_ns until its thread has left its loop. Returns 0,
+ * or -ETIMEDOUT when it is still in a tick (then it still uses its ring and configuration:
+ * wallclock_start refuses until it has left). Idempotent. Any thread but the sampler. */
+int wallclock_stop(uint64_t timeout_ns);
+
+/* 1 while a sampler thread runs (including one wallclock_stop stopped waiting for). */
+int wallclock_running(void);
 
 /* Chooses k of n items uniformly (Algorithm L over the stream 0..n-1): writes min(n, k)
  * distinct indices, sorted ascending, into out and returns how many. rng is the state of a

@@ -36,6 +36,11 @@
  * the log stays unambiguous (an entry is just written again when next used). */
 #define MAX_MAP_BYTES (64u << 20)
 #define MAX_THREAD_CACHE 16384
+/* writer_stop / writer_sync stop waiting for a writer that made no progress for this long
+ * (stuck in a write to a hung file system, in a JVM call): the JVM's exit must not hang */
+#define WRITER_STALL_NS (10ull * 1000000000ull)
+#define FINISH_MAX_NS (60ull * 1000000000ull)  /* the render at stop, which reports no progress */
+#define WAIT_STEP_NS 200000000ull
 
 struct wthread {
     int tid;
@@ -70,6 +75,8 @@ struct writer {
     uint32_t *frames;           /* scratch (method id, bci) pairs */
     uint8_t *types;             /* scratch frame types (enum fpl_frame_type) */
     size_t key_cap;
+    size_t max_map_bytes;       /* bound_maps' bound: MAX_MAP_BYTES unless a test lowers it */
+    uint64_t lag_ticks;         /* test hook: records younger than this stay in the ring */
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -78,6 +85,10 @@ static int stop_requested;      /* under mu */
 static uint64_t sync_requested; /* under mu: writer_sync calls so far */
 static uint64_t sync_done;      /* under mu: syncs the writer has completed */
 static int running;             /* under mu: started and not finished */
+static int finishing;           /* under mu: the log is closed, finish() (render) runs */
+/* bumped by the writer as it works (each drain round, each chunk written); relaxed: the
+ * stopping thread only compares two readings to tell a busy writer from a stuck one */
+static _Atomic uint64_t progress;
 /* the writer sleeps in poll on this eventfd: the ring, writer_stop and writer_sync write it.
  * Made once and kept: the ring may still hold it while a session ends. */
 static int wake_fd = -1;
@@ -110,6 +121,7 @@ static void flush(struct writer *w)
         return;
     int rc = w->io_error ? -w->io_error : fpl_chunk_write(w->s->fd, w->seq, w->chunk.data,
                                                           w->chunk.len);
+    atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed);
     if (rc == 0) {
         w->seq++;
         atomic_fetch_add_explicit(&bytes_written, w->chunk.len + FPL_CHUNK_HEADER_SIZE,
@@ -166,11 +178,16 @@ static void put_counters(struct writer *w)
                           atomic_load_explicit(&bytes_written, memory_order_relaxed),
                           memory_order_relaxed);
     uint64_t v[FPL_CTR_MAX];
-    unsigned n = 0;
-    for (unsigned i = 0; i < FPL_CTR_MAX; i++) {
+    for (unsigned i = 0; i < FPL_CTR_MAX; i++)
         v[i] = counters_get(i);
+    /* the agent's other threads: the ended ones are in the counters, the live ones here */
+    uint64_t sampler = 0, other = 0;
+    threads_agent_cpu(&sampler, &other);
+    v[FPL_CTR_SAMPLER_CPU_NS] += sampler;
+    v[FPL_CTR_AGENT_OTHER_CPU_NS] += other;
+    unsigned n = 0;
+    for (unsigned i = 0; i < FPL_CTR_MAX; i++)
         n += v[i] != 0;
-    }
     size_t r = fpl_rec_begin(&w->chunk, FPL_REC_COUNTERS);
     fpl_put_v(&w->chunk, n);
     for (unsigned i = 0; i < FPL_CTR_MAX; i++) {
@@ -193,20 +210,15 @@ static void put_counters(struct writer *w)
     fpl_rec_end(&w->chunk, r);
 }
 
-/* Clears the dictionary maps when they hold too much memory. */
+/* Clears the dictionary maps when they hold too much memory, and counts it: every stack,
+ * method and thread used afterwards is resolved and written again, so a reader can tell a
+ * log whose dictionaries keep resetting from one that reset once. */
 static void bound_maps(struct writer *w)
 {
-    size_t bytes = keymap_bytes(&w->stacks) + keymap_bytes(&w->methods) +
-                   keymap_bytes(&w->tnames) + keymap_bytes(&w->markers) +
-                   keymap_bytes(&w->cfuncs) + keymap_bytes(&w->stubs);
-    if (bytes > MAX_MAP_BYTES) {
-        keymap_clear(&w->stacks);
-        keymap_clear(&w->methods);
-        keymap_clear(&w->tnames);
-        keymap_clear(&w->markers);
-        keymap_clear(&w->cfuncs);
-        keymap_clear(&w->stubs);
-    }
+    struct keymap *maps[] = {&w->stacks, &w->methods, &w->tnames, &w->markers, &w->cfuncs,
+                             &w->stubs};
+    if (keymap_bound(maps, sizeof(maps) / sizeof(maps[0]), w->max_map_bytes))
+        counters_add_sigsafe(FPL_CTR_DICT_RESETS, 1);
 }
 
 static void put_method_record(struct writer *w, uint32_t id, int kind, const char *klass,
@@ -593,7 +605,11 @@ static unsigned drain(struct writer *w, unsigned max)
     uint64_t now = mono_ns();
     uint32_t len;
     const void *p;
+    uint64_t young = w->lag_ticks ? tsc_read_sigsafe() - w->lag_ticks : 0;
     while (n < max && (p = ring_peek(w->s->ring, &len)) != NULL) {
+        if (young && len >= sizeof(struct sample_rec) &&
+            ((const struct sample_rec *)p)->ticks > young)
+            break; /* the test hook's lag: younger records wait */
         put_record(w, p, len, now);
         ring_release(w->s->ring);
         n++;
@@ -611,8 +627,11 @@ static void do_sync(struct writer *w)
     pthread_mutex_unlock(&mu);
     if (want == sync_done)
         return;
+    uint64_t lag = w->lag_ticks;
+    w->lag_ticks = 0;
     while (drain(w, UINT32_MAX) > 0)
         ;
+    w->lag_ticks = lag;
     put_counters(w);
     flush(w);
     pthread_mutex_lock(&mu);
@@ -676,6 +695,14 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     w.s = arg;
     w.jni = jni;
     w.next_thread = w.next_method = w.next_stack = 1;
+    /* FLYPROF_TEST_DICT_BYTES lowers the dictionary bound, so tests reach it in seconds */
+    const char *bound = getenv("FLYPROF_TEST_DICT_BYTES");
+    w.max_map_bytes = bound && atoll(bound) > 0 ? (size_t)atoll(bound) : MAX_MAP_BYTES;
+    /* FLYPROF_TEST_WRITER_LAG_MS: records are written only once they are this old, so a test
+     * can have methods named after their class was unloaded */
+    const char *lag = getenv("FLYPROF_TEST_WRITER_LAG_MS");
+    if (lag && atoll(lag) > 0)
+        w.lag_ticks = (uint64_t)atoll(lag) * (tsc_ticks_per_sec() / 1000);
 
     int rc = fpl_chunk_write_preamble(w.s->fd);
     if (rc != 0)
@@ -687,6 +714,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     int duration_over = 0;
     for (;;) {
         unsigned n = drain(&w, DRAIN_BATCH);
+        atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed);
         uint64_t now = mono_ns();
         if (w.s->deadline_mono_ns && now >= w.s->deadline_mono_ns) {
             duration_over = 1;
@@ -716,6 +744,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         w.s->stop_sampling();
     ring_set_wakeup(w.s->ring, -1, 0); /* sampling is off: no producer runs */
     /* sampling is off and no handler is running: what is in the ring is all there is */
+    w.lag_ticks = 0;
     while (drain(&w, UINT32_MAX) > 0)
         ;
     flush_pending(&w, mono_ns());
@@ -730,6 +759,9 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     close(w.s->fd);
     w.s->fd = -1;
     writer_destroy(&w);
+    pthread_mutex_lock(&mu);
+    finishing = 1;
+    pthread_mutex_unlock(&mu);
     if (w.s->finish)
         w.s->finish();
 
@@ -767,6 +799,7 @@ int writer_start(struct writer_session *s, JNIEnv *jni)
     pthread_mutex_lock(&mu);
     stop_requested = 0;
     running = 1;
+    finishing = 0;
     pthread_mutex_unlock(&mu);
     jvmtiError err = (*s->jvmti)->RunAgentThread(s->jvmti, thread, writer_main, s,
                                                  JVMTI_THREAD_NORM_PRIORITY);
@@ -782,16 +815,54 @@ int writer_start(struct writer_session *s, JNIEnv *jni)
     return 0;
 }
 
-void writer_stop(void)
+/* Waits under mu until done() or the writer looks stuck: no progress for WRITER_STALL_NS
+ * while it writes the log, or FINISH_MAX_NS in finish(). Returns 0 or -ETIMEDOUT. */
+static int wait_writer(int (*done)(uint64_t), uint64_t arg)
+{
+    uint64_t seen = atomic_load_explicit(&progress, memory_order_relaxed);
+    uint64_t since = mono_ns(), finish_since = 0;
+    while (!done(arg)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t t = (uint64_t)ts.tv_nsec + WAIT_STEP_NS;
+        ts.tv_sec += (time_t)(t / 1000000000ull);
+        ts.tv_nsec = (long)(t % 1000000000ull);
+        pthread_cond_timedwait(&cv, &mu, &ts);
+        uint64_t now = mono_ns();
+        uint64_t p = atomic_load_explicit(&progress, memory_order_relaxed);
+        if (p != seen) {
+            seen = p;
+            since = now;
+        }
+        if (finishing && !finish_since)
+            finish_since = now;
+        if (finishing ? now - finish_since > FINISH_MAX_NS : now - since > WRITER_STALL_NS)
+            return done(arg) ? 0 : -ETIMEDOUT;
+    }
+    return 0;
+}
+
+static int stopped(uint64_t unused)
+{
+    (void)unused;
+    return !running;
+}
+
+static int synced(uint64_t ticket)
+{
+    return !running || sync_done >= ticket;
+}
+
+int writer_stop(void)
 {
     pthread_mutex_lock(&mu);
     stop_requested = 1;
     if (running)
         wake_writer();
     pthread_cond_broadcast(&cv);
-    while (running)
-        pthread_cond_wait(&cv, &mu);
+    int rc = wait_writer(stopped, 0);
     pthread_mutex_unlock(&mu);
+    return rc;
 }
 
 int writer_sync(void)
@@ -804,10 +875,9 @@ int writer_sync(void)
     uint64_t ticket = ++sync_requested;
     wake_writer();
     pthread_cond_broadcast(&cv);
-    while (running && sync_done < ticket)
-        pthread_cond_wait(&cv, &mu);
+    int rc = wait_writer(synced, ticket);
     pthread_mutex_unlock(&mu);
-    return 0;
+    return rc;
 }
 
 int writer_running(void)

@@ -39,12 +39,16 @@ struct writer_session {
 int writer_start(struct writer_session *s, JNIEnv *jni);
 
 /* Asks the writer to drain everything, write the end of the log, close it and exit; waits
- * until it has. Sampling must already be off (or the writer turns it off itself when the
- * duration ended). Any thread but the writer; safe if the writer is not running. */
-void writer_stop(void);
+ * until it has, or until it looks stuck: no progress for 10 s while it writes the log, or
+ * 60 s in finish() (the render). Returns 0, or -ETIMEDOUT when it stopped waiting (the writer
+ * may still finish later; writer_running() says when). Sampling must already be off (or the
+ * writer turns it off itself when the duration ended). Any thread but the writer; safe if
+ * the writer is not running. */
+int writer_stop(void);
 
 /* Waits until everything sampled before the call is written to the log file (drained,
- * chunk flushed). Returns 0, or -ENOENT when no writer runs. Any thread but the writer. */
+ * chunk flushed), with writer_stop's bound. Returns 0, -ENOENT when no writer runs, or
+ * -ETIMEDOUT. Any thread but the writer. */
 int writer_sync(void);
 
 /* 1 while a writer is running (not yet finished). Any thread. */

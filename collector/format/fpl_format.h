@@ -128,6 +128,10 @@ enum fpl_counter {
                                  * caller frame (charged to the Java caller) */
     FPL_CTR_WALL_WALKED = 10,   /* wall samples of threads not running (blocked, waiting,
                                  * parked, sleeping) read by the sampler with JVMTI */
+    FPL_CTR_DICT_RESETS = 11,   /* times the writer cleared its dictionaries (memory bound) */
+    FPL_CTR_SAMPLER_CPU_NS = 12,     /* CPU time of the wall-clock sampler thread */
+    FPL_CTR_AGENT_OTHER_CPU_NS = 13, /* CPU time of the agent's other threads (not the writer,
+                                      * not the sampler) */
     FPL_CTR_AGCT_BASE = 16,     /* 16 + (-code): AGCT failures by code, -1 .. -15 */
     /* signal hygiene and wall-sampling cost */
     FPL_CTR_FOREIGN_SIGNALS = 32, /* signals that reached our handlers but were not ours

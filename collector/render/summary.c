@@ -578,17 +578,42 @@ static void write_cost(const struct profile *p, FILE *f)
     } else {
         fprintf(f, "  signal handler: no histogram in the log\n");
     }
-    if (p->counter_seen[FPL_CTR_WRITER_CPU_NS]) {
-        uint64_t w = p->counters[FPL_CTR_WRITER_CPU_NS];
-        fprintf(f, "  writer thread CPU: %s", fmt_ns(a, sizeof(a), w));
+    /* every agent thread's CPU, then the sum with the handler's: what the agent cost */
+    static const struct {
+        unsigned id;
+        const char *what;
+    } threads[] = {
+        {FPL_CTR_WRITER_CPU_NS, "writer thread CPU"},
+        {FPL_CTR_SAMPLER_CPU_NS, "wall sampler thread CPU"},
+        {FPL_CTR_AGENT_OTHER_CPU_NS, "other agent threads CPU"},
+    };
+    uint64_t sum = p->have_hist ? p->hist_total_ns : 0;
+    int parts = p->have_hist;
+    for (size_t i = 0; i < sizeof(threads) / sizeof(threads[0]); i++) {
+        if (!p->counter_seen[threads[i].id])
+            continue;
+        uint64_t w = p->counters[threads[i].id];
+        fprintf(f, "  %s: %s", threads[i].what, fmt_ns(a, sizeof(a), w));
         if (dur)
             fprintf(f, " (%.3f%% of the %.3f s duration)", pct(w, dur), (double)dur / 1e9);
+        fprintf(f, "\n");
+        sum += w;
+        parts++;
+    }
+    if (parts > 1) {
+        fprintf(f, "  agent CPU in all (handler runs and agent threads): %s",
+                fmt_ns(a, sizeof(a), sum));
+        if (dur)
+            fprintf(f, " (%.3f%% of the %.3f s duration)", pct(sum, dur), (double)dur / 1e9);
         fprintf(f, "\n");
     }
     fprintf(f, "  log size: %" PRIu64 " bytes", p->stats.file_bytes);
     if (p->samples)
         fprintf(f, ", %.1f bytes per sample", (double)p->stats.file_bytes / (double)p->samples);
     fprintf(f, "\n");
+    if (p->counters[FPL_CTR_DICT_RESETS])
+        fprintf(f, "  dictionaries reset: %" PRIu64 " times (the agent's memory bound; names "
+                   "used afterwards were written again)\n", p->counters[FPL_CTR_DICT_RESETS]);
 }
 
 static void write_log(const struct profile *p, FILE *f)

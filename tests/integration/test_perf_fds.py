@@ -17,7 +17,6 @@ import os
 import resource
 import shutil
 import subprocess
-import sys
 import time
 
 import test_attach_common as ac
@@ -62,12 +61,10 @@ def body(t):
     with open("/proc/sys/kernel/perf_event_paranoid") as f:
         paranoid = int(f.read())
     if os.geteuid() != 0 and paranoid > 2:
-        print("SKIP perf_fds: perf_event_paranoid is %d" % paranoid)
-        sys.exit(77)
+        ft.skip("perf_fds", "perf_event_paranoid is %d" % paranoid)
     pre = prefix()
     if pre is None:
-        print("SKIP perf_fds: the descriptor limit is below %d and cannot be raised" % NFDS)
-        sys.exit(77)
+        ft.skip("perf_fds", "the descriptor limit is below %d and cannot be raised" % NFDS)
 
     # -agentpath: the worker's event opens after the 17000 descriptors
     fpl = t.path("perf_fds_agentpath.fpl")

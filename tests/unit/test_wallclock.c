@@ -827,7 +827,7 @@ static void run_sampler(unsigned max_threads, int filter, unsigned min_ticks)
     CHECK_EQ_U(rc, 0);
     for (int ms = 0; ms < 60000 && ticks_so_far() < min_ticks; ms++)
         nanosleep(&(struct timespec){0, 1000000}, NULL);
-    wallclock_stop();
+    CHECK_EQ_U(wallclock_stop(60000000000ull), 0);
     /* every signal sent is pending on its thread by now; a receiver that went through two
      * more loops (a whole nanosleep after this point) has run its handler for it */
     uint32_t snap[NT];
@@ -1076,7 +1076,7 @@ static void test_tick(void)
         nanosleep(&(struct timespec){0, 1000000}, NULL);
     CHECK_EQ_U(atomic_load(&agent_threads), 0);
     CHECK_EQ_U(atomic_load(&reader_registered), 0);
-    wallclock_stop(); /* idempotent */
+    CHECK_EQ_U(wallclock_stop(60000000000ull), 0); /* idempotent */
 
     CHECK_EQ_U(atomic_load(&got_bad_state), 0);
     CHECK_EQ_U(atomic_load(&got_bad_cookie), 0);
