@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "counters.h"
+#include "events.h"
 #include "fpl_chunk.h"
 #include "fpl_codec.h"
 #include "fpl_format.h"
@@ -32,6 +33,7 @@
  * leaves room for ~40 ms of 1 ms sampling on 100 busy threads). */
 #define WAKE_FRACTION 2
 #define DRAIN_BATCH 4096                   /* records between checks of the clock */
+#define EVENTS_BATCH 65536                 /* events (dev.flyprof.Events) per loop, at most */
 /* Dictionary maps are cleared past these sizes so memory stays bounded; ids keep growing, so
  * the log stays unambiguous (an entry is just written again when next used). */
 #define MAX_MAP_BYTES (64u << 20)
@@ -92,6 +94,9 @@ static _Atomic uint64_t progress;
 /* the writer sleeps in poll on this eventfd: the ring, writer_stop and writer_sync write it.
  * Made once and kept: the ring may still hold it while a session ends. */
 static int wake_fd = -1;
+/* set by writer_wake, cleared by the writer when it wakes: exchange (acq_rel) so one wake
+ * request writes the eventfd once; orders nothing else */
+static atomic_int wake_requested;
 static _Atomic uint64_t samples_written;
 static _Atomic uint64_t bytes_written;
 
@@ -619,6 +624,27 @@ static unsigned drain(struct writer *w, unsigned max)
     return n;
 }
 
+/* The THREAD id of an event buffer's thread (events.c calls it before each EVENTS record). */
+static uint32_t event_thread_id(void *ctx, uint32_t slot1, int tid)
+{
+    return thread_id(ctx, slot1, tid, mono_ns());
+}
+
+/* Moves up to max events of the threads' buffers into the log, flushing full chunks. Returns
+ * 1 when more are waiting. */
+static int drain_events(struct writer *w, size_t max)
+{
+    struct events_sink s = {&w->chunk, event_thread_id, w, CHUNK_FLUSH_BYTES};
+    size_t total = 0;
+    int more;
+    do {
+        total += events_drain(&s, max - total, &more);
+        if (w->chunk.len >= CHUNK_FLUSH_BYTES)
+            flush(w);
+    } while (more && total < max);
+    return more;
+}
+
 /* Completes pending writer_sync calls: everything drained so far is on disk. */
 static void do_sync(struct writer *w)
 {
@@ -632,6 +658,8 @@ static void do_sync(struct writer *w)
     while (drain(w, UINT32_MAX) > 0)
         ;
     w->lag_ticks = lag;
+    while (drain_events(w, SIZE_MAX))
+        ;
     put_counters(w);
     flush(w);
     pthread_mutex_lock(&mu);
@@ -653,7 +681,8 @@ static void wake_writer(void)
 static int wait_stop(uint64_t ns)
 {
     pthread_mutex_lock(&mu);
-    int busy = stop_requested || sync_requested != sync_done;
+    int busy = stop_requested || sync_requested != sync_done ||
+               atomic_load_explicit(&wake_requested, memory_order_acquire);
     pthread_mutex_unlock(&mu);
     if (!busy) {
         struct pollfd p = {wake_fd, POLLIN, 0};
@@ -667,6 +696,7 @@ static int wait_stop(uint64_t ns)
     pthread_mutex_lock(&mu);
     int r = stop_requested;
     pthread_mutex_unlock(&mu);
+    atomic_store_explicit(&wake_requested, 0, memory_order_release);
     return r;
 }
 
@@ -715,6 +745,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     for (;;) {
         unsigned n = drain(&w, DRAIN_BATCH);
         atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed);
+        int events_more = drain_events(&w, EVENTS_BATCH);
         uint64_t now = mono_ns();
         if (w.s->deadline_mono_ns && now >= w.s->deadline_mono_ns) {
             duration_over = 1;
@@ -731,7 +762,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
             next_period = now + PERIOD_NS;
         }
         do_sync(&w);
-        if (n == DRAIN_BATCH || ring_rearm(w.s->ring))
+        if (n == DRAIN_BATCH || events_more || ring_rearm(w.s->ring))
             continue;
         uint64_t until = next_period;
         if (w.s->deadline_mono_ns && w.s->deadline_mono_ns < until)
@@ -748,6 +779,13 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     while (drain(&w, UINT32_MAX) > 0)
         ;
     flush_pending(&w, mono_ns());
+    events_stop();
+    while (drain_events(&w, SIZE_MAX))
+        ;
+    {
+        struct events_sink es = {&w.chunk, event_thread_id, &w, CHUNK_FLUSH_BYTES};
+        events_finish(&es);
+    }
     /* every sample is named: dead threads' entries need not wait for us any more */
     threads_set_deferred_purge(jni, 0);
     put_counters(&w);
@@ -796,6 +834,8 @@ int writer_start(struct writer_session *s, JNIEnv *jni)
     /* before sampling starts (no producer runs): a stale count from an earlier session would
      * only cost one early wakeup */
     ring_set_wakeup(s->ring, wake_fd, s->ring->capacity / WAKE_FRACTION);
+    /* events are kept while this session runs; without the thread-exit hook they stay off */
+    (void)events_start(s->opts.events, writer_wake);
     pthread_mutex_lock(&mu);
     stop_requested = 0;
     running = 1;
@@ -807,6 +847,8 @@ int writer_start(struct writer_session *s, JNIEnv *jni)
     (*jni)->DeleteLocalRef(jni, name);
     (*jni)->DeleteLocalRef(jni, cls);
     if (err != JVMTI_ERROR_NONE) {
+        events_stop();
+        events_finish(NULL);
         pthread_mutex_lock(&mu);
         running = 0;
         pthread_mutex_unlock(&mu);
@@ -863,6 +905,13 @@ int writer_stop(void)
     int rc = wait_writer(stopped, 0);
     pthread_mutex_unlock(&mu);
     return rc;
+}
+
+void writer_wake(void)
+{
+    /* one eventfd write per wake request: the writer clears the flag when it wakes */
+    if (!atomic_exchange_explicit(&wake_requested, 1, memory_order_acq_rel) && wake_fd >= 0)
+        wake_writer();
 }
 
 int writer_sync(void)

@@ -62,6 +62,19 @@ enum fpl_rec {
      * sampled: signalled, or walked by the sampler when not running), v failed.
      * A wall sample answering this tick stands for candidates / chosen threads. */
     FPL_REC_WALL_TICK = 10,
+    /* one thread's events (dev.flyprof.Events.log), in the order it logged them:
+     * v thread_id, v count, count x (sv dticks (from the previous event of this record; the
+     * first from 0, i.e. absolute), sv n, u8 flags (enum fpl_event_flag), [v dropped: when
+     * flags has DROPPED], [str s: when flags has STRING]),
+     * [v dropped_after: events dropped after the last one; absent: 0] */
+    FPL_REC_EVENTS = 11,
+};
+
+/* Flags of an event in FPL_REC_EVENTS. */
+enum fpl_event_flag {
+    FPL_EVENT_STRING = 1,       /* a string follows (log(n, s)) */
+    FPL_EVENT_TRUNCATED = 2,    /* the string had more than 63 UTF-16 units; the first are kept */
+    FPL_EVENT_DROPPED = 4,      /* a count of events dropped right before this one follows */
 };
 
 enum fpl_clock {

@@ -440,6 +440,20 @@ static void write_signals(const uint64_t *c, FILE *f)
                    "for a core, or blocking signals): %" PRIu64 "\n", c[FPL_CTR_WALL_UNTAKEN]);
 }
 
+/* Events of dev.flyprof.Events, when the program logged any. */
+static void write_events(const struct profile *p, FILE *f)
+{
+    const struct profile_events *e = &p->events;
+    if (!e->recorded && !e->dropped)
+        return;
+    fprintf(f, "\nevents (dev.flyprof.Events; flyprof events lists them)\n");
+    fprintf(f,
+            "  recorded %" PRIu64 ", dropped %" PRIu64 " (%.2f%% of those logged: buffers full), "
+            "truncated %" PRIu64 " (strings cut to 63 characters), on %" PRIu64 " threads\n",
+            e->recorded, e->dropped, pct(e->dropped, e->recorded + e->dropped), e->truncated,
+            e->threads);
+}
+
 static void write_failures(const struct profile *p, FILE *f)
 {
     const uint64_t *c = p->counters;
@@ -653,6 +667,7 @@ int summary_write(const struct profile *p, const char *name, FILE *f, char *err,
 
     write_header(p, name, f);
     write_samples(p, f);
+    write_events(p, f);
     write_failures(p, f);
     for (int k = 0; k < PROFILE_KINDS && rc == 0; k++) {
         if (p->total[k].count)

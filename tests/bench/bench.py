@@ -14,6 +14,11 @@ Five parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof
 1b. depth -- the signal handler's cost (AsyncGetCallTrace) against the stack depth: FixedWork
              at cpu=1ms with 0, 32, 128 and 512 extra frames, one run each.
 2. filter -- ThreadFilter.add()/remove() per call (FilterCost), without and with the agent.
+2b. events -- Events.log(int) and Events.log(int, 18-char String) per call (EventCost cost),
+             without the agent (the no-op), with it, and an empty static JNI native timed the
+             same way (the JNI floor, tests/bench/jnifloor.c); then 4 threads logging at a
+             paced total rate (EventCost rate) with the default buffers: events recorded and
+             dropped, the writer's CPU time, log bytes per second.
 3. wall   -- the wall-clock sampler (wall=10ms, wallthreads=16, no CPU sampling) against the
              number of parked threads (ParkedThreads). The sampler thread's CPU time is read from
              /proc/PID/task/TID/sched ("flyprof wall sa") when all threads are up and again when
@@ -30,7 +35,7 @@ Five parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof
              effects on the sampled threads) only the ratio shows.
 
 Usage: bench.py --build DIR [--java PATH] [--quick] [--rounds N]
-                [--parts cpu,depth,filter,wall,server] [--out DIR]
+                [--parts cpu,depth,filter,events,wall,server] [--out DIR]
 `scripts/bench` builds (scripts/setup) and runs this.
 """
 
@@ -224,6 +229,10 @@ def parse_summary(text):
     m = re.search(r"ring drops: (\d+)", text)
     if m:
         s["ring_drops"] = int(m.group(1))
+    m = re.search(r"recorded (\d+), dropped (\d+) .*truncated (\d+)", text)
+    if m:
+        s["events_recorded"] = int(m.group(1))
+        s["events_dropped"] = int(m.group(2))
     m = re.search(r"wall ticks: (\d+), on average ([\d.]+) candidate threads and ([\d.]+) chosen "
                   r"per tick; (\d+) threads signaled, (\d+) signals failed", text)
     if m:
@@ -650,6 +659,110 @@ def part_filter(args, report):
                                    per.items()}}
 
 
+# ---------------------------------------------------------------------- part 2b: events
+
+def part_events(args, report):
+    run_dir = os.path.join(args.out, "events")
+    os.makedirs(run_dir, exist_ok=True)
+    log("== 2b. dev.flyprof.Events: cost per call (EventCost) and the rate the writer follows ==")
+    floor = os.path.join(args.build, "tests", "libflyprof_jnifloor.so")
+    if not os.path.exists(floor):
+        log("  ! %s is missing (built with the tests): no JNI floor" % floor)
+        floor = None
+    opts = "cpu=10ms,file=%s" % os.path.join(run_dir, "%s.fpl")
+    cfgs = [("no agent", lambda tag: []),
+            ("agent cpu=10ms", lambda tag: ["-agentpath:%s=%s" % (args.agent, opts % tag)])]
+    # 4000 calls fit a thread's default buffer (512 KiB) even with the string (64 B each); the
+    # 5 ms pause before each timed loop lets the writer drain it, so no loop times the cheaper
+    # drop path; the logs' drop counts say whether that held
+    calls, pause = 4000, 5
+    log("  %d calls per timed loop, %d rounds per JVM after 100 warm-up rounds, a %d ms pause "
+        "before each; %d JVM runs per configuration, interleaved"
+        % (calls, args.events_rounds, pause, args.events_runs))
+    ops = ("int", "str", "floor")
+    per = {c[0]: {op: [] for op in ops} for c in cfgs}
+    drops = {c[0]: [] for c in cfgs}
+    errors, loads = [], []
+    for i in range(args.events_runs):
+        for name, jopts in (cfgs if i % 2 == 0 else cfgs[::-1]):
+            progress("events: %s, run %d/%d" % (name, i + 1, args.events_runs))
+            tag = "cost%d-%s" % (i, "agent" if jopts("x") else "none")
+            cmd = [args.java] + jopts(tag) + ["-cp", args.jar, "dev.flyprof.bench.EventCost",
+                                              "cost", str(calls), str(args.events_rounds),
+                                              str(pause)] + ([floor] if floor else [])
+            r = run_measured(cmd, run_dir, tag, 900)
+            loads.append(r["other_cores"])
+            if r["rc"] != 0:
+                errors.append("%s: exit %s: %s" % (name, r["rc"], r["stderr"].strip()[-300:]))
+            for line in r["stdout"].splitlines():
+                m = re.match(r"round op=(\w+) i=\d+ ns_per_call=([\d.]+)", line)
+                if m:
+                    per[name][m.group(1)].append(float(m.group(2)))
+            if jopts("x"):
+                sm = flyprof_summary(args.cli, os.path.join(run_dir, tag + ".fpl"), run_dir, tag)
+                if "events_recorded" in sm:
+                    drops[name].append((sm["events_recorded"], sm["events_dropped"]))
+    progress_done()
+    log()
+    log("  %-16s %-26s %-26s %-26s %s" % ("configuration", "log(int) ns",
+                                          "log(int, 18 chars) ns", "JNI floor ns",
+                                          "events recorded / dropped"))
+    for name, _ in cfgs:
+        p = per[name]
+        d = ", ".join("%d / %d" % rd for rd in drops[name]) or "-"
+        log("  %-16s %-26s %-26s %-26s %s" % (name, fmt_med(p["int"]), fmt_med(p["str"]),
+                                              fmt_med(p["floor"]), d))
+    log("  median [min-max] over all timed rounds. Targets: log(int) <= 15 ns, log(int, 18 "
+        "chars) <= 45 ns; the seed (a patched JDK 7, 2013) measured 28 ns and 75 ns.")
+    load_note(loads, "the per-call times")
+
+    # the rate the writer follows: 4 threads, half the events with the string
+    rates = []
+    log()
+    log("  4 threads logging for %.0f s at a paced total rate, default buffers (events=32768):"
+        % args.events_rate_seconds)
+    log("  %-14s %-14s %-12s %-12s %-10s %-16s %s" % ("target ev/s", "logged ev/s", "recorded",
+                                                      "dropped", "dropped %", "writer CPU %",
+                                                      "log MB/s"))
+    for total in args.events_rates:
+        tag = "rate%d" % total
+        progress("events: rate %d/s" % total)
+        cmd = [args.java, "-agentpath:%s=%s" % (args.agent, opts % tag), "-cp", args.jar,
+               "dev.flyprof.bench.EventCost", "rate", "4", str(total // 4),
+               str(args.events_rate_seconds)]
+        r = run_measured(cmd, run_dir, tag, 600)
+        loads.append(r["other_cores"])
+        res = results_of(r["stdout"])
+        sm = flyprof_summary(args.cli, os.path.join(run_dir, tag + ".fpl"), run_dir, tag)
+        logged, secs = int(res.get("events", 0)), float(res.get("seconds", 0) or 0)
+        rec, dr = sm.get("events_recorded"), sm.get("events_dropped")
+        dur = sm.get("duration_s")
+        row = {"target": total, "logged": logged, "seconds": secs, "recorded": rec,
+               "dropped": dr, "writer_cpu_ns": sm.get("writer_cpu_ns"),
+               "log_bytes": sm.get("log_bytes"), "duration_s": dur,
+               "other_cores": r["other_cores"]}
+        rates.append(row)
+        if r["rc"] != 0:
+            errors.append("rate %d: exit %s: %s" % (total, r["rc"], r["stderr"].strip()[-300:]))
+        log("  %-14d %-14s %-12s %-12s %-10s %-16s %s" % (
+            total, fmt(logged / secs if secs else None, "%.0f"), fmt(rec, "%d"), fmt(dr, "%d"),
+            fmt(100.0 * dr / logged if dr is not None and logged else None, "%.3f"),
+            fmt(100.0 * sm["writer_cpu_ns"] / 1e9 / dur if sm.get("writer_cpu_ns") and dur
+                else None),
+            fmt(sm["log_bytes"] / 1e6 / dur if sm.get("log_bytes") and dur else None, "%.1f")))
+    progress_done()
+    log("  (drops at high rates come from the writer not getting the CPU or the disk in time on "
+        "a loaded machine: see the load line)")
+    load_note(loads, "the figures of this part")
+    for e in errors:
+        log("  ! " + e)
+    log()
+    report["events"] = {"calls": calls, "rounds": args.events_rounds, "runs": args.events_runs,
+                        "pause_ms": pause, "errors": errors,
+                        "ns_per_call": {k: v for k, v in per.items()},
+                        "recorded_dropped": drops, "rates": rates}
+
+
 # ---------------------------------------------------------------------- part 3: wall sampler
 
 def process_cpu_ns(pid):
@@ -1045,8 +1158,8 @@ def main():
     ap.add_argument("--build", required=True, help="flyprof build directory")
     ap.add_argument("--java", help="java launcher (default JAVA_HOME, else JDK 17, else PATH)")
     ap.add_argument("--quick", action="store_true", help="about 2 minutes instead of 10")
-    ap.add_argument("--parts", default="cpu,depth,filter,wall,server",
-                    help="which parts to run (default all: cpu,depth,filter,wall,server)")
+    ap.add_argument("--parts", default="cpu,depth,filter,events,wall,server",
+                    help="which parts to run (default all: cpu,depth,filter,events,wall,server)")
     ap.add_argument("--rounds", type=int, help="CPU overhead rounds (default 5, quick 2)")
     ap.add_argument("--work-seconds", type=float,
                     help="CPU seconds of work per FixedWork thread, without the agent "
@@ -1087,6 +1200,11 @@ def main():
     args.filter_calls = 20_000_000 if q else 100_000_000
     args.filter_rounds = 3 if q else 5
     args.filter_runs = 1 if q else 2
+    args.events_rounds = 100 if q else 200
+    args.events_runs = 1 if q else 3
+    args.events_rate_seconds = 2 if q else 3
+    args.events_rates = [1_000_000, 10_000_000] if q else [1_000_000, 2_500_000, 5_000_000,
+                                                           10_000_000, 20_000_000]
     args.wall_seconds = 3.0 if q else 6.0
     args.wall_runs = 1 if q else 2
     args.depths = [0, 32, 128, 512]
@@ -1105,7 +1223,7 @@ def main():
     report = {"environment": env, "quick": q, "parts": parts}
     t0 = time.monotonic()
     for part, fn in (("cpu", part_cpu), ("depth", part_depth), ("filter", part_filter),
-                     ("wall", part_wall), ("server", part_server)):
+                     ("events", part_events), ("wall", part_wall), ("server", part_server)):
         if part in parts:
             fn(args, report)
     report["seconds"] = time.monotonic() - t0
