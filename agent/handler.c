@@ -450,7 +450,8 @@ static void cpu_signal(int sig, siginfo_t *si, void *uc)
     if (testhook_armed_sigsafe() && in_native())
         testhook_hang_sigsafe(); /* a test: this run never returns (testhook.h) */
     struct sample_rec h = {.ticks = t0, .weight = weight, .kind = FPL_KIND_CPU,
-                           .state = FPL_STATE_RUNNING};
+                           .state = FPL_STATE_RUNNING, .tid = tls_tid_sigsafe(),
+                           .slot1 = tls_slot()};
     if (enter() == 0) {
         take_sample(&h, uc);
         leave_handler();
@@ -490,6 +491,8 @@ static void wall_signal(int sig, siginfo_t *si, void *uc)
         envtable_get_sigsafe(tls_tid_sigsafe(), &slot1);
     if (slot1 && slot1 <= THREADS_MAX)
         h.weight += atomic_exchange_explicit(&wall_missed[slot1 - 1], 0, memory_order_relaxed);
+    h.tid = tls_tid_sigsafe(); /* take_sample sets both too; the nested path needs them */
+    h.slot1 = slot1;
     pushed = 0;
     if (enter() == 0) {
         take_sample(&h, uc);

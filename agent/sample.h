@@ -60,8 +60,9 @@ static inline int32_t sample_frame_bci(jint lineno)
 #define SAMPLE_ERR_NO_JAVA_FRAMES (-102) /* a thread with no Java frames (JVM service thread) */
 /* Not a failure: a wall sample of a thread that has not run since its previous wall sample
  * (its CPU time has not moved), so its stack is that sample's; the writer repeats it (or
- * writes an [idle] marker when it no longer knows it). */
-#define SAMPLE_WALL_REPEAT (-103)
+ * writes an [idle] marker when it no longer knows it). Kept apart from the failure codes
+ * above, which other walkers extend downwards from -103. */
+#define SAMPLE_WALL_REPEAT (-120)
 
 /* kind of a tick record (samples use enum fpl_kind) */
 #define SAMPLE_KIND_TICK 0xff

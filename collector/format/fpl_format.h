@@ -152,10 +152,11 @@ enum fpl_counter {
     FPL_CTR_HANDLER_LOST = 33,  /* our handlers found replaced by another library's; the
                                  * engine using that signal stopped */
     FPL_CTR_CPU_SIGNO = 34,     /* the signal number the CPU engine uses (not a count) */
-    FPL_CTR_WALL_UNTAKEN = 35,  /* wall signals not sent: the thread had not yet taken the
-                                 * one sent before (it blocks signals); counted, not repeated */
-    FPL_CTR_WALL_IDLE = 36,     /* wall samples of RUNNABLE threads whose CPU time had not
-                                 * moved, recorded without a signal */
+    FPL_CTR_WALL_UNTAKEN = 35,  /* ticks that chose a thread whose wall signal was still
+                                 * queued (waiting for a core, or signals blocked): none sent
+                                 * again; that signal's sample weighs these ticks too */
+    FPL_CTR_WALL_IDLE = 36,     /* wall samples of threads that had not run since their last
+                                 * (CPU time unmoved): that stack repeated, no signal, no walk */
     FPL_CTR_HANDLER_NESTED = 37, /* a handler entered on a thread already inside one */
     FPL_CTR_MAX = 64,
 };

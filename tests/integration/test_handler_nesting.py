@@ -29,8 +29,9 @@ def check_log(t, what, fpl):
     busy = p.marker_weights().get("[handler_busy]", 0)
     t.note("%s: %d cpu and %d wall samples, %d nested handler entries, [handler_busy] weight %d",
            what, cpu, wall, nested, busy)
-    t.check(cpu > 200 and wall > 200, "%s: too few samples to tell (%d cpu, %d wall)", what, cpu,
-            wall)
+    # a loaded machine gives the busy threads less CPU: 400-850 cpu samples seen here
+    t.check(cpu >= 100 and wall >= 1000, "%s: too few samples to tell (%d cpu, %d wall)", what,
+            cpu, wall)
     t.check(nested == 0, "%s: %d handler entries on a thread already in a handler", what, nested)
     t.check(busy == 0, "%s: %d weight of [handler_busy] samples", what, busy)
 

@@ -8,14 +8,16 @@ installs a SIGPROF handler and runs ITIMER_PROF at 10 ms, counting its signals b
 Its rate is ticks per second of process CPU time: about 100 at 10 ms.
 
 1. other first, flyprof attached (cputimer, 10 ms) to the busy Split123 JVM:
-   - the other's rate while flyprof profiles stays >= 90% of its rate before (main's agent
-     replaced its handler: the rate fell to 0);
+   - the other's rate while flyprof profiles stays >= 90% of its rate before, capped at the
+     nominal 100 (a 3 s window reads up to ~15% high under load) (main's agent replaced its
+     handler: the rate fell to 0);
    - flyprof's split-worker weight x 10 ms is 0.85 .. 1.10 of the worker's CPU over the window
      (schedstat): not inflated by the other's ticks (main's agent: ~2x);
    - the log says the CPU engine ran on a signal other than SIGPROF (counter CPU_SIGNO);
    - no SI_TIMER signal reached the other's handler (our timers use our own signal);
    - `flyprof start ... engine=itimer` is refused, naming SIGPROF;
-   - after `flyprof stop` the process's caught-signal mask (/proc/PID/status SigCgt) is what it
+   - after `flyprof stop` the other's rate stays >= 80% (loose: load moves it by ~10%), and
+     the process's caught-signal mask (/proc/PID/status SigCgt) is what it
      was before the start: our real-time signal is given back, the other's SIGPROF kept.
 2. both with -agentpath: the other's rate over the run is >= 90% of 1 / interval, and
    flyprof's worker weight matches the worker's own CPU (0.90 .. 1.10).
@@ -107,7 +109,7 @@ def other_first_attached(t):
                  jvm_options=["-agentpath:%s=out=%s" % (other_lib(t), out)])
     time.sleep(1.0)
     o0 = fresh_other(t, out, mono_ns())
-    time.sleep(2.0)
+    time.sleep(3.0)
     o1 = fresh_other(t, out, mono_ns())
     before = rate(o0, o1)
     mask0 = sigcgt(jvm.pid)
@@ -130,16 +132,23 @@ def other_first_attached(t):
     t.check(r.returncode != 0 and "SIGPROF" in r.stderr + r.stdout,
             "engine=itimer with SIGPROF taken: exit %s, said %r (want a refusal naming SIGPROF)",
             r.returncode, (r.stderr + r.stdout).strip()[-600:])
-    time.sleep(1.0)
+    time.sleep(3.0)
     o4 = fresh_other(t, out, mono_ns())
     after = rate(o3, o4)
     t.note("other's rate (ticks per CPU-second): before %.1f, while flyprof profiles %.1f, "
            "after the stop %.1f", before, during, after)
     t.check(before >= 0.8 * OTHER_RATE, "the other profiler's rate before flyprof is %.1f, "
             "want about %.0f", before, OTHER_RATE)
-    t.check(during >= 0.9 * before, "the other profiler's rate fell from %.1f to %.1f while "
-            "flyprof profiled (want >= 90%%)", before, during)
-    t.check(after >= 0.9 * before, "the other profiler's rate fell from %.1f to %.1f after "
+    # against the rate before, capped at the nominal 1 / interval: a window's rate reads up to
+    # ~15% high on a loaded machine (ticks per CPU-second above 100 at 10 ms), and a rate
+    # cannot really be above nominal
+    ref = min(before, OTHER_RATE)
+    t.check(during >= 0.9 * ref, "the other profiler's rate fell from %.1f to %.1f while "
+            "flyprof profiled (want >= 90%% of %.1f)", before, during, ref)
+    # after the stop: a loose check (the rate of a standard signal moves by ~10% with load:
+    # a SIGPROF still pending when the next tick fires merges with it); a handler we failed
+    # to give back would make it 0
+    t.check(after >= 0.8 * ref, "the other profiler's rate fell from %.1f to %.1f after "
             "flyprof stopped", before, after)
     t.check(o4["timer"] == 0, "%d of flyprof's timer signals reached the other's handler",
             o4["timer"])
