@@ -38,7 +38,11 @@ void tasks_thread_start(int tid);
 /* A Java thread is ending (ThreadEnd on it): disarms tid. */
 void tasks_thread_end(int tid);
 
-#define TASKS_POLL_NS 50000000ull     /* how often the thread count is read while it changes */
+/* how often the thread count is read while it changes. The JVM adds and retires compiler and
+ * GC threads on its own (UseDynamicNumberOfCompilerThreads/GCThreads), so the count changes
+ * often: 50 ms woke the writer 12-20 times a second on an idle JVM; 500 ms keeps the writer at
+ * a few wakeups a second and a new thread still armed well within a second */
+#define TASKS_POLL_NS 500000000ull
 #define TASKS_SCAN_NS 1000000000ull   /* how often the threads are listed in any case */
 #define TASKS_BUSY_NS 2000000000ull   /* "while it changes": since the last change */
 

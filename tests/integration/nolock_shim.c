@@ -98,8 +98,22 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     if (!real_sigaction)
         *(void **)&real_sigaction = dlsym(RTLD_NEXT, "sigaction");
-    if (!act || sig <= 0 || sig >= _NSIG || !watched(sig))
+    if (sig <= 0 || sig >= _NSIG || !watched(sig))
         return real_sigaction(sig, act, old);
+    if (!act) {
+        /* a query (flyprof checks once a second that its handlers are still installed):
+         * report the caller's own handler, not the wrapper, or the check sees a takeover */
+        int rc = real_sigaction(sig, NULL, old);
+        if (rc == 0 && old && (old->sa_flags & SA_SIGINFO) && old->sa_sigaction == wrapper) {
+            if (wrapped_siginfo[sig]) {
+                old->sa_sigaction = orig_action[sig];
+            } else {
+                old->sa_handler = orig_handler[sig];
+                old->sa_flags &= ~SA_SIGINFO;
+            }
+        }
+        return rc;
+    }
     struct sigaction a = *act;
     int custom = (act->sa_flags & SA_SIGINFO) ||
                  (act->sa_handler != SIG_DFL && act->sa_handler != SIG_IGN);
@@ -115,10 +129,12 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
     int rc = real_sigaction(sig, &a, old);
     /* report the caller's own handler back, not ours */
     if (rc == 0 && old && (old->sa_flags & SA_SIGINFO) && old->sa_sigaction == wrapper) {
-        if (wrapped_siginfo[sig])
+        if (wrapped_siginfo[sig]) {
             old->sa_sigaction = orig_action[sig];
-        else
+        } else {
             old->sa_handler = orig_handler[sig];
+            old->sa_flags &= ~SA_SIGINFO;
+        }
     }
     return rc;
 }

@@ -109,21 +109,36 @@ def attached(t):
     w = t.thread_profile(p, "split-worker", min_weight=100)
     n = sum(unit_weights(w).values())
     t.close_to(n / w.total(), 1.0, 0.10, "attached: share of worker weight with a unit")
-    # the writer closes the log a moment after the CLI returns: let it settle. The agent
-    # keeps two eventfds of its own for the JVM's life (writer and wall-sampler wakeups);
-    # perf events (one per thread, ~20 here) must all be closed
+    # the writer closes the log a moment after the CLI returns: let it settle. Perf events
+    # (one per thread, ~20 here) must all be closed
     perf = "anon_inode:[perf_event]"
-    left = jvm.fds_to(perf)
-    for _ in range(50):
-        if left == 0:
-            break
-        time.sleep(0.1)
+
+    def settle():
         left = jvm.fds_to(perf)
-    fds = jvm.fds()
-    t.note("JVM fds before the attach %d, after %d, perf events open %d", fds0, fds, left)
+        for _ in range(50):
+            if left == 0:
+                break
+            time.sleep(0.1)
+            left = jvm.fds_to(perf)
+        return left
+
+    left = settle()
+    fds1 = jvm.fds()
     t.check(left == 0, "the JVM has %d perf event fds open after the perf attach", left)
-    t.check(fds <= fds0 + 2, "the JVM has %d fds after the perf attach, %d before: more than "
-            "the agent's two eventfds left open", fds, fds0)
+    # the first session leaves a few fds for the JVM's life (the agent's wakeup eventfds,
+    # libunwind's memory-check pipe, the JVM's attach socket); a second session must add none
+    fpl2 = t.path("attach-perf2.fpl")
+    t.logs.append(fpl2)
+    r = ac.flyprof(t, "attach perf again", ["attach", jvm.pid, "-d", "1", "-i", "1ms", "-o",
+                                            fpl2, "--", "engine=perf"])
+    ac.expect(t, r, 0, "profile written to " + fpl2)
+    left = settle()
+    fds2 = jvm.fds()
+    t.note("JVM fds before the first attach %d, after it %d, after the second %d", fds0, fds1,
+           fds2)
+    t.check(left == 0, "the JVM has %d perf event fds open after the second attach", left)
+    t.check(fds2 <= fds1, "a second perf session left %d more fds open (%d after the first, "
+            "%d after the second)", fds2 - fds1, fds1, fds2)
     t.check(jvm.alive(), "the JVM died")
     jvm.stop()
     t.check("flyprof:" not in jvm.stderr(), "the agent complained on the JVM's stderr: %s",
