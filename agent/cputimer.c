@@ -28,7 +28,7 @@ int cputimer_arm(int tid, timer_t *out)
     struct sigevent sev;
     memset(&sev, 0, sizeof(sev));
     sev.sigev_notify = SIGEV_THREAD_ID;
-    sev.sigev_signo = SIGPROF;
+    sev.sigev_signo = handler_cpu_signo(); /* SIGPROF unless another library handles it */
     sev.sigev_value.sival_int = HANDLER_COOKIE;
     sev._sigev_un._tid = tid;
     timer_t t;

@@ -11,7 +11,7 @@
 
 #define OPTIONS_ACCEPTED                                                                           \
     "start, stop, dump, status, cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, "            \
-    "wallthreads=N, filter, depth=N, file=PATH, log=PATH, threads, duration=TIME, "              \
+    "wallthreads=N, filter, depth=N, file=PATH, log=PATH, threads, duration=TIME, events=N, "     \
     "cstack=auto|off"
 #define OPTIONS_TIME_HINT "expected TIME such as 10ms (units ns, us, ms, s)"
 
@@ -37,6 +37,7 @@ enum opt_key {
     KEY_DURATION,
     KEY_REPLY,
     KEY_LOG,
+    KEY_EVENTS,
     KEY_CSTACK,
     KEY_COUNT,
 };
@@ -63,6 +64,7 @@ static const struct {
      * accepted options a user sees */
     [KEY_REPLY] = {"reply", OPT_REQUIRED, "reply=PATH"},
     [KEY_LOG] = {"log", OPT_REQUIRED, "log=PATH"},
+    [KEY_EVENTS] = {"events", OPT_REQUIRED, "events=N"},
     [KEY_CSTACK] = {"cstack", OPT_REQUIRED, "cstack=auto|off"},
 };
 
@@ -221,6 +223,7 @@ void options_defaults(struct options *o)
     o->engine = FPL_ENGINE_CPUTIMER;
     o->wall_threads = OPTIONS_DEFAULT_WALL_THREADS;
     o->depth = OPTIONS_DEFAULT_DEPTH;
+    o->events = OPTIONS_DEFAULT_EVENTS;
     o->cstack = OPTIONS_CSTACK_AUTO;
     memcpy(o->file, OPTIONS_DEFAULT_FILE, sizeof(OPTIONS_DEFAULT_FILE));
 }
@@ -302,6 +305,20 @@ static int apply(struct options *o, enum opt_key k, const char *v, size_t n, cha
             return fail(err, errlen, "bad value '%s' for duration: expected a TIME greater than 0",
                         quote(&q, v, n));
         return 0;
+    case KEY_EVENTS: {
+        uint64_t x;
+        size_t len;
+        int range;
+        scan_digits(v, n, &x, &len, &range);
+        if (len == 0 || len != n || range ||
+            (x != 0 && (x < OPTIONS_MIN_EVENTS || x > OPTIONS_MAX_EVENTS)))
+            return fail(err, errlen,
+                        "bad value '%s' for events: expected 0 (off) or N from %u to %u (events "
+                        "per thread buffer, 16 bytes each)",
+                        quote(&q, v, n), OPTIONS_MIN_EVENTS, OPTIONS_MAX_EVENTS);
+        o->events = (uint32_t)x;
+        return 0;
+    }
     case KEY_CSTACK:
         if (n == 4 && memcmp(v, "auto", 4) == 0)
             o->cstack = OPTIONS_CSTACK_AUTO;

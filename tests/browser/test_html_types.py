@@ -97,8 +97,7 @@ def main():
 
         chromium = bw.find_chromium(args.chromium)
         if not chromium:
-            print("SKIP html_types: no chromium (scripts/setup installs it)")
-            sys.exit(bw.SKIP)
+            bw.skip("html_types", "no chromium (scripts/setup installs it)")
         browser = bw.Browser(chromium, tmp)
         page_path = os.path.join(tmp, "types.html")
         run(args.cli, "convert", log, "-o", page_path)
