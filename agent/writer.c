@@ -810,7 +810,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         if (w.s->deadline_mono_ns && w.s->deadline_mono_ns < until)
             until = w.s->deadline_mono_ns;
         now = mono_ns();
-        if (now + tasks_due < until)
+        if (until > now && tasks_due < until - now)
             until = now + tasks_due;
         if (wait_stop(until > now ? until - now : 0))
             break;
