@@ -28,6 +28,7 @@ static const struct cfitab_snap *snaps[CFITAB_MAX_SNAPSHOTS];
 static size_t nsnaps;
 static unsigned long long loader_adds = ~0ull, loader_subs = ~0ull;
 static int initialized;
+static int want_pending;                /* cfitab_want asked for a table */
 static uint64_t last_scan_ns;
 #define RESCAN_NS 500000000ull
 static _Atomic size_t table_bytes;      /* relaxed: a statistic */
@@ -381,6 +382,17 @@ int cfitab_init(void)
     return nsnaps ? 0 : -ENOMEM;
 }
 
+void cfitab_want(uintptr_t pc)
+{
+    for (size_t i = 0; i < nmods; i++) {
+        struct cfitab_mod *m = mods[i];
+        if (pc >= m->lo && pc < m->hi && m->eh_frame_hdr) {
+            atomic_store_explicit(&m->wanted, 1, memory_order_relaxed);
+            want_pending = 1;
+        }
+    }
+}
+
 void cfitab_service(void)
 {
     if (!initialized)
@@ -393,7 +405,9 @@ void cfitab_service(void)
         last_scan_ns = now;
         rescan();
     }
-    if (!nativewalk_take_wanted())
+    int asked = want_pending;
+    want_pending = 0;
+    if (!nativewalk_take_wanted() && !asked)
         return;
     for (size_t i = 0; i < nmods; i++) {
         struct cfitab_mod *m = mods[i];
@@ -422,6 +436,7 @@ void cfitab_reset(void)
     free(mods);
     mods = NULL;
     nmods = capmods = 0;
+    want_pending = 0;
     loader_adds = loader_subs = ~0ull;
     atomic_store_explicit(&table_bytes, 0, memory_order_relaxed);
 }

@@ -76,6 +76,11 @@ struct cfitab_snap {
  * loaded modules. Control context, before the handler may walk. Returns 0 or -errno. */
 int cfitab_init(void);
 
+/* Asks for the table of the module holding pc, as a handler would, so that cfitab_service
+ * builds it without waiting for a walk to meet it (libjvm's and libc's: every session samples
+ * the JVM's own threads). Control context, after cfitab_init. */
+void cfitab_want(uintptr_t pc);
+
 /* Rescans the loaded modules when the loader reports a change, and builds the tables the
  * handlers asked for. Writer thread (takes dl_iterate_phdr's lock, allocates). */
 void cfitab_service(void);

@@ -2,6 +2,7 @@
  * serialized by `lock`. */
 #include "control.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -228,8 +229,14 @@ static int native_setup(void)
     int rc = cfitab_init();
     if (rc != 0)
         return rc;
-    const uintptr_t *lo = vmstructs_static_address("CodeCache", "_low_bound");
-    const uintptr_t *hi = vmstructs_static_address("CodeCache", "_high_bound");
+    /* every session samples the JVM's own threads: have the writer build libjvm's and libc's
+     * tables first thing, not when a walk first meets them */
+    void *jvm_fn = dlsym(RTLD_DEFAULT, "JNI_CreateJavaVM");
+    if (jvm_fn)
+        cfitab_want((uintptr_t)jvm_fn);
+    cfitab_want((uintptr_t)&memcpy);
+    const uintptr_t *lo = (const uintptr_t *)vmstructs_static_address("CodeCache", "_low_bound");
+    const uintptr_t *hi = (const uintptr_t *)vmstructs_static_address("CodeCache", "_high_bound");
     if (lo && hi && *lo && *hi > *lo)
         nativewalk_set_code_bounds(lo, hi);
     else

@@ -103,13 +103,13 @@ void handler_wall_reset_all(void);
  * handler can run (profiling off). Returns 0 or -errno. */
 int handler_init(struct ring *ring, unsigned depth);
 
+/* Native frames (cstack=auto) on or off. Only while no handler runs. */
+void handler_set_cstack(int on);
+
 /* Allocates the table of our perf fds, once: one entry for each fd number below cap (the
  * kernel's own cap on fd numbers), mapped lazily. Returns 0 or -errno. Control context,
  * before the first handler_own_fd. */
 int handler_perf_init(size_t cap);
-
-/* Native frames (cstack=auto) on or off. Only while no handler runs. */
-void handler_set_cstack(int on);
 
 /* Marks fd as (on = 1) or no longer as (on = 0) a perf event of ours: the handler re-arms
  * and samples only on signals from owned fds. Mark before arming, unmark before closing.

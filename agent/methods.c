@@ -112,7 +112,7 @@ static void hs_init(void)
     hs.pool_holder = vmstructs_offset("ConstantPool", "_pool_holder");
     hs.klass_cld = vmstructs_offset("Klass", "_class_loader_data");
     hs.cld_next = vmstructs_offset("ClassLoaderData", "_next");
-    hs.cldg_head = (uintptr_t)vmstructs_static_address("ClassLoaderDataGraph", "_head");
+    hs.cldg_head = vmstructs_static_address("ClassLoaderDataGraph", "_head");
     hs.state = hs.const_method >= 0 && hs.constants >= 0 && hs.pool_holder >= 0 &&
                        hs.klass_cld >= 0 && hs.cld_next >= 0 && hs.cldg_head
                    ? 1

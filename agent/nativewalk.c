@@ -12,11 +12,14 @@
 #include <libunwind.h>
 #include <stdatomic.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 /* release by the writer after the snapshot is filled, acquire by handlers */
 static _Atomic(const struct cfitab_snap *) snapshot;
 /* set by handlers (relaxed: the flag is a hint; the module's own flag says which) */
 static atomic_int wanted_any;
+/* the writer's eventfd (-1: none); written while no handler runs */
+static int wake_fd = -1;
 /* written while no handler runs: HotSpot's CodeCache::_low_bound and _high_bound statics,
  * read at every check (HotSpot sets them once, but reading costs nothing and is never stale) */
 static const volatile uintptr_t *code_lo, *code_hi;
@@ -35,6 +38,11 @@ void nativewalk_set_code_bounds(const uintptr_t *lo, const uintptr_t *hi)
 int nativewalk_is_java_sigsafe(uintptr_t pc)
 {
     return code_lo && code_hi && pc >= *code_lo && pc < *code_hi;
+}
+
+void nativewalk_set_wake_fd(int fd)
+{
+    wake_fd = fd;
 }
 
 int nativewalk_take_wanted(void)
@@ -116,9 +124,16 @@ int nativewalk_sigsafe(void *uc, struct sample_frame *frames, int max, uintptr_t
             break;
         const struct cfitab_table *t = atomic_load_explicit(&m->table, memory_order_acquire);
         if (!t) {
-            if (m->eh_frame_hdr && !atomic_load_explicit(&m->wanted, memory_order_relaxed)) {
-                atomic_store_explicit(&m->wanted, 1, memory_order_relaxed);
+            /* the first walk to meet this module asks for its table and wakes the writer
+             * (write(2) is async-signal-safe; the handler saves and restores errno) */
+            if (m->eh_frame_hdr &&
+                !atomic_exchange_explicit(&m->wanted, 1, memory_order_relaxed)) {
                 atomic_store_explicit(&wanted_any, 1, memory_order_relaxed);
+                if (wake_fd >= 0) {
+                    uint64_t one = 1;
+                    ssize_t w = write(wake_fd, &one, sizeof(one));
+                    (void)w; /* fails only when the counter is full: awake anyway */
+                }
             }
             break;
         }

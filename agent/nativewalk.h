@@ -23,6 +23,11 @@ void nativewalk_set_code_bounds(const uintptr_t *lo, const uintptr_t *hi);
 /* 1 when pc lies in the JVM's code cache. Async-signal-safe. */
 int nativewalk_is_java_sigsafe(uintptr_t pc);
 
+/* An eventfd the handler writes 1 to when it first asks for a module's table, so a writer
+ * sleeping until its next period builds it now (-1: none). Control context, while no handler
+ * runs. */
+void nativewalk_set_wake_fd(int fd);
+
 /* 1 when a handler asked for a module's table since the last call (and clears it). Writer. */
 int nativewalk_take_wanted(void);
 

@@ -11,7 +11,7 @@
 
 #define OPTIONS_ACCEPTED                                                                           \
     "start, stop, dump, status, cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, "            \
-    "wallthreads=N, filter, depth=N, file=PATH, log=PATH, threads, duration=TIME, events=N, "    \
+    "wallthreads=N, filter, depth=N, file=PATH, log=PATH, threads, duration=TIME, events=N, "     \
     "cstack=auto|off"
 #define OPTIONS_TIME_HINT "expected TIME such as 10ms (units ns, us, ms, s)"
 

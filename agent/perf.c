@@ -61,14 +61,13 @@ int perf_arm(int tid)
     if (fd < 0)
         return fd;
     struct f_owner_ex owner = {F_OWNER_TID, tid};
-    if (handler_own_fd(fd, 1) != 0) {
-        close(fd);
-        return -ERANGE;
-    }
-    if (fcntl(fd, F_SETFL, O_ASYNC) != 0 || fcntl(fd, F_SETSIG, handler_cpu_signo()) != 0 ||
-        fcntl(fd, F_SETOWN_EX, &owner) != 0 || ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 ||
-        ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
-        int rc = -errno;
+    int rc = handler_own_fd(fd, 1); /* -ERANGE: an fd beyond the handler's table */
+    if (rc == 0 && (fcntl(fd, F_SETFL, O_ASYNC) != 0 ||
+                    fcntl(fd, F_SETSIG, handler_cpu_signo()) != 0 ||
+                    fcntl(fd, F_SETOWN_EX, &owner) != 0 || ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 ||
+                    ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0))
+        rc = -errno;
+    if (rc != 0) {
         handler_own_fd(fd, 0);
         close(fd);
         return rc;

@@ -295,11 +295,14 @@ static long thread_count(void)
 static uint64_t last_scan_ns, last_poll_ns, last_change_ns, scan_cost_ns;
 static long last_count = -1;
 
-/* When the next call is due: soon while the thread count is changing, else the next scan. */
+/* When the next call is due: soon while the thread count is changing; else whenever the
+ * writer wakes next (its period is a second: the full scan rides on it, no wakeup of its
+ * own). */
 static uint64_t next_due(uint64_t now)
 {
-    uint64_t due = now - last_change_ns < TASKS_BUSY_NS ? last_poll_ns + TASKS_POLL_NS
-                                                          : last_scan_ns + TASKS_SCAN_NS;
+    if (now - last_change_ns >= TASKS_BUSY_NS)
+        return UINT64_MAX;
+    uint64_t due = last_poll_ns + TASKS_POLL_NS;
     return due > now ? due - now : 0;
 }
 
@@ -313,8 +316,8 @@ uint64_t tasks_refresh(void)
         return next_due(now);
     last_poll_ns = now;
     long count = thread_count();
-    if (count != last_count)
-        last_change_ns = now;
+    if (count != last_count && last_count >= 0)
+        last_change_ns = now; /* the first count is no change */
     if (count == last_count && now - last_scan_ns < TASKS_SCAN_NS)
         return next_due(now);
     last_count = count;

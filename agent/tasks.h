@@ -4,11 +4,12 @@
  * kernel tid, is the only owner of both.
  *
  * Threads are found in /proc/self/task when the engine starts and again by tasks_refresh,
- * which the writer calls every loop: it lists the threads again every second, and sooner
- * (within TASKS_POLL_NS, or 20 times what the last listing took if more: scans stay under 5%
- * of a core) when the process's thread count changed, so a thread that starts
- * busy (a GC worker the JVM adds under load) loses little CPU time to the wait: new threads
- * are armed, the samplers of vanished threads deleted. Java threads are armed at once by
+ * which the writer calls every loop: it lists the threads again every second, and, for a
+ * second after the process's thread count changed, every TASKS_POLL_NS when it changes again
+ * (or 20 times what the last listing took if more: scans stay under 5% of a core), so the
+ * threads a JVM adds one after another under load (GC workers) lose little CPU time to the
+ * wait, while a steady process costs the writer one wakeup a second: new threads are armed,
+ * the samplers of vanished threads deleted. Java threads are armed at once by
  * ThreadStart (tasks_thread_start) and disarmed by ThreadEnd; an ended thread whose tid is
  * still listed (it is exiting) is not armed again unless /proc says it is a new thread with
  * the same tid (another start time).
@@ -38,19 +39,17 @@ void tasks_thread_start(int tid);
 /* A Java thread is ending (ThreadEnd on it): disarms tid. */
 void tasks_thread_end(int tid);
 
-/* how often the thread count is read while it changes. The JVM adds and retires compiler and
- * GC threads on its own (UseDynamicNumberOfCompilerThreads/GCThreads), so the count changes
- * often: 50 ms woke the writer 12-20 times a second on an idle JVM; 500 ms keeps the writer at
- * a few wakeups a second and a new thread still armed well within a second */
-#define TASKS_POLL_NS 500000000ull
-#define TASKS_SCAN_NS 1000000000ull   /* how often the threads are listed in any case */
-#define TASKS_BUSY_NS 2000000000ull   /* "while it changes": since the last change */
+#define TASKS_POLL_NS 100000000ull    /* how often the thread count is read while it changes */
+/* the threads are listed in any case when this long has passed: a bit under the writer's
+ * one-second period, so that each periodic wakeup lists them */
+#define TASKS_SCAN_NS 900000000ull
+#define TASKS_BUSY_NS 1000000000ull   /* "while it changes": since the last change */
 
 /* Arms the threads that appeared since the last scan and deletes the samplers of threads that
  * are gone (see above for when it lists them). Returns the ns until it wants to be called
- * again: TASKS_POLL_NS while the thread count changed in the last TASKS_BUSY_NS, else until
- * the next full scan -- a writer that sleeps between periods can sleep that long. Writer
- * thread, as often as it likes. */
+ * again: TASKS_POLL_NS while the thread count changed in the last TASKS_BUSY_NS, else
+ * UINT64_MAX (the writer's next periodic wakeup will do). Writer thread, as often as it
+ * likes. */
 uint64_t tasks_refresh(void);
 
 /* Threads armed now. Any thread. */

@@ -11,8 +11,8 @@
  * is missing (another JVM, or a layout this version does not describe). */
 int64_t vmstructs_offset(const char *type, const char *field);
 
-/* The address of the static field `type::field` (e.g. CodeCache::_low_bound), or NULL when
- * the table or the field is missing or the field is not static. */
-void *vmstructs_static_address(const char *type, const char *field);
+/* Looks up the static field `type::field`: returns its address (e.g. the address of
+ * ClassLoaderDataGraph::_head), or 0 when the table or the field is missing. */
+uintptr_t vmstructs_static_address(const char *type, const char *field);
 
 #endif

@@ -20,8 +20,10 @@
 #include "fpl_codec.h"
 #include "fpl_format.h"
 #include "cfitab.h"
+#include "handler.h"
 #include "keymap.h"
 #include "methods.h"
+#include "nativewalk.h"
 #include "sample.h"
 #include "symbols.h"
 #include "tasks.h"
@@ -759,6 +761,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     w.s = arg;
     w.jni = jni;
     w.next_thread = w.next_method = w.next_stack = 1;
+    w.syms = symbols_new();
     /* FLYPROF_TEST_DICT_BYTES lowers the dictionary bound, so tests reach it in seconds */
     const char *bound = getenv("FLYPROF_TEST_DICT_BYTES");
     w.max_map_bytes = bound && atoll(bound) > 0 ? (size_t)atoll(bound) : MAX_MAP_BYTES;
@@ -767,7 +770,6 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     const char *lag = getenv("FLYPROF_TEST_WRITER_LAG_MS");
     if (lag && atoll(lag) > 0)
         w.lag_ticks = (uint64_t)atoll(lag) * (tsc_ticks_per_sec() / 1000);
-    w.syms = symbols_new();
 
     int rc = fpl_chunk_write_preamble(w.s->fd);
     if (rc != 0)
@@ -797,18 +799,19 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
             next_period = now + PERIOD_NS;
         }
         do_sync(&w);
-        /* unwind tables the handlers asked for; the loader's new modules */
+        /* unwind tables the handlers asked for (they wake us); the loader's new modules */
         cfitab_service();
-        /* a CPU sampler on threads that appeared since (GC, JIT, native threads) */
-        uint64_t tasks_ns = tasks_refresh();
+        /* a CPU sampler on threads that appeared since (GC, JIT, native threads); while
+         * threads come and go it wants to look again sooner than the next period */
+        uint64_t tasks_due = tasks_refresh();
         if (n == DRAIN_BATCH || events_more || ring_rearm(w.s->ring))
             continue;
         uint64_t until = next_period;
         if (w.s->deadline_mono_ns && w.s->deadline_mono_ns < until)
             until = w.s->deadline_mono_ns;
         now = mono_ns();
-        if (now + tasks_ns < until)
-            until = now + tasks_ns;
+        if (until > now && tasks_due < until - now)
+            until = now + tasks_due;
         if (wait_stop(until > now ? until - now : 0))
             break;
     }
@@ -820,6 +823,11 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     while (drain(&w, UINT32_MAX) > 0)
         ;
     flush_pending(&w, mono_ns());
+    /* no handler walks any more (sampling is off): the unwind tables can go -- unless a
+     * handler run never returned (stop_sampling stopped waiting for it): it may still read
+     * them, so they stay, for good */
+    if (handler_inflight() == 0)
+        cfitab_reset();
     events_stop();
     while (drain_events(&w, SIZE_MAX))
         ;
@@ -827,8 +835,6 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         struct events_sink es = {&w.chunk, event_thread_id, &w, CHUNK_FLUSH_BYTES};
         events_finish(&es);
     }
-    /* no handler walks any more (sampling is off): the unwind tables can go */
-    cfitab_reset();
     /* every sample is named: dead threads' entries need not wait for us any more */
     threads_set_deferred_purge(jni, 0);
     put_counters(&w);
@@ -877,6 +883,8 @@ int writer_start(struct writer_session *s, JNIEnv *jni)
     /* before sampling starts (no producer runs): a stale count from an earlier session would
      * only cost one early wakeup */
     ring_set_wakeup(s->ring, wake_fd, s->ring->capacity / WAKE_FRACTION);
+    /* a handler that meets a module without unwind tables wakes us to build them */
+    nativewalk_set_wake_fd(wake_fd);
     /* events are kept while this session runs; without the thread-exit hook they stay off */
     (void)events_start(s->opts.events, writer_wake);
     pthread_mutex_lock(&mu);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """flyprof benchmark: prints figures, never passes or fails.
 
-Seven parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof.bench):
+Four parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof.bench):
 
 1. cpu    -- overhead of CPU profiling on a FIXED amount of multi-threaded work (FixedWork):
              no agent, flyprof cpu=10ms, cpu=1ms (cputimer), cpu=1ms with engine=itimer and
@@ -29,17 +29,9 @@ Seven parts, each run on real JVMs with the workloads of flyprof.jar (dev.flypro
              the steady phase ends; the process CPU time is read through the process CPU clock at
              the same instants, in a run with the agent and one without.
 
-4. server -- CPU per request of a server under load (Server, a thread-per-connection server
-             with 200 parked spare threads, and LoadGen in another JVM, on loopback): no agent,
-             cpu=10ms, cpu=10ms,wall=10ms, interleaved rounds, ratios to the same round's
-             no-agent run. Because that ratio moves by 10-40% on a shared machine, it also
-             prints the agent's own share of the process CPU: its threads' CPU over the measured
-             window (the Server reads /proc/self/task) plus the signal handlers' time (the
-             log's handler histogram); what that leaves out (signal delivery, wakeups, cache
-             effects on the sampled threads) only the ratio shows.
-
 Usage: bench.py --build DIR [--java PATH] [--quick] [--rounds N]
-                [--parts cpu,depth,cstack,filter,events,wall,server] [--out DIR]
+                [--parts cpu,depth,cstack,filter,events,wall,server]
+                [--out DIR]
 `scripts/bench` builds (scripts/setup) and runs this.
 """
 
@@ -1232,8 +1224,8 @@ def main():
     ap.add_argument("--java", help="java launcher (default JAVA_HOME, else JDK 17, else PATH)")
     ap.add_argument("--quick", action="store_true", help="about 2 minutes instead of 10")
     ap.add_argument("--parts", default="cpu,depth,cstack,filter,events,wall,server",
-                    help="which parts to run (default all: cpu,depth,cstack,filter,events,wall,"
-                    "server)")
+                    help="which parts to run (default all: "
+                         "cpu,depth,cstack,filter,events,wall,server)")
     ap.add_argument("--rounds", type=int, help="CPU overhead rounds (default 5, quick 2)")
     ap.add_argument("--work-seconds", type=float,
                     help="CPU seconds of work per FixedWork thread, without the agent "

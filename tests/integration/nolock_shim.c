@@ -94,6 +94,19 @@ static int watched(int sig)
 
 static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
 
+/* Reports the handler the caller installed in old, where the kernel has our wrapper. */
+static void unwrap(int sig, int rc, struct sigaction *old)
+{
+    if (rc != 0 || !old || !(old->sa_flags & SA_SIGINFO) || old->sa_sigaction != wrapper)
+        return;
+    if (wrapped_siginfo[sig]) {
+        old->sa_sigaction = orig_action[sig];
+    } else {
+        old->sa_handler = orig_handler[sig];
+        old->sa_flags &= ~SA_SIGINFO;
+    }
+}
+
 int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     if (!real_sigaction)
@@ -101,17 +114,10 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
     if (sig <= 0 || sig >= _NSIG || !watched(sig))
         return real_sigaction(sig, act, old);
     if (!act) {
-        /* a query (flyprof checks once a second that its handlers are still installed):
-         * report the caller's own handler, not the wrapper, or the check sees a takeover */
+        /* a query: report the caller's own handler, not our wrapper (the agent checks that
+         * its handlers are still installed) */
         int rc = real_sigaction(sig, NULL, old);
-        if (rc == 0 && old && (old->sa_flags & SA_SIGINFO) && old->sa_sigaction == wrapper) {
-            if (wrapped_siginfo[sig]) {
-                old->sa_sigaction = orig_action[sig];
-            } else {
-                old->sa_handler = orig_handler[sig];
-                old->sa_flags &= ~SA_SIGINFO;
-            }
-        }
+        unwrap(sig, rc, old);
         return rc;
     }
     struct sigaction a = *act;
@@ -127,15 +133,7 @@ int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
         a.sa_flags |= SA_SIGINFO;
     }
     int rc = real_sigaction(sig, &a, old);
-    /* report the caller's own handler back, not ours */
-    if (rc == 0 && old && (old->sa_flags & SA_SIGINFO) && old->sa_sigaction == wrapper) {
-        if (wrapped_siginfo[sig]) {
-            old->sa_sigaction = orig_action[sig];
-        } else {
-            old->sa_handler = orig_handler[sig];
-            old->sa_flags &= ~SA_SIGINFO;
-        }
-    }
+    unwrap(sig, rc, old);
     return rc;
 }
 

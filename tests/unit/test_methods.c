@@ -42,11 +42,11 @@ int64_t vmstructs_offset(const char *type, const char *field)
     return -1;
 }
 
-void *vmstructs_static_address(const char *type, const char *field)
+uintptr_t vmstructs_static_address(const char *type, const char *field)
 {
     if (!strcmp(type, "ClassLoaderDataGraph") && !strcmp(field, "_head"))
-        return &cldg_head;
-    return NULL;
+        return (uintptr_t)&cldg_head;
+    return 0;
 }
 
 /* ---- fake metadata ---------------------------------------------------------------------- */
