@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "counters.h"
+#include "crashguard.h"
 #include "cputimer.h"
 #include "fpl_format.h"
 #include "handler.h"
@@ -228,6 +229,23 @@ static void stop_sampling(void)
     handler_deactivate();
 }
 
+/* The crash guard around every stack walk, and what it must put back when a walk faults. */
+static int setup_walker(JNIEnv *jni, intptr_t env_off, const struct options *o, char *err,
+                        size_t errlen)
+{
+    int rc = crashguard_install();
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot install the stack walker's crash guard: %s", strerror(-rc));
+        return rc;
+    }
+    vmstructs_guard_setup();
+    int flag = env_off ? vmstructs_asgct_flag(jni, env_off) : -1;
+    rc = stackwalk_configure(flag, env_off, o->fault_every);
+    if (rc != 0)
+        snprintf(err, errlen, "cannot set up the stack walker: %s", strerror(-rc));
+    return rc;
+}
+
 int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen)
 {
     int rc = 0, fd = -1;
@@ -254,12 +272,16 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
         }
         ring_ready = 1;
     }
+    intptr_t env_off = 0;
+    if (threads_env_offset(jvmti, jni, &env_off) != 0)
+        env_off = 0;
     if (o->wall_interval_ns) {
-        intptr_t env_off = 0;
         int64_t state_off = vmstructs_offset("JavaThread", "_thread_state");
-        if (state_off > 0 && threads_env_offset(jvmti, jni, &env_off) == 0)
+        if (state_off > 0 && env_off)
             handler_set_native_probe(env_off, (intptr_t)state_off);
     }
+    if ((rc = setup_walker(jni, env_off, o, err, errlen)) != 0)
+        goto out;
     if ((rc = handler_init(&ring, o->depth)) != 0 || (rc = handler_install()) != 0) {
         snprintf(err, errlen, "cannot set up the signal handler: %s", strerror(-rc));
         goto out;

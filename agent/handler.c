@@ -179,6 +179,8 @@ static void take_sample(struct sample_rec *h, void *uc)
                                    &recovered);
     if (recovered)
         counters_add_sigsafe(FPL_CTR_AGCT_RECOVERED, 1);
+    if (n == SAMPLE_ERR_WALK_FAULT)
+        counters_add_sigsafe(FPL_CTR_WALK_FAULTS, 1);
     if (n == -3 && h->kind == FPL_KIND_WALL) {
         /* unknown_not_Java on a thread we signalled because it is RUNNABLE: not in Java code
          * and no Java frame anchor, i.e. a JVM service thread (Notification Thread) waiting

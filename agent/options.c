@@ -36,6 +36,7 @@ enum opt_key {
     KEY_DURATION,
     KEY_REPLY,
     KEY_LOG,
+    KEY_FAULTEVERY,
     KEY_COUNT,
 };
 
@@ -61,6 +62,9 @@ static const struct {
      * accepted options a user sees */
     [KEY_REPLY] = {"reply", OPT_REQUIRED, "reply=PATH"},
     [KEY_LOG] = {"log", OPT_REQUIRED, "log=PATH"},
+    /* test-only: makes every N-th stack walk fault on purpose inside the crash guard; not in
+     * the list of accepted options a user sees */
+    [KEY_FAULTEVERY] = {"_faultevery", OPT_REQUIRED, "_faultevery=N"},
 };
 
 static const struct {
@@ -258,6 +262,8 @@ static int apply(struct options *o, enum opt_key k, const char *v, size_t n, cha
                            errlen);
     case KEY_DEPTH:
         return parse_count("depth", v, n, OPTIONS_MAX_DEPTH, &o->depth, err, errlen);
+    case KEY_FAULTEVERY:
+        return parse_count("_faultevery", v, n, UINT32_MAX / 2, &o->fault_every, err, errlen);
     case KEY_FILTER:
         o->filter = 1;
         return 0;

@@ -19,6 +19,8 @@
  *                                  expanded later by options_expand_file
  *   threads                        one stack root per thread in rendered outputs
  *   duration=TIME                  1ns..OPTIONS_MAX_DURATION_NS
+ *   _faultevery=N                  test-only, not listed to users: every N-th stack walk
+ *                                  faults on purpose inside the crash guard
  * Neither cpu nor wall named: CPU sampling on at 10ms. Only wall named: CPU sampling off.
  * cpu and wall intervals lie in [OPTIONS_MIN_INTERVAL_NS, OPTIONS_MAX_INTERVAL_NS].
  * TIME: decimal digits, then an optional unit ns, us, ms or s; a bare number is nanoseconds.
@@ -67,6 +69,8 @@ struct options {
                                    * rendered format; "" when absent */
     char reply[OPTIONS_FILE_MAX]; /* internal reply=PATH: where the attach CLI reads an
                                    * action's result; "" when absent */
+    unsigned fault_every;         /* test-only _faultevery=N: every N-th walk faults on
+                                   * purpose inside the crash guard; 0: never */
 };
 
 /* Fills *o with the defaults (CPU sampling at 10ms, action start, raw ""). */

@@ -55,6 +55,7 @@ static inline int32_t sample_frame_bci(jint lineno)
 #define SAMPLE_ERR_NO_ENV (-100)        /* signal on a thread with no cached JNIEnv */
 #define SAMPLE_ERR_NO_SCRATCH (-101)    /* every scratch buffer busy (nested handlers) */
 #define SAMPLE_ERR_NO_JAVA_FRAMES (-102) /* a thread with no Java frames (JVM service thread) */
+#define SAMPLE_ERR_WALK_FAULT (-103)    /* the stack walk faulted; the crash guard ended it */
 
 /* kind of a tick record (samples use enum fpl_kind) */
 #define SAMPLE_KIND_TICK 0xff

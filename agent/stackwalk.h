@@ -1,4 +1,4 @@
-/* stackwalk.h: Java stacks with AsyncGetCallTrace. */
+/* stackwalk.h: Java stacks with AsyncGetCallTrace (AGCT), crash-guarded. */
 #ifndef STACKWALK_H
 #define STACKWALK_H
 
@@ -10,9 +10,18 @@
 /* Looks up AsyncGetCallTrace in the JVM (dlsym). Returns 0 or -ENOENT. Setup context. */
 int stackwalk_init(void);
 
+/* Sets what the walker needs beyond AGCT: the byte AGCT sets in a JavaThread while it runs
+ * (asgct_flag, -1: none), at env_offset below the thread's JNIEnv, which the crash guard puts
+ * back when a walk faults inside AGCT; and the test-only forced faults: every fault_every-th
+ * walk (0: never) faults on purpose inside the guard, alternately inside AGCT (a call whose
+ * result it cannot write) and in the walker's own code. Returns 0 or -errno. Only while no
+ * handler runs. */
+int stackwalk_configure(int asgct_flag, intptr_t env_offset, unsigned fault_every);
+
 /* Walks the calling thread's Java stack at the interrupted context uc into frames[0..depth):
- * returns the frame count (> 0) or AGCT's error code (<= 0). Async-signal-safe (AGCT is
- * designed for signal handlers); env must be the calling thread's own JNIEnv.
+ * returns the frame count (> 0), AGCT's error code (<= 0), or SAMPLE_ERR_WALK_FAULT when the
+ * walk faulted and the crash guard ended it. Async-signal-safe (AGCT is designed for signal
+ * handlers); env must be the calling thread's own JNIEnv.
  *
  * When AGCT cannot place the pc (unknown_Java / not_walkable_Java: typically a JVM stub such
  * as arraycopy or a crypto intrinsic) and the thread's stack bounds [stack_lo, stack_hi) are

@@ -255,6 +255,8 @@ static const char *error_marker(int code, char *buf, size_t len)
         return "[handler_busy]";
     if (code == SAMPLE_ERR_NO_JAVA_FRAMES)
         return "[no_Java_frames]";
+    if (code == SAMPLE_ERR_WALK_FAULT)
+        return "[walk_fault]";
     snprintf(buf, len, "[agct:%s]", fpl_agct_name(code));
     return buf;
 }

@@ -128,6 +128,8 @@ enum fpl_counter {
                                  * caller frame (charged to the Java caller) */
     FPL_CTR_WALL_WALKED = 10,   /* wall samples of threads not running (blocked, waiting,
                                  * parked, sleeping) read by the sampler with JVMTI */
+    FPL_CTR_WALK_FAULTS = 15,   /* stack walks that faulted and were ended by the crash
+                                 * guard (the sample keeps a [walk_fault] marker) */
     FPL_CTR_AGCT_BASE = 16,     /* 16 + (-code): AGCT failures by code, -1 .. -15 */
     FPL_CTR_MAX = 32,
 };

@@ -684,8 +684,26 @@ static void test_reply(void)
     CHECK(strstr(msg, "log=PATH") != NULL);
 }
 
+/* _faultevery= is test-only (forced faults inside the crash guard): parsed, never advertised. */
+static void test_faultevery(void)
+{
+    struct options fo;
+    char msg[512];
+    CHECK(options_parse("start", &fo, msg, sizeof(msg)) == 0);
+    CHECK_EQ_U(fo.fault_every, 0);
+    CHECK(options_parse("cpu=1ms,_faultevery=2", &fo, msg, sizeof(msg)) == 0);
+    CHECK_EQ_U(fo.fault_every, 2);
+    CHECK(options_parse("_faultevery=0", &fo, msg, sizeof(msg)) == -EINVAL);
+    CHECK(strstr(msg, "_faultevery") != NULL);
+    CHECK(options_parse("_faultevery", &fo, msg, sizeof(msg)) == -EINVAL);
+    CHECK(strstr(msg, "_faultevery=N") != NULL);
+    CHECK(options_parse("bogus", &fo, msg, sizeof(msg)) == -EINVAL);
+    CHECK(strstr(msg, "fault") == NULL);
+}
+
 int main(void)
 {
+    test_faultevery();
     test_reply();
     test_defaults();
     test_actions();
