@@ -229,10 +229,12 @@ static void stop_sampling(void)
     handler_deactivate();
 }
 
-/* The crash guard around every stack walk, and what it must put back when a walk faults. */
+/* The crash guard, what it must put back when a walk faults, then what the walker reads of
+ * HotSpot's structures. Without those the walker uses plain AsyncGetCallTrace, said once. */
 static int setup_walker(JNIEnv *jni, intptr_t env_off, const struct options *o, char *err,
                         size_t errlen)
 {
+    static int told;
     int rc = crashguard_install();
     if (rc != 0) {
         snprintf(err, errlen, "cannot install the stack walker's crash guard: %s", strerror(-rc));
@@ -240,7 +242,13 @@ static int setup_walker(JNIEnv *jni, intptr_t env_off, const struct options *o, 
     }
     vmstructs_guard_setup();
     int flag = env_off ? vmstructs_asgct_flag(jni, env_off) : -1;
-    rc = stackwalk_configure(flag, env_off, o->fault_every);
+    char why[256];
+    int vm = vmstructs_walker_setup(env_off, why, sizeof(why)) == 0;
+    if (!vm && !told) {
+        told = 1;
+        fprintf(stderr, "flyprof: %s\n", why);
+    }
+    rc = stackwalk_configure(vm ? STACKWALK_VM : STACKWALK_AGCT, flag, env_off, o->fault_every);
     if (rc != 0)
         snprintf(err, errlen, "cannot set up the stack walker: %s", strerror(-rc));
     return rc;

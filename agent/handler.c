@@ -175,8 +175,7 @@ static void take_sample(struct sample_rec *h, void *uc)
     }
     struct sample_frame *f = scratch + (size_t)k * depth;
     int recovered = 0;
-    int n = stackwalk_java_sigsafe(env, uc, f, (int)depth, tls_stack_lo(), tls_stack_hi(),
-                                   &recovered);
+    int n = stackwalk_java_sigsafe(env, uc, f, (int)depth, &recovered);
     if (recovered)
         counters_add_sigsafe(FPL_CTR_AGCT_RECOVERED, 1);
     if (n == SAMPLE_ERR_WALK_FAULT)

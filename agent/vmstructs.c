@@ -8,12 +8,14 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "codecache.h"
 #include "crashguard.h"
 
 /* The tables' layouts are described by exported offsets rather than a C struct, so the code
@@ -185,6 +187,49 @@ uintptr_t vmstructs_local_symbol(const void *anchor, const char *name)
     return addr;
 }
 
+struct seg_search {
+    const void *anchor;
+    struct codecache_layout *l;
+};
+
+/* dl_iterate_phdr callback: records the loaded segments of the object holding anchor. */
+static int find_segments(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct seg_search *s = arg;
+    uintptr_t a = (uintptr_t)s->anchor;
+    int hit = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && a >= lo && a < lo + ph->p_memsz)
+            hit = 1;
+    }
+    if (!hit)
+        return 0;
+    s->l->jvm_nseg = 0;
+    for (int i = 0; i < info->dlpi_phnum && s->l->jvm_nseg < 6; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_R))
+            continue;
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        s->l->jvm_seg[s->l->jvm_nseg][0] = lo;
+        s->l->jvm_seg[s->l->jvm_nseg][1] = lo + ph->p_filesz; /* the part backed by the file */
+        s->l->jvm_nseg++;
+    }
+    return 1;
+}
+
+/* Offset of type::field into *out, or records what is missing. */
+static int need(int *out, const char *type, const char *field, char *missing, size_t len)
+{
+    int64_t v = vmstructs_offset(type, field);
+    *out = (int)v;
+    if (v < 0 && missing[0] == 0)
+        snprintf(missing, len, "%s::%s", type, field);
+    return v >= 0;
+}
+
 /* AGCT's ABI (not in any JDK header). */
 struct agct_trace {
     JNIEnv *env_id;
@@ -257,6 +302,107 @@ int vmstructs_asgct_flag(JNIEnv *env, intptr_t env_offset)
     if (flag == -2)
         flag = find_asgct_flag(env, env_offset);
     return flag;
+}
+
+int vmstructs_walker_setup(intptr_t env_offset, char *err, size_t errlen)
+{
+    struct codecache_layout l;
+    char miss[128] = "";
+    const char *t = NULL;
+    int32_t c;
+    memset(&l, 0xff, sizeof(l)); /* every offset -1 until found */
+    l.env_offset = env_offset;
+    l.heaps_addr = vmstructs_static("CodeCache", "_heaps");
+    l.low_addr = vmstructs_static("CodeCache", "_low_bound");
+    l.high_addr = vmstructs_static("CodeCache", "_high_bound");
+    if (!l.heaps_addr || !l.low_addr || !l.high_addr)
+        snprintf(miss, sizeof(miss), "CodeCache::_heaps/_low_bound/_high_bound");
+    need(&l.ga_len, "GrowableArrayBase", "_len", miss, sizeof(miss));
+    need(&l.ga_data, "GrowableArray<int>", "_data", miss, sizeof(miss));
+    need(&l.heap_memory, "CodeHeap", "_memory", miss, sizeof(miss));
+    need(&l.heap_segmap, "CodeHeap", "_segmap", miss, sizeof(miss));
+    need(&l.heap_log2_seg, "CodeHeap", "_log2_segment_size", miss, sizeof(miss));
+    need(&l.vs_low, "VirtualSpace", "_low", miss, sizeof(miss));
+    need(&l.vs_high, "VirtualSpace", "_high", miss, sizeof(miss));
+    l.hb_size = (int)vmstructs_type_size("HeapBlock");
+    int64_t hdr = vmstructs_offset("HeapBlock", "_header");
+    int64_t used = vmstructs_offset("HeapBlock::Header", "_used");
+    if (l.hb_size <= 0 || hdr < 0 || used < 0) {
+        if (!miss[0])
+            snprintf(miss, sizeof(miss), "HeapBlock");
+    }
+    l.hb_used = (int)(hdr + used);
+    need(&l.blob_name, "CodeBlob", "_name", miss, sizeof(miss));
+    need(&l.blob_size, "CodeBlob", "_size", miss, sizeof(miss));
+    need(&l.blob_frame_size, "CodeBlob", "_frame_size", miss, sizeof(miss));
+    l.blob_frame_complete = (int)vmstructs_field("CodeBlob", "_frame_complete_offset", &t);
+    l.blob_frame_complete_bytes = t && strcmp(t, "int16_t") == 0 ? 2 : 4;
+    if (l.blob_frame_complete < 0 && !miss[0])
+        snprintf(miss, sizeof(miss), "CodeBlob::_frame_complete_offset");
+    l.blob_code_begin = (int)vmstructs_offset("CodeBlob", "_code_begin");
+    l.blob_code_end = (int)vmstructs_offset("CodeBlob", "_code_end");
+    l.blob_code_offset = (int)vmstructs_offset("CodeBlob", "_code_offset");
+    l.blob_data_offset = (int)vmstructs_offset("CodeBlob", "_data_offset");
+    if ((l.blob_code_begin < 0 || l.blob_code_end < 0) &&
+        (l.blob_code_offset < 0 || l.blob_data_offset < 0) && !miss[0])
+        snprintf(miss, sizeof(miss), "CodeBlob's code bounds");
+    if (l.blob_code_begin >= 0 && l.blob_code_end < 0)
+        l.blob_code_begin = -1;
+    l.blob_kind = (int)vmstructs_offset("CodeBlob", "_kind");
+    l.kind_nmethod = vmstructs_int_constant("CodeBlobKind::Nmethod", &c) == 0 ? c : -1;
+    if (l.blob_kind >= 0 && l.kind_nmethod < 0)
+        l.blob_kind = -1; /* fall back to the blob's name */
+    l.nm_method = (int)vmstructs_offset("nmethod", "_method");
+    if (l.nm_method < 0)
+        need(&l.nm_method, "CompiledMethod", "_method", miss, sizeof(miss));
+    t = NULL;
+    l.nm_level = (int)vmstructs_field("nmethod", "_comp_level", &t);
+    l.nm_level_bytes = t && strcmp(t, "int") == 0 ? 4 : 1;
+    l.nm_vep = (int)vmstructs_offset("nmethod", "_verified_entry_point");
+    l.nm_vep_offset = (int)vmstructs_offset("nmethod", "_verified_entry_offset");
+    /* the interpreter's code: one stub queue, fixed at startup */
+    const uintptr_t *interp = vmstructs_static("AbstractInterpreter", "_code");
+    int64_t qbuf = vmstructs_offset("StubQueue", "_stub_buffer");
+    int64_t qlim = vmstructs_offset("StubQueue", "_buffer_limit");
+    if (interp && *interp && qbuf >= 0 && qlim >= 0) {
+        uintptr_t q = *interp;
+        l.interp_lo = *(const uintptr_t *)(q + (uintptr_t)qbuf);
+        l.interp_hi = l.interp_lo + (uintptr_t)*(const int32_t *)(q + (uintptr_t)qlim);
+    } else {
+        l.interp_lo = l.interp_hi = 0;
+    }
+    const uintptr_t *csr = vmstructs_static("StubRoutines", "_call_stub_return_address");
+    l.call_stub_return = csr ? *csr : 0;
+    need(&l.jt_stack_base, "JavaThread", "_stack_base", miss, sizeof(miss));
+    need(&l.jt_stack_size, "JavaThread", "_stack_size", miss, sizeof(miss));
+    need(&l.jt_anchor, "JavaThread", "_anchor", miss, sizeof(miss));
+    need(&l.anchor_sp, "JavaFrameAnchor", "_last_Java_sp", miss, sizeof(miss));
+    need(&l.anchor_pc, "JavaFrameAnchor", "_last_Java_pc", miss, sizeof(miss));
+    need(&l.anchor_fp, "JavaFrameAnchor", "_last_Java_fp", miss, sizeof(miss));
+    need(&l.jt_state, "JavaThread", "_thread_state", miss, sizeof(miss));
+    l.method_const = (int)vmstructs_offset("Method", "_constMethod");
+    l.cm_constants = (int)vmstructs_offset("ConstMethod", "_constants");
+    l.cm_idnum = (int)vmstructs_offset("ConstMethod", "_method_idnum");
+    l.cp_holder = (int)vmstructs_offset("ConstantPool", "_pool_holder");
+    l.ik_jmethod_ids = (int)vmstructs_offset("InstanceKlass", "_methods_jmethod_ids");
+    if (l.method_const < 0 || l.cm_constants < 0 || l.cm_idnum < 0 || l.cp_holder < 0)
+        l.ik_jmethod_ids = -1; /* no jmethodIDs from Method*: no frames for them */
+    l.constmethod_size = (int)vmstructs_type_size("ConstMethod");
+    l.constmethod_code_size = (int)vmstructs_offset("ConstMethod", "_code_size");
+    struct seg_search s = {sym("AsyncGetCallTrace"), &l};
+    l.jvm_nseg = 0;
+    if (s.anchor)
+        dl_iterate_phdr(find_segments, &s);
+    if (!miss[0] && (env_offset <= 0 || l.jvm_nseg == 0))
+        snprintf(miss, sizeof(miss), "%s", env_offset <= 0 ? "the JNIEnv's place in JavaThread"
+                                                           : "libjvm's segments");
+    if (miss[0]) {
+        snprintf(err, errlen, "HotSpot's structures lack %s: stacks are walked by "
+                              "AsyncGetCallTrace alone", miss);
+        return -ENOTSUP;
+    }
+    codecache_set_layout(&l);
+    return 0;
 }
 
 void vmstructs_guard_setup(void)

@@ -5,8 +5,10 @@
  * bounds are pointers in 17 and offsets in 25), so callers look up what they need and say what
  * they can do without. Setup context only: nothing here is async-signal-safe.
  *
- * Also: vmstructs_local_symbol reads libjvm's own symbol table (.symtab) for the few addresses
- * HotSpot does not export.
+ * Also: vmstructs_walker_setup gathers everything the stack walker reads in signal handlers
+ * (code cache, code blobs, thread stack bounds, frame anchor) into codecache_set_layout, and
+ * vmstructs_local_symbol reads libjvm's own symbol table (.symtab) for the few addresses HotSpot
+ * does not export.
  */
 #ifndef VMSTRUCTS_H
 #define VMSTRUCTS_H
@@ -43,6 +45,13 @@ uintptr_t vmstructs_local_symbol(const void *anchor, const char *name);
  * JNIEnv* minus JavaThread* (threads_env_offset). On a Java thread in native code (VMInit,
  * Agent_OnAttach), while no handler runs. */
 int vmstructs_asgct_flag(JNIEnv *env, intptr_t env_offset);
+
+/* Reads every offset the stack walker's handler-side code needs (agent/codecache.h) and hands
+ * them to codecache_set_layout; env_offset is JNIEnv* minus JavaThread* (threads_env_offset).
+ * Returns 0 when the walker can recover stacks from HotSpot's structures, or -ENOTSUP with a
+ * one-line reason in err (the walker then uses plain AsyncGetCallTrace). Only while no
+ * handler runs. */
+int vmstructs_walker_setup(intptr_t env_offset, char *err, size_t errlen);
 
 /* Tells the crash guard which faults inside libjvm HotSpot expects (SafeFetch), from libjvm's
  * symbol table; once per process. Setup context. */

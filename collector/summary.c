@@ -443,8 +443,8 @@ static void write_failures(const struct profile *p, FILE *f)
     }
     if (c[FPL_CTR_AGCT_RECOVERED])
         fprintf(f,
-                "  walks recovered from a JVM stub's caller frame: %" PRIu64
-                " (charged to the Java caller)\n",
+                "  walks recovered where AsyncGetCallTrace gave up (from HotSpot's structures): %"
+                PRIu64 "\n",
                 c[FPL_CTR_AGCT_RECOVERED]);
     if (c[FPL_CTR_WALK_FAULTS])
         fprintf(f, "  walks that faulted, ended by the crash guard: %" PRIu64 " ([walk_fault])\n",

@@ -3,8 +3,8 @@
 makes every second stack walk fault on purpose inside the guard, alternately in the agent's own
 code and inside AsyncGetCallTrace (which then leaves the JVM's own per-thread flag set: the guard
 must restore it). Split123's worker (CPU split 1:2:3 over unitA, unitB, unitC) is sampled every
-1 ms of CPU (at most one signal per 4 ms kernel tick: ~2000 walks, ~1000 faults per run), with
--agentpath and attached to a running JVM. Asserts:
+1 ms of CPU (at most one signal per 4 ms kernel tick: ~2000 walks, ~1000 faults in the 8 s of
+CPU under -agentpath; ~1200 walks in 5 s of the worker's CPU attached to a running JVM). Asserts:
 - the JVM survives and exits 0 by itself, with no crash report;
 - faults are counted: the WALK_FAULTS counter is half the samples pushed (every second walk),
   within 10%, and nothing else failed more than 2% of the walks;
@@ -32,7 +32,7 @@ def check(t, how, fpl_path, s):
     failed = sum(log.counters.get(CTR_AGCT_BASE + n, 0) for n in range(16))
     t.note("%s: %d samples pushed, %d walk faults, %d other failed walks", how, pushed, faults,
            failed)
-    t.check(pushed >= 100, "%s: only %d samples (want >= 100)", how, pushed)
+    t.check(pushed >= 500, "%s: only %d samples (want >= 500)", how, pushed)
     t.check(abs(faults - pushed / EVERY) <= 0.1 * pushed / EVERY,
             "%s: %d walk faults counted for %d samples, want every %dnd walk (%d)", how, faults,
             pushed, EVERY, pushed // EVERY)
@@ -50,7 +50,7 @@ def check(t, how, fpl_path, s):
             weights[on[0]] += w
     rest = s.total - marked
     n = sum(weights.values())
-    t.check(n >= 100, "%s: only %d weight with a unit on the stack (want >= 100)", how, n)
+    t.check(n >= 200, "%s: only %d weight with a unit on the stack (want >= 200)", how, n)
     t.close_to(n / rest, 1.0, 0.10, "%s: unit share of the samples that did not fault" % how)
     for i, u in enumerate(UNITS, 1):
         t.close_to(weights[u] / n, i / 6, 0.04, "%s: %s share of unit samples" % (how, u))
@@ -60,7 +60,7 @@ def body(t):
     options = "cpu=1ms,_faultevery=%d" % EVERY
     _, s = wc.agentpath(t, "faults", "Split123", [8], THREAD, options=options)
     check(t, "agentpath", t.path("faults.fpl"), s)
-    _, a = wc.attach(t, "faults_attach", "Split123", [14], THREAD, 3, 6,
+    _, a = wc.attach(t, "faults_attach", "Split123", [9], THREAD, 2, 5,
                      options="_faultevery=%d" % EVERY, interval="1ms")
     check(t, "attach", t.path("faults_attach.fpl"), a)
 

@@ -17,9 +17,10 @@ else()
     set(_walk_jdks ${_int_jdks})
 endif()
 
-# test name and its timeout in seconds: two JVM runs of ~8 and ~15 s, with room for a loaded
-# machine
-set(_walk_tests walk_faults:300)
+# test name and its timeout in seconds: JVM runs paced by the workers' CPU seconds (3-9 s each,
+# two to four runs), with room for a loaded machine
+set(_walk_tests walk_faults:420 walk_arraycopy:420 walk_dispatch:600 walk_intrinsics:420
+    walk_javac:600)
 foreach(_jdk IN LISTS _walk_jdks)
     if(NOT EXISTS "${_jdk}/bin/java")
         continue()

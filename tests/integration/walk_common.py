@@ -2,10 +2,11 @@
 
 Each walker test profiles one workload twice, both ways a JVM gets profiled:
 - `agentpath`: the agent loaded at startup (-agentpath), for the whole run;
-- `attach`: `flyprof attach PID -d SECONDS` on a JVM started without the agent, once the worker
-  thread has run for a while, so every thread it walks predates the agent (no ThreadStart ran
-  on it: its stack bounds and JNIEnv come from the JVM's own structures).
-The JVM must exit 0 by itself in both cases. `Shares` computes, over one thread's samples, what
+- `attach`: `flyprof start PID` on a JVM started without the agent, once the worker thread has
+  run for a while, then `flyprof stop PID`, so every thread it walks predates the agent (no
+  ThreadStart ran on it: its stack bounds and JNIEnv come from the JVM's own structures).
+The JVM must exit 0 by itself in both cases. Workloads and windows are measured in the
+worker's CPU seconds, not wall seconds, so that a loaded machine gives as many samples, later. `Shares` computes, over one thread's samples, what
 the tests assert: lost walks, stub frames, stacks holding a chain of frames.
 
 Terms:
@@ -69,24 +70,68 @@ def agentpath(t, name, workload, args, thread, options="cpu=10ms", timeout=240):
     return run, s
 
 
-def attach(t, name, workload, args, thread, warmup, seconds, options=None, interval=None,
-           timeout=240):
-    """Starts the workload without the agent, waits until `thread` runs and `warmup` seconds
-    more (the JIT compiles the hot loop), attaches for `seconds` (`-i interval`, `-- options`
-    when given), then waits for the JVM to end by itself and checks it exited 0. Returns
-    (result values, Shares of `thread`)."""
+def thread_cpu(jvm, thread):
+    """CPU seconds of the JVM's thread named `thread` (from /proc), 0 when not found."""
+    tick = os.sysconf("SC_CLK_TCK")
+    try:
+        for tid in os.listdir("/proc/%d/task" % jvm.pid):
+            base = "/proc/%d/task/%s/" % (jvm.pid, tid)
+            with open(base + "comm") as f:
+                if f.read().strip() != thread:
+                    continue
+            with open(base + "stat") as f:
+                fields = f.read().rpartition(")")[2].split()
+            return (int(fields[11]) + int(fields[12])) / tick
+    except OSError:
+        pass
+    return 0.0
+
+
+def wait_cpu(t, jvm, thread, seconds, timeout=240):
+    """Waits until `thread` has used `seconds` of CPU (the machine may be loaded: the test is
+    paced by the worker's CPU, not by the clock)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if thread_cpu(jvm, thread) >= seconds:
+            return
+        t.check(jvm.alive(), "%s: the JVM ended before its %r thread used %.1f s of CPU",
+                jvm.name, thread, seconds)
+        time.sleep(0.05)
+    raise TestFailure("%s: %r used only %.1f s of CPU in %d s" % (
+        jvm.name, thread, thread_cpu(jvm, thread), timeout))
+
+
+def attach(t, name, workload, args, thread, warm_cpu, window_cpu, options=None, interval=None,
+           stop_file=False, go_file=False, timeout=240):
+    """Starts the workload without the agent, waits until `thread` has used `warm_cpu` seconds
+    of CPU (the JIT compiled the hot loop), starts profiling it (`flyprof start PID`, with
+    `-i interval` and agent `options` when given) until the thread has used `window_cpu` more,
+    stops (`flyprof stop PID`), ends the workload (creating the stop file passed as an extra
+    argument when `stop_file`) and checks that the JVM exits 0 by itself. With `go_file`, a
+    second extra argument names a file created once profiling runs: the workload's thread
+    exists before the attach, its loop starts (and is compiled) after. Returns (result values,
+    Shares of `thread`)."""
     jvm_options = ["-XX:+EnableDynamicAgentLoading"] if ac.java_major(t.java) >= 21 else []
-    jvm = ac.Jvm(t, name, workload, args, jvm_options=jvm_options, ready_thread=thread)
-    time.sleep(warmup)
+    stop = t.path(name + ".stop")
+    go = t.path(name + ".go")
+    extra = ([stop] if stop_file or go_file else []) + ([go] if go_file else [])
+    jvm = ac.Jvm(t, name, workload, list(args) + extra, jvm_options=jvm_options,
+                 ready_thread=thread)
+    wait_cpu(t, jvm, thread, warm_cpu, timeout)
     fpl = t.path(name + ".fpl")
     t.logs.append(fpl)
-    cmd = ["attach", jvm.pid, "-d", seconds, "-o", fpl]
+    cmd = ["start", jvm.pid, "-o", fpl]
     if interval:
         cmd += ["-i", interval]
     if options:
-        cmd += ["--", options]
-    r = ac.flyprof(t, "attach " + name, cmd, timeout=60 + seconds)
-    ac.expect(t, r, 0)
+        cmd += [options]
+    ac.expect(t, ac.flyprof(t, "start " + name, cmd), 0)
+    if go_file:
+        open(go, "w").close()
+    wait_cpu(t, jvm, thread, warm_cpu + window_cpu, timeout)
+    ac.expect(t, ac.flyprof(t, "stop " + name, ["stop", jvm.pid]), 0)
+    if stop_file or go_file:
+        open(stop, "w").close()
     try:
         jvm.proc.wait(timeout=timeout)
     except Exception:  # noqa: BLE001 -- a hang is reported as such below

@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""walk_arraycopy: StubLoops arraycopy spends almost all its CPU in the arraycopy stub that
+AbstractStringBuilder.shift calls, inlined into AbstractStringBuilder.delete, StringBuilder.delete
+and StubLoops.deleteLoop. AsyncGetCallTrace cannot walk from a pc inside the stub; the walker must
+unwind the stub's frame from what HotSpot knows of it and walk from its caller, so that the
+inlined frames are kept. At least 90% of the worker's samples carry the whole chain
+deleteLoop -> StringBuilder.delete -> AbstractStringBuilder.delete -> AbstractStringBuilder.shift
+(a walk charged to the outer compiled method, which drops the inlined frames, fails this), and
+more than 1% carry the stub's own frame. With -agentpath and attached to a running JVM whose
+worker thread predates the agent; its loop starts once the agent runs. Code compiled before an
+attach has no debug information between safepoints (HotSpot records it only while a JVMTI agent
+wants CompiledMethodLoad events or with -XX:+DebugNonSafepoints), and an arraycopy stub is a
+leaf call with none of its own: its caller's inlined frames cannot be known exactly there, by
+AsyncGetCallTrace or anyone else, until the JIT compiles that code again.
+About 300 samples of the worker per run (3 s of its CPU), at least 100 required.
+"""
+import walk_common as wc
+
+CHAIN = ["dev.flyprof.workload.StubLoops.deleteLoop", "java.lang.StringBuilder.delete",
+         "java.lang.AbstractStringBuilder.delete", "java.lang.AbstractStringBuilder.shift"]
+THREAD = "stub-worker"
+
+
+def check(t, how, s):
+    t.check(s.total >= 100, "%s: only %d samples of %s (want >= 100)", how, s.total, THREAD)
+    chain = s.share(s.chain(CHAIN))
+    t.note("%s: full chain %.2f%% (want >= 90%%), stub frames %.2f%% (want > 1%%)", how,
+           100 * chain, 100 * s.share(s.stub))
+    t.check(chain >= 0.90, "%s: %.1f%% of the samples carry the inlined chain %s, want >= 90%%",
+            how, 100 * chain, " -> ".join(CHAIN))
+    t.check(s.share(s.stub) > 0.01, "%s: stub frames in %.2f%% of the samples, want > 1%%", how,
+            100 * s.share(s.stub))
+
+
+def body(t):
+    _, s = wc.agentpath(t, "arraycopy", "StubLoops", ["arraycopy", 3], THREAD)
+    _, a = wc.attach(t, "arraycopy_attach", "StubLoops", ["arraycopy", 60], THREAD, 0, 3,
+                     go_file=True)
+    check(t, "agentpath", s)
+    check(t, "attach", a)
+
+
+if __name__ == "__main__":
+    wc.main(body, "arraycopy stub under inlined frames keeps the whole chain")
