@@ -244,11 +244,12 @@ static int setup_walker(JNIEnv *jni, intptr_t env_off, const struct options *o, 
     int flag = env_off ? vmstructs_asgct_flag(jni, env_off) : -1;
     char why[256];
     int vm = vmstructs_walker_setup(env_off, why, sizeof(why)) == 0;
-    if (!vm && !told) {
+    if (!vm && !o->walk_agct && !told) {
         told = 1;
         fprintf(stderr, "flyprof: %s\n", why);
     }
-    rc = stackwalk_configure(vm ? STACKWALK_VM : STACKWALK_AGCT, flag, env_off, o->fault_every);
+    rc = stackwalk_configure(vm && !o->walk_agct ? STACKWALK_VM : STACKWALK_AGCT, flag, env_off,
+                             o->fault_every);
     if (rc != 0)
         snprintf(err, errlen, "cannot set up the stack walker: %s", strerror(-rc));
     return rc;

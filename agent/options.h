@@ -15,6 +15,8 @@
  *   wallthreads=N                  1..OPTIONS_MAX_WALL_THREADS, default 16
  *   filter                         wall samples only threads marked through the Java API
  *   depth=N                        1..OPTIONS_MAX_DEPTH, default 2048
+ *   walk=vm|agct                   stack walker: vm (default) completes AsyncGetCallTrace's
+ *                                  walks from HotSpot's structures; agct is AGCT alone
  *   file=PATH                      non-empty, < OPTIONS_FILE_MAX bytes, no ','; %p and %t are
  *                                  expanded later by options_expand_file
  *   threads                        one stack root per thread in rendered outputs
@@ -69,6 +71,7 @@ struct options {
                                    * rendered format; "" when absent */
     char reply[OPTIONS_FILE_MAX]; /* internal reply=PATH: where the attach CLI reads an
                                    * action's result; "" when absent */
+    int walk_agct;                /* walk=agct: AsyncGetCallTrace alone, no recovery */
     unsigned fault_every;         /* test-only _faultevery=N: every N-th walk faults on
                                    * purpose inside the crash guard; 0: never */
 };

@@ -11,7 +11,9 @@ worker thread predates the agent; its loop starts once the agent runs. Code comp
 attach has no debug information between safepoints (HotSpot records it only while a JVMTI agent
 wants CompiledMethodLoad events or with -XX:+DebugNonSafepoints), and an arraycopy stub is a
 leaf call with none of its own: its caller's inlined frames cannot be known exactly there, by
-AsyncGetCallTrace or anyone else, until the JIT compiles that code again.
+AsyncGetCallTrace or anyone else, until the JIT compiles that code again. A first, short run
+with walk=agct (AsyncGetCallTrace alone) must lose at least half the worker's samples in the
+stub: the option is honoured, and the figures above are the walker's doing.
 About 300 samples of the worker per run (3 s of its CPU), at least 100 required.
 """
 import walk_common as wc
@@ -33,6 +35,15 @@ def check(t, how, s):
 
 
 def body(t):
+    # walk=agct: AsyncGetCallTrace alone gives up inside the stub, so most samples are lost;
+    # this shows the option works and that the recovery is what the checks below measure
+    _, plain = wc.agentpath(t, "arraycopy_agct", "StubLoops", ["arraycopy", 1], THREAD,
+                            options="cpu=10ms,walk=agct")
+    t.check(plain.total >= 30, "walk=agct: only %d samples (want >= 30)", plain.total)
+    t.check(plain.share(plain.lost) >= 0.5 and plain.stub == 0,
+            "walk=agct: %.1f%% lost walks and %d stub frames; AGCT alone should lose most "
+            "samples inside the stub and name no stub", 100 * plain.share(plain.lost),
+            plain.stub)
     _, s = wc.agentpath(t, "arraycopy", "StubLoops", ["arraycopy", 3], THREAD)
     _, a = wc.attach(t, "arraycopy_attach", "StubLoops", ["arraycopy", 60], THREAD, 0, 3,
                      go_file=True)

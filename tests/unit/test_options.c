@@ -223,6 +223,22 @@ static void test_counts(void)
     ERR("depth=", "option 'depth' needs a value");
 }
 
+static void test_walk(void)
+{
+    CHECK(OK("cpu"));
+    CHECK_EQ_U(o.walk_agct, 0);
+    CHECK(OK("walk=agct"));
+    CHECK_EQ_U(o.walk_agct, 1);
+    CHECK(OK("walk=vm,cpu=1ms"));
+    CHECK_EQ_U(o.walk_agct, 0);
+    ERR_EXACT("walk=rbp", "walk=rbp: expected vm (AsyncGetCallTrace, completed from HotSpot's "
+                          "structures where it gives up) or agct (AsyncGetCallTrace alone)");
+    ERR("walk=AGCT", "walk=AGCT: expected vm");
+    ERR("walk=agct ", "walk=agct : expected vm");
+    ERR_EXACT("walk", "option 'walk' needs a value (walk=vm|agct)");
+    ERR_EXACT("walk=vm,walk=agct", "duplicate option 'walk'");
+}
+
 static void test_flags(void)
 {
     CHECK(OK("filter"));
@@ -293,8 +309,8 @@ static void test_errors(void)
 {
     static const char accepted[] =
         "(accepted: start, stop, dump, status, cpu[=TIME], wall[=TIME], "
-        "engine=cputimer|itimer|perf, wallthreads=N, filter, depth=N, file=PATH, log=PATH, "
-        "threads, duration=TIME)";
+        "engine=cputimer|itimer|perf, wallthreads=N, filter, depth=N, walk=vm|agct, file=PATH, "
+        "log=PATH, threads, duration=TIME)";
     char want[512];
     char small[8];
     int rc;
@@ -710,6 +726,7 @@ int main(void)
     test_modes();
     test_engine();
     test_counts();
+    test_walk();
     test_flags();
     test_file();
     test_duration();
