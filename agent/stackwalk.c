@@ -184,6 +184,9 @@ static int caller_ok(const struct codecache_thread *th, uintptr_t old_sp, const 
     return b.kind == CODECACHE_INTERPRETER || after_call(c->pc);
 }
 
+static int unwind_prologue(uintptr_t from, int frame_size, const struct regs *r,
+                           struct regs *c, int *built);
+
 /* Unwinds the frame of the stub holding r->pc (blob b) into *c, exactly, or returns 0. */
 static int unwind_stub(const struct codecache_thread *th, const struct codecache_blob *b,
                        uintptr_t stub_start, const struct regs *r, struct regs *c)
@@ -223,6 +226,12 @@ static int unwind_stub(const struct codecache_thread *th, const struct codecache
         if (caller_ok(th, sp, c))
             return 1;
     }
+    /* in a stub's frame setup (pushes, sub rsp): the decoded part says where the return
+     * address is */
+    int built;
+    if (!enter && pc > start && unwind_prologue(start, b->frame_size, r, c, &built) &&
+        caller_ok(th, sp, c))
+        return 1;
     /* at the stub's entry, at its `ret`, or a stub that never builds a frame (vtable and
      * itable stubs): the return address is on top of the stack */
     c->pc = rd(sp);
@@ -267,17 +276,18 @@ static inline int32_t rd32(uintptr_t a)
     return *(const volatile int32_t *)a;
 }
 
-/* The caller of compiled code whose frame is not built yet, from its verified entry to pc:
- * the instructions HotSpot's compilers emit there (stack bang, push rbp, mov rbp, rsp,
- * sub rsp, saving rbp into the frame, no-ops) are decoded to know how much is on the stack.
- * *built is set when the whole frame turned out to be built before pc. Returns 1 or 0. */
-static int unwind_prologue(const struct codecache_blob *b, const struct regs *r,
-                           struct regs *c, int *built)
+/* Decodes the frame setup HotSpot emits at the start of compiled code and of stubs, from
+ * `from` up to pc: stack bang, pushes (rbp and others), mov rbp, rsp, sub rsp, saving rbp into
+ * the frame, no-ops. Returns 1 when the decoding reaches pc exactly, with *d the bytes pushed
+ * or allocated below the return address and *rbp_slot the distance below it of the rbp saved
+ * by a push whose frame pointer rbp now is (0: rbp still holds the caller's); 0 otherwise, with
+ * *d what the decoded part set up. */
+static int decode_prologue(uintptr_t from, uintptr_t pc, intptr_t *d, intptr_t *rbp_slot)
 {
-    uintptr_t p = b->vep, pc = r->pc;
-    intptr_t d = 0; /* bytes below the return address */
-    int moved = 0;
-    *built = 0;
+    uintptr_t p = from;
+    intptr_t pushed_rbp = 0;
+    *d = 0;
+    *rbp_slot = 0;
     for (int steps = 0; p < pc && steps < 32; steps++) {
         int n = nop_len(p);
         uint8_t b0 = rd8(p), b1 = rd8(p + 1), b2 = rd8(p + 2);
@@ -286,16 +296,23 @@ static int unwind_prologue(const struct codecache_blob *b, const struct regs *r,
         } else if (b0 == 0x89 && b1 == 0x84 && b2 == 0x24) {
             p += 7; /* mov [rsp - bang], eax: the stack bang */
         } else if (b0 == 0x55) {
-            d += 8; /* push rbp */
+            *d += 8; /* push rbp */
+            pushed_rbp = *d;
             p += 1;
+        } else if (b0 >= 0x50 && b0 <= 0x57) {
+            *d += 8; /* push another register */
+            p += 1;
+        } else if (b0 == 0x41 && b1 >= 0x50 && b1 <= 0x57) {
+            *d += 8; /* push r8..r15 */
+            p += 2;
         } else if (b0 == 0x48 && ((b1 == 0x8b && b2 == 0xec) || (b1 == 0x89 && b2 == 0xe5))) {
-            moved = 1; /* mov rbp, rsp */
+            *rbp_slot = pushed_rbp; /* mov rbp, rsp: rbp is now this frame's */
             p += 3;
         } else if (b0 == 0x48 && b1 == 0x83 && b2 == 0xec) {
-            d += rd8(p + 3); /* sub rsp, imm8 */
+            *d += rd8(p + 3); /* sub rsp, imm8 */
             p += 4;
         } else if (b0 == 0x48 && b1 == 0x81 && b2 == 0xec) {
-            d += rd32(p + 3); /* sub rsp, imm32 */
+            *d += rd32(p + 3); /* sub rsp, imm32 */
             p += 7;
         } else if (b0 == 0x48 && b1 == 0x89 && b2 == 0x6c && rd8(p + 3) == 0x24) {
             p += 5; /* mov [rsp + imm8], rbp */
@@ -305,18 +322,27 @@ static int unwind_prologue(const struct codecache_blob *b, const struct regs *r,
             break;
         }
     }
-    if (d < 0 || d > 1 << 20)
+    if (*d < 0 || *d > 1 << 20)
         return 0;
-    if (p != pc) {
-        /* past the frame setup into code we do not decode (an entry barrier): fine when the
-         * frame is whole */
-        if (p < pc && b->frame_size > 0 && d + 8 == (intptr_t)b->frame_size * 8)
+    return p == pc;
+}
+
+/* The caller of code whose frame is not built yet at pc, decoding its setup from `from`.
+ * *built is set when the decoded setup is a whole frame of frame_size words (pc is past it, in
+ * code not decoded, such as an entry barrier). Returns 1 or 0. */
+static int unwind_prologue(uintptr_t from, int frame_size, const struct regs *r,
+                           struct regs *c, int *built)
+{
+    intptr_t d, rbp_slot;
+    *built = 0;
+    if (!decode_prologue(from, r->pc, &d, &rbp_slot)) {
+        if (frame_size > 0 && d + 8 == (intptr_t)frame_size * 8 && rbp_slot == 0)
             *built = 1;
         return 0;
     }
     c->pc = rd(r->sp + (uintptr_t)d);
     c->sp = r->sp + (uintptr_t)d + 8;
-    c->fp = moved ? rd(r->sp + (uintptr_t)d - 8) : r->fp;
+    c->fp = rbp_slot ? rd(r->sp + (uintptr_t)(d - rbp_slot)) : r->fp;
     return 1;
 }
 
@@ -383,7 +409,7 @@ static int unwind_nmethod(const struct codecache_thread *th, const struct codeca
         return caller_ok(th, sp, c);
     }
     if (b->frame_complete < 0 || r->pc < b->code_begin + (uintptr_t)b->frame_complete) {
-        if (unwind_prologue(b, r, c, &built))
+        if (unwind_prologue(b->vep, b->frame_size, r, c, &built))
             return caller_ok(th, sp, c);
         if (!built)
             return 0;
@@ -514,13 +540,31 @@ static int agct_with_anchor(struct crashguard *g, JNIEnv *env, const struct code
     return n;
 }
 
+/* The bytecode index an interpreted frame at fp is at (its bcp slot, 8 words below fp on
+ * x86_64), or -1 when the bcp is not inside the method's bytecodes. */
+static int32_t interpreted_bci(uintptr_t fp, uintptr_t method)
+{
+    const struct codecache_layout *l = codecache_layout_sigsafe();
+    if (l->method_const < 0 || l->constmethod_size <= 0 || l->constmethod_code_size < 0)
+        return -1;
+    uintptr_t cm = rd(method + (uintptr_t)l->method_const);
+    uintptr_t codes = cm + (uintptr_t)l->constmethod_size;
+    uintptr_t size = *(const volatile uint16_t *)(cm + (uintptr_t)l->constmethod_code_size);
+    uintptr_t bcp = rd(fp - 8 * sizeof(uintptr_t));
+    return bcp >= codes && bcp < codes + size ? (int32_t)(bcp - codes) : -1;
+}
+
 /* AGCT could not walk from the last Java frame anchor of a thread in the VM:
  * - unknown_not_Java: the anchor has an sp but no pc, as the interpreter leaves it when it
  *   calls into the VM. HotSpot makes such an anchor walkable itself when it needs to, taking
  *   the return address below the sp as the pc (JavaFrameAnchor::make_walkable); so does this.
- * - not_walkable_not_Java: the anchor is inside a runtime stub whose frame HotSpot says is
- *   never complete (C1's Runtime1 stubs), so AGCT will not step out of it; but the anchor's pc
- *   is the return address of the stub's call into the VM, so the frame is whole: the caller
+ * - the anchor's frame is interpreted and AGCT finds it invalid (it checks more than the
+ *   frame's Method* and bcp, in states where the interpreter is between bytecodes): the frame
+ *   is read here (Method* and bcp slots, the jmethodID pointing back at the Method*) and AGCT
+ *   walks from its sender, given as the anchor.
+ * - the anchor is inside a runtime stub (C1's Runtime1 stubs, which HotSpot says are never
+ *   frame-complete, C2's allocation stubs), and AGCT will not step out of it; but the anchor's
+ *   pc is the return address of the stub's call into the VM, so the frame is whole: the caller
  *   comes from the stub's frame size, and the stub is kept as the leaf frame.
  * Returns the frame count or 0. */
 static int walk_anchor(struct crashguard *g, JNIEnv *env, int code, struct sample_frame *frames,
@@ -532,26 +576,47 @@ static int walk_anchor(struct crashguard *g, JNIEnv *env, int code, struct sampl
         !th.last_sp || th.last_sp < th.stack_lo + 8 || th.last_sp >= th.stack_hi ||
         (th.last_sp & 7))
         return 0;
+    uintptr_t pc = th.last_pc ? th.last_pc : rd(th.last_sp - 8);
+    if (!codecache_find_sigsafe(pc, &b))
+        return 0;
     if (code == -3 && !th.last_pc) {
-        uintptr_t pc = rd(th.last_sp - 8);
-        if (!codecache_find_sigsafe(pc, &b))
-            return 0;
-        return agct_with_anchor(g, env, &th, th.last_sp, pc, th.last_fp, frames, depth);
+        int n = agct_with_anchor(g, env, &th, th.last_sp, pc, th.last_fp, frames, depth);
+        if (n > 0)
+            return n;
     }
-    if (code != -4 || !th.last_pc || !codecache_find_sigsafe(th.last_pc, &b) ||
-        b.kind != CODECACHE_STUB || b.frame_size <= 0)
+    struct regs c;
+    struct sample_frame lead;
+    uintptr_t fp = th.last_fp;
+    if (b.kind == CODECACHE_INTERPRETER) {
+        if (fp < th.last_sp || fp >= th.stack_hi - 16 || (fp & 7))
+            return 0;
+        uintptr_t m = rd(fp - 24);
+        jmethodID id = codecache_jmethod_sigsafe(m);
+        c.pc = rd(fp + 8);
+        c.fp = rd(fp);
+        c.sp = rd(fp - 8);
+        if (!id || c.sp < fp + 16 || !caller_ok(&th, fp, &c))
+            return 0;
+        lead.method_id = id;
+        lead.lineno = SAMPLE_FRAME_PACK(SAMPLE_FT_INTERPRETED, interpreted_bci(fp, m));
+    } else if (b.kind == CODECACHE_STUB && b.frame_size > 0) {
+        uintptr_t nsp = th.last_sp + (uintptr_t)b.frame_size * sizeof(uintptr_t);
+        if (nsp > th.stack_hi)
+            return 0;
+        c.pc = rd(nsp - 8);
+        c.sp = nsp;
+        c.fp = rd(nsp - 16);
+        if (!caller_ok(&th, th.last_sp, &c))
+            return 0;
+        lead.lineno = SAMPLE_FRAME_PACK(SAMPLE_FT_STUB, -1);
+        lead.method_id = (jmethodID)(uintptr_t)stub_name(&b, pc, NULL);
+    } else {
         return 0;
-    uintptr_t nsp = th.last_sp + (uintptr_t)b.frame_size * sizeof(uintptr_t);
-    if (nsp > th.stack_hi)
-        return 0;
-    struct regs c = {rd(nsp - 8), nsp, rd(nsp - 16)};
-    if (!caller_ok(&th, th.last_sp, &c))
-        return 0;
+    }
     int n = agct_with_anchor(g, env, &th, c.sp, c.pc, c.fp, frames + 1, depth - 1);
     if (n <= 0)
         return 0;
-    frames[0].lineno = SAMPLE_FRAME_PACK(SAMPLE_FT_STUB, -1);
-    frames[0].method_id = (jmethodID)(uintptr_t)stub_name(&b, th.last_pc, NULL);
+    frames[0] = lead;
     return n + 1;
 }
 
