@@ -40,6 +40,9 @@ struct codecache_layout {
     int nm_vep_offset;              /* nmethod::_verified_entry_offset from code_begin, u2 (21+) */
     uintptr_t interp_lo, interp_hi; /* the template interpreter's code */
     uintptr_t call_stub_return;     /* StubRoutines::_call_stub_return_address */
+    int entry_frame_wrapper;        /* frame::entry_frame_call_wrapper_offset, in words from
+                                     * the call stub frame's rbp to its JavaCallWrapper* */
+    int call_wrapper_anchor;        /* JavaCallWrapper::_anchor, -1 when unknown */
     uintptr_t jvm_seg[6][2];        /* libjvm's loaded segments [lo, hi): blob names live there */
     int jvm_nseg;
     intptr_t env_offset;            /* JNIEnv* - JavaThread* */

@@ -427,32 +427,33 @@ static int unwind_nmethod(const struct codecache_thread *th, const struct codeca
     return caller_ok(th, sp, c);
 }
 
-/* The interpreter building a method's frame (generate_fixed_frame: enter, then sender sp,
- * last sp, Method*, ...), where AGCT finds the frame invalid: the frame pointer is set, and
- * once the Method* slot (fp - 3 words) holds the Method* still in rbx, the caller is known
- * from the frame (return address, saved rbp, sender sp). Returns the Method* or 0. */
+/* The interpreter building a method's frame (generate_fixed_frame: push the return address,
+ * enter, then sender sp, last sp, Method*, ...), where AGCT finds the frame invalid: rbx holds
+ * the Method* being entered, the frame pointer is set once the frame's first words are pushed,
+ * and the caller is known from the frame (return address, saved rbp, sender sp). The Method*
+ * slot (fp - 3 words), once pushed, must hold rbx's Method*. Returns the Method* or 0. */
 static uintptr_t unwind_interpreter(const struct codecache_thread *th, const struct regs *r,
                                     uintptr_t rbx, struct regs *c)
 {
     uintptr_t fp = r->fp;
-    if (fp < r->sp + 24 || fp >= th->stack_hi - 16 || (fp & 7))
+    if (fp < r->sp + 8 || fp >= th->stack_hi - 16 || (fp & 7) || fp - r->sp > 4096)
         return 0;
-    uintptr_t m = rd(fp - 24);
-    if (!m || m != rbx)
+    if (fp >= r->sp + 24 && rd(fp - 24) != rbx)
         return 0;
     c->pc = rd(fp + 8);
     c->fp = rd(fp);
     c->sp = rd(fp - 8);
-    if (c->sp < fp + 16 || !caller_ok(th, fp, c))
+    if (!rbx || c->sp < fp + 16 || !caller_ok(th, fp, c))
         return 0;
-    return m;
+    return rbx;
 }
 
 /* AGCT failed at uc (unknown_Java, not_walkable_Java): unwinds the one frame it could not
  * (a stub's, compiled code's prologue or epilogue, the interpreter building a frame) and
- * walks from its caller. Returns the frame count, that frame first, or 0. */
+ * walks from its caller. Returns the frame count, that frame first, or 0; *start is set to the
+ * caller's registers, where AGCT's frames begin. */
 static int recover(struct crashguard *g, JNIEnv *env, const ucontext_t *uc,
-                   struct sample_frame *frames, int depth)
+                   struct sample_frame *frames, int depth, struct regs *start)
 {
     struct codecache_thread th;
     struct codecache_blob b;
@@ -502,6 +503,7 @@ static int recover(struct crashguard *g, JNIEnv *env, const ucontext_t *uc,
     if (m <= 0)
         return 0;
     frames[0] = lead;
+    *start = c;
     return m + 1;
 }
 
@@ -566,9 +568,10 @@ static int32_t interpreted_bci(uintptr_t fp, uintptr_t method)
  *   frame-complete, C2's allocation stubs), and AGCT will not step out of it; but the anchor's
  *   pc is the return address of the stub's call into the VM, so the frame is whole: the caller
  *   comes from the stub's frame size, and the stub is kept as the leaf frame.
- * Returns the frame count or 0. */
+ * Returns the frame count or 0; *start is set to the registers of the frame where AGCT's
+ * frames begin, frames[*first]. */
 static int walk_anchor(struct crashguard *g, JNIEnv *env, int code, struct sample_frame *frames,
-                       int depth)
+                       int depth, struct regs *start, int *first)
 {
     struct codecache_thread th;
     struct codecache_blob b;
@@ -581,8 +584,13 @@ static int walk_anchor(struct crashguard *g, JNIEnv *env, int code, struct sampl
         return 0;
     if (code == -3 && !th.last_pc) {
         int n = agct_with_anchor(g, env, &th, th.last_sp, pc, th.last_fp, frames, depth);
-        if (n > 0)
+        if (n > 0) {
+            start->pc = pc;
+            start->sp = th.last_sp;
+            start->fp = th.last_fp;
+            *first = 0;
             return n;
+        }
     }
     struct regs c;
     struct sample_frame lead;
@@ -617,7 +625,114 @@ static int walk_anchor(struct crashguard *g, JNIEnv *env, int code, struct sampl
     if (n <= 0)
         return 0;
     frames[0] = lead;
+    *start = c;
+    *first = 1;
     return n + 1;
+}
+
+/* The Method* a jmethodID stands for (a jmethodID points at a slot holding it). */
+static uintptr_t method_of(jmethodID id)
+{
+    return id && !((uintptr_t)id & 7) ? rd((uintptr_t)id) : 0;
+}
+
+static void set_type(struct sample_frame *f, int type)
+{
+    if (f->lineno >= -1) /* a bci, or -1 for none; native methods' -3 keep type 0 */
+        f->lineno = SAMPLE_FRAME_PACK(type, f->lineno);
+}
+
+/* Types AGCT's frames frames[first..n) by walking the physical frames alongside, from r (the
+ * frame AGCT started from): an interpreted frame's Method* slot must match its AGCT frame; in a
+ * compiled frame, AGCT's frames up to the first whose Method* is the nmethod's own are inlined
+ * into it, that one is the compiled frame (C1 or C2/JVMCI by tier). Senders come from the
+ * frame size (compiled), the frame (interpreted: return address, saved rbp, sender sp) and,
+ * across a call from the VM into Java, the call stub's JavaCallWrapper anchor. Where anything
+ * does not match or cannot be read, the rest keep type 0: never a guess. */
+static void type_frames(const struct codecache_thread *th, struct regs r,
+                        struct sample_frame *frames, int first, int n)
+{
+    const struct codecache_layout *l = codecache_layout_sigsafe();
+    int i = first;
+    for (int steps = 0; i < n && steps < n + 64; steps++) {
+        struct codecache_blob b;
+        if (r.sp < th->stack_lo || r.sp >= th->stack_hi || !codecache_find_sigsafe(r.pc, &b))
+            return;
+        struct regs c;
+        if (b.kind == CODECACHE_INTERPRETER) {
+            if (r.fp < r.sp || r.fp >= th->stack_hi - 16 || (r.fp & 7) ||
+                method_of(frames[i].method_id) != rd(r.fp - 24))
+                return;
+            set_type(&frames[i++], SAMPLE_FT_INTERPRETED);
+            c.pc = rd(r.fp + 8);
+            c.fp = rd(r.fp);
+            c.sp = rd(r.fp - 8);
+        } else if (b.kind == CODECACHE_NMETHOD) {
+            int j = i;
+            while (j < n && method_of(frames[j].method_id) != b.method)
+                j++;
+            if (j == n || b.frame_size <= 0 || b.frame_complete < 0 ||
+                r.pc < b.code_begin + (uintptr_t)b.frame_complete)
+                return;
+            if (b.level > 0) {
+                for (; i < j; i++)
+                    set_type(&frames[i], SAMPLE_FT_INLINED);
+                set_type(&frames[i], b.level <= 3 ? SAMPLE_FT_C1 : SAMPLE_FT_COMPILED);
+            } else if (i != j) {
+                return; /* a native method's wrapper inlines nothing */
+            }
+            i++;
+            c.sp = r.sp + (uintptr_t)b.frame_size * sizeof(uintptr_t);
+            if (c.sp > th->stack_hi)
+                return;
+            c.pc = rd(c.sp - 8);
+            c.fp = rd(c.sp - 16);
+        } else if (r.pc == l->call_stub_return && l->call_wrapper_anchor >= 0) {
+            /* Java called from the VM: the previous Java frames are where the call stub's
+             * JavaCallWrapper (in the entry frame, below its rbp) says the thread left them */
+            uintptr_t w = rd(r.fp + (uintptr_t)((intptr_t)l->entry_frame_wrapper * 8));
+            if (!w)
+                return;
+            uintptr_t a = w + (uintptr_t)l->call_wrapper_anchor;
+            c.sp = rd(a + (uintptr_t)l->anchor_sp);
+            c.fp = rd(a + (uintptr_t)l->anchor_fp);
+            c.pc = rd(a + (uintptr_t)l->anchor_pc);
+            if (!c.sp || c.sp < th->stack_lo + 8 || c.sp >= th->stack_hi)
+                return;
+            if (!c.pc)
+                c.pc = rd(c.sp - 8);
+            if (c.sp <= r.sp)
+                return;
+            r = c;
+            continue;
+        } else {
+            return;
+        }
+        if (c.sp <= r.sp)
+            return;
+        r = c;
+    }
+}
+
+/* Where AGCT started walking the thread interrupted at uc: the context itself when the
+ * thread runs Java code, else its last Java frame anchor. 0 when unknown. */
+static int agct_start(const struct codecache_thread *th, const ucontext_t *uc, struct regs *r)
+{
+    if (th->state == 8 || th->state == 9) { /* _thread_in_Java(_trans) */
+        if (!uc)
+            return 0;
+        const greg_t *gr = uc->uc_mcontext.gregs;
+        r->pc = (uintptr_t)gr[REG_RIP];
+        r->sp = (uintptr_t)gr[REG_RSP];
+        r->fp = (uintptr_t)gr[REG_RBP];
+        return th->last_sp == 0;
+    }
+    if (!th->last_sp || th->last_sp < th->stack_lo + 8 || th->last_sp >= th->stack_hi)
+        return 0;
+    r->sp = th->last_sp;
+    r->fp = th->last_fp;
+    r->pc = th->last_pc ? th->last_pc : rd(th->last_sp - 8);
+    return 1;
 }
 
 int stackwalk_java_sigsafe(JNIEnv *env, void *uc, struct sample_frame *frames, int depth,
@@ -633,21 +748,32 @@ int stackwalk_java_sigsafe(JNIEnv *env, void *uc, struct sample_frame *frames, i
         if (k % fault_every == 0)
             forced_fault(&g, env, k);
     }
+    struct codecache_thread th;
+    struct regs start;
+    int have_start = 0, first = 0;
+    int vm = mode == STACKWALK_VM && codecache_thread_sigsafe(env, &th);
+    if (vm)
+        have_start = agct_start(&th, uc, &start);
     int n = call_agct(&g, env, uc, frames, depth);
-    if ((n == -3 || n == -4) && mode == STACKWALK_VM) {
-        int m = walk_anchor(&g, env, n, frames, depth);
+    if ((n == -3 || n == -4) && vm) {
+        int m = walk_anchor(&g, env, n, frames, depth, &start, &first);
         if (m > 0) {
             n = m;
             *recovered = 1;
+            have_start = 1;
         }
     }
-    if ((n == -5 || n == -6) && mode == STACKWALK_VM && uc) {
-        int m = recover(&g, env, uc, frames, depth);
+    if ((n == -5 || n == -6) && vm && uc) {
+        int m = recover(&g, env, uc, frames, depth, &start);
         if (m > 0) {
             n = m;
             *recovered = 1;
+            have_start = 1;
+            first = 1;
         }
     }
+    if (n > 0 && have_start)
+        type_frames(&th, start, frames, first, n);
     crashguard_leave(&g);
     return n;
 }

@@ -373,6 +373,11 @@ int vmstructs_walker_setup(intptr_t env_offset, char *err, size_t errlen)
     }
     const uintptr_t *csr = vmstructs_static("StubRoutines", "_call_stub_return_address");
     l.call_stub_return = csr ? *csr : 0;
+    l.call_wrapper_anchor = (int)vmstructs_offset("JavaCallWrapper", "_anchor");
+    if (vmstructs_int_constant("frame::entry_frame_call_wrapper_offset", &c) == 0)
+        l.entry_frame_wrapper = c;
+    else
+        l.call_wrapper_anchor = -1;
     need(&l.jt_stack_base, "JavaThread", "_stack_base", miss, sizeof(miss));
     need(&l.jt_stack_size, "JavaThread", "_stack_size", miss, sizeof(miss));
     need(&l.jt_anchor, "JavaThread", "_anchor", miss, sizeof(miss));

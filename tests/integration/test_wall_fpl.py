@@ -8,7 +8,8 @@ signaled / failed counts and its time, which tick each sample answers. This modu
 them straight from the log, following FORMAT.md alone (it does not share code with the
 collector, so it also cross-checks it): preamble, chunks verified by CRC-32 over sequence
 number + payload, length-framed records, THREAD / SAMPLE / WALL_TICK / ANCHOR / HEADER / END /
-COUNTERS. METHOD and STACK records are skipped: stacks are checked through `flyprof convert`.
+COUNTERS, and METHOD / STACK (names, bcis and frame types; the stack walker's tests read the
+types, which folded output does not show).
 Damaged or cut-off chunks are not recovered (a test log must be intact): the reader raises.
 
 Used by test_wall_states.py, test_wall_parked.py, test_filter_marked.py and test_churn.py:
@@ -148,6 +149,8 @@ class Log:
         self.ticks = {}         # tick id -> Tick
         self.tick_repeats = 0
         self.counters = {}
+        self.methods = {}       # id -> (kind, class, name)
+        self.stacks = {}        # id -> [(method_id, bci, frame type)], leaf first
         self.end_ticks = None
         self.chunks = 0
 
@@ -195,6 +198,14 @@ def _record(log, typ, b, state):
         for _ in range(b.v()):
             k = b.v()
             log.counters[k] = b.v()
+    elif typ == REC_METHOD:
+        mid, kind = b.v(), b.u8()
+        log.methods[mid] = (kind, b.str(), b.str())
+    elif typ == REC_STACK:
+        sid, n = b.v(), b.v()
+        frames = [(b.v(), b.sv()) for _ in range(n)]
+        types = [b.u8() for _ in range(n)] if b.left() >= n else [0] * n
+        log.stacks[sid] = [f + (t,) for f, t in zip(frames, types)]
     elif typ == REC_END:
         log.end_ticks = b.u64()
     elif typ == REC_WALL_TICK:
@@ -206,7 +217,7 @@ def _record(log, typ, b, state):
             log.tick_repeats += 1
         else:
             log.ticks[tid] = t
-    # METHOD, STACK, HANDLER_HIST and unknown types: skipped by their length
+    # HANDLER_HIST and unknown types: skipped by their length
 
 
 def parse(data):
