@@ -777,3 +777,25 @@ int stackwalk_java_sigsafe(JNIEnv *env, void *uc, struct sample_frame *frames, i
     crashguard_leave(&g);
     return n;
 }
+
+int stackwalk_java_from_sigsafe(JNIEnv *env, void *uc, uintptr_t pc, uintptr_t sp, uintptr_t fp,
+                                struct sample_frame *frames, int depth, int *recovered)
+{
+    struct crashguard g;
+    volatile int compiled = 0;
+    *recovered = 0;
+    if (!uc)
+        return -5;
+    if (sigsetjmp(g.jb, 0) != 0)
+        return SAMPLE_ERR_WALK_FAULT;
+    crashguard_enter(&g);
+    struct codecache_blob b;
+    compiled = codecache_find_sigsafe(pc, &b) && b.kind == CODECACHE_NMETHOD;
+    crashguard_leave(&g);
+    ucontext_t cu = *(const ucontext_t *)uc;
+    /* pc is a return address: into compiled code, one byte back (see recover) */
+    cu.uc_mcontext.gregs[REG_RIP] = (greg_t)(compiled ? pc - 1 : pc);
+    cu.uc_mcontext.gregs[REG_RSP] = (greg_t)sp;
+    cu.uc_mcontext.gregs[REG_RBP] = (greg_t)fp;
+    return stackwalk_java_sigsafe(env, &cu, frames, depth, recovered);
+}

@@ -44,4 +44,12 @@ int stackwalk_configure(enum stackwalk_mode mode, int asgct_flag, intptr_t env_o
 int stackwalk_java_sigsafe(JNIEnv *env, void *uc, struct sample_frame *frames, int depth,
                            int *recovered);
 
+/* Like stackwalk_java_sigsafe, from the Java frame (pc, sp, fp) a native unwinder reached
+ * below native frames (pc a return address into the code cache) of a thread interrupted at uc
+ * in Java code (a leaf call from compiled code into the VM or a library, where AGCT cannot
+ * start from uc). Threads in native or VM code need not: AGCT starts from their last Java
+ * frame anchor whatever uc says. Async-signal-safe. */
+int stackwalk_java_from_sigsafe(JNIEnv *env, void *uc, uintptr_t pc, uintptr_t sp, uintptr_t fp,
+                                struct sample_frame *frames, int depth, int *recovered);
+
 #endif
