@@ -2,13 +2,13 @@
 # (the agent's encoder and chunk framing, nothing of the collector), fplconv converts one with
 # the collector library and times reading and writing apart. Built with the tests, into
 # BUILD/tests; never run by ctest.
-add_executable(fplsynth ${CMAKE_CURRENT_LIST_DIR}/fplsynth.c ${CMAKE_SOURCE_DIR}/collector/fpl_chunk.c)
+add_executable(fplsynth ${CMAKE_CURRENT_LIST_DIR}/fplsynth.c ${CMAKE_SOURCE_DIR}/collector/format/fpl_chunk.c)
 add_executable(fplconv ${CMAKE_CURRENT_LIST_DIR}/fplconv.c)
 foreach(_t fplsynth fplconv)
     set_target_properties(${_t} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
     target_compile_options(${_t} PRIVATE ${FLYPROF_WARNINGS})
     target_compile_definitions(${_t} PRIVATE _GNU_SOURCE)
 endforeach()
-target_include_directories(fplsynth PRIVATE ${CMAKE_SOURCE_DIR}/collector)
+target_include_directories(fplsynth PRIVATE ${CMAKE_SOURCE_DIR}/collector/format)
 target_link_libraries(fplsynth PRIVATE ZLIB::ZLIB m)
-target_link_libraries(fplconv PRIVATE flyprof_collector)
+target_link_libraries(fplconv PRIVATE flyprof_render)

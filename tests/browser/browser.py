@@ -2,7 +2,7 @@
 
 Pages are opened by Debian's chromium, headless, with a fresh profile each time and nothing that
 reaches the network; `--dump-dom` prints the DOM after the page's script ran (with a virtual
-time budget, so its timers run too). The page reports through the DOM (collector/html/flame.js):
+time budget, so its timers run too). The page reports through the DOM (collector/render/html/flame.js):
 
 - `#fp-stats` data-* attributes: data-drawn (frames drawn), data-nodes, data-view, data-zoom,
   and timings (data-ms-*, milliseconds since navigation start or spent in a phase);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""wall_fpl: a small, independent reader of .fpl logs (collector/FORMAT.md, version 1) for the
+"""wall_fpl: a small, independent reader of .fpl logs (collector/format/FORMAT.md, version 1) for the
 wall-clock tests, and its own test.
 
 The wall-clock tests need facts the rendered outputs do not show (yet), or show only in

@@ -1,5 +1,5 @@
 # Collector tests. The collector's sources are compiled into each test (not linked from
-# flyprof_collector) so the -asan variants check the collector itself under ASan/UBSan.
+# flyprof_render) so the -asan variants check the collector itself under ASan/UBSan.
 set(_col_dir ${CMAKE_SOURCE_DIR}/collector)
 set(_col_tests ${CMAKE_SOURCE_DIR}/tests/unit)
 set(_col_helpers ${_col_tests}/fplgen.c ${_col_tests}/golden_log.c)
@@ -21,12 +21,12 @@ flyprof_collector_test(test_collector_damage)
 # The CLI test drives a flyprof binary given on its command line: the normal one, and one
 # built with sanitizers from the same sources.
 add_executable(test_collector_cli ${_col_tests}/test_collector_cli.c ${_col_helpers}
-    ${_col_dir}/fpl_chunk.c)
+    ${_col_dir}/format/fpl_chunk.c)
 set_target_properties(test_collector_cli PROPERTIES RUNTIME_OUTPUT_DIRECTORY
     ${CMAKE_BINARY_DIR}/tests)
 target_compile_options(test_collector_cli PRIVATE ${FLYPROF_WARNINGS})
 target_compile_definitions(test_collector_cli PRIVATE _GNU_SOURCE)
-target_include_directories(test_collector_cli PRIVATE ${_col_dir} ${_col_tests})
+target_include_directories(test_collector_cli PRIVATE ${FLYPROF_COLLECTOR_INCLUDES} ${_col_tests})
 target_link_libraries(test_collector_cli PRIVATE ZLIB::ZLIB)
 add_test(NAME test_collector_cli COMMAND test_collector_cli $<TARGET_FILE:flyprof_cli>)
 set_tests_properties(test_collector_cli PROPERTIES LABELS unit TIMEOUT 300)
@@ -35,13 +35,13 @@ add_dependencies(test_collector_cli flyprof_cli)
 if(FLYPROF_SANITIZE)
     set(_san -fsanitize=address,undefined -fno-sanitize-recover=undefined
         -fno-omit-frame-pointer)
-    add_executable(flyprof_cli-asan ${_col_dir}/main.c ${FLYPROF_COLLECTOR_SOURCES})
+    add_executable(flyprof_cli-asan ${_col_dir}/cli/main.c ${FLYPROF_COLLECTOR_SOURCES})
     set_target_properties(flyprof_cli-asan PROPERTIES OUTPUT_NAME flyprof-asan
         RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
     target_compile_options(flyprof_cli-asan PRIVATE ${FLYPROF_WARNINGS} ${_san})
     target_link_options(flyprof_cli-asan PRIVATE ${_san})
     target_compile_definitions(flyprof_cli-asan PRIVATE _GNU_SOURCE)
-    target_include_directories(flyprof_cli-asan PRIVATE ${_col_dir})
+    target_include_directories(flyprof_cli-asan PRIVATE ${FLYPROF_COLLECTOR_INCLUDES})
     target_link_libraries(flyprof_cli-asan PRIVATE ZLIB::ZLIB m)
     add_test(NAME test_collector_cli-asan
         COMMAND test_collector_cli $<TARGET_FILE:flyprof_cli-asan>)

@@ -57,13 +57,13 @@ int golden_log_build(struct fplgen *g, int with_end)
         .command = "java -jar app.jar",
     };
     const struct reader_line lines[] = {{0, 10}, {5, 11}, {20, 14}};
-    const struct reader_frame s1[] = {{4, 10}, {3, 5}, {2, 1}};
-    const struct reader_frame s2[] = {{4, 20}, {3, 5}, {2, 1}};
-    const struct reader_frame s3[] = {{3, 7}, {2, 1}};
-    const struct reader_frame s4[] = {{5, -1}, {1, 3}};
-    const struct reader_frame s5[] = {{6, -1}};
-    const struct reader_frame s6[] = {{9, 4}, {9, 4}, {9, 2}, {8, 0}, {1, 3}};
-    const struct reader_frame s7[] = {{7, -1}, {99, 0}, {2, 1}};
+    const struct reader_frame s1[] = {{4, 10, 0}, {3, 5, 0}, {2, 1, 0}};
+    const struct reader_frame s2[] = {{4, 20, 0}, {3, 5, 0}, {2, 1, 0}};
+    const struct reader_frame s3[] = {{3, 7, 0}, {2, 1, 0}};
+    const struct reader_frame s4[] = {{5, -1, 0}, {1, 3, 0}};
+    const struct reader_frame s5[] = {{6, -1, 0}};
+    const struct reader_frame s6[] = {{9, 4, 0}, {9, 4, 0}, {9, 2, 0}, {8, 0, 0}, {1, 3, 0}};
+    const struct reader_frame s7[] = {{7, -1, 0}, {99, 0, 0}, {2, 1, 0}};
     uint64_t t = GOLDEN_ANCHOR_TICKS;
     int rc;
 

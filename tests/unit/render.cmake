@@ -19,12 +19,12 @@ endforeach()
 # The CLI test drives a flyprof binary given on its command line: the normal one, and the
 # sanitizer build collector.cmake makes from the same sources.
 add_executable(test_render_cli ${_rnd_tests}/test_render_cli.c ${_rnd_helpers}
-    ${_rnd_dir}/fpl_chunk.c)
+    ${_rnd_dir}/format/fpl_chunk.c)
 set_target_properties(test_render_cli PROPERTIES RUNTIME_OUTPUT_DIRECTORY
     ${CMAKE_BINARY_DIR}/tests)
 target_compile_options(test_render_cli PRIVATE ${FLYPROF_WARNINGS})
 target_compile_definitions(test_render_cli PRIVATE _GNU_SOURCE)
-target_include_directories(test_render_cli PRIVATE ${_rnd_dir} ${_rnd_tests})
+target_include_directories(test_render_cli PRIVATE ${FLYPROF_COLLECTOR_INCLUDES} ${_rnd_tests})
 target_link_libraries(test_render_cli PRIVATE ZLIB::ZLIB)
 add_test(NAME test_render_cli COMMAND test_render_cli $<TARGET_FILE:flyprof_cli>)
 set_tests_properties(test_render_cli PROPERTIES LABELS unit TIMEOUT 300)

@@ -63,12 +63,12 @@ static int build(struct fplgen *g)
     for (uint64_t th = 1; th <= 3; th++)
         fplgen_thread(g, th, 100 + th, "worker");
     for (uint64_t s = 0; s < nstacks; s++) {
-        struct reader_frame f[3] = {{1 + s % 8, 1}, {1 + (s + 3) % 8, 2}, {1, -1}};
+        struct reader_frame f[3] = {{1 + s % 8, 1, 0}, {1 + (s + 3) % 8, 2, 0}, {1, -1, 0}};
         fplgen_stack(g, s, 3, f);
     }
     for (int c = 0; c < NCHUNKS; c++) {
         if (c % 5 == 2) { /* a new stack, used from here on */
-            struct reader_frame f[2] = {{2, 7}, {3, 8}};
+            struct reader_frame f[2] = {{2, 7, 0}, {3, 8, 0}};
             fplgen_stack(g, nstacks++, 2, f);
         }
         int n = 5 + (int)rnd_below(40);

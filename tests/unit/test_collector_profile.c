@@ -280,7 +280,7 @@ static void test_golden_summary(void)
  * FORMAT.md says. */
 static void test_wall_scaling(void)
 {
-    const struct reader_frame f[] = {{1, 0}};
+    const struct reader_frame f[] = {{1, 0, 0}};
     struct fplgen g;
     CHECK(fplgen_init(&g) == 0);
     fplgen_method(&g, 1, FPL_METHOD_JAVA, "a.B", "c", "()V", "", 0, NULL);
@@ -474,7 +474,7 @@ static void test_names(void)
     CHECK(strcmp(out, "abc") == 0);
 
     struct fplgen g;
-    const struct reader_frame f[] = {{1, 0}, {2, 0}};
+    const struct reader_frame f[] = {{1, 0, 0}, {2, 0, 0}};
     CHECK(fplgen_init(&g) == 0);
     fplgen_method(&g, 1, FPL_METHOD_JAVA, "a.B", "old", "()V", "", 0, NULL);
     fplgen_method(&g, 1, FPL_METHOD_JAVA, "a.B", "new;x", "()V", "", 0, NULL);
@@ -532,7 +532,7 @@ static void test_names(void)
 static void test_many_cells(void)
 {
     struct fplgen g;
-    const struct reader_frame f[] = {{1, 0}};
+    const struct reader_frame f[] = {{1, 0, 0}};
     uint64_t n = 0;
 
     CHECK(fplgen_init(&g) == 0);

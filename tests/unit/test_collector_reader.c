@@ -305,7 +305,7 @@ static void test_round_trip(void)
     };
     const struct reader_line lines[] = {{0, 0}, {127, 128}, {UINT64_MAX, UINT64_MAX}};
     const struct reader_frame frames[] = {
-        {0, 0}, {UINT64_MAX, -1}, {1, INT64_MIN}, {2, INT64_MAX}, {3, -2}, {4, 65535},
+        {0, 0, 0}, {UINT64_MAX, -1, 0}, {1, INT64_MIN, 0}, {2, INT64_MAX, 0}, {3, -2, 0}, {4, 65535, 0},
     };
     const struct reader_counter ctr[] = {{0, 0}, {FPL_CTR_BYTES, UINT64_MAX}, {1000, 7}};
     const uint64_t ticks[] = {0, UINT64_MAX, 5, 1ull << 63, 0, 17};
@@ -487,7 +487,7 @@ static void test_round_trip(void)
  * are read. */
 static void test_unknown_type(void)
 {
-    const struct reader_frame f[] = {{1, 0}};
+    const struct reader_frame f[] = {{1, 0, 0}};
     struct fplgen g;
     struct seen s;
     struct reader_stats st;
@@ -586,7 +586,7 @@ static void test_trailing_bytes(void)
  * length running past the payload ends the chunk, and only it. */
 static void test_bad_records(void)
 {
-    const struct reader_frame f[] = {{1, 0}};
+    const struct reader_frame f[] = {{1, 0, 0}};
     struct fplgen g;
     struct seen s;
     struct reader_stats st;

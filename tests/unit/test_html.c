@@ -114,7 +114,7 @@ static int build_cells(struct fplgen *g, const char *command, const struct cell 
                 put_method(g, mid, copy);
             else
                 free(copy);
-            fr[nf++] = (struct reader_frame){mid, -1};
+            fr[nf++] = (struct reader_frame){mid, -1, 0};
         }
         /* stacks are leaf first */
         for (size_t a = 0, b = nf - 1; nf && a < b; a++, b--) {
@@ -1032,7 +1032,7 @@ static void test_random_profile(void)
         for (size_t k = 0; k < n; k++) {
             /* root-side frames come from few methods, so prefixes are shared */
             uint64_t m = k < 4 + shared * 4 ? 1 + (k * 7 + shared) % 11 : 1 + rnd(&seed) % 300;
-            fr[n - 1 - k] = (struct reader_frame){m, (int32_t)(rnd(&seed) % 3)};
+            fr[n - 1 - k] = (struct reader_frame){m, (int32_t)(rnd(&seed) % 3), 0};
         }
         fplgen_stack(&g, s, n, fr);
         uint64_t w = 1 + rnd(&seed) % 5;

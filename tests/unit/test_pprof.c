@@ -1036,7 +1036,7 @@ static void test_lines(void)
     const int32_t bcis[] = {0, 4, 5, 19, 20, 1000, -1};
     const int64_t lines[] = {10, 10, 11, 11, 14, 14, 0};
     for (uint64_t i = 0; i < 7; i++) {
-        const struct reader_frame fr[] = {{1, bcis[i]}, {2, (int32_t)(i % 3) * 4 - (i % 3 == 2)}};
+        const struct reader_frame fr[] = {{1, bcis[i], 0}, {2, (int32_t)(i % 3) * 4 - (i % 3 == 2), 0}};
         fplgen_stack(&g, i + 1, 2, fr);
         fplgen_sample(&g, 2000 + i, 1, i + 1, 1, FPL_KIND_CPU, FPL_STATE_RUNNING);
     }
@@ -1118,7 +1118,7 @@ static void test_utf8(void)
     fplgen_method(&g, 1, FPL_METHOD_JAVA, "p.C\xed\xa0\x80x\xff", "m\xed\xb8\x80",
                   "(L\xed\xa0\xbd\xed\xb8\x80;L\xed\xa0\xbd;\xc0\x80)V",
                   "S\xed\xa0\xbd\xed\xb8\x80.java", 0, NULL);
-    const struct reader_frame fr[] = {{1, 0}};
+    const struct reader_frame fr[] = {{1, 0, 0}};
     fplgen_stack(&g, 1, 1, fr);
     fplgen_sample(&g, 2000, 1, 1, 1, FPL_KIND_CPU, FPL_STATE_RUNNING);
     CHECK(fplgen_flush(&g) == 0);

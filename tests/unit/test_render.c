@@ -382,8 +382,8 @@ static const struct fplgen_header HDR = {
 static void test_rounding(void)
 {
     struct fplgen g;
-    const struct reader_frame f1[] = {{2, 0}, {1, 0}}, f2[] = {{3, 0}, {1, 0}},
-                              f3[] = {{4, 0}, {1, 0}};
+    const struct reader_frame f1[] = {{2, 0, 0}, {1, 0, 0}}, f2[] = {{3, 0, 0}, {1, 0, 0}},
+                              f3[] = {{4, 0, 0}, {1, 0, 0}};
     CHECK_EQ_U(fplgen_init(&g), 0);
     fplgen_header(&g, &HDR);
     fplgen_thread(&g, 1, 1, "t");
@@ -420,7 +420,7 @@ static void test_match(void)
     struct profile *base = load_golden();
     struct profile *cur = NULL;
     struct fplgen g;
-    const struct reader_frame s1[] = {{3, 0}, {2, 0}}, s2[] = {{5, 0}, {2, 0}};
+    const struct reader_frame s1[] = {{3, 0, 0}, {2, 0, 0}}, s2[] = {{5, 0, 0}, {2, 0, 0}};
     CHECK_EQ_U(fplgen_init(&g), 0);
     fplgen_header(&g, &HDR);
     fplgen_thread(&g, 1, 1, "main");
@@ -698,7 +698,7 @@ static void test_clean(void)
         memcpy(cmd + 2 * i, "\xc3\xa9", 2);
     cmd[400] = 0;
     h.command = cmd;
-    const struct reader_frame f[] = {{1, 0}};
+    const struct reader_frame f[] = {{1, 0, 0}};
     CHECK_EQ_U(fplgen_init(&g), 0);
     fplgen_header(&g, &h);
     fplgen_thread(&g, 1, 1, "t\xed\xa0\xb5\xed\xb4\xa1;\xff");
@@ -799,7 +799,7 @@ static void test_random_trees(void)
             rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
             /* leaf first; the root frame is mostly "run" */
             size_t m = k + 1 == depth[s] && (rnd >> 40) % 4 ? 0 : (rnd >> 33) % NMETH;
-            fr[s][k] = (struct reader_frame){m + 1, (int64_t)((rnd >> 50) % 2)};
+            fr[s][k] = (struct reader_frame){m + 1, (int64_t)((rnd >> 50) % 2), 0};
         }
         fplgen_stack(&g, s + 1, depth[s], fr[s]);
     }

@@ -231,7 +231,7 @@ static const struct fplgen_header HDR = {
 /* A log of one thread, two methods (A.a, B.b) as stacks 1 and 2. */
 static void dicts(struct fplgen *g)
 {
-    const struct reader_frame a[] = {{1, 0}}, b[] = {{2, 0}};
+    const struct reader_frame a[] = {{1, 0, 0}}, b[] = {{2, 0, 0}};
     fplgen_thread(g, 1, 1, "t");
     fplgen_method(g, 1, FPL_METHOD_JAVA, "A", "a", "", "", 0, NULL);
     fplgen_method(g, 2, FPL_METHOD_JAVA, "B", "b", "", "", 0, NULL);
