@@ -568,21 +568,25 @@ static int32_t interpreted_bci(uintptr_t fp, uintptr_t method)
  *   frame-complete, C2's allocation stubs), and AGCT will not step out of it; but the anchor's
  *   pc is the return address of the stub's call into the VM, so the frame is whole: the caller
  *   comes from the stub's frame size, and the stub is kept as the leaf frame.
+ * A thread in Java code at a pc outside it (a call into the VM or a library that keeps the
+ * thread's state, and set an anchor) is treated alike: AGCT found no Java frame at its pc,
+ * and no other thread walks a thread that runs Java code either (it is not at a safepoint).
  * Returns the frame count or 0; *start is set to the registers of the frame where AGCT's
  * frames begin, frames[*first]. */
-static int walk_anchor(struct crashguard *g, JNIEnv *env, int code, struct sample_frame *frames,
-                       int depth, struct regs *start, int *first)
+static int walk_anchor(struct crashguard *g, JNIEnv *env, struct sample_frame *frames, int depth,
+                       struct regs *start, int *first)
 {
     struct codecache_thread th;
     struct codecache_blob b;
-    if (depth < 2 || !codecache_thread_sigsafe(env, &th) || th.state != 6 /* _thread_in_vm */ ||
+    if (depth < 2 || !codecache_thread_sigsafe(env, &th) ||
+        (th.state != 6 /* _thread_in_vm */ && th.state != 8 /* _thread_in_Java */) ||
         !th.last_sp || th.last_sp < th.stack_lo + 8 || th.last_sp >= th.stack_hi ||
         (th.last_sp & 7))
         return 0;
     uintptr_t pc = th.last_pc ? th.last_pc : rd(th.last_sp - 8);
     if (!codecache_find_sigsafe(pc, &b))
         return 0;
-    if (code == -3 && !th.last_pc) {
+    if (!th.last_pc) {
         int n = agct_with_anchor(g, env, &th, th.last_sp, pc, th.last_fp, frames, depth);
         if (n > 0) {
             start->pc = pc;
@@ -756,7 +760,7 @@ int stackwalk_java_sigsafe(JNIEnv *env, void *uc, struct sample_frame *frames, i
         have_start = agct_start(&th, uc, &start);
     int n = call_agct(&g, env, uc, frames, depth);
     if ((n == -3 || n == -4) && vm) {
-        int m = walk_anchor(&g, env, n, frames, depth, &start, &first);
+        int m = walk_anchor(&g, env, frames, depth, &start, &first);
         if (m > 0) {
             n = m;
             *recovered = 1;
@@ -770,6 +774,15 @@ int stackwalk_java_sigsafe(JNIEnv *env, void *uc, struct sample_frame *frames, i
             *recovered = 1;
             have_start = 1;
             first = 1;
+        } else if (th.last_sp &&
+                   !codecache_contains_sigsafe((uintptr_t)((ucontext_t *)uc)
+                                                   ->uc_mcontext.gregs[REG_RIP])) {
+            m = walk_anchor(&g, env, frames, depth, &start, &first);
+            if (m > 0) {
+                n = m;
+                *recovered = 1;
+                have_start = 1;
+            }
         }
     }
     if (n > 0 && have_start)
