@@ -4,8 +4,8 @@ subclasses' override; StubLoops itable: six lambdas behind one interface). A pc 
 stub is where AsyncGetCallTrace gives up (unknown_Java); the walker must recover the caller.
 Lost walks (a stack that is a marker alone) stay under 0.5% of the worker's samples and more
 than 1% of them show the stub itself as a frame (the time spent in dispatch). With -agentpath
-and attached to a running JVM, for both loops. About 300 samples per run (3 s of the worker's CPU), at least 100 required;
-a true loss rate of 0.1% gives no more than a few lost samples.
+and attached to a running JVM, for both loops. About 300 samples per run (3 s of the worker's
+CPU), at least 100 required; a true loss rate of 0.1% gives no more than a few lost samples.
 """
 import walk_common as wc
 

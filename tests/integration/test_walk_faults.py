@@ -4,7 +4,9 @@ makes every second stack walk fault on purpose inside the guard, alternately in 
 code and inside AsyncGetCallTrace (which then leaves the JVM's own per-thread flag set: the guard
 must restore it). Split123's worker (CPU split 1:2:3 over unitA, unitB, unitC) is sampled every
 1 ms of CPU (at most one signal per 4 ms kernel tick: ~2000 walks, ~1000 faults in the 8 s of
-CPU under -agentpath; ~1200 walks in 5 s of the worker's CPU attached to a running JVM). Asserts:
+CPU under -agentpath; ~1200 walks in 5 s of the worker's CPU attached to a running JVM; and a
+4 s run with HotSpot's libjsig preloaded, where HotSpot sees every fault first and chains the
+ones it does not recognize to the guard). Asserts:
 - the JVM survives and exits 0 by itself, with no crash report;
 - faults are counted: the WALK_FAULTS counter is half the samples pushed (every second walk),
   within 10%, and nothing else failed more than 2% of the walks;
@@ -14,6 +16,8 @@ CPU under -agentpath; ~1200 walks in 5 s of the worker's CPU attached to a runni
   worker's weight, and the units' shares are 1/6, 2/6, 3/6 within 4 points (about 450 weight of
   unit samples in 4 ms steps over 80 ms blocks: ~1 point of standard error).
 """
+import os
+
 import walk_common as wc
 import test_wall_fpl as fpl
 
@@ -60,6 +64,19 @@ def body(t):
     options = "cpu=1ms,_faultevery=%d" % EVERY
     _, s = wc.agentpath(t, "faults", "Split123", [8], THREAD, options=options)
     check(t, "agentpath", t.path("faults.fpl"), s)
+    # with HotSpot's signal-chaining library preloaded, HotSpot keeps SIGSEGV/SIGBUS to itself
+    # and calls the guard as a chained handler for faults it does not recognize
+    jsig = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(t.java))), "lib",
+                        "libjsig.so")
+    if os.path.exists(jsig):
+        os.environ["LD_PRELOAD"] = jsig
+        try:
+            _, j = wc.agentpath(t, "faults_jsig", "Split123", [4], THREAD, options=options)
+        finally:
+            del os.environ["LD_PRELOAD"]
+        check(t, "libjsig", t.path("faults_jsig.fpl"), j)
+    else:
+        t.note("no %s: the libjsig run is skipped", jsig)
     _, a = wc.attach(t, "faults_attach", "Split123", [9], THREAD, 2, 5,
                      options="_faultevery=%d" % EVERY, interval="1ms")
     check(t, "attach", t.path("faults_attach.fpl"), a)

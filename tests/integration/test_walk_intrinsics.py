@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""walk_intrinsics: StubLoops intrinsics runs CRC32, Adler32, Base64, MD5 and SHA-1 over
-buffers; in compiled code each is a stub (StubRoutines) that AsyncGetCallTrace cannot walk from.
-Lost walks (a stack that is a marker alone) stay under 1% of the worker's samples, with
--agentpath and attached to a running JVM. About 300 samples per run (3 s of the worker's CPU), at least 100 required.
+"""walk_intrinsics: StubLoops intrinsics runs CRC32, Adler32, Base64, MD5 and SHA-1 over buffers;
+in compiled code each is a stub (StubRoutines) that AsyncGetCallTrace cannot walk from. Lost
+walks (a stack that is a marker alone) stay under 1% of the worker's samples, with -agentpath
+and attached to a running JVM. About 300 samples per run (3 s of the worker's CPU), at least 100
+required.
 """
 import walk_common as wc
 

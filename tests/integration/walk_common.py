@@ -2,20 +2,22 @@
 
 Each walker test profiles one workload twice, both ways a JVM gets profiled:
 - `agentpath`: the agent loaded at startup (-agentpath), for the whole run;
-- `attach`: `flyprof start PID` on a JVM started without the agent, once the worker thread has
-  run for a while, then `flyprof stop PID`, so every thread it walks predates the agent (no
-  ThreadStart ran on it: its stack bounds and JNIEnv come from the JVM's own structures).
-The JVM must exit 0 by itself in both cases. Workloads and windows are measured in the
-worker's CPU seconds, not wall seconds, so that a loaded machine gives as many samples, later. `Shares` computes, over one thread's samples, what
-the tests assert: lost walks, stub frames, stacks holding a chain of frames.
+- `attach`: `flyprof start PID` on a JVM started without the agent, once the worker thread has run
+  for a while, then `flyprof stop PID`, so every thread it walks predates the agent (no ThreadStart
+  ran on it: its stack bounds and JNIEnv come from the JVM's own structures).
+
+The JVM must exit 0 by itself in both cases. Workloads and windows are measured in the worker's
+CPU seconds, not wall seconds, so that a loaded machine gives as many samples, later. `Shares`
+computes, over one thread's samples, what the tests assert: lost walks, stub frames, stacks
+holding a chain of frames.
 
 Terms:
-- a *lost walk* is a sample whose stack (below the thread root) is a marker frame alone, such
-  as `[agct:unknown_Java]` or `[walk_fault]`: the walker found no frame at all;
+- a *lost walk* is a sample whose stack (below the thread root) is a marker frame alone, such as
+  `[agct:unknown_Java]` or `[walk_fault]`: the walker found no frame at all;
 - a *stub frame* is a frame that is neither a marker nor a Java method: Java frames are
-  `package.Class.method` (a dot before the method), JVM stubs are named as HotSpot names their
-  code (`StubRoutines::jbyte_disjoint_arraycopy`, `vtable stub`, `itable stub`, `Interpreter`),
-  with no dot.
+  `package.Class.method` (a dot before the method), JVM stubs are named as HotSpot names their code
+  (`StubRoutines::jbyte_disjoint_arraycopy`, `vtable stub`, `itable stub`, `Interpreter`), with no
+  dot.
 """
 
 import os

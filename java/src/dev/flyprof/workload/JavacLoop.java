@@ -56,7 +56,8 @@ public final class JavacLoop {
                 .append("    public Function<Integer, String> fmt() { return v -> \"v\" + v + \"/")
                 .append(i).append("\"; }\n")
                 .append("    static final class Inner implements Runnable {\n")
-                .append("        int hits;\n        @Override public void run() { hits++; }\n    }\n")
+                .append("        int hits;\n")
+                .append("        @Override public void run() { hits++; }\n    }\n")
                 .append("    public Object prev() { return new ").append(prev);
         if (i > 0) {
             s.append("<String>");

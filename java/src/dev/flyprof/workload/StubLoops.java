@@ -207,8 +207,8 @@ public final class StubLoops {
     }
 
     public static void main(String[] args) throws InterruptedException {
-        if (args.length < 1
-                || !java.util.List.of("arraycopy", "itable", "vtable", "intrinsics").contains(args[0])) {
+        if (args.length < 1 || !java.util.List.of("arraycopy", "itable", "vtable", "intrinsics")
+                .contains(args[0])) {
             System.err.println("usage: " + USAGE);
             System.exit(2);
         }
