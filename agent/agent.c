@@ -13,6 +13,7 @@
 #include "methods.h"
 #include "natives.h"
 #include "options.h"
+#include "stubnames.h"
 #include "threads.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -33,6 +34,8 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
     (void)thread;
     /* classes loaded before now have no jmethodIDs: AGCT cannot name their frames */
     methods_preload(env, jni);
+    /* stubs generated before the event was on are posted now (duplicates are harmless) */
+    (*env)->GenerateEvents(env, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
     if (start_at_init) {
         char err[512];
         if (control_start(jni, &pending, err, sizeof(err)) != 0)
@@ -90,6 +93,14 @@ static void JNICALL on_compiled_method_load(jvmtiEnv *env, jmethodID method, jin
     (void)compile_info;
 }
 
+/* Stub names for the stack walker: a stub frame is named as HotSpot names the stub. */
+static void JNICALL on_dynamic_code(jvmtiEnv *env, const char *name, const void *address,
+                                    jint length)
+{
+    (void)env;
+    stubnames_on_dynamic_code(name, address, length);
+}
+
 /* Gets the JVMTI environment, capabilities and callbacks. Returns 0 or -EINVAL. */
 static int setup_jvmti(JavaVM *vm, int live)
 {
@@ -117,11 +128,13 @@ static int setup_jvmti(JavaVM *vm, int live)
     cb.ClassLoad = on_class_load;
     cb.ClassPrepare = on_class_prepare;
     cb.CompiledMethodLoad = on_compiled_method_load;
+    cb.DynamicCodeGenerated = on_dynamic_code;
     (*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof(cb));
     jvmtiEvent events[] = {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH,
                            JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
                            JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE,
-                           JVMTI_EVENT_COMPILED_METHOD_LOAD};
+                           JVMTI_EVENT_COMPILED_METHOD_LOAD,
+                           JVMTI_EVENT_DYNAMIC_CODE_GENERATED};
     for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
         (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL);
     control_init(jvmti);
@@ -208,6 +221,7 @@ EXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
          * ThreadStart: prepare both once, later ones arrive through events */
         methods_preload(jvmti, jni);
         natives_bind_loaded(jvmti, jni);
+        (*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
         char err[512];
         if (threads_adopt_existing(jvmti, jni, control_thread_start, control_thread_end, err,
                                    sizeof(err)) < 0)

@@ -16,6 +16,7 @@
 
 #include "cfitab.h"
 #include "counters.h"
+#include "crashguard.h"
 #include "cputimer.h"
 #include "fpl_format.h"
 #include "handler.h"
@@ -345,6 +346,32 @@ static int stop_writer(char *err, size_t errlen)
     return -ETIMEDOUT;
 }
 
+/* The crash guard, what it must put back when a walk faults, then what the walker reads of
+ * HotSpot's structures. Without those the walker uses plain AsyncGetCallTrace, said once. */
+static int setup_walker(JNIEnv *jni, intptr_t env_off, const struct options *o, char *err,
+                        size_t errlen)
+{
+    static int told;
+    int rc = crashguard_install();
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot install the stack walker's crash guard: %s", strerror(-rc));
+        return rc;
+    }
+    vmstructs_guard_setup();
+    int flag = env_off ? vmstructs_asgct_flag(jni, env_off) : -1;
+    char why[256];
+    int vm = vmstructs_walker_setup(env_off, why, sizeof(why)) == 0;
+    if (!vm && !o->walk_agct && !told) {
+        told = 1;
+        fprintf(stderr, "flyprof: %s\n", why);
+    }
+    rc = stackwalk_configure(vm && !o->walk_agct ? STACKWALK_VM : STACKWALK_AGCT, flag, env_off,
+                             o->fault_every);
+    if (rc != 0)
+        snprintf(err, errlen, "cannot set up the stack walker: %s", strerror(-rc));
+    return rc;
+}
+
 int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen)
 {
     int rc = 0, fd = -1;
@@ -387,12 +414,16 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
         rc = -EBUSY;
         goto out;
     }
+    intptr_t env_off = 0;
+    if (threads_env_offset(jvmti, jni, &env_off) != 0)
+        env_off = 0;
     {
-        intptr_t env_off = 0;
         int64_t state_off = vmstructs_offset("JavaThread", "_thread_state");
-        if (state_off > 0 && threads_env_offset(jvmti, jni, &env_off) == 0)
+        if (state_off > 0 && env_off)
             handler_set_native_probe(env_off, (intptr_t)state_off);
     }
+    if ((rc = setup_walker(jni, env_off, o, err, errlen)) != 0)
+        goto out;
     if ((rc = handler_init(&ring, o->depth)) != 0) {
         snprintf(err, errlen, "cannot set up the signal handler: %s", strerror(-rc));
         goto out;

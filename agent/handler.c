@@ -8,6 +8,7 @@
 #include "handler.h"
 
 #include <errno.h>
+#include <setjmp.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <linux/perf_event.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "counters.h"
+#include "crashguard.h"
 #include "envtable.h"
 #include "fpl_format.h"
 #include "nativewalk.h"
@@ -297,9 +299,20 @@ static void take_sample(struct sample_rec *h, void *uc)
     struct sample_frame *f = scratch + (size_t)k * buf_frames;
     /* native frames first (leaf first), down to the first Java frame */
     struct nativewalk_java jc;
-    int nn = cstack ? nativewalk_sigsafe(uc, f, NATIVEWALK_MAX, tls_stack_lo(), tls_stack_hi(),
-                                         &jc)
-                    : 0;
+    int nn = 0;
+    if (cstack) {
+        /* the native walk reads the stack through unwind rules: guarded like the Java walk */
+        struct crashguard g;
+        if (sigsetjmp(g.jb, 0) == 0) {
+            crashguard_enter(&g);
+            nn = nativewalk_sigsafe(uc, f, NATIVEWALK_MAX, tls_stack_lo(), tls_stack_hi(), &jc);
+            crashguard_leave(&g);
+        } else {
+            nn = 0;
+            jc.pc = 0;
+            counters_add_sigsafe(FPL_CTR_WALK_FAULTS, 1);
+        }
+    }
     if (!env) {
         /* not a Java thread (GC, JIT compiler, VM thread, a native thread): its native stack
          * is all there is */
@@ -317,8 +330,7 @@ static void take_sample(struct sample_rec *h, void *uc)
             h->state = FPL_STATE_NATIVE;
     }
     int recovered = 0;
-    int n = stackwalk_java_sigsafe(env, uc, f + nn, (int)depth, tls_stack_lo(), tls_stack_hi(),
-                                   &recovered);
+    int n = stackwalk_java_sigsafe(env, uc, f + nn, (int)depth, &recovered);
     if ((n == -3 || n == -4) && nn > 0 && jc.pc) {
         /* not in Java code and no frame anchor: JVM code called from compiled code without
          * a state transition (monitor enter, allocation slow paths). The native walk ended in
@@ -329,8 +341,7 @@ static void take_sample(struct sample_rec *h, void *uc)
         c.uc_mcontext.gregs[REG_RSP] = (greg_t)jc.sp;
         c.uc_mcontext.gregs[REG_RBP] = (greg_t)jc.fp;
         int r2 = 0;
-        int m = stackwalk_java_sigsafe(env, &c, f + nn, (int)depth, tls_stack_lo(),
-                                       tls_stack_hi(), &r2);
+        int m = stackwalk_java_sigsafe(env, &c, f + nn, (int)depth, &r2);
         if (m > 0) {
             n = m;
             recovered = 1;
@@ -338,6 +349,8 @@ static void take_sample(struct sample_rec *h, void *uc)
     }
     if (recovered)
         counters_add_sigsafe(FPL_CTR_AGCT_RECOVERED, 1);
+    if (n == SAMPLE_ERR_WALK_FAULT)
+        counters_add_sigsafe(FPL_CTR_WALK_FAULTS, 1);
     if (n == -3 && h->kind == FPL_KIND_WALL) {
         /* unknown_not_Java on a thread we signalled because it is RUNNABLE: not in Java code
          * and no Java frame anchor, i.e. a JVM service thread (Notification Thread) waiting

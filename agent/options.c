@@ -11,8 +11,8 @@
 
 #define OPTIONS_ACCEPTED                                                                           \
     "start, stop, dump, status, cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, "            \
-    "wallthreads=N, filter, depth=N, file=PATH, log=PATH, threads, duration=TIME, events=N, "     \
-    "cstack=auto|off"
+    "wallthreads=N, filter, depth=N, walk=vm|agct, file=PATH, log=PATH, threads, "              \
+    "duration=TIME, events=N, cstack=auto|off"
 #define OPTIONS_TIME_HINT "expected TIME such as 10ms (units ns, us, ms, s)"
 
 enum opt_kind {
@@ -39,6 +39,8 @@ enum opt_key {
     KEY_LOG,
     KEY_EVENTS,
     KEY_CSTACK,
+    KEY_WALK,
+    KEY_FAULTEVERY,
     KEY_COUNT,
 };
 
@@ -66,6 +68,10 @@ static const struct {
     [KEY_LOG] = {"log", OPT_REQUIRED, "log=PATH"},
     [KEY_EVENTS] = {"events", OPT_REQUIRED, "events=N"},
     [KEY_CSTACK] = {"cstack", OPT_REQUIRED, "cstack=auto|off"},
+    [KEY_WALK] = {"walk", OPT_REQUIRED, "walk=vm|agct"},
+    /* test-only: makes every N-th stack walk fault on purpose inside the crash guard; not in
+     * the list of accepted options a user sees */
+    [KEY_FAULTEVERY] = {"_faultevery", OPT_REQUIRED, "_faultevery=N"},
 };
 
 static const struct {
@@ -265,6 +271,20 @@ static int apply(struct options *o, enum opt_key k, const char *v, size_t n, cha
                            errlen);
     case KEY_DEPTH:
         return parse_count("depth", v, n, OPTIONS_MAX_DEPTH, &o->depth, err, errlen);
+    case KEY_WALK:
+        if (n == 2 && memcmp(v, "vm", 2) == 0) {
+            o->walk_agct = 0;
+            return 0;
+        }
+        if (n == 4 && memcmp(v, "agct", 4) == 0) {
+            o->walk_agct = 1;
+            return 0;
+        }
+        return fail(err, errlen, "walk=%s: expected vm (AsyncGetCallTrace, completed from "
+                    "HotSpot's structures where it gives up) or agct (AsyncGetCallTrace alone)",
+                    quote(&q, v, n));
+    case KEY_FAULTEVERY:
+        return parse_count("_faultevery", v, n, UINT32_MAX / 2, &o->fault_every, err, errlen);
     case KEY_FILTER:
         o->filter = 1;
         return 0;

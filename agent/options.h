@@ -15,6 +15,8 @@
  *   wallthreads=N                  1..OPTIONS_MAX_WALL_THREADS, default 16
  *   filter                         wall samples only threads marked through the Java API
  *   depth=N                        1..OPTIONS_MAX_DEPTH, default 2048
+ *   walk=vm|agct                   stack walker: vm (default) completes AsyncGetCallTrace's
+ *                                  walks from HotSpot's structures; agct is AGCT alone
  *   file=PATH                      non-empty, < OPTIONS_FILE_MAX bytes, no ','; %p and %t are
  *                                  expanded later by options_expand_file
  *   threads                        one stack root per thread in rendered outputs
@@ -25,6 +27,8 @@
  *                                  OPTIONS_DEFAULT_EVENTS
  *   cstack=auto|off                native (C/C++, JVM) frames below and instead of Java
  *                                  frames; default auto (on), off: Java frames only
+ *   _faultevery=N                  test-only, not listed to users: every N-th stack walk
+ *                                  faults on purpose inside the crash guard
  * Neither cpu nor wall named: CPU sampling on at 10ms. Only wall named: CPU sampling off.
  * cpu and wall intervals lie in [OPTIONS_MIN_INTERVAL_NS, OPTIONS_MAX_INTERVAL_NS].
  * TIME: decimal digits, then an optional unit ns, us, ms or s; a bare number is nanoseconds.
@@ -83,6 +87,9 @@ struct options {
                                    * rendered format; "" when absent */
     char reply[OPTIONS_FILE_MAX]; /* internal reply=PATH: where the attach CLI reads an
                                    * action's result; "" when absent */
+    int walk_agct;                /* walk=agct: AsyncGetCallTrace alone, no recovery */
+    unsigned fault_every;         /* test-only _faultevery=N: every N-th walk faults on
+                                   * purpose inside the crash guard; 0: never */
 };
 
 /* Fills *o with the defaults (CPU sampling at 10ms, action start, raw ""). */

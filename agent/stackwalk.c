@@ -1,9 +1,21 @@
-/* stackwalk.c: AsyncGetCallTrace. stackwalk_java_sigsafe is async-signal-safe. */
+/* stackwalk.c: crash-guarded AsyncGetCallTrace with recovery from HotSpot's structures (see
+ * stackwalk.h).
+ *
+ * ASYNC-SIGNAL-SAFE: stackwalk_java_sigsafe and everything it calls run in signal handlers.
+ * Every read of JVM memory and every AGCT call happens inside a crash guard; values read are
+ * range-checked (thread stack bounds, code cache) before they are followed.
+ */
 #include "stackwalk.h"
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <ucontext.h>
+
+#include "codecache.h"
+#include "crashguard.h"
 
 /* AGCT's ABI (not in any JDK header). */
 struct agct_trace {
@@ -14,6 +26,19 @@ struct agct_trace {
 typedef void (*agct_fn)(struct agct_trace *, jint, void *);
 
 static agct_fn agct;
+static enum stackwalk_mode mode;
+static int asgct_flag = -1;
+static intptr_t env_offset;
+static unsigned fault_every;
+/* relaxed: only picks which walks fault on purpose */
+static _Atomic unsigned walks;
+/* test-only forced faults: an unreadable page, and an AGCT trace AGCT cannot write into */
+static void *fault_page;
+static struct agct_trace *ro_trace;
+
+/* the stub name used when HotSpot's own cannot be read: a literal, which lives as long as the
+ * library (never unloaded) */
+static const char unknown_stub[] = "[unknown stub]";
 
 int stackwalk_init(void)
 {
@@ -22,60 +47,768 @@ int stackwalk_init(void)
     return agct ? 0 : -ENOENT;
 }
 
-#define MAX_FP_STEPS 6
-
-static int walk(JNIEnv *env, void *uc, struct sample_frame *frames, int depth)
+int stackwalk_configure(enum stackwalk_mode m, int flag, intptr_t env_off, unsigned every)
 {
+    mode = m;
+    asgct_flag = flag;
+    env_offset = env_off;
+    if (every && !fault_page) {
+        /* two pages: the first unreadable, the second a trace made read-only once filled */
+        char *p = mmap(NULL, 8192, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return -errno;
+        if (mprotect(p + 4096, 4096, PROT_READ | PROT_WRITE) != 0) {
+            int e = errno;
+            munmap(p, 8192);
+            return -e;
+        }
+        ro_trace = (struct agct_trace *)(p + 4096);
+        /* AGCT only checks env_id against NULL (an assert compares it in debug builds) */
+        ro_trace->env_id = (JNIEnv *)(p + 4096);
+        if (mprotect(p + 4096, 4096, PROT_READ) != 0) {
+            int e = errno;
+            munmap(p, 8192);
+            return -e;
+        }
+        fault_page = p;
+    }
+    fault_every = every;
+    return 0;
+}
+
+/* Arms the guard to put back the flag AGCT sets on the thread while it runs. */
+static void guard_asgct_flag(struct crashguard *g, JNIEnv *env)
+{
+    if (asgct_flag >= 0 && env_offset > 0) {
+        g->restore = (volatile uint8_t *)((uintptr_t)env - (uintptr_t)env_offset +
+                                          (uintptr_t)asgct_flag);
+        g->restore_value = *g->restore;
+    }
+}
+
+/* Calls AGCT; the flag AGCT sets on the thread while it runs is put back if it faults. */
+static int call_agct(struct crashguard *g, JNIEnv *env, void *uc, struct sample_frame *frames,
+                     int depth)
+{
+    guard_asgct_flag(g, env);
     struct agct_trace t = {env, 0, frames};
     agct(&t, depth, uc);
+    g->restore = NULL;
     return t.num_frames;
 }
 
-int stackwalk_java_sigsafe(JNIEnv *env, void *uc, struct sample_frame *frames, int depth,
-                           uintptr_t stack_lo, uintptr_t stack_hi, int *recovered)
+/* Faults on purpose (test option _faultevery), alternately inside AGCT after it set its
+ * thread flag (a trace it cannot write its result into) and in our own code, so that both
+ * ways out of a fault are exercised. Does not return. */
+static void forced_fault(struct crashguard *g, JNIEnv *env, unsigned k)
 {
-    *recovered = 0;
-    int n = walk(env, uc, frames, depth);
-    if ((n != -5 && n != -6) || !stack_lo || !uc)
-        return n;
-    /* a copy: the interrupted context itself must stay untouched, the thread resumes on it */
-    ucontext_t c = *(ucontext_t *)uc;
-    greg_t *g = c.uc_mcontext.gregs;
-    uintptr_t sp = (uintptr_t)g[REG_RSP];
-    uintptr_t fp = (uintptr_t)g[REG_RBP];
-    for (int i = 0; i < MAX_FP_STEPS; i++) {
-        /* a frame record [fp] = caller fp, [fp + 8] = return pc, strictly inside the stack and
-         * above the current sp; anything else is not a frame pointer (compiled Java code uses
-         * rbp as a general register) */
-        if (fp < sp || fp > stack_hi - 16 || fp < stack_lo || (fp & 7))
-            break;
-        uintptr_t caller_fp = *(const uintptr_t *)fp;
-        uintptr_t pc = *(const uintptr_t *)(fp + 8);
-        g[REG_RIP] = (greg_t)pc;
-        g[REG_RSP] = (greg_t)(fp + 16);
-        g[REG_RBP] = (greg_t)caller_fp;
-        int m = walk(env, &c, frames, depth);
-        if (m > 0) {
-            *recovered = 1;
-            return m;
-        }
-        if (caller_fp <= fp)
-            break;
-        sp = fp + 16;
-        fp = caller_fp;
+    if ((k / fault_every) & 1) {
+        guard_asgct_flag(g, env);
+        agct(ro_trace, 1, NULL);
     }
-    /* a stub that has not built its frame yet (at its entry, or frameless): the return
-     * address is on top of the stack. AGCT checks that it lands in Java code. */
-    sp = (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
-    if (sp >= stack_lo && sp <= stack_hi - 8 && !(sp & 7)) {
-        c = *(ucontext_t *)uc;
-        g[REG_RIP] = (greg_t) * (const uintptr_t *)sp;
-        g[REG_RSP] = (greg_t)(sp + 8);
-        int m = walk(env, &c, frames, depth);
-        if (m > 0) {
-            *recovered = 1;
-            return m;
+    (void)*(volatile const char *)fault_page;
+}
+
+/* The name of the stub at pc in blob b, as HotSpot names it: the stub's own name where the
+ * blob holds many (StubRoutines' blobs: `StubRoutines::jbyte_disjoint_arraycopy`), else the
+ * blob's. *start is set to the stub's first instruction when known (0 otherwise). */
+static const char *stub_name(const struct codecache_blob *b, uintptr_t pc, uintptr_t *start)
+{
+    const char *qualified = NULL;
+    uintptr_t st = 0;
+    const char *name = codecache_stub_name_sigsafe(pc, &st, &qualified);
+    if (name && st < b->code_begin) {
+        name = NULL; /* a stale entry: the blob holding pc starts after it */
+        st = 0;
+    }
+    if (start)
+        *start = st;
+    if (name && b->name) {
+        const char *p = b->name, *q = "StubRoutines";
+        while (*q && *p == *q)
+            p++, q++;
+        if (!*q && qualified)
+            return qualified;
+    }
+    if (name)
+        return name;
+    return b->name ? b->name : unknown_stub;
+}
+
+/* Registers of one frame. */
+struct regs {
+    uintptr_t pc, sp, fp;
+};
+
+static inline uintptr_t rd(uintptr_t a)
+{
+    return *(const volatile uintptr_t *)a;
+}
+
+static inline uint8_t rd8(uintptr_t a)
+{
+    return *(const volatile uint8_t *)a;
+}
+
+/* Whether ret can be a return address: the bytes before it end with a call instruction
+ * (call rel32; call through a register or memory, with or without a REX prefix). */
+static int after_call(uintptr_t ret)
+{
+    if (rd8(ret - 5) == 0xe8)
+        return 1;
+    for (int len = 2; len <= 7; len++) {
+        uint8_t op = rd8(ret - (uintptr_t)len);
+        uint8_t modrm = rd8(ret - (uintptr_t)len + 1);
+        if (op == 0xff && (modrm & 0x38) == 0x10) {
+            int mod = modrm >> 6, rm = modrm & 7;
+            int want = 2 + (rm == 4 && mod != 3) + (mod == 1 ? 1 : mod == 2 ? 4 : 0) +
+                       (mod == 0 && rm == 5 ? 4 : 0);
+            if (want == len)
+                return 1;
         }
     }
+    return 0;
+}
+
+/* Whether a frame of the caller (pc, sp) is plausible: sp inside the stack above the stub's,
+ * pc right after a call in compiled Java code or the interpreter. */
+static int caller_ok(const struct codecache_thread *th, uintptr_t old_sp, const struct regs *c)
+{
+    if (c->sp <= old_sp || c->sp >= th->stack_hi || (c->sp & 7))
+        return 0;
+    struct codecache_blob b;
+    if (!codecache_find_sigsafe(c->pc, &b) || b.kind == CODECACHE_STUB)
+        return 0;
+    /* the interpreter pushes its return entry and jumps: no call before it; AGCT checks an
+     * interpreted frame thoroughly itself (its Method*, bcp, locals) */
+    return b.kind == CODECACHE_INTERPRETER || after_call(c->pc);
+}
+
+static int unwind_prologue(uintptr_t from, int frame_size, const struct regs *r,
+                           struct regs *c, int *built);
+
+/* Unwinds the frame of the stub holding r->pc (blob b) into *c, exactly, or returns 0. */
+static int unwind_stub(const struct codecache_thread *th, const struct codecache_blob *b,
+                       uintptr_t stub_start, const struct regs *r, struct regs *c)
+{
+    uintptr_t pc = r->pc, sp = r->sp, fp = r->fp;
+    if (sp < th->stack_lo || sp >= th->stack_hi || (sp & 7))
+        return 0;
+    /* a blob that is one frame of known size (runtime stubs, adapters, safepoint and deopt
+     * blobs) once the frame is built: its size counts the return address and saved rbp */
+    if (b->frame_size > 0 && b->frame_complete >= 0 &&
+        pc >= b->code_begin + (uintptr_t)b->frame_complete) {
+        uintptr_t nsp = sp + (uintptr_t)b->frame_size * sizeof(uintptr_t);
+        if (nsp > th->stack_hi)
+            return 0;
+        c->pc = rd(nsp - 8);
+        c->fp = rd(nsp - 16);
+        c->sp = nsp;
+        return caller_ok(th, sp, c);
+    }
+    uintptr_t start = stub_start ? stub_start : b->code_begin;
+    /* a stub that builds its frame with `push rbp; mov rbp, rsp` (HotSpot's enter()) */
+    int enter = rd8(start) == 0x55 && rd8(start + 1) == 0x48 &&
+                ((rd8(start + 2) == 0x89 && rd8(start + 3) == 0xe5) ||
+                 (rd8(start + 2) == 0x8b && rd8(start + 3) == 0xec));
+    if (enter && pc == start + 1) {
+        c->pc = rd(sp + 8);
+        c->fp = rd(sp);
+        c->sp = sp + 16;
+        if (caller_ok(th, sp, c))
+            return 1;
+    }
+    if (enter && pc >= start + 4 && rd8(pc) != 0xc3 && fp >= sp && fp < th->stack_hi - 16 &&
+        !(fp & 7)) {
+        c->pc = rd(fp + 8);
+        c->fp = rd(fp);
+        c->sp = fp + 16;
+        if (caller_ok(th, sp, c))
+            return 1;
+    }
+    /* in a stub's frame setup (pushes, sub rsp): the decoded part says where the return
+     * address is */
+    int built;
+    if (!enter && pc > start && unwind_prologue(start, b->frame_size, r, c, &built) &&
+        caller_ok(th, sp, c))
+        return 1;
+    /* at the stub's entry, at its `ret`, or a stub that never builds a frame (vtable and
+     * itable stubs): the return address is on top of the stack */
+    c->pc = rd(sp);
+    c->fp = fp;
+    c->sp = sp + 8;
+    return caller_ok(th, sp, c);
+}
+
+/* Bytes of a ModRM operand at p (ModRM, SIB, displacement). */
+static int modrm_len(uintptr_t p)
+{
+    uint8_t m = rd8(p);
+    int mod = m >> 6, rm = m & 7, n = 1;
+    if (mod != 3 && rm == 4) {
+        n++;
+        if (mod == 0 && (rd8(p + 1) & 7) == 5)
+            n += 4;
+    }
+    if (mod == 1)
+        n += 1;
+    else if (mod == 2 || (mod == 0 && rm == 5))
+        n += 4;
     return n;
+}
+
+/* Length of the no-op instruction at p (90, 0f 1f /0, with 66 prefixes), or 0. */
+static int nop_len(uintptr_t p)
+{
+    int pre = 0;
+    while (pre < 4 && rd8(p + (uintptr_t)pre) == 0x66)
+        pre++;
+    uint8_t op = rd8(p + (uintptr_t)pre);
+    if (op == 0x90)
+        return pre + 1;
+    if (op == 0x0f && rd8(p + (uintptr_t)pre + 1) == 0x1f)
+        return pre + 2 + modrm_len(p + (uintptr_t)pre + 2);
+    return 0;
+}
+
+static inline int32_t rd32(uintptr_t a)
+{
+    return *(const volatile int32_t *)a;
+}
+
+/* Decodes the frame setup HotSpot emits at the start of compiled code and of stubs, from
+ * `from` up to pc: stack bang, pushes (rbp and others), mov rbp, rsp, sub rsp, saving rbp into
+ * the frame, no-ops. Returns 1 when the decoding reaches pc exactly, with *d the bytes pushed
+ * or allocated below the return address and *rbp_slot the distance below it of the rbp saved
+ * by a push whose frame pointer rbp now is (0: rbp still holds the caller's); 0 otherwise, with
+ * *d what the decoded part set up. */
+static int decode_prologue(uintptr_t from, uintptr_t pc, intptr_t *d, intptr_t *rbp_slot)
+{
+    uintptr_t p = from;
+    intptr_t pushed_rbp = 0;
+    *d = 0;
+    *rbp_slot = 0;
+    for (int steps = 0; p < pc && steps < 32; steps++) {
+        int n = nop_len(p);
+        uint8_t b0 = rd8(p), b1 = rd8(p + 1), b2 = rd8(p + 2);
+        if (n) {
+            p += (uintptr_t)n;
+        } else if (b0 == 0x89 && b1 == 0x84 && b2 == 0x24) {
+            p += 7; /* mov [rsp - bang], eax: the stack bang */
+        } else if (b0 == 0x55) {
+            *d += 8; /* push rbp */
+            pushed_rbp = *d;
+            p += 1;
+        } else if (b0 >= 0x50 && b0 <= 0x57) {
+            *d += 8; /* push another register */
+            p += 1;
+        } else if (b0 == 0x41 && b1 >= 0x50 && b1 <= 0x57) {
+            *d += 8; /* push r8..r15 */
+            p += 2;
+        } else if (b0 == 0x48 && ((b1 == 0x8b && b2 == 0xec) || (b1 == 0x89 && b2 == 0xe5))) {
+            *rbp_slot = pushed_rbp; /* mov rbp, rsp: rbp is now this frame's */
+            p += 3;
+        } else if (b0 == 0x48 && b1 == 0x83 && b2 == 0xec) {
+            *d += rd8(p + 3); /* sub rsp, imm8 */
+            p += 4;
+        } else if (b0 == 0x48 && b1 == 0x81 && b2 == 0xec) {
+            *d += rd32(p + 3); /* sub rsp, imm32 */
+            p += 7;
+        } else if (b0 == 0x48 && b1 == 0x89 && b2 == 0x6c && rd8(p + 3) == 0x24) {
+            p += 5; /* mov [rsp + imm8], rbp */
+        } else if (b0 == 0x48 && b1 == 0x89 && b2 == 0xac && rd8(p + 3) == 0x24) {
+            p += 8; /* mov [rsp + imm32], rbp */
+        } else {
+            break;
+        }
+    }
+    if (*d < 0 || *d > 1 << 20)
+        return 0;
+    return p == pc;
+}
+
+/* The caller of code whose frame is not built yet at pc, decoding its setup from `from`.
+ * *built is set when the decoded setup is a whole frame of frame_size words (pc is past it, in
+ * code not decoded, such as an entry barrier). Returns 1 or 0. */
+static int unwind_prologue(uintptr_t from, int frame_size, const struct regs *r,
+                           struct regs *c, int *built)
+{
+    intptr_t d, rbp_slot;
+    *built = 0;
+    if (!decode_prologue(from, r->pc, &d, &rbp_slot)) {
+        if (frame_size > 0 && d + 8 == (intptr_t)frame_size * 8 && rbp_slot == 0)
+            *built = 1;
+        return 0;
+    }
+    c->pc = rd(r->sp + (uintptr_t)d);
+    c->sp = r->sp + (uintptr_t)d + 8;
+    c->fp = rbp_slot ? rd(r->sp + (uintptr_t)(d - rbp_slot)) : r->fp;
+    return 1;
+}
+
+/* The caller of compiled code in its epilogue, decoding from pc to the ret: add rsp, pop rbp,
+ * the return safepoint poll (cmp rsp, [r15 + poll]; ja), vzeroupper, no-ops. Returns 1 or 0. */
+static int unwind_epilogue(const struct regs *r, struct regs *c)
+{
+    uintptr_t p = r->pc;
+    intptr_t d = 0;
+    uintptr_t fp = r->fp;
+    int popped = 0;
+    for (int steps = 0; steps < 16; steps++) {
+        int n = nop_len(p);
+        uint8_t b0 = rd8(p), b1 = rd8(p + 1), b2 = rd8(p + 2);
+        if (n) {
+            p += (uintptr_t)n;
+        } else if (b0 == 0x48 && b1 == 0x83 && b2 == 0xc4 && !popped) {
+            d += rd8(p + 3); /* add rsp, imm8 */
+            p += 4;
+        } else if (b0 == 0x48 && b1 == 0x81 && b2 == 0xc4 && !popped) {
+            d += rd32(p + 3); /* add rsp, imm32 */
+            p += 7;
+        } else if (b0 == 0x5d && !popped) {
+            fp = rd(r->sp + (uintptr_t)d); /* pop rbp */
+            d += 8;
+            popped = 1;
+            p += 1;
+        } else if (b0 == 0x49 && b1 == 0x3b && (b2 == 0xa7 || b2 == 0x67)) {
+            p += b2 == 0xa7 ? 7 : 4; /* cmp rsp, [r15 + poll word] */
+        } else if (b0 == 0x0f && b1 == 0x87) {
+            p += 6; /* ja to the poll's slow path */
+        } else if (b0 == 0x77) {
+            p += 2;
+        } else if (b0 == 0xc5 && b1 == 0xf8 && b2 == 0x77) {
+            p += 3; /* vzeroupper */
+        } else if (b0 == 0xc3) {
+            if (d < 0 || d > 1 << 20)
+                return 0;
+            c->pc = rd(r->sp + (uintptr_t)d);
+            c->sp = r->sp + (uintptr_t)d + 8;
+            c->fp = fp;
+            return 1;
+        } else {
+            return 0;
+        }
+    }
+    return 0;
+}
+
+/* The caller of compiled code at pc where AGCT gave up: in the unverified entry (inline cache
+ * check: nothing pushed yet), the prologue, the epilogue, or elsewhere once its frame is built
+ * (from its frame size). Returns 1 with the caller's registers in *c, or 0. */
+static int unwind_nmethod(const struct codecache_thread *th, const struct codecache_blob *b,
+                          const struct regs *r, struct regs *c)
+{
+    uintptr_t sp = r->sp;
+    if (sp < th->stack_lo || sp >= th->stack_hi || (sp & 7) || !b->vep)
+        return 0;
+    int built = 0;
+    if (r->pc < b->vep) {
+        c->pc = rd(sp);
+        c->sp = sp + 8;
+        c->fp = r->fp;
+        return caller_ok(th, sp, c);
+    }
+    if (b->frame_complete < 0 || r->pc < b->code_begin + (uintptr_t)b->frame_complete) {
+        if (unwind_prologue(b->vep, b->frame_size, r, c, &built))
+            return caller_ok(th, sp, c);
+        if (!built)
+            return 0;
+    } else if (unwind_epilogue(r, c) && caller_ok(th, sp, c)) {
+        return 1;
+    }
+    if (b->frame_size <= 0)
+        return 0;
+    uintptr_t nsp = sp + (uintptr_t)b->frame_size * sizeof(uintptr_t);
+    if (nsp > th->stack_hi)
+        return 0;
+    c->pc = rd(nsp - 8);
+    c->fp = rd(nsp - 16);
+    c->sp = nsp;
+    return caller_ok(th, sp, c);
+}
+
+/* The interpreter building a method's frame (generate_fixed_frame: push the return address,
+ * enter, then sender sp, last sp, Method*, ...), where AGCT finds the frame invalid: rbx holds
+ * the Method* being entered, the frame pointer is set once the frame's first words are pushed,
+ * and the caller is known from the frame (return address, saved rbp, sender sp). The Method*
+ * slot (fp - 3 words), once pushed, must hold rbx's Method*. Returns the Method* or 0. */
+static uintptr_t unwind_interpreter(const struct codecache_thread *th, const struct regs *r,
+                                    uintptr_t rbx, struct regs *c)
+{
+    uintptr_t fp = r->fp;
+    if (fp < r->sp + 8 || fp >= th->stack_hi - 16 || (fp & 7) || fp - r->sp > 4096)
+        return 0;
+    if (fp >= r->sp + 24 && rd(fp - 24) != rbx)
+        return 0;
+    c->pc = rd(fp + 8);
+    c->fp = rd(fp);
+    c->sp = rd(fp - 8);
+    if (!rbx || c->sp < fp + 16 || !caller_ok(th, fp, c))
+        return 0;
+    return rbx;
+}
+
+/* AGCT failed at uc (unknown_Java, not_walkable_Java): unwinds the one frame it could not
+ * (a stub's, compiled code's prologue or epilogue, the interpreter building a frame) and
+ * walks from its caller. Returns the frame count, that frame first, or 0; *start is set to the
+ * caller's registers, where AGCT's frames begin. */
+static int recover(struct crashguard *g, JNIEnv *env, const ucontext_t *uc,
+                   struct sample_frame *frames, int depth, struct regs *start)
+{
+    struct codecache_thread th;
+    struct codecache_blob b;
+    if (depth < 2 || !codecache_thread_sigsafe(env, &th))
+        return 0;
+    const greg_t *gr = uc->uc_mcontext.gregs;
+    struct regs r = {(uintptr_t)gr[REG_RIP], (uintptr_t)gr[REG_RSP], (uintptr_t)gr[REG_RBP]};
+    if (!codecache_find_sigsafe(r.pc, &b))
+        return 0;
+    struct regs c;
+    struct sample_frame lead;
+    if (b.kind == CODECACHE_STUB) {
+        uintptr_t stub_start = 0;
+        const char *name = stub_name(&b, r.pc, &stub_start);
+        if (!unwind_stub(&th, &b, stub_start, &r, &c))
+            return 0;
+        lead.lineno = SAMPLE_FRAME_PACK(SAMPLE_FT_STUB, -1);
+        lead.method_id = (jmethodID)(uintptr_t)name;
+    } else if (b.kind == CODECACHE_NMETHOD) {
+        jmethodID id = codecache_jmethod_sigsafe(b.method);
+        if (!id || !unwind_nmethod(&th, &b, &r, &c))
+            return 0;
+        /* the method itself, whose frame is being built or torn down: no bytecode index */
+        lead.method_id = id;
+        lead.lineno = b.level == 0 ? -3
+                                   : SAMPLE_FRAME_PACK(b.level <= 3 ? SAMPLE_FT_C1
+                                                                    : SAMPLE_FT_COMPILED, -1);
+    } else {
+        uintptr_t m = unwind_interpreter(&th, &r, (uintptr_t)gr[REG_RBX], &c);
+        jmethodID id = m ? codecache_jmethod_sigsafe(m) : NULL;
+        if (!id)
+            return 0;
+        lead.method_id = id;
+        lead.lineno = SAMPLE_FRAME_PACK(SAMPLE_FT_INTERPRETED, 0);
+    }
+    ucontext_t cu = *uc;
+    /* a compiled caller: one byte back, inside the call instruction. AGCT looks up the debug
+     * info at the first PcDesc after pc, and the one at the return address itself describes
+     * the call site (the inlined frames of the call); AGCT then resets the pc to that
+     * PcDesc's */
+    struct codecache_blob cb;
+    int compiled = codecache_find_sigsafe(c.pc, &cb) && cb.kind == CODECACHE_NMETHOD;
+    cu.uc_mcontext.gregs[REG_RIP] = (greg_t)(compiled ? c.pc - 1 : c.pc);
+    cu.uc_mcontext.gregs[REG_RSP] = (greg_t)c.sp;
+    cu.uc_mcontext.gregs[REG_RBP] = (greg_t)c.fp;
+    int m = call_agct(g, env, &cu, frames + 1, depth - 1);
+    if (m <= 0)
+        return 0;
+    frames[0] = lead;
+    *start = c;
+    return m + 1;
+}
+
+/* Calls AGCT with the thread's last Java frame anchor set to (sp, pc, fp) and puts the
+ * anchor back afterwards, also when AGCT faults. The anchor is JavaFrameAnchor's three words
+ * (_last_Java_sp, _last_Java_pc, _last_Java_fp) as VMStructs places them. Only for a thread in
+ * the VM (_thread_in_vm): it runs nothing else meanwhile (we are its signal handler), and no
+ * other thread walks a thread in the VM (it is not at a safepoint). */
+static int agct_with_anchor(struct crashguard *g, JNIEnv *env, const struct codecache_thread *th,
+                            uintptr_t sp, uintptr_t pc, uintptr_t fp, struct sample_frame *frames,
+                            int depth)
+{
+    const struct codecache_layout *l = codecache_layout_sigsafe();
+    volatile uintptr_t *a = (volatile uintptr_t *)(th->jt + (uintptr_t)l->jt_anchor);
+    volatile uintptr_t *asp = a + l->anchor_sp / 8, *apc = a + l->anchor_pc / 8,
+                       *afp = a + l->anchor_fp / 8;
+    if (l->anchor_sp != 0 || l->anchor_pc != 8 || l->anchor_fp != 16)
+        return 0; /* the three words in the order the restore below assumes */
+    g->restore_words_value[0] = th->last_sp;
+    g->restore_words_value[1] = th->last_pc;
+    g->restore_words_value[2] = th->last_fp;
+    g->restore_nwords = 3;
+    g->restore_words = a;
+    /* HotSpot publishes an anchor with sp last (and clears sp first): a walker of this
+     * thread's stack would then see either none or a whole one */
+    *asp = 0;
+    *afp = fp;
+    *apc = pc;
+    *asp = sp;
+    int n = call_agct(g, env, NULL, frames, depth);
+    *asp = 0;
+    *afp = th->last_fp;
+    *apc = th->last_pc;
+    *asp = th->last_sp;
+    g->restore_words = NULL;
+    return n;
+}
+
+/* The bytecode index an interpreted frame at fp is at (its bcp slot, 8 words below fp on
+ * x86_64), or -1 when the bcp is not inside the method's bytecodes. */
+static int32_t interpreted_bci(uintptr_t fp, uintptr_t method)
+{
+    const struct codecache_layout *l = codecache_layout_sigsafe();
+    if (l->method_const < 0 || l->constmethod_size <= 0 || l->constmethod_code_size < 0)
+        return -1;
+    uintptr_t cm = rd(method + (uintptr_t)l->method_const);
+    uintptr_t codes = cm + (uintptr_t)l->constmethod_size;
+    uintptr_t size = *(const volatile uint16_t *)(cm + (uintptr_t)l->constmethod_code_size);
+    uintptr_t bcp = rd(fp - 8 * sizeof(uintptr_t));
+    return bcp >= codes && bcp < codes + size ? (int32_t)(bcp - codes) : -1;
+}
+
+/* AGCT could not walk from the last Java frame anchor of a thread in the VM:
+ * - unknown_not_Java: the anchor has an sp but no pc, as the interpreter leaves it when it
+ *   calls into the VM. HotSpot makes such an anchor walkable itself when it needs to, taking
+ *   the return address below the sp as the pc (JavaFrameAnchor::make_walkable); so does this.
+ * - the anchor's frame is interpreted and AGCT finds it invalid (it checks more than the
+ *   frame's Method* and bcp, in states where the interpreter is between bytecodes): the frame
+ *   is read here (Method* and bcp slots, the jmethodID pointing back at the Method*) and AGCT
+ *   walks from its sender, given as the anchor.
+ * - the anchor is inside a runtime stub (C1's Runtime1 stubs, which HotSpot says are never
+ *   frame-complete, C2's allocation stubs), and AGCT will not step out of it; but the anchor's
+ *   pc is the return address of the stub's call into the VM, so the frame is whole: the caller
+ *   comes from the stub's frame size, and the stub is kept as the leaf frame.
+ * A thread in Java code at a pc outside it (a call into the VM or a library that keeps the
+ * thread's state, and set an anchor) is treated alike: AGCT found no Java frame at its pc,
+ * and no other thread walks a thread that runs Java code either (it is not at a safepoint).
+ * Returns the frame count or 0; *start is set to the registers of the frame where AGCT's
+ * frames begin, frames[*first]. */
+static int walk_anchor(struct crashguard *g, JNIEnv *env, struct sample_frame *frames, int depth,
+                       struct regs *start, int *first)
+{
+    struct codecache_thread th;
+    struct codecache_blob b;
+    if (depth < 2 || !codecache_thread_sigsafe(env, &th) ||
+        (th.state != 6 /* _thread_in_vm */ && th.state != 8 /* _thread_in_Java */) ||
+        !th.last_sp || th.last_sp < th.stack_lo + 8 || th.last_sp >= th.stack_hi ||
+        (th.last_sp & 7))
+        return 0;
+    uintptr_t pc = th.last_pc ? th.last_pc : rd(th.last_sp - 8);
+    if (!codecache_find_sigsafe(pc, &b))
+        return 0;
+    if (!th.last_pc) {
+        int n = agct_with_anchor(g, env, &th, th.last_sp, pc, th.last_fp, frames, depth);
+        if (n > 0) {
+            start->pc = pc;
+            start->sp = th.last_sp;
+            start->fp = th.last_fp;
+            *first = 0;
+            return n;
+        }
+    }
+    struct regs c;
+    struct sample_frame lead;
+    uintptr_t fp = th.last_fp;
+    if (b.kind == CODECACHE_INTERPRETER) {
+        if (fp < th.last_sp || fp >= th.stack_hi - 16 || (fp & 7))
+            return 0;
+        uintptr_t m = rd(fp - 24);
+        jmethodID id = codecache_jmethod_sigsafe(m);
+        c.pc = rd(fp + 8);
+        c.fp = rd(fp);
+        c.sp = rd(fp - 8);
+        if (!id || c.sp < fp + 16 || !caller_ok(&th, fp, &c))
+            return 0;
+        lead.method_id = id;
+        lead.lineno = SAMPLE_FRAME_PACK(SAMPLE_FT_INTERPRETED, interpreted_bci(fp, m));
+    } else if (b.kind == CODECACHE_STUB && b.frame_size > 0) {
+        uintptr_t nsp = th.last_sp + (uintptr_t)b.frame_size * sizeof(uintptr_t);
+        if (nsp > th.stack_hi)
+            return 0;
+        c.pc = rd(nsp - 8);
+        c.sp = nsp;
+        c.fp = rd(nsp - 16);
+        if (!caller_ok(&th, th.last_sp, &c))
+            return 0;
+        lead.lineno = SAMPLE_FRAME_PACK(SAMPLE_FT_STUB, -1);
+        lead.method_id = (jmethodID)(uintptr_t)stub_name(&b, pc, NULL);
+    } else {
+        return 0;
+    }
+    int n = agct_with_anchor(g, env, &th, c.sp, c.pc, c.fp, frames + 1, depth - 1);
+    if (n <= 0)
+        return 0;
+    frames[0] = lead;
+    *start = c;
+    *first = 1;
+    return n + 1;
+}
+
+/* The Method* a jmethodID stands for (a jmethodID points at a slot holding it). */
+static uintptr_t method_of(jmethodID id)
+{
+    return id && !((uintptr_t)id & 7) ? rd((uintptr_t)id) : 0;
+}
+
+static void set_type(struct sample_frame *f, int type)
+{
+    if (f->lineno >= -1) /* a bci, or -1 for none; native methods' -3 keep type 0 */
+        f->lineno = SAMPLE_FRAME_PACK(type, f->lineno);
+}
+
+/* Types AGCT's frames frames[first..n) by walking the physical frames alongside, from r (the
+ * frame AGCT started from): an interpreted frame's Method* slot must match its AGCT frame; in a
+ * compiled frame, AGCT's frames up to the first whose Method* is the nmethod's own are inlined
+ * into it, that one is the compiled frame (C1 or C2/JVMCI by tier). Senders come from the
+ * frame size (compiled), the frame (interpreted: return address, saved rbp, sender sp) and,
+ * across a call from the VM into Java, the call stub's JavaCallWrapper anchor. Where anything
+ * does not match or cannot be read, the rest keep type 0: never a guess. */
+static void type_frames(const struct codecache_thread *th, struct regs r,
+                        struct sample_frame *frames, int first, int n)
+{
+    const struct codecache_layout *l = codecache_layout_sigsafe();
+    int i = first;
+    for (int steps = 0; i < n && steps < n + 64; steps++) {
+        struct codecache_blob b;
+        if (r.sp < th->stack_lo || r.sp >= th->stack_hi || !codecache_find_sigsafe(r.pc, &b))
+            return;
+        struct regs c;
+        if (b.kind == CODECACHE_INTERPRETER) {
+            if (r.fp < r.sp || r.fp >= th->stack_hi - 16 || (r.fp & 7) ||
+                method_of(frames[i].method_id) != rd(r.fp - 24))
+                return;
+            set_type(&frames[i++], SAMPLE_FT_INTERPRETED);
+            c.pc = rd(r.fp + 8);
+            c.fp = rd(r.fp);
+            c.sp = rd(r.fp - 8);
+        } else if (b.kind == CODECACHE_NMETHOD) {
+            int j = i;
+            while (j < n && method_of(frames[j].method_id) != b.method)
+                j++;
+            if (j == n || b.frame_size <= 0 || b.frame_complete < 0 ||
+                r.pc < b.code_begin + (uintptr_t)b.frame_complete)
+                return;
+            if (b.level > 0) {
+                for (; i < j; i++)
+                    set_type(&frames[i], SAMPLE_FT_INLINED);
+                set_type(&frames[i], b.level <= 3 ? SAMPLE_FT_C1 : SAMPLE_FT_COMPILED);
+            } else if (i != j) {
+                return; /* a native method's wrapper inlines nothing */
+            }
+            i++;
+            c.sp = r.sp + (uintptr_t)b.frame_size * sizeof(uintptr_t);
+            if (c.sp > th->stack_hi)
+                return;
+            c.pc = rd(c.sp - 8);
+            c.fp = rd(c.sp - 16);
+        } else if (r.pc == l->call_stub_return && l->call_wrapper_anchor >= 0) {
+            /* Java called from the VM: the previous Java frames are where the call stub's
+             * JavaCallWrapper (in the entry frame, below its rbp) says the thread left them */
+            uintptr_t w = rd(r.fp + (uintptr_t)((intptr_t)l->entry_frame_wrapper * 8));
+            if (!w)
+                return;
+            uintptr_t a = w + (uintptr_t)l->call_wrapper_anchor;
+            c.sp = rd(a + (uintptr_t)l->anchor_sp);
+            c.fp = rd(a + (uintptr_t)l->anchor_fp);
+            c.pc = rd(a + (uintptr_t)l->anchor_pc);
+            if (!c.sp || c.sp < th->stack_lo + 8 || c.sp >= th->stack_hi)
+                return;
+            if (!c.pc)
+                c.pc = rd(c.sp - 8);
+            if (c.sp <= r.sp)
+                return;
+            r = c;
+            continue;
+        } else {
+            return;
+        }
+        if (c.sp <= r.sp)
+            return;
+        r = c;
+    }
+}
+
+/* Where AGCT started walking the thread interrupted at uc: the context itself when the
+ * thread runs Java code, else its last Java frame anchor. 0 when unknown. */
+static int agct_start(const struct codecache_thread *th, const ucontext_t *uc, struct regs *r)
+{
+    if (th->state == 8 || th->state == 9) { /* _thread_in_Java(_trans) */
+        if (!uc)
+            return 0;
+        const greg_t *gr = uc->uc_mcontext.gregs;
+        r->pc = (uintptr_t)gr[REG_RIP];
+        r->sp = (uintptr_t)gr[REG_RSP];
+        r->fp = (uintptr_t)gr[REG_RBP];
+        return th->last_sp == 0;
+    }
+    if (!th->last_sp || th->last_sp < th->stack_lo + 8 || th->last_sp >= th->stack_hi)
+        return 0;
+    r->sp = th->last_sp;
+    r->fp = th->last_fp;
+    r->pc = th->last_pc ? th->last_pc : rd(th->last_sp - 8);
+    return 1;
+}
+
+int stackwalk_java_sigsafe(JNIEnv *env, void *uc, struct sample_frame *frames, int depth,
+                           int *recovered)
+{
+    struct crashguard g;
+    *recovered = 0;
+    if (sigsetjmp(g.jb, 0) != 0)
+        return SAMPLE_ERR_WALK_FAULT; /* the guard is left and AGCT's flag restored */
+    crashguard_enter(&g);
+    if (fault_every) {
+        unsigned k = atomic_fetch_add_explicit(&walks, 1, memory_order_relaxed) + 1;
+        if (k % fault_every == 0)
+            forced_fault(&g, env, k);
+    }
+    struct codecache_thread th;
+    struct regs start;
+    int have_start = 0, first = 0;
+    int vm = mode == STACKWALK_VM && codecache_thread_sigsafe(env, &th);
+    if (vm)
+        have_start = agct_start(&th, uc, &start);
+    int n = call_agct(&g, env, uc, frames, depth);
+    if ((n == -3 || n == -4) && vm) {
+        int m = walk_anchor(&g, env, frames, depth, &start, &first);
+        if (m > 0) {
+            n = m;
+            *recovered = 1;
+            have_start = 1;
+        }
+    }
+    if ((n == -5 || n == -6) && vm && uc) {
+        int m = recover(&g, env, uc, frames, depth, &start);
+        if (m > 0) {
+            n = m;
+            *recovered = 1;
+            have_start = 1;
+            first = 1;
+        } else if (th.last_sp &&
+                   !codecache_contains_sigsafe((uintptr_t)((ucontext_t *)uc)
+                                                   ->uc_mcontext.gregs[REG_RIP])) {
+            m = walk_anchor(&g, env, frames, depth, &start, &first);
+            if (m > 0) {
+                n = m;
+                *recovered = 1;
+                have_start = 1;
+            }
+        }
+    }
+    if (n > 0 && have_start)
+        type_frames(&th, start, frames, first, n);
+    crashguard_leave(&g);
+    return n;
+}
+
+int stackwalk_java_from_sigsafe(JNIEnv *env, void *uc, uintptr_t pc, uintptr_t sp, uintptr_t fp,
+                                struct sample_frame *frames, int depth, int *recovered)
+{
+    struct crashguard g;
+    volatile int compiled = 0;
+    *recovered = 0;
+    if (!uc)
+        return -5;
+    if (sigsetjmp(g.jb, 0) != 0)
+        return SAMPLE_ERR_WALK_FAULT;
+    crashguard_enter(&g);
+    struct codecache_blob b;
+    compiled = codecache_find_sigsafe(pc, &b) && b.kind == CODECACHE_NMETHOD;
+    crashguard_leave(&g);
+    ucontext_t cu = *(const ucontext_t *)uc;
+    /* pc is a return address: into compiled code, one byte back (see recover) */
+    cu.uc_mcontext.gregs[REG_RIP] = (greg_t)(compiled ? pc - 1 : pc);
+    cu.uc_mcontext.gregs[REG_RSP] = (greg_t)sp;
+    cu.uc_mcontext.gregs[REG_RBP] = (greg_t)fp;
+    return stackwalk_java_sigsafe(env, &cu, frames, depth, recovered);
 }

@@ -1,4 +1,17 @@
-/* stackwalk.h: Java stacks with AsyncGetCallTrace. */
+/* stackwalk.h: Java stacks in signal handlers: AsyncGetCallTrace (AGCT), crash-guarded, with
+ * recovery from HotSpot's own structures where AGCT gives up.
+ *
+ * AGCT cannot start a walk from a pc inside a JVM stub (array copies, vtable and itable
+ * dispatch, intrinsics, runtime stubs): it returns unknown_Java or not_walkable_Java. The
+ * walker then finds the blob holding the pc in the code cache (codecache.h), unwinds exactly
+ * one frame -- the stub's, from its CodeBlob frame size, or from its code (the return address
+ * on top of the stack before `push rbp; mov rbp, rsp` completes, the saved frame after) -- checks
+ * that the word it takes for a return address follows a call instruction in compiled Java code,
+ * and calls AGCT again on a copy of the context set to that caller frame. The caller's inlined
+ * frames come back with it. The stub itself is kept as the leaf frame (SAMPLE_FT_STUB, named
+ * as HotSpot names it). Nothing is ever guessed from an rbp chain in compiled Java code, which
+ * uses rbp as a general register.
+ */
 #ifndef STACKWALK_H
 #define STACKWALK_H
 
@@ -7,21 +20,36 @@
 
 #include "sample.h"
 
+enum stackwalk_mode {
+    STACKWALK_VM = 0,   /* AGCT, recovery from HotSpot's structures, frame types (default) */
+    STACKWALK_AGCT = 1, /* plain AGCT: no recovery, no types (walk=agct, for debugging) */
+};
+
 /* Looks up AsyncGetCallTrace in the JVM (dlsym). Returns 0 or -ENOENT. Setup context. */
 int stackwalk_init(void);
 
+/* Sets the mode; the byte AGCT sets in a JavaThread while it runs (asgct_flag, -1: none), at
+ * env_offset below the thread's JNIEnv, which the crash guard puts back when a walk faults
+ * inside AGCT; and the test-only forced faults: every fault_every-th walk (0: never) faults on
+ * purpose inside the guard, alternately inside AGCT (a call whose result it cannot write) and
+ * in the walker's own code. Returns 0 or -errno. Only while no handler runs. */
+int stackwalk_configure(enum stackwalk_mode mode, int asgct_flag, intptr_t env_offset,
+                        unsigned fault_every);
+
 /* Walks the calling thread's Java stack at the interrupted context uc into frames[0..depth):
- * returns the frame count (> 0) or AGCT's error code (<= 0). Async-signal-safe (AGCT is
- * designed for signal handlers); env must be the calling thread's own JNIEnv.
- *
- * When AGCT cannot place the pc (unknown_Java / not_walkable_Java: typically a JVM stub such
- * as arraycopy or a crypto intrinsic) and the thread's stack bounds [stack_lo, stack_hi) are
- * known, it retries from the caller frames found through the frame-pointer chain (stubs set
- * up rbp frames), then from the return address on top of the stack (a stub before its frame
- * is built), reading only inside the stack; AGCT itself rejects a pc outside Java code.
- * *recovered is set to 1 when a retry succeeded: the sample is then charged to the stub's
- * Java caller. */
+ * returns the frame count (> 0), AGCT's error code (<= 0), or SAMPLE_ERR_WALK_FAULT when the
+ * walk faulted (the crash guard ended it). env must be the calling thread's own JNIEnv.
+ * *recovered is set to 1 when AGCT failed and the walk succeeded from a stub's caller frame.
+ * Async-signal-safe. */
 int stackwalk_java_sigsafe(JNIEnv *env, void *uc, struct sample_frame *frames, int depth,
-                           uintptr_t stack_lo, uintptr_t stack_hi, int *recovered);
+                           int *recovered);
+
+/* Like stackwalk_java_sigsafe, from the Java frame (pc, sp, fp) a native unwinder reached
+ * below native frames (pc a return address into the code cache) of a thread interrupted at uc
+ * in Java code (a leaf call from compiled code into the VM or a library, where AGCT cannot
+ * start from uc). Threads in native or VM code need not: AGCT starts from their last Java
+ * frame anchor whatever uc says. Async-signal-safe. */
+int stackwalk_java_from_sigsafe(JNIEnv *env, void *uc, uintptr_t pc, uintptr_t sp, uintptr_t fp,
+                                struct sample_frame *frames, int depth, int *recovered);
 
 #endif

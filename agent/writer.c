@@ -292,6 +292,8 @@ static const char *error_marker(int code, char *buf, size_t len)
         return "[no_Java_frames]";
     if (code == SAMPLE_WALL_REPEAT)
         return "[idle]"; /* a repeat whose stack the writer no longer knows */
+    if (code == SAMPLE_ERR_WALK_FAULT)
+        return "[walk_fault]";
     snprintf(buf, len, "[agct:%s]", fpl_agct_name(code));
     return buf;
 }

@@ -145,6 +145,8 @@ enum fpl_counter {
     FPL_CTR_SAMPLER_CPU_NS = 12,     /* CPU time of the wall-clock sampler thread */
     FPL_CTR_AGENT_OTHER_CPU_NS = 13, /* CPU time of the agent's other threads (not the writer,
                                       * not the sampler) */
+    FPL_CTR_WALK_FAULTS = 15,   /* stack walks that faulted and were ended by the crash
+                                 * guard (the sample keeps a [walk_fault] marker) */
     FPL_CTR_AGCT_BASE = 16,     /* 16 + (-code): AGCT failures by code, -1 .. -15 */
     /* signal hygiene and wall-sampling cost */
     FPL_CTR_FOREIGN_SIGNALS = 32, /* signals that reached our handlers but were not ours

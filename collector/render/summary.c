@@ -482,9 +482,12 @@ static void write_failures(const struct profile *p, FILE *f)
     }
     if (c[FPL_CTR_AGCT_RECOVERED])
         fprintf(f,
-                "  walks recovered from a JVM stub's caller frame: %" PRIu64
-                " (charged to the Java caller)\n",
+                "  walks recovered where AsyncGetCallTrace gave up (from HotSpot's structures): %"
+                PRIu64 "\n",
                 c[FPL_CTR_AGCT_RECOVERED]);
+    if (c[FPL_CTR_WALK_FAULTS])
+        fprintf(f, "  walks that faulted, ended by the crash guard: %" PRIu64 " ([walk_fault])\n",
+                c[FPL_CTR_WALK_FAULTS]);
     fprintf(f, "  ring drops: %" PRIu64 " (%.2f%% of samples taken)\n", c[FPL_CTR_RING_DROPS],
             pct(c[FPL_CTR_RING_DROPS], c[FPL_CTR_SAMPLES] + c[FPL_CTR_RING_DROPS]));
     fprintf(f, "  signals on threads without a JNIEnv: %" PRIu64 "\n", c[FPL_CTR_NO_ENV]);

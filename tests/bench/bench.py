@@ -17,6 +17,11 @@ Four parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof
              cpu=1ms, on FixedWork (Java code), NativeFrames (JNI and zlib: a native walk on
              every sample) and GcChurn (G1: GC threads, native stacks only), interleaved;
              with the CPU coverage (weight x interval over the process CPU time).
+1d. walk  -- the stack walker's cost and success, default (walk=vm: AGCT completed from
+             HotSpot's structures) against walk=agct (AGCT alone): handler p50/p99 and the
+             share of samples whose stack is a marker alone, at cpu=1ms, on FixedWork
+             (ordinary code) and on StubLoops' stub-heavy loops (arraycopy, vtable, itable,
+             intrinsics), 2 s of the worker's CPU each.
 2. filter -- ThreadFilter.add()/remove() per call (FilterCost), without and with the agent.
 2b. events -- Events.log(int) and Events.log(int, 18-char String) per call (EventCost cost),
              without the agent (the no-op), with it, and an empty static JNI native timed the
@@ -30,7 +35,7 @@ Four parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof
              the same instants, in a run with the agent and one without.
 
 Usage: bench.py --build DIR [--java PATH] [--quick] [--rounds N]
-                [--parts cpu,depth,cstack,filter,events,wall,server]
+                [--parts cpu,depth,cstack,walk,filter,events,wall,server]
                 [--out DIR]
 `scripts/bench` builds (scripts/setup) and runs this.
 """
@@ -532,6 +537,57 @@ def part_cpu(args, report):
     report["cpu"] = {"units": units, "threads": args.threads, "depth": args.depth,
                      "rounds": args.rounds, "jvm_flags": HEAP, "runs": runs,
                      "summary": summary, "errors": errors}
+
+
+# ---------------------------------------------------- part 1c: the walker, vm against agct
+
+def part_walk(args, report):
+    run_dir = os.path.join(args.out, "walk")
+    os.makedirs(run_dir, exist_ok=True)
+    log("== 1c. Stack walker: default (walk=vm) against AsyncGetCallTrace alone (walk=agct), "
+        "cpu=1ms ==")
+    if not getattr(args, "units", None):
+        progress("calibrating FixedWork ...")
+        args.units = calibrate(args, run_dir)
+        progress_done()
+    units = max(100, int(args.units * args.depth_fraction))
+    seconds = 1 if args.quick else 2
+    workloads = [("FixedWork", ["dev.flyprof.bench.FixedWork", str(units), str(args.threads),
+                                str(args.depth)])]
+    workloads += [("StubLoops " + m, ["dev.flyprof.workload.StubLoops", m, str(seconds)])
+                  for m in ("arraycopy", "vtable", "itable", "intrinsics")]
+    rows = {}
+    errors = []
+    loads = []
+    log("  %-22s %-6s %12s %12s %12s %8s" % ("workload", "walk", "handler p50", "p99", "lost%",
+                                            "samples"))
+    for name, main in workloads:
+        for walk in ("vm", "agct"):
+            progress("walk: %s, %s" % (name, walk))
+            tag = "%s-%s" % (name.replace(" ", "-"), walk)
+            fpl = os.path.join(run_dir, tag + ".fpl")
+            cmd = ([args.java] + HEAP + ["-agentpath:%s=cpu=1ms,walk=%s,file=%s"
+                                         % (args.agent, walk, fpl), "-cp", args.jar] + main)
+            r = run_measured(cmd, run_dir, tag, 600)
+            loads.append(r["other_cores"])
+            if r["rc"] != 0:
+                errors.append("%s walk=%s: exit %s: %s" % (name, walk, r["rc"],
+                                                          r["stderr"].strip()[-300:]))
+            s = flyprof_summary(args.cli, fpl, run_dir, tag)
+            rows["%s walk=%s" % (name, walk)] = s
+            progress_done()
+            log("  %-22s %-6s %9s us %9s us %11s%% %8s" % (
+                name, walk,
+                fmt(s.get("handler_p50_ns") and s["handler_p50_ns"] / 1e3, "%.1f"),
+                fmt(s.get("handler_p99_ns") and s["handler_p99_ns"] / 1e3, "%.1f"),
+                fmt(s.get("cpu_failed_pct"), "%.2f"), fmt(s.get("cpu_samples"), "%d")))
+    log("  lost%: samples whose stack is a marker alone (a failed walk), of all the process's "
+        "CPU samples.")
+    load_note(loads, "the handler times")
+    for e in errors:
+        log("  ! " + e)
+    log()
+    report["walk"] = {"rows": rows, "errors": errors}
 
 
 # ------------------------------------------------------------- part 1b: handler vs depth
@@ -1223,9 +1279,9 @@ def main():
     ap.add_argument("--build", required=True, help="flyprof build directory")
     ap.add_argument("--java", help="java launcher (default JAVA_HOME, else JDK 17, else PATH)")
     ap.add_argument("--quick", action="store_true", help="about 2 minutes instead of 10")
-    ap.add_argument("--parts", default="cpu,depth,cstack,filter,events,wall,server",
+    ap.add_argument("--parts", default="cpu,depth,cstack,walk,filter,events,wall,server",
                     help="which parts to run (default all: "
-                         "cpu,depth,cstack,filter,events,wall,server)")
+                         "cpu,depth,cstack,walk,filter,events,wall,server)")
     ap.add_argument("--rounds", type=int, help="CPU overhead rounds (default 5, quick 2)")
     ap.add_argument("--work-seconds", type=float,
                     help="CPU seconds of work per FixedWork thread, without the agent "
@@ -1289,8 +1345,8 @@ def main():
     report = {"environment": env, "quick": q, "parts": parts}
     t0 = time.monotonic()
     for part, fn in (("cpu", part_cpu), ("depth", part_depth), ("cstack", part_cstack),
-                     ("filter", part_filter), ("events", part_events), ("wall", part_wall),
-                     ("server", part_server)):
+                     ("walk", part_walk), ("filter", part_filter), ("events", part_events),
+                     ("wall", part_wall), ("server", part_server)):
         if part in parts:
             fn(args, report)
     report["seconds"] = time.monotonic() - t0

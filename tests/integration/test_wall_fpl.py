@@ -8,8 +8,8 @@ signaled / failed counts and its time, which tick each sample answers. This modu
 them straight from the log, following FORMAT.md alone (it does not share code with the
 collector, so it also cross-checks it): preamble, chunks verified by CRC-32 over sequence
 number + payload, length-framed records, THREAD / SAMPLE / WALL_TICK / ANCHOR / HEADER / END /
-COUNTERS / EVENTS, and the names of METHOD records (not their line tables). STACK records are
-skipped: stacks are checked through `flyprof convert`.
+COUNTERS / EVENTS, and METHOD / STACK (names, bcis and frame types; the stack walker's tests
+read the types, which folded output does not show).
 Damaged or cut-off chunks are not recovered (a test log must be intact): the reader raises.
 
 Used by test_wall_states.py, test_wall_parked.py, test_filter_marked.py and test_churn.py:
@@ -149,6 +149,10 @@ class Method:
         self.id, self.kind, self.klass, self.name = mid, kind, klass, name
         self.signature, self.source, self.chunk = signature, source, chunk
 
+    def __getitem__(self, i):
+        """(kind, class, name)[i], as a tuple would give it."""
+        return (self.kind, self.klass, self.name)[i]
+
     @property
     def full(self):
         """`package.Class.method`, or the name alone for markers and C/stub frames."""
@@ -180,6 +184,7 @@ class Log:
         self.ticks = {}         # tick id -> Tick
         self.tick_repeats = 0
         self.counters = {}
+        self.stacks = {}        # id -> [(method_id, bci, frame type)], leaf first
         self.end_ticks = None
         self.chunks = 0
         self.methods = {}       # id -> Method
@@ -231,6 +236,11 @@ def _record(log, typ, b, state):
         for _ in range(b.v()):
             k = b.v()
             log.counters[k] = b.v()
+    elif typ == REC_STACK:
+        sid, n = b.v(), b.v()
+        frames = [(b.v(), b.sv()) for _ in range(n)]
+        types = [b.u8() for _ in range(n)] if b.left() >= n else [0] * n
+        log.stacks[sid] = [f + (t,) for f, t in zip(frames, types)]
     elif typ == REC_END:
         log.end_ticks = b.u64()
     elif typ == REC_METHOD:
@@ -246,9 +256,6 @@ def _record(log, typ, b, state):
             log.tick_repeats += 1
         else:
             log.ticks[tid] = t
-    # STACK, HANDLER_HIST and unknown types: skipped by their length
-
-
     elif typ == REC_EVENTS:
         thread, count, prev, evs = b.v(), b.v(), 0, []
         for _ in range(count):
@@ -267,7 +274,7 @@ def _record(log, typ, b, state):
         after = b.v() if b.left() else 0
         if after:
             log.event_drops.append((thread, after))
-    # METHOD, STACK, HANDLER_HIST and unknown types: skipped by their length
+    # HANDLER_HIST and unknown types: skipped by their length
 
 
 def parse(data):

@@ -262,6 +262,22 @@ static void test_counts(void)
     ERR_EXACT("events=64,events=64", "duplicate option 'events'");
 }
 
+static void test_walk(void)
+{
+    CHECK(OK("cpu"));
+    CHECK_EQ_U(o.walk_agct, 0);
+    CHECK(OK("walk=agct"));
+    CHECK_EQ_U(o.walk_agct, 1);
+    CHECK(OK("walk=vm,cpu=1ms"));
+    CHECK_EQ_U(o.walk_agct, 0);
+    ERR_EXACT("walk=rbp", "walk=rbp: expected vm (AsyncGetCallTrace, completed from HotSpot's "
+                          "structures where it gives up) or agct (AsyncGetCallTrace alone)");
+    ERR("walk=AGCT", "walk=AGCT: expected vm");
+    ERR("walk=agct ", "walk=agct : expected vm");
+    ERR_EXACT("walk", "option 'walk' needs a value (walk=vm|agct)");
+    ERR_EXACT("walk=vm,walk=agct", "duplicate option 'walk'");
+}
+
 static void test_flags(void)
 {
     CHECK(OK("filter"));
@@ -332,8 +348,8 @@ static void test_errors(void)
 {
     static const char accepted[] =
         "(accepted: start, stop, dump, status, cpu[=TIME], wall[=TIME], "
-        "engine=cputimer|itimer|perf, wallthreads=N, filter, depth=N, file=PATH, log=PATH, "
-        "threads, duration=TIME, events=N, cstack=auto|off)";
+        "engine=cputimer|itimer|perf, wallthreads=N, filter, depth=N, walk=vm|agct, file=PATH, "
+        "log=PATH, threads, duration=TIME, events=N, cstack=auto|off)";
     char want[512];
     char small[8];
     int rc;
@@ -726,8 +742,26 @@ static void test_reply(void)
     CHECK(strstr(msg, "log=PATH") != NULL);
 }
 
+/* _faultevery= is test-only (forced faults inside the crash guard): parsed, never advertised. */
+static void test_faultevery(void)
+{
+    struct options fo;
+    char msg[512];
+    CHECK(options_parse("start", &fo, msg, sizeof(msg)) == 0);
+    CHECK_EQ_U(fo.fault_every, 0);
+    CHECK(options_parse("cpu=1ms,_faultevery=2", &fo, msg, sizeof(msg)) == 0);
+    CHECK_EQ_U(fo.fault_every, 2);
+    CHECK(options_parse("_faultevery=0", &fo, msg, sizeof(msg)) == -EINVAL);
+    CHECK(strstr(msg, "_faultevery") != NULL);
+    CHECK(options_parse("_faultevery", &fo, msg, sizeof(msg)) == -EINVAL);
+    CHECK(strstr(msg, "_faultevery=N") != NULL);
+    CHECK(options_parse("bogus", &fo, msg, sizeof(msg)) == -EINVAL);
+    CHECK(strstr(msg, "fault") == NULL);
+}
+
 int main(void)
 {
+    test_faultevery();
     test_reply();
     test_defaults();
     test_actions();
@@ -735,6 +769,7 @@ int main(void)
     test_engine();
     test_cstack();
     test_counts();
+    test_walk();
     test_flags();
     test_file();
     test_duration();
