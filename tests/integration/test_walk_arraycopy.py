@@ -79,8 +79,9 @@ def check_types(t, how, path):
 def body(t):
     # walk=agct: AsyncGetCallTrace alone gives up inside the stub, so most samples are lost;
     # this shows the option works and that the recovery is what the checks below measure
+    # (cstack=off: the native walk would name the stub from the code cache by itself)
     _, plain = wc.agentpath(t, "arraycopy_agct", "StubLoops", ["arraycopy", 1], THREAD,
-                            options="cpu=10ms,walk=agct")
+                            options="cpu=10ms,walk=agct,cstack=off")
     t.check(plain.total >= 30, "walk=agct: only %d samples (want >= 30)", plain.total)
     t.check(plain.share(plain.lost) >= 0.5 and plain.stub == 0,
             "walk=agct: %.1f%% lost walks and %d stub frames; AGCT alone should lose most "
