@@ -38,7 +38,8 @@ int keymap_put(struct keymap *m, const void *key, uint32_t len, uint32_t id);
 /* Bytes held by the map (slots + arena), for bounding memory. */
 size_t keymap_bytes(const struct keymap *m);
 
-/* The hash the map uses, exposed for tests. */
+/* The hash the map uses: fpl_hash_bytes (collector/format/fpl_hash.h, the hash of the whole
+ * project), 1 where that is 0. Exposed for tests. */
 uint64_t keymap_hash(const void *key, size_t len);
 
 #endif
