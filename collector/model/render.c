@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fpl_hash.h"
+#include "hashtab.h"
+
 #define NONE UINT32_MAX
 #define NAMES_BLOCK (64u << 10)
 #define TITLE_COMMAND_MAX 120
@@ -44,26 +47,6 @@ int render_state_parse(const char *s)
 const char *render_kind_name(int kind)
 {
     return kind == FPL_KIND_CPU ? "cpu" : kind == FPL_KIND_WALL ? "wall" : "cpu+wall";
-}
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
-}
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 0x100000001b3ull;
-    }
-    return mix64(h);
 }
 
 /* ---- selection ---- */
@@ -215,10 +198,8 @@ struct names_block {
 struct tree_internal {
     struct names_block *blocks;
     size_t names_cap;
-    uint64_t *name_hash;  /* per name: hash of (string, type) */
-    uint8_t *name_type;   /* per name: the enum render_type it was interned with */
-    uint32_t *name_index; /* open addressing: name + 1, 0 empty */
-    size_t name_icap;
+    uint8_t *name_type;       /* per name: the enum render_type it was interned with */
+    struct hashtab name_index; /* (string, type) -> name */
 };
 
 /* One distinct path: cells whose paths are equal merge into one unit before sorting. Its
@@ -246,8 +227,7 @@ struct builder {
     size_t nseq, seq_cap;
     struct unit *units;
     size_t nunits, units_cap;
-    uint32_t *unit_index; /* dedup: open addressing, unit + 1 */
-    size_t unit_icap;
+    struct hashtab unit_index; /* path -> unit */
     uint32_t *rank; /* per name: its place in the sorted names */
 };
 
@@ -272,36 +252,22 @@ static const char *names_copy(struct tree_internal *in, const char *s)
     return d;
 }
 
-static int name_rehash(struct render_tree *t, struct tree_internal *in)
+static uint64_t name_hash(const char *name, uint8_t type)
 {
-    size_t cap = in->name_icap ? in->name_icap * 2 : 1024, mask = cap - 1;
-    uint32_t *idx = calloc(cap, sizeof(*idx));
-    if (!idx)
-        return -ENOMEM;
-    for (size_t k = 0; k < t->nnames; k++) {
-        size_t i = (size_t)in->name_hash[k] & mask;
-        while (idx[i])
-            i = (i + 1) & mask;
-        idx[i] = (uint32_t)k + 1;
-    }
-    free(in->name_index);
-    in->name_index = idx;
-    in->name_icap = cap;
-    return 0;
+    return fpl_hash_mix(fpl_hash_str(name), type);
 }
 
 /* The id of (name, type) in t, or NONE. */
 static uint32_t name_find(const struct render_tree *t, const char *name, uint8_t type)
 {
     const struct tree_internal *in = t->internal;
-    uint64_t h = hash_str(name) ^ type;
-    if (!in || !in->name_icap)
+    struct hashtab_probe pr;
+    if (!in)
         return NONE;
-    size_t mask = in->name_icap - 1, i = (size_t)h & mask;
-    for (uint32_t k; (k = in->name_index[i]) != 0; i = (i + 1) & mask) {
-        if (in->name_hash[k - 1] == h && in->name_type[k - 1] == type &&
-            strcmp(t->names[k - 1], name) == 0)
-            return k - 1;
+    for (uint32_t k = hashtab_first(&in->name_index, name_hash(name, type), &pr); k != NONE;
+         k = hashtab_next(&in->name_index, &pr)) {
+        if (in->name_type[k] == type && strcmp(t->names[k], name) == 0)
+            return k;
     }
     return NONE;
 }
@@ -322,10 +288,6 @@ static uint32_t name_intern(struct render_tree *t, const char *name, uint8_t typ
         if (!nm)
             return NONE;
         t->names = nm;
-        uint64_t *nh = realloc(in->name_hash, cap * sizeof(*nh));
-        if (!nh)
-            return NONE;
-        in->name_hash = nh;
         uint8_t *ty = realloc(in->name_type, cap);
         if (!ty)
             return NONE;
@@ -335,16 +297,12 @@ static uint32_t name_intern(struct render_tree *t, const char *name, uint8_t typ
     const char *copy = names_copy(in, name);
     if (!copy)
         return NONE;
-    id = (uint32_t)t->nnames++;
+    id = (uint32_t)t->nnames;
+    if (hashtab_add(&in->name_index, name_hash(name, type), id))
+        return NONE;
     t->names[id] = copy;
-    in->name_hash[id] = hash_str(name) ^ type;
     in->name_type[id] = type;
-    if (t->nnames * 2 > in->name_icap)
-        return name_rehash(t, in) ? NONE : id; /* the new name included */
-    size_t mask = in->name_icap - 1, i = (size_t)in->name_hash[id] & mask;
-    while (in->name_index[i])
-        i = (i + 1) & mask;
-    in->name_index[i] = id + 1;
+    t->nnames++;
     return id;
 }
 
@@ -423,11 +381,10 @@ static uint32_t stack_seq(struct builder *b, uint32_t stack)
 
 static uint64_t unit_hash(const struct unit *u)
 {
-    uint64_t h = (uint64_t)u->stack * 0x9e3779b97f4a7c15ull ^ ((uint64_t)u->npre << 40) ^
-                 ((uint64_t)u->npost << 48) ^ u->post;
+    uint64_t h = fpl_hash_mix(fpl_hash_u64(u->stack), (uint64_t)u->npre << 8 | u->npost);
     for (int i = 0; i < u->npre; i++)
-        h = mix64(h ^ u->pre[i]);
-    return mix64(h);
+        h = fpl_hash_mix(h, u->pre[i]);
+    return u->npost ? fpl_hash_mix(h, u->post) : h;
 }
 
 static int unit_same(const struct unit *a, const struct unit *b)
@@ -442,30 +399,14 @@ static int unit_same(const struct unit *a, const struct unit *b)
     return 1;
 }
 
-static int unit_rehash(struct builder *b)
-{
-    size_t cap = b->unit_icap ? b->unit_icap * 2 : 1024, mask = cap - 1;
-    uint32_t *idx = calloc(cap, sizeof(*idx));
-    if (!idx)
-        return -ENOMEM;
-    for (size_t k = 0; k < b->nunits; k++) {
-        size_t i = (size_t)unit_hash(&b->units[k]) & mask;
-        while (idx[i])
-            i = (i + 1) & mask;
-        idx[i] = (uint32_t)k + 1;
-    }
-    free(b->unit_index);
-    b->unit_index = idx;
-    b->unit_icap = cap;
-    return 0;
-}
-
 /* Adds a cell's weight to the unit of its path, creating it. */
 static int unit_add(struct builder *b, const struct unit *u)
 {
-    size_t mask = b->unit_icap - 1, i = (size_t)unit_hash(u) & mask;
-    for (uint32_t k; (k = b->unit_index[i]) != 0; i = (i + 1) & mask) {
-        struct unit *e = &b->units[k - 1];
+    uint64_t h = unit_hash(u);
+    struct hashtab_probe pr;
+    for (uint32_t k = hashtab_first(&b->unit_index, h, &pr); k != NONE;
+         k = hashtab_next(&b->unit_index, &pr)) {
+        struct unit *e = &b->units[k];
         if (unit_same(e, u)) {
             profile_fp_add(&e->fp, u->fp);
             e->count += u->count;
@@ -482,10 +423,9 @@ static int unit_add(struct builder *b, const struct unit *u)
         b->units = q;
         b->units_cap = cap;
     }
-    b->units[b->nunits] = *u;
-    b->unit_index[i] = (uint32_t)++b->nunits;
-    if (b->nunits * 2 > b->unit_icap)
-        return unit_rehash(b);
+    if (hashtab_add(&b->unit_index, h, (uint32_t)b->nunits))
+        return -ENOMEM;
+    b->units[b->nunits++] = *u;
     return 0;
 }
 
@@ -735,8 +675,7 @@ int render_tree_build(struct render_tree *t, const struct profile *p, const stru
     b.thread_name = calloc(p->nthreads + 1, sizeof(*b.thread_name));
     b.stack_len = calloc(p->nstacks + 1, sizeof(*b.stack_len));
     b.stack_off = calloc(p->nstacks + 1, sizeof(*b.stack_off));
-    if (!b.in || !b.method_name || !b.thread_name || !b.stack_len || !b.stack_off ||
-        name_rehash(t, b.in) || unit_rehash(&b))
+    if (!b.in || !b.method_name || !b.thread_name || !b.stack_len || !b.stack_off)
         goto out;
     rc = 0;
     for (size_t i = 0; rc == 0 && i < p->nentries; i++) {
@@ -765,7 +704,7 @@ out:
     free(b.stack_off);
     free(b.seq);
     free(b.units);
-    free(b.unit_index);
+    hashtab_destroy(&b.unit_index);
     free(b.rank);
     render_select_destroy(&s);
     return rc;
@@ -780,9 +719,8 @@ void render_tree_destroy(struct render_tree *t)
             in->blocks = nb->next;
             free(nb);
         }
-        free(in->name_hash);
         free(in->name_type);
-        free(in->name_index);
+        hashtab_destroy(&in->name_index);
         free(in);
     }
     free(t->nodes);
@@ -801,39 +739,24 @@ uint32_t render_tree_child(const struct render_tree *t, uint32_t parent, const c
     return NONE;
 }
 
-/* A (parent, name) -> node index of a tree, for matching paths across trees. */
-struct child_slot {
-    uint32_t parent;
-    uint32_t name;
-    uint32_t node; /* + 1; 0 empty */
-};
-
-static size_t child_hash(uint32_t parent, uint32_t name)
+static uint64_t child_hash(uint32_t parent, uint32_t name)
 {
-    return (size_t)mix64((uint64_t)parent << 32 | name);
+    return fpl_hash_u64((uint64_t)parent << 32 | name);
 }
 
 int render_tree_match(const struct render_tree *t, const struct render_tree *base, uint64_t *out)
 {
-    size_t cap = 16;
-    while (cap < base->nnodes * 2)
-        cap *= 2;
-    size_t mask = cap - 1;
-    struct child_slot *child = calloc(cap, sizeof(*child));
+    /* base's nodes by (parent, name) */
+    struct hashtab child = {0};
     uint32_t *bnode = malloc((t->nnodes ? t->nnodes : 1) * sizeof(*bnode));
     uint32_t *bname = malloc((t->nnames ? t->nnames : 1) * sizeof(*bname));
-    if (!child || !bnode || !bname) {
-        free(child);
-        free(bnode);
-        free(bname);
-        return -ENOMEM;
-    }
+    int rc = -ENOMEM;
+    if (!bnode || !bname || hashtab_reserve(&child, base->nnodes))
+        goto out;
     for (size_t i = 1; i < base->nnodes; i++) {
         const struct render_node *nd = &base->nodes[i];
-        size_t j = child_hash(nd->parent, nd->name) & mask;
-        while (child[j].node)
-            j = (j + 1) & mask;
-        child[j] = (struct child_slot){nd->parent, nd->name, (uint32_t)i + 1};
+        if (hashtab_add(&child, child_hash(nd->parent, nd->name), (uint32_t)i))
+            goto out;
     }
     const struct tree_internal *tin = t->internal;
     for (size_t k = 0; k < t->nnames; k++)
@@ -844,10 +767,12 @@ int render_tree_match(const struct render_tree *t, const struct render_tree *bas
             m = base->nnodes ? 0 : NONE;
         } else {
             uint32_t bp = bnode[t->nodes[i].parent], id = bname[t->nodes[i].name];
+            struct hashtab_probe pr;
             if (bp != NONE && id != NONE) {
-                for (size_t j = child_hash(bp, id) & mask; child[j].node; j = (j + 1) & mask) {
-                    if (child[j].parent == bp && child[j].name == id) {
-                        m = child[j].node - 1;
+                for (uint32_t k = hashtab_first(&child, child_hash(bp, id), &pr); k != NONE;
+                     k = hashtab_next(&child, &pr)) {
+                    if (base->nodes[k].parent == bp && base->nodes[k].name == id) {
+                        m = k;
                         break;
                     }
                 }
@@ -856,10 +781,12 @@ int render_tree_match(const struct render_tree *t, const struct render_tree *bas
         bnode[i] = m;
         out[i] = m == NONE ? 0 : base->nodes[m].total;
     }
-    free(child);
+    rc = 0;
+out:
+    hashtab_destroy(&child);
     free(bnode);
     free(bname);
-    return 0;
+    return rc;
 }
 
 /* ---- titles ---- */
