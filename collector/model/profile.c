@@ -157,7 +157,8 @@ static const char *arena_display(struct profile *p, const char *a, const char *s
 /* The dictionary index of id: ids are looked up in the dictionary array itself (the id of
  * element k is at base + k * stride, the first field of each entry), so the index holds no
  * keys of its own. */
-_Static_assert(offsetof(struct profile_thread, id) == 0 && offsetof(struct profile_method, id) == 0 &&
+_Static_assert(offsetof(struct profile_thread, id) == 0 &&
+                   offsetof(struct profile_method, id) == 0 &&
                    offsetof(struct profile_stack, id) == 0,
                "dictionary entries start with their id");
 static uint32_t dict_find(const struct hashtab *t, const void *base, size_t stride, uint64_t id)
@@ -368,8 +369,7 @@ static int on_method(void *ctx, const struct reader_method *rm)
     if (!q)
         return -ENOMEM;
     p->methods = q;
-    if (dict_slot(&p->method_index, p->methods, sizeof(*p->methods), &p->nmethods, rm->id,
-                  &i))
+    if (dict_slot(&p->method_index, p->methods, sizeof(*p->methods), &p->nmethods, rm->id, &i))
         return -ENOMEM;
     struct profile_method *m = &p->methods[i];
     memset(m, 0, sizeof(*m));
@@ -744,8 +744,8 @@ static int finish_links(struct profile *p)
     for (size_t s = 0; s < p->nstacks; s++) {
         struct profile_frame *f = (struct profile_frame *)p->stacks[s].frames;
         for (uint32_t k = 0; k < p->stacks[s].nframes; k++)
-            f[k].method = dict_find(&p->method_index, p->methods, sizeof(*p->methods),
-                                    f[k].method_id);
+            f[k].method =
+                dict_find(&p->method_index, p->methods, sizeof(*p->methods), f[k].method_id);
     }
     for (size_t k = 0; k < p->nentries; k++) {
         struct profile_entry *e = &p->entries[k];

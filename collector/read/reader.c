@@ -509,7 +509,7 @@ static uint64_t find_next_chunk(struct reader *r, uint64_t from)
         const uint8_t *q = memmem(p, got, sync, sizeof(sync));
         if (!q) {
             if (got < READER_SCAN)
-                return READER_NONE; /* searched to the end */
+                return READER_NONE;           /* searched to the end */
             from += got - (sizeof(sync) - 1); /* a sync word may straddle the boundary */
             continue;
         }
