@@ -24,6 +24,12 @@ struct render_opts {
     const char *include;   /* POSIX extended regex: keep stacks with a frame matching; NULL all */
     const char *exclude;   /* drop stacks with a frame matching; NULL none */
     const char *title;     /* NULL: render_default_title */
+    /* The tree's node budget (render_tree_build): frames whose weight is under min_share of
+     * the root's are merged, per parent, into one "[N small frames]" node (RENDER_SMALL);
+     * min_share is raised (doubled) until at most max_nodes nodes remain. 0: no pruning, no
+     * limit. Outputs that always prune (the flame graph) use their own default for 0. */
+    double min_share;
+    uint32_t max_nodes;
 };
 
 /* Frame types, for colors and legends. */
@@ -36,7 +42,11 @@ enum render_type {
     RENDER_THREAD = 5,     /* a synthetic thread root */
     RENDER_STATE = 6,      /* a synthetic thread-state leaf (wall samples) */
     RENDER_KIND = 7,       /* a synthetic [cpu] / [wall] root (PROFILE_KIND_ALL) */
+    RENDER_SMALL = 8,      /* "[N small frames]": children under the node budget, merged */
 };
+
+/* The name of a RENDER_SMALL node, from its count (and "s" unless it is 1). */
+#define RENDER_SMALL_FMT "[%u small frame%s]"
 
 /* Compiled filters; render_select_init / render_select_destroy. The match caches hold
  * RENDER_MATCH_* bits (0: not computed yet). */
@@ -81,10 +91,19 @@ uint64_t render_entry_weight(const struct render_select *s, const struct profile
  * total (children left to right in name order, self last) and rounds the interval ends to
  * integers (halves up), so every node is within 1 of its exact weight, the root is the exact
  * total rounded as in profile_fp_round, and a node's total is always its self plus its
- * children's totals. */
+ * children's totals.
+ *
+ * Budget (render_opts.min_share, max_nodes): a node whose exact weight is under the threshold
+ * is not in the tree; the children of one parent that are merged become one RENDER_SMALL node
+ * after the parent's other children (its weight their exact sum: totals are preserved, and
+ * it has no children). Nodes above the threshold are exactly as without a budget but for
+ * rounding (their place among the parent's children moves). The tree is built with at most
+ * the nodes kept (and the current path) in memory, never the whole unpruned tree. */
 struct render_node {
     uint32_t name;         /* index into render_tree.names */
     uint8_t type;          /* enum render_type */
+    uint32_t merged;       /* RENDER_SMALL: how many sibling frames (each with its subtree) it
+                            * stands for; 0 for other nodes */
     uint32_t parent;       /* UINT32_MAX for the root */
     uint32_t first_child;  /* UINT32_MAX: none */
     uint32_t next_sibling; /* UINT32_MAX: none */
@@ -103,6 +122,13 @@ struct render_tree {
     uint64_t total;        /* nodes[0].total */
     uint64_t samples;      /* selected samples (raw count) */
     int kind;              /* the resolved kind */
+    /* the budget in force: frames under min_share of the root's weight (min_weight, in
+     * weight units) were merged -- merged_frames of them, into merged_nodes RENDER_SMALL
+     * nodes. min_share may be above render_opts.min_share when max_nodes forced it up. */
+    double min_share;
+    double min_weight;
+    uint64_t merged_frames;
+    uint32_t merged_nodes;
     void *internal;
 };
 

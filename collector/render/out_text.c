@@ -238,6 +238,14 @@ static void write_node(FILE *f, const struct render_tree *t, uint32_t v, uint32_
 
 #define MORE_LINE (1ull << 63) /* a stack entry: the "N more" line of a node's children */
 
+/* 1 when node c is not printed: under the threshold, or frames the tree merged (which are
+ * under it by construction: see out_text_write_opts). */
+static int hidden(const struct render_tree *t, uint32_t c, double prune)
+{
+    return t->nodes[c].type == RENDER_SMALL ||
+           (prune > 0 && pct(t->nodes[c].total, t->total) < prune);
+}
+
 /* The children of v under the threshold: how many, and their weight. */
 static size_t hidden_children(const struct render_tree *t, uint32_t v, double prune,
                               uint64_t *weight)
@@ -245,8 +253,9 @@ static size_t hidden_children(const struct render_tree *t, uint32_t v, double pr
     size_t n = 0;
     *weight = 0;
     for (uint32_t c = t->nodes[v].first_child; c != NONE; c = t->nodes[c].next_sibling) {
-        if (prune > 0 && pct(t->nodes[c].total, t->total) < prune) {
-            n++;
+        if (hidden(t, c, prune)) {
+            /* the tree's budget merged some of them already: count what it stands for */
+            n += t->nodes[c].type == RENDER_SMALL ? t->nodes[c].merged : 1;
             *weight += t->nodes[c].total;
         }
     }
@@ -290,7 +299,7 @@ static int write_tree(FILE *f, const struct render_tree *t, double prune)
         write_node(f, t, v, t->nodes[v].depth);
         size_t nk = 0;
         for (uint32_t c = t->nodes[v].first_child; c != NONE; c = t->nodes[c].next_sibling) {
-            if (!(prune > 0 && pct(t->nodes[c].total, t->total) < prune))
+            if (!hidden(t, c, prune))
                 kids[nk++] = c;
         }
         if (hidden_children(t, v, prune, &hw))
@@ -310,7 +319,14 @@ int out_text_write_opts(const struct profile *p, const struct render_opts *o,
     size_t top = to && to->top ? to->top : OUT_TEXT_TOP;
     double prune = to && to->prune >= 0 ? to->prune : OUT_TEXT_PRUNE;
     struct render_tree t;
-    int rc = render_tree_build(&t, p, o, err, errlen);
+    /* Nodes under the threshold are not printed, so the tree need not hold them: it merges the
+     * frames under half of it (those are under it after rounding too) into RENDER_SMALL
+     * nodes, which the "N more" lines count by what they stand for. The report is the same,
+     * and a --threads tree of a big profile takes kilobytes, not a gigabyte. */
+    struct render_opts bo = *o;
+    bo.min_share = prune > 0 ? prune / 100 / 2 : 0;
+    bo.max_nodes = 0;
+    int rc = render_tree_build(&t, p, &bo, err, errlen);
     if (rc)
         return rc;
     write_header(f, p, o, &t);

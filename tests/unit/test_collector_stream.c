@@ -318,7 +318,8 @@ static void test_same_three_ways(const uint8_t *log, size_t size, const struct f
         uint64_t intact = 0;
         for (size_t c = 0; c < g->nchunks; c++) {
             const struct fplgen_chunk *ch = &g->chunks[c];
-            intact += ch->end <= len && !memcmp(d + ch->start, log + ch->start, ch->end - ch->start);
+            intact +=
+                ch->end <= len && !memcmp(d + ch->start, log + ch->start, ch->end - ch->start);
         }
         int ok = same(&m, &f) && same(&m, &p) && m.rc == 0 && m.st.chunks_ok == intact;
         damaged += m.st.chunks_damaged > 0;
@@ -374,8 +375,8 @@ static void test_cli_rss(const char *cli, const char *synth, const char *dir)
     snprintf(fpl, sizeof(fpl), "%s/stream-big.fpl", dir);
     snprintf(out, sizeof(out), "%s/stream-big.collapsed", dir);
     /* many samples over few stacks: the file is big, the profile small */
-    char *gen[] = {(char *)synth, "-o", fpl,  "-n", samples, "-u",
-                   "2000",        "-t", "8",  "-d", "30",    NULL};
+    char *gen[] = {(char *)synth, "-o", fpl, "-n", samples, "-u",
+                   "2000",        "-t", "8", "-d", "30",    NULL};
     long rss = 0;
     CHECK(run_rss(gen, &rss) == 0);
     struct stat sb;

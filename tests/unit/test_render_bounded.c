@@ -5,6 +5,14 @@
  *   names made to be prefixes of each other, where the byte order of whole lines differs from
  *   an order frame by frame ("a.b" sorts before "a;x" because '.' < ';'), and on names that
  *   differ as methods but are equal as text (they merge).
+ * - The call tree's node budget: frames under the minimum share are merged per parent into one
+ *   "[N small frames]" node that weighs exactly what it replaced (so every total is kept), the
+ *   nodes kept are exactly those of the unpruned tree (same paths, same rounded weights, wall
+ *   weights included), the node limit raises the share until the tree fits, and the flame
+ *   graph page of a profile of many tiny stacks holds at most its budget of nodes and says
+ *   what it merged.
+ *
+ * `test_render_bounded --write DIR` writes the budget logs for the browser test instead.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +24,8 @@
 #include "fplgen_profile.h"
 #include "harness.h"
 #include "out_collapsed.h"
+#include "out_html.h"
+#include "out_text.h"
 #include "profile.h"
 #include "render.h"
 
@@ -132,9 +142,13 @@ static void test_folded_order(void)
     static uint64_t stacks[NSTACKS][6], cells[NCELLS][4];
     static size_t depth[NSTACKS];
     struct fplgen g;
-    const struct fplgen_header h = {.pid = 1, .ticks_per_sec = 1000000000ull,
-                                    .cpu_interval_ns = 1000000, .depth = 64,
-                                    .options = "", .jvm_name = "VM", .jvm_version = "1",
+    const struct fplgen_header h = {.pid = 1,
+                                    .ticks_per_sec = 1000000000ull,
+                                    .cpu_interval_ns = 1000000,
+                                    .depth = 64,
+                                    .options = "",
+                                    .jvm_name = "VM",
+                                    .jvm_version = "1",
                                     .command = "java Order"};
     CHECK(fplgen_init(&g) == 0);
     fplgen_header(&g, &h);
@@ -168,13 +182,13 @@ static void test_folded_order(void)
     CHECK(p != NULL);
     for (int threads = 0; p && threads < 2; threads++) {
         for (int reverse = 0; reverse < 2; reverse++) {
-            char *want = reference((const uint64_t(*)[4])cells, NCELLS, stacks, depth, threads,
-                                   reverse);
+            char *want =
+                reference((const uint64_t(*)[4])cells, NCELLS, stacks, depth, threads, reverse);
             char *got = folded(p, threads, reverse);
             CHECK(got && strcmp(got, want) == 0);
             if (got && strcmp(got, want) != 0) {
-                fprintf(stderr, "threads %d reverse %d: got\n%s\nwant\n%s\n", threads, reverse,
-                        got, want);
+                fprintf(stderr, "threads %d reverse %d: got\n%s\nwant\n%s\n", threads, reverse, got,
+                        want);
             }
             /* the test means something: the names do sort differently frame by frame */
             CHECK(strstr(want, "a.x.y") && strstr(want, "a.b.x"));
@@ -186,8 +200,292 @@ static void test_folded_order(void)
     fplgen_destroy(&g);
 }
 
-int main(void)
+/* ---- the node budget ---- */
+
+#define WIDE 3000 /* tiny stacks under the hot root */
+
+static const struct fplgen_header budget_header = {.pid = 2,
+                                                   .ticks_per_sec = 1000000000ull,
+                                                   .cpu_interval_ns = 1000000,
+                                                   .wall_interval_ns = 10000000,
+                                                   .wall_threads = 4,
+                                                   .depth = 64,
+                                                   .options = "",
+                                                   .jvm_name = "VM",
+                                                   .jvm_version = "1",
+                                                   .command = "java Budget"};
+
+static int budget_log(struct fplgen *g, int wall);
+
+/* A profile of a few heavy stacks and WIDE tiny ones (weight 1, each its own leaf under
+ * Main.run -> Main.wide), on two threads; with wall, wall samples too, upscaled by 7/3 so
+ * their weights are fractions. */
+static struct profile *budget_profile(int wall)
 {
+    struct fplgen g;
+    if (budget_log(&g, wall) != 0)
+        return NULL;
+    struct profile *p = fplgen_profile(&g, "budget.fpl");
+    fplgen_destroy(&g);
+    return p;
+}
+
+/* Writes the budget log (see budget_profile) into g, initialized here. */
+static int budget_log(struct fplgen *g, int wall)
+{
+    char name[32];
+    int rc = fplgen_init(g);
+    if (rc)
+        return rc;
+    fplgen_header(g, &budget_header);
+    fplgen_method(g, 1, FPL_METHOD_JAVA, "Main", "run", "()V", "", 0, NULL);
+    fplgen_method(g, 2, FPL_METHOD_JAVA, "Main", "hot", "()V", "", 0, NULL);
+    fplgen_method(g, 3, FPL_METHOD_JAVA, "Main", "warm", "()V", "", 0, NULL);
+    fplgen_method(g, 4, FPL_METHOD_JAVA, "Main", "wide", "()V", "", 0, NULL);
+    for (uint64_t m = 0; m < WIDE; m++) {
+        snprintf(name, sizeof(name), "tiny%05llu", (unsigned long long)m);
+        fplgen_method(g, 100 + m, FPL_METHOD_JAVA, "Tiny", name, "()V", "", 0, NULL);
+    }
+    fplgen_thread(g, 1, 11, "main");
+    fplgen_thread(g, 2, 12, "worker");
+    struct reader_frame hot[2] = {{2, 1, 0}, {1, 1, 0}}, warm[2] = {{3, 1, 0}, {1, 1, 0}};
+    fplgen_stack(g, 1, 2, hot);
+    fplgen_stack(g, 2, 2, warm);
+    for (uint64_t m = 0; m < WIDE; m++) {
+        struct reader_frame f[3] = {{100 + m, 2, 0}, {4, 1, 0}, {1, 1, 0}};
+        fplgen_stack(g, 10 + m, 3, f);
+    }
+    uint64_t t = 1000;
+    fplgen_wall_tick(g, 1, t, 7, 3, 3, 0);
+    for (int th = 1; th <= 2; th++) {
+        fplgen_sample(g, t += 10, (uint64_t)th, 1, 200000, FPL_KIND_CPU, FPL_STATE_RUNNING);
+        fplgen_sample(g, t += 10, (uint64_t)th, 2, 30000, FPL_KIND_CPU, FPL_STATE_RUNNING);
+        if (wall)
+            fplgen_sample_tick(g, t += 10, (uint64_t)th, 1, 50000, FPL_KIND_WALL,
+                               FPL_STATE_SLEEPING, 1);
+    }
+    for (uint64_t m = 0; m < WIDE; m++) {
+        uint64_t th = 1 + m % 2;
+        fplgen_sample(g, t += 10, th, 10 + m, 1, FPL_KIND_CPU, FPL_STATE_RUNNING);
+        if (wall)
+            fplgen_sample_tick(g, t += 10, th, 10 + m, 1 + m % 3, FPL_KIND_WALL, FPL_STATE_RUNNING,
+                               1);
+        if (m % 500 == 499)
+            fplgen_flush(g);
+    }
+    fplgen_end(g, t + 1);
+    return fplgen_flush(g);
+}
+
+/* The properties every budgeted tree t has against the unpruned tree full of the same
+ * selection. */
+static void check_budget(const struct render_tree *t, const struct render_tree *full,
+                         const char *what)
+{
+    uint64_t *match = malloc(t->nnodes * sizeof(*match));
+    int ok = match && render_tree_match(t, full, match) == 0;
+    uint64_t small = 0, merged = 0;
+    for (size_t i = 0; ok && i < t->nnodes; i++) {
+        const struct render_node *nd = &t->nodes[i];
+        uint64_t kids = 0;
+        for (uint32_t c = nd->first_child; c != UINT32_MAX; c = t->nodes[c].next_sibling)
+            kids += t->nodes[c].total;
+        ok &= nd->total == nd->self + kids;
+        if (nd->type == RENDER_SMALL) {
+            /* what it replaced: the full tree's children of the same parent not kept here */
+            uint64_t kept = 0, all = 0, n_all = 0, n_kept = 0;
+            const struct render_node *par = &t->nodes[nd->parent];
+            for (uint32_t c = par->first_child; c != UINT32_MAX; c = t->nodes[c].next_sibling)
+                if (t->nodes[c].type != RENDER_SMALL)
+                    kept += t->nodes[c].total, n_kept++;
+            uint32_t fp_ = UINT32_MAX;
+            /* the parent's node in full: its path matched the same total */
+            for (size_t j = 0; j < full->nnodes && fp_ == UINT32_MAX; j++)
+                if (full->nodes[j].depth == par->depth && full->nodes[j].total == par->total &&
+                    strcmp(full->names[full->nodes[j].name], t->names[par->name]) == 0)
+                    fp_ = (uint32_t)j;
+            ok &= fp_ != UINT32_MAX;
+            if (fp_ != UINT32_MAX)
+                for (uint32_t c = full->nodes[fp_].first_child; c != UINT32_MAX;
+                     c = full->nodes[c].next_sibling)
+                    all += full->nodes[c].total, n_all++;
+            ok &= nd->total == all - kept && nd->merged == n_all - n_kept;
+            ok &= nd->first_child == UINT32_MAX && nd->merged > 0;
+            ok &= t->names[nd->name][0] == '[' && strstr(t->names[nd->name], "small frame");
+            small++;
+            merged += nd->merged;
+        } else {
+            /* a kept node is the unpruned tree's, weight for weight */
+            ok &= match[i] == nd->total;
+            ok &= i == 0 || nd->total >= (uint64_t)t->min_weight;
+        }
+    }
+    ok &= t->total == full->total && t->samples == full->samples;
+    ok &= small == t->merged_nodes && merged == t->merged_frames;
+    if (!ok)
+        fprintf(stderr, "budget check failed: %s\n", what);
+    CHECK(ok);
+    free(match);
+}
+
+static void test_budget_tree(void)
+{
+    for (int wall = 0; wall < 2; wall++) {
+        struct profile *p = budget_profile(wall);
+        CHECK(p != NULL);
+        if (!p)
+            return;
+        for (int threads = 0; threads < 2; threads++) {
+            for (int reverse = 0; reverse < 2; reverse++) {
+                struct render_opts o = {.kind = wall ? FPL_KIND_WALL : FPL_KIND_CPU,
+                                        .state = RENDER_STATE_ALL,
+                                        .threads = threads,
+                                        .reverse = reverse};
+                struct render_tree full, t;
+                char err[256];
+                CHECK(render_tree_build(&full, p, &o, err, sizeof(err)) == 0);
+                /* every tiny leaf is under 0.01% of the total; hot and warm are not */
+                o.min_share = 0.0001;
+                CHECK(render_tree_build(&t, p, &o, err, sizeof(err)) == 0);
+                CHECK(full.nnodes > WIDE && t.nnodes < 20);
+                CHECK(t.merged_frames >= WIDE / (threads ? 2 : 1) && t.merged_nodes >= 1);
+                check_budget(&t, &full, "min_share");
+                render_tree_destroy(&t);
+                /* a node limit raises the share until the tree fits */
+                o.min_share = 0;
+                o.max_nodes = 6;
+                CHECK(render_tree_build(&t, p, &o, err, sizeof(err)) == 0);
+                CHECK(t.nnodes <= 6 && t.nnodes >= 2 && t.min_share > 0);
+                check_budget(&t, &full, "max_nodes");
+                render_tree_destroy(&t);
+                /* the smallest limit: the root and one node of everything */
+                o.max_nodes = 1;
+                CHECK(render_tree_build(&t, p, &o, err, sizeof(err)) == 0);
+                CHECK(t.nnodes == 2 && t.nodes[1].type == RENDER_SMALL);
+                check_budget(&t, &full, "max_nodes 1");
+                render_tree_destroy(&t);
+                render_tree_destroy(&full);
+            }
+        }
+        profile_free(p);
+    }
+}
+
+/* The page's embedded value of "key":N, or -1. */
+static long long page_num(const char *page, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof(pat), "\"%s\":", key);
+    const char *at = strstr(page, pat);
+    return at ? strtoll(at + strlen(pat), NULL, 10) : -1;
+}
+
+/* The page of p with o; NULL on failure. */
+static char *page_of(const struct profile *p, const struct render_opts *o)
+{
+    char err[256], *page = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&page, &len);
+    int rc = f ? out_html_write(p, o, f, err, sizeof(err)) : -1;
+    if (f)
+        fclose(f);
+    if (rc) {
+        free(page);
+        return NULL;
+    }
+    return page;
+}
+
+/* The flame graph page of many tiny stacks with the default budget: each tiny frame weighs
+ * 1 of 463,000 (0.0002%), under OUT_HTML_MIN_SHARE, so the page holds a handful of nodes, one
+ * of which is the merged "[3000 small frames]" (per thread: 1500), and the data says what was
+ * merged and under which share. */
+static void test_budget_page(void)
+{
+    struct profile *p = budget_profile(0);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    for (int threads = 0; threads < 2; threads++) {
+        struct render_opts o = {
+            .kind = FPL_KIND_CPU, .state = RENDER_STATE_ALL, .threads = threads};
+        char *page = page_of(p, &o);
+        CHECK(page != NULL);
+        if (!page)
+            continue;
+        long long n = page_num(page, "n");
+        CHECK(n > 0 && n < 20);
+        CHECK(page_num(page, "merged_frames") == WIDE);
+        CHECK(page_num(page, "merged_nodes") == (threads ? 2 : 1));
+        CHECK(page_num(page, "max_nodes") == OUT_HTML_MAX_NODES);
+        CHECK(strstr(page, threads ? "[1500 small frames]" : "[3000 small frames]") != NULL);
+        CHECK(strstr(page, "\"min_share\":1e-05") != NULL);
+        free(page);
+
+        /* a negative share: no budget, every frame is on the page */
+        o.min_share = -1;
+        page = page_of(p, &o);
+        CHECK(page && page_num(page, "n") > WIDE && page_num(page, "merged_frames") == 0);
+        free(page);
+
+        /* a node limit of its own */
+        o.min_share = 0;
+        o.max_nodes = 4;
+        page = page_of(p, &o);
+        CHECK(page && page_num(page, "n") <= 4 && page_num(page, "max_nodes") == 4);
+        free(page);
+    }
+    profile_free(p);
+}
+
+/* The text report's tree merges what it would not print anyway: the report is the same
+ * with the budget as with every node (prune 0.5%: "N more" lines count merged frames). */
+static void test_budget_text(void)
+{
+    struct profile *p = budget_profile(1);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    struct render_opts o = {.kind = PROFILE_KIND_ALL, .state = RENDER_STATE_ALL, .threads = 1};
+    char err[256], *txt = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&txt, &len);
+    CHECK(f && out_text_write(p, &o, f, err, sizeof(err)) == 0);
+    if (f)
+        fclose(f);
+    /* 1500 tiny frames per thread, each under 0.5%: one "more" line each, all counted */
+    CHECK(txt && strstr(txt, "... 1500 more under 0.50%") != NULL);
+    CHECK(txt && !strstr(txt, "small frame"));
+    free(txt);
+    profile_free(p);
+}
+
+/* Writes the budget logs the browser test (tests/browser/test_html_budget.py) renders. */
+static int write_fixtures(const char *dir)
+{
+    char path[4096];
+    for (int wall = 0; wall < 2; wall++) {
+        struct fplgen g;
+        snprintf(path, sizeof(path), "%s/budget%s.fpl", dir, wall ? "-wall" : "");
+        int rc = budget_log(&g, wall);
+        if (rc == 0)
+            rc = fplgen_save(&g, path);
+        fplgen_destroy(&g);
+        if (rc) {
+            fprintf(stderr, "cannot write %s: %s\n", path, strerror(-rc));
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--write") == 0)
+        return write_fixtures(argv[2]);
     test_folded_order();
+    test_budget_tree();
+    test_budget_page();
+    test_budget_text();
     return harness_result("test_render_bounded");
 }

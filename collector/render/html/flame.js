@@ -29,7 +29,9 @@
       h0: 350, h1: 358, s: 52, l0: 76, l1: 80 },
     { label: "Thread", tip: "thread", h0: 208, h1: 222, s: 32, l0: 76, l1: 82 },
     { label: "Thread state", tip: "thread state", h0: 262, h1: 276, s: 42, l0: 78, l1: 84 },
-    { label: "Kind", tip: "sample kind", h0: 0, h1: 0, s: 0, l0: 80, l1: 84 }
+    { label: "Kind", tip: "sample kind", h0: 0, h1: 0, s: 0, l0: 80, l1: 84 },
+    { label: "Small frames", tip: "frames under the page's minimum share, merged",
+      h0: 0, h1: 0, s: 0, l0: 88, l1: 90 }
   ];
   var MATCH_FILL = "#d44be3";
 
@@ -78,7 +80,7 @@
 
   function typesOf(str, count) {
     var t = new Uint8Array(count);
-    for (var i = 0; i < count; i++) t[i] = (str.charCodeAt(i) - 48) & 7;
+    for (var i = 0; i < count; i++) t[i] = (str.charCodeAt(i) - 48) & 15;
     return t;
   }
 
@@ -803,6 +805,13 @@
     var t = dur(D.total);
     if (t) s += " \u00b7 " + t + (D.kind === "cpu" ? " of CPU" : " of thread time");
     if (diff) s += " \u00b7 base weight " + fmtInt(D.base_total);
+    if (D.merged_frames) {
+      /* the node budget: say what the page does not show one by one */
+      s += " \u00b7 " + fmtInt(D.merged_frames) + " frames under " +
+           +(D.min_share * 100).toPrecision(2) + "% of the total merged into " +
+           fmtInt(D.merged_nodes) + " [small frames] nodes";
+      if (D.max_nodes) s += " (budget " + fmtInt(D.max_nodes) + " nodes)";
+    }
     return s;
   }
 
