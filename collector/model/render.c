@@ -581,6 +581,13 @@ struct pass {
     uint32_t open; /* depth of the deepest open node */
     uint64_t merged_frames;
     uint32_t merged_nodes;
+    /* render_tree_walk: the visitor of every node of the unpruned tree, the rounded weight
+     * of each open node's closed children, and per name how many open nodes bear it */
+    render_visit_fn *visit;
+    void *visit_ctx;
+    uint64_t *kids_w;
+    uint32_t *on_path;
+    size_t on_path_n;
 };
 
 /* Appends a node. */
@@ -612,6 +619,10 @@ static int pass_open(struct pass *ps, uint32_t rank, uint32_t d)
     if (rc)
         return rc;
     ps->at[d + 1] = v;
+    if (ps->visit) {
+        ps->kids_w[d + 1] = 0;
+        ps->on_path[id]++;
+    }
     ps->start[d + 1] = ps->start[d];
     profile_fp_add(&ps->start[d + 1], ps->kids[d]);
     ps->run[d + 1] = ps->kids[d + 1] = 0;
@@ -632,6 +643,24 @@ static int pass_close(struct pass *ps)
     unsigned __int128 total = ps->run[d], end = ps->start[d];
     profile_fp_add(&end, total);
     uint64_t rounded = profile_fp_round(end) - profile_fp_round(ps->start[d]);
+    if (ps->visit) {
+        const struct render_node *nd = &t->nodes[v];
+        const struct render_node *par = d > 0 ? &t->nodes[ps->at[d - 1]] : NULL;
+        struct render_visit vi = {.name = nd->name,
+                                  .type = nd->type,
+                                  .depth = d,
+                                  .total = rounded,
+                                  .self = rounded - ps->kids_w[d],
+                                  .parent_name = par ? par->name : NONE,
+                                  .parent_type = par ? par->type : 0,
+                                  .outermost = ps->on_path[nd->name] == 1};
+        int rc = ps->visit(ps->visit_ctx, t, &vi);
+        if (rc)
+            return rc;
+        ps->on_path[nd->name]--;
+        if (d > 0)
+            ps->kids_w[d - 1] += rounded;
+    }
     if (d > 0 && total < ps->min_fp) {
         t->nnodes = v;
         ps->small_n[d - 1]++;
@@ -684,6 +713,11 @@ static int pass_run(struct pass *ps, const uint32_t *order, const uint32_t *lcp)
     if ((rc = pass_node(ps, root, RENDER_KIND, NONE, 0, &v)) != 0)
         return rc;
     ps->at[0] = 0;
+    if (ps->visit) {
+        memset(ps->on_path, 0, ps->on_path_n * sizeof(*ps->on_path));
+        ps->kids_w[0] = 0;
+        ps->on_path[root]++;
+    }
     ps->start[0] = ps->run[0] = ps->kids[0] = 0;
     ps->small_n[0] = 0;
     ps->small_w[0] = 0;
@@ -749,10 +783,10 @@ static unsigned __int128 share_of(unsigned __int128 total, double share)
 /* Builds the tree from the sorted units: unpruned, or pruned at o's min_share, raised (doubled)
  * until the tree fits in o's max_nodes. */
 static int grow_tree(struct builder *b, const uint32_t *ids, const uint32_t *order,
-                     const struct render_opts *o)
+                     const struct render_opts *o, render_visit_fn *visit, void *ctx)
 {
     struct render_tree *t = b->t;
-    struct pass ps = {.b = b, .ids = ids};
+    struct pass ps = {.b = b, .ids = ids, .visit = visit, .visit_ctx = ctx};
     uint32_t *lcp = NULL, maxlen = 0;
     unsigned __int128 total = 0;
     int rc = -ENOMEM;
@@ -775,8 +809,18 @@ static int grow_tree(struct builder *b, const uint32_t *ids, const uint32_t *ord
     ps.small_w = malloc((maxlen + 2) * sizeof(*ps.small_w));
     if (!ps.at || !ps.start || !ps.run || !ps.kids || !ps.small_n || !ps.small_w)
         goto out;
+    if (visit) {
+        /* every name a full-tree node can bear is interned by now (the root's too) */
+        ps.on_path_n = t->nnames;
+        ps.on_path = malloc((t->nnames ? t->nnames : 1) * sizeof(*ps.on_path));
+        ps.kids_w = malloc((maxlen + 2) * sizeof(*ps.kids_w));
+        if (!ps.on_path || !ps.kids_w)
+            goto out;
+        ps.max_nodes = 0; /* one pass: the visitor sees every node once */
+    }
     /* the cap is on the nodes kept: one more for the small node a pass may add last */
-    ps.max_nodes = o->max_nodes ? (o->max_nodes > 2 ? o->max_nodes : 2) : 0;
+    if (!visit)
+        ps.max_nodes = o->max_nodes ? (o->max_nodes > 2 ? o->max_nodes : 2) : 0;
     ps.min_fp = o->min_share > 0 ? share_of(total, o->min_share) : 0;
     for (;;) {
         rc = pass_run(&ps, order, lcp);
@@ -811,11 +855,13 @@ out:
     free(ps.kids);
     free(ps.small_n);
     free(ps.small_w);
+    free(ps.on_path);
+    free(ps.kids_w);
     return rc;
 }
 
-int render_tree_build(struct render_tree *t, const struct profile *p, const struct render_opts *o,
-                      char *err, size_t errlen)
+static int build(struct render_tree *t, const struct profile *p, const struct render_opts *o,
+                 render_visit_fn *visit, void *ctx, char *err, size_t errlen)
 {
     struct render_select s;
     struct builder b = {0};
@@ -856,12 +902,12 @@ int render_tree_build(struct render_tree *t, const struct profile *p, const stru
     for (uint32_t k = 0; k < b.nunits; k++)
         order[k] = k;
     qsort_r(order, b.nunits, sizeof(*order), cmp_unit, &b);
-    rc = grow_tree(&b, ids, order, o);
+    rc = grow_tree(&b, ids, order, o, visit, ctx);
 out:
-    if (rc) {
+    if (rc == -ENOMEM || rc == -E2BIG)
         snprintf(err, errlen, "render: out of memory building the call tree");
+    if (rc)
         render_tree_destroy(t);
-    }
     free(order);
     free(ids);
     free(b.method_name);
@@ -874,6 +920,18 @@ out:
     free(b.rank);
     render_select_destroy(&s);
     return rc;
+}
+
+int render_tree_build(struct render_tree *t, const struct profile *p, const struct render_opts *o,
+                      char *err, size_t errlen)
+{
+    return build(t, p, o, NULL, NULL, err, errlen);
+}
+
+int render_tree_walk(struct render_tree *t, const struct profile *p, const struct render_opts *o,
+                     render_visit_fn *visit, void *ctx, char *err, size_t errlen)
+{
+    return build(t, p, o, visit, ctx, err, errlen);
 }
 
 void render_tree_destroy(struct render_tree *t)

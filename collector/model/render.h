@@ -148,6 +148,29 @@ int render_tree_build(struct render_tree *t, const struct profile *p,
                       const struct render_opts *o, char *err, size_t errlen);
 void render_tree_destroy(struct render_tree *t);
 
+/* A node of the unpruned tree, as render_tree_walk visits it. */
+struct render_visit {
+    uint32_t name;        /* index into the tree's names */
+    uint8_t type;         /* enum render_type */
+    uint32_t depth;       /* root 0 */
+    uint64_t total, self; /* as render_tree_build without a budget would make them */
+    uint32_t parent_name; /* UINT32_MAX for the root */
+    uint8_t parent_type;
+    int outermost;        /* no ancestor bears the same name (and type) */
+};
+
+/* Returns 0 to go on, anything else to stop the walk with that value. */
+typedef int render_visit_fn(void *ctx, const struct render_tree *t, const struct render_visit *v);
+
+/* As render_tree_build, and visits every node of the unpruned tree once as it is closed,
+ * children before their parent, with its exact weights -- without keeping the unpruned tree:
+ * with a budget (min_share 1 keeps next to nothing) a caller aggregates over a tree of any
+ * size in the memory of the distinct paths. max_nodes is ignored (the budget is not raised:
+ * one pass). The visitor reads names from t (t->names is complete; t->nodes is not). Returns
+ * 0, the visitor's non-zero value, or -errno with err filled. */
+int render_tree_walk(struct render_tree *t, const struct profile *p, const struct render_opts *o,
+                     render_visit_fn *visit, void *ctx, char *err, size_t errlen);
+
 /* For a diff: for every node of t, the total of the node with the same path (same names
  * from the root) in base, or 0 when base has no such path. out has t->nnodes entries.
  * Returns 0 or -ENOMEM. */

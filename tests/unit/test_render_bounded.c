@@ -11,6 +11,8 @@
  *   weights included), the node limit raises the share until the tree fits, and the flame
  *   graph page of a profile of many tiny stacks holds at most its budget of nodes and says
  *   what it merged.
+ * - render_tree_walk visits every node of the unpruned tree once, with its weights, while
+ *   keeping next to nothing (the text report's flat tables use it).
  *
  * `test_render_bounded --write DIR` writes the budget logs for the browser test instead.
  */
@@ -136,6 +138,8 @@ static char *folded(const struct profile *p, int threads, int reverse)
     return buf;
 }
 
+static void check_walk(const struct profile *p, const struct render_opts *base);
+
 static void test_folded_order(void)
 {
     enum { NSTACKS = 60, NCELLS = 400 };
@@ -195,6 +199,12 @@ static void test_folded_order(void)
             free(got);
             free(want);
         }
+    }
+    /* these stacks recurse (a method twice on a path): the walk's outermost flags count */
+    for (int threads = 0; p && threads < 2; threads++) {
+        struct render_opts o = {
+            .kind = FPL_KIND_CPU, .state = RENDER_STATE_ALL, .threads = threads};
+        check_walk(p, &o);
     }
     profile_free(p);
     fplgen_destroy(&g);
@@ -460,6 +470,101 @@ static void test_budget_text(void)
     profile_free(p);
 }
 
+/* ---- walking the unpruned tree ---- */
+
+struct visited {
+    uint32_t n, cap;
+    struct render_visit *v;
+    const char **names; /* the walked tree's names, to compare by text */
+};
+
+static int record_visit(void *ctx, const struct render_tree *t, const struct render_visit *v)
+{
+    struct visited *w = ctx;
+    if (w->n == w->cap) {
+        w->cap = w->cap ? w->cap * 2 : 256;
+        w->v = realloc(w->v, w->cap * sizeof(*w->v));
+        if (!w->v)
+            return -ENOMEM;
+    }
+    w->v[w->n++] = *v;
+    w->names = (const char **)t->names;
+    return 0;
+}
+
+/* A node's key as text: "depth name total self outermost". */
+static char *node_key(uint32_t depth, const char *name, uint64_t total, uint64_t self, int outer)
+{
+    char *k = NULL;
+    if (asprintf(&k, "%u %s %llu %llu %d", depth, name, (unsigned long long)total,
+                 (unsigned long long)self, outer) < 0)
+        return NULL;
+    return k;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The walk sees the unpruned tree's nodes, each once, with the same weights; outermost says
+ * whether an ancestor bears the same name. */
+static void check_walk(const struct profile *p, const struct render_opts *base)
+{
+    struct render_opts o = *base;
+    struct render_tree full, t;
+    struct visited w = {0};
+    char err[256];
+    CHECK(render_tree_build(&full, p, &o, err, sizeof(err)) == 0);
+    o.min_share = 1;
+    CHECK(render_tree_walk(&t, p, &o, record_visit, &w, err, sizeof(err)) == 0);
+    CHECK(w.n == full.nnodes);
+    CHECK(t.nnodes < full.nnodes / 10 && t.total == full.total);
+    char **a = calloc(full.nnodes, sizeof(*a)), **b = calloc(w.n, sizeof(*b));
+    int ok = a && b && w.n == full.nnodes;
+    for (size_t i = 0; ok && i < full.nnodes; i++) {
+        const struct render_node *nd = &full.nodes[i];
+        int outer = 1;
+        for (uint32_t q = nd->parent; q != UINT32_MAX; q = full.nodes[q].parent)
+            outer &= full.nodes[q].name != nd->name;
+        a[i] = node_key(nd->depth, full.names[nd->name], nd->total, nd->self, outer);
+        b[i] = node_key(w.v[i].depth, t.names[w.v[i].name], w.v[i].total, w.v[i].self,
+                        w.v[i].outermost);
+        ok &= a[i] && b[i];
+    }
+    if (ok) {
+        qsort(a, full.nnodes, sizeof(*a), cmp_str);
+        qsort(b, w.n, sizeof(*b), cmp_str);
+        for (size_t i = 0; i < w.n; i++)
+            ok &= strcmp(a[i], b[i]) == 0;
+    }
+    CHECK(ok);
+    for (size_t i = 0; a && b && i < w.n && i < full.nnodes; i++) {
+        free(a[i]);
+        free(b[i]);
+    }
+    free(a);
+    free(b);
+    free(w.v);
+    render_tree_destroy(&t);
+    render_tree_destroy(&full);
+}
+
+static void test_walk(void)
+{
+    for (int wall = 0; wall < 2; wall++) {
+        struct profile *p = budget_profile(wall);
+        CHECK(p != NULL);
+        for (int threads = 0; p && threads < 2; threads++) {
+            struct render_opts o = {.kind = wall ? PROFILE_KIND_ALL : FPL_KIND_CPU,
+                                    .state = RENDER_STATE_ALL,
+                                    .threads = threads};
+            check_walk(p, &o);
+        }
+        profile_free(p);
+    }
+}
+
 /* Writes the budget logs the browser test (tests/browser/test_html_budget.py) renders. */
 static int write_fixtures(const char *dir)
 {
@@ -487,5 +592,6 @@ int main(int argc, char **argv)
     test_budget_tree();
     test_budget_page();
     test_budget_text();
+    test_walk();
     return harness_result("test_render_bounded");
 }
