@@ -13,6 +13,8 @@
  *   what it merged.
  * - render_tree_walk visits every node of the unpruned tree once, with its weights, while
  *   keeping next to nothing (the text report's flat tables use it).
+ * - census (what render_file_estimate sizes a render from) counts a log's dictionaries exactly
+ *   and its distinct cells within a few percent, and the estimate grows with the cells.
  *
  * `test_render_bounded --write DIR` writes the budget logs for the browser test instead.
  */
@@ -30,6 +32,7 @@
 #include "out_text.h"
 #include "profile.h"
 #include "render.h"
+#include "render_file.h"
 
 static uint64_t rng_state = 0x9d2c5680aa11ull;
 
@@ -565,6 +568,65 @@ static void test_walk(void)
     }
 }
 
+/* ---- census and estimate ---- */
+
+static void test_census(void)
+{
+    for (int wall = 0; wall < 2; wall++) {
+        struct fplgen g;
+        static struct census c;
+        char err[256];
+        size_t len;
+        CHECK(budget_log(&g, wall) == 0);
+        uint8_t *data = fplgen_bytes(&g, &len);
+        struct profile *p = fplgen_profile(&g, "census.fpl");
+        CHECK(data && p && census_read_mem(data, len, "census.fpl", &c, err, sizeof(err)) == 0);
+        if (data && p) {
+            CHECK_EQ_U(c.threads, 2);
+            CHECK_EQ_U(c.methods, 4 + WIDE);
+            CHECK_EQ_U(c.stacks, 2 + WIDE);
+            CHECK_EQ_U(c.frames, 4 + 3 * WIDE);
+            CHECK_EQ_U(c.max_depth, 3);
+            CHECK_EQ_U(c.samples, p->samples);
+            CHECK_EQ_U(c.wall_ticks, 1);
+            CHECK_EQ_U(c.file_bytes, len);
+            /* HyperLogLog with 4096 registers: 1.6% standard error; 5% is 3 of them */
+            double ratio = (double)c.cells / (double)p->nentries;
+            CHECK(ratio > 0.95 && ratio < 1.05);
+            if (!(ratio > 0.95 && ratio < 1.05))
+                fprintf(stderr, "census: %llu cells, the profile has %zu\n",
+                        (unsigned long long)c.cells, p->nentries);
+            /* the estimate grows with the cells, and covers at least the cells themselves */
+            struct render_opts o = {.kind = PROFILE_KIND_AUTO, .state = RENDER_STATE_ALL};
+            for (int fmt = RENDER_FILE_COLLAPSED; fmt <= RENDER_FILE_PPROF; fmt++) {
+                uint64_t e1 = render_file_estimate_census(&c, &o, fmt);
+                c.cells *= 10;
+                uint64_t e10 = render_file_estimate_census(&c, &o, fmt);
+                c.cells /= 10;
+                CHECK(e10 > e1 && e1 > p->nentries * sizeof(struct profile_entry));
+            }
+        }
+        free(data);
+        profile_free(p);
+        fplgen_destroy(&g);
+    }
+    /* a small count is exact (linear counting) */
+    struct fplgen g;
+    static struct census c;
+    char err[256];
+    size_t len;
+    CHECK(fplgen_init(&g) == 0);
+    fplgen_header(&g, &budget_header);
+    for (uint64_t i = 0; i < 40; i++)
+        fplgen_sample(&g, 100 + i, 1 + i % 4, i % 10, 1, FPL_KIND_CPU, FPL_STATE_RUNNING);
+    fplgen_flush(&g);
+    uint8_t *data = fplgen_bytes(&g, &len);
+    CHECK(data && census_read_mem(data, len, "small.fpl", &c, err, sizeof(err)) == 0);
+    CHECK_EQ_U(c.cells, 20); /* (i % 4, i % 10) pairs: lcm 20 */
+    free(data);
+    fplgen_destroy(&g);
+}
+
 /* Writes the budget logs the browser test (tests/browser/test_html_budget.py) renders. */
 static int write_fixtures(const char *dir)
 {
@@ -593,5 +655,6 @@ int main(int argc, char **argv)
     test_budget_page();
     test_budget_text();
     test_walk();
+    test_census();
     return harness_result("test_render_bounded");
 }
