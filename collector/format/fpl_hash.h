@@ -49,7 +49,8 @@ static inline uint64_t fpl_hash_bytes(const void *data, size_t len)
         len -= 8;
     }
     uint64_t v = 0;
-    memcpy(&v, p, len);
+    if (len) /* the empty key may come with a NULL pointer */
+        memcpy(&v, p, len);
     return fpl_hash_u64(h ^ v);
 }
 

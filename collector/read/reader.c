@@ -407,7 +407,8 @@ static int src_room(struct src *s, size_t want, size_t keep)
         s->err = -ENOMEM;
         return -ENOMEM;
     }
-    memcpy(q, s->buf, keep);
+    if (keep)
+        memcpy(q, s->buf, keep);
     free(s->buf);
     s->buf = q;
     s->cap = want;
