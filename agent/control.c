@@ -44,6 +44,8 @@
 /* 8 MiB: at 1 ms on 100 busy threads the writer drains ~1 MB per 10 ms cycle; the bench
  * showed 16 MiB only adding resident memory */
 #define RING_BYTES (8u << 20)
+/* the most a render at stop may take inside the JVM (render_budget) */
+#define RENDER_BUDGET_MAX (256ull << 20)
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static jvmtiEnv *jvmti;
@@ -55,6 +57,10 @@ static char path[OPTIONS_FILE_MAX + 64];      /* the output the user named (expa
 static char log_path[OPTIONS_FILE_MAX + 64];  /* where the writer writes the .fpl log */
 static int render_at_stop;                    /* path is a rendered format, not the log */
 static int keep_log;                          /* log= given: keep the raw log */
+/* the last render at stop's failure (0: none) and why, set by finish_output on the writer
+ * thread before writer_stop returns, read by control_stop after it */
+static int finish_rc;
+static char finish_msg[2 * (OPTIONS_FILE_MAX + 64) + 640];
 /* the running session's CPU engine; exchanged so control_stop and the writer (duration over)
  * can both call stop_sampling */
 static atomic_int engine_on;
@@ -146,41 +152,93 @@ static int open_output(const struct options *o, char *err, size_t errlen)
     return create("log file", log_path, err, errlen);
 }
 
-/* Renders the log at log_path into out with the session's options. */
-static int render_log(const char *out, char *err, size_t errlen)
+/* The memory a render inside the JVM may take: 256 MiB, or a quarter of the memory available
+ * now when that is less. FLYPROF_RENDER_BUDGET (bytes) replaces it, for tests. */
+static uint64_t render_budget(void)
 {
+    const char *env = getenv("FLYPROF_RENDER_BUDGET");
+    if (env && *env)
+        return strtoull(env, NULL, 10);
+    uint64_t budget = RENDER_BUDGET_MAX;
+    FILE *f = fopen("/proc/meminfo", "re");
+    if (f) {
+        char line[128];
+        unsigned long long kib;
+        while (fgets(line, sizeof(line), f)) {
+            if (sscanf(line, "MemAvailable: %llu kB", &kib) == 1) {
+                if (kib * 1024 / 4 < budget)
+                    budget = kib * 1024 / 4;
+                break;
+            }
+        }
+        fclose(f);
+    }
+    return budget;
+}
+
+/* Renders the log at log_path into out with the session's options, unless the estimate of
+ * the memory it needs is over render_budget: inside the JVM the profiler must not take what a
+ * big render takes (the CLI does it outside). dump: the log is still being written, so the
+ * advice is to dump a .fpl instead. */
+static int render_log(const char *out, int dump, char *err, size_t errlen)
+{
+    struct render_opts ro;
+    memset(&ro, 0, sizeof(ro));
+    ro.kind = session.opts.cpu_interval_ns && session.opts.wall_interval_ns ? PROFILE_KIND_ALL
+                                                                            : PROFILE_KIND_AUTO;
+    ro.threads = session.opts.threads;
+    ro.state = RENDER_STATE_ALL;
+    uint64_t need = 0, budget = render_budget();
+    int rc = render_file_estimate(log_path, &ro, out, NULL, &need, err, errlen);
+    if (rc)
+        return rc;
+    if (need > budget) {
+        int n = snprintf(err, errlen,
+                         "not rendered inside the JVM: it would take about %llu MiB, more than "
+                         "the %llu MiB flyprof allows itself there; ",
+                         (unsigned long long)(need >> 20), (unsigned long long)(budget >> 20));
+        if (n > 0 && (size_t)n < errlen && dump)
+            snprintf(err + n, errlen - (size_t)n,
+                     "dump to a .fpl file and convert that with 'flyprof convert'");
+        else if (n > 0 && (size_t)n < errlen)
+            snprintf(err + n, errlen - (size_t)n, "convert the log with 'flyprof convert %s -o %s'",
+                     log_path, out);
+        return -EFBIG;
+    }
     struct profile *p = profile_new();
     if (!p) {
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
-    int rc = profile_read_file(p, log_path, err, errlen);
-    if (rc == 0) {
-        struct render_opts ro;
-        memset(&ro, 0, sizeof(ro));
-        ro.kind = session.opts.cpu_interval_ns && session.opts.wall_interval_ns
-                      ? PROFILE_KIND_ALL
-                      : PROFILE_KIND_AUTO;
-        ro.threads = session.opts.threads;
-        ro.state = RENDER_STATE_ALL;
+    rc = profile_read_file(p, log_path, err, errlen);
+    if (rc == 0)
         rc = render_file_write(p, &ro, out, NULL, err, errlen);
-    }
     profile_free(p);
     return rc;
 }
 
 /* Called by the writer once the log is complete and closed: renders file= if it names a
- * rendered format, and removes the temporary log unless log= asked to keep it. */
+ * rendered format, and removes the temporary log unless log= asked to keep it. When the render
+ * fails (or is skipped), the log stays, the output made empty at start is removed, the reason
+ * goes to stderr once and to finish_rc / finish_msg for control_stop's reply. */
 static void finish_output(void)
 {
+    finish_rc = 0;
     if (!render_at_stop)
         return;
     char err[512];
-    if (render_log(path, err, sizeof(err)) != 0)
-        fprintf(stderr, "flyprof: cannot write %s: %s (the raw log stays at %s)\n", path, err,
-                log_path);
-    else if (!keep_log)
+    struct stat st;
+    int rc = render_log(path, 0, err, sizeof(err));
+    if (rc != 0) {
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+            unlink(path);
+        snprintf(finish_msg, sizeof(finish_msg), "cannot write %s: %s (the raw log stays at %s)",
+                 path, err, log_path);
+        fprintf(stderr, "flyprof: %s\n", finish_msg);
+        finish_rc = rc;
+    } else if (!keep_log) {
         unlink(log_path);
+    }
 }
 
 static int check_modes(const struct options *o, char *err, size_t errlen)
@@ -515,6 +573,11 @@ int control_stop(char *err, size_t errlen)
     } else {
         stop_sampling();
         rc = stop_writer(err, errlen);
+        if (rc == 0 && finish_rc) {
+            /* profiling stopped, but the output asked for is not there: say why */
+            snprintf(err, errlen, "stopped, but %s", finish_msg);
+            rc = finish_rc;
+        }
     }
     pthread_mutex_unlock(&lock);
     return rc;
@@ -587,7 +650,7 @@ int control_dump(const char *file, char *err, size_t errlen)
          * takes the missing END as "still running" */
         rc = copy_file(log_path, file, err, errlen);
     } else {
-        rc = render_log(file, err, errlen);
+        rc = render_log(file, 1, err, errlen);
     }
     pthread_mutex_unlock(&lock);
     return rc;

@@ -5,24 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fpl_hash.h"
+
 uint64_t keymap_hash(const void *key, size_t len)
 {
-    const uint8_t *p = key;
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ (len * 0xff51afd7ed558ccdull);
-    while (len >= 8) {
-        uint64_t v;
-        memcpy(&v, p, 8);
-        h = (h ^ v) * 0xc4ceb9fe1a85ec53ull;
-        h ^= h >> 29;
-        p += 8;
-        len -= 8;
-    }
-    uint64_t v = 0;
-    memcpy(&v, p, len);
-    h = (h ^ v) * 0xc4ceb9fe1a85ec53ull;
-    h ^= h >> 32;
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
+    uint64_t h = fpl_hash_bytes(key, len);
     return h ? h : 1; /* 0 marks an empty slot */
 }
 

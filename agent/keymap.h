@@ -45,7 +45,8 @@ size_t keymap_bytes(const struct keymap *m);
  * grown past the bound again. */
 int keymap_bound(struct keymap *const *maps, size_t n, size_t max_bytes);
 
-/* The hash the map uses, exposed for tests. */
+/* The hash the map uses: fpl_hash_bytes (collector/format/fpl_hash.h, the hash of the whole
+ * project), 1 where that is 0. Exposed for tests. */
 uint64_t keymap_hash(const void *key, size_t len);
 
 #endif

@@ -1,9 +1,12 @@
 /* profile.c: aggregates a .fpl log into dictionaries and (thread, stack, kind, state) cells.
- * The per-sample path is one hash probe and no allocation (the tables grow by doubling); a
- * wall sample adds one probe of the tick map. */
+ * The per-sample path is a check of the previous sample's cell, else one probe of the cell
+ * index (hashtab.h), and no allocation but the doubling of the cells; a wall sample adds one
+ * probe of the tick index. The cells are the profile's entries from the start: no second copy
+ * is made when reading ends. */
 #include "profile.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,70 +170,24 @@ static const char *arena_display(struct profile *p, const char *a, const char *s
     return d;
 }
 
-static uint64_t mix64(uint64_t x)
+/* The dictionary index of id: ids are looked up in the dictionary array itself (the id of
+ * element k is at base + k * stride, the first field of each entry), so the index holds no
+ * keys of its own. */
+_Static_assert(offsetof(struct profile_thread, id) == 0 &&
+                   offsetof(struct profile_method, id) == 0 &&
+                   offsetof(struct profile_stack, id) == 0,
+               "dictionary entries start with their id");
+static uint32_t dict_find(const struct hashtab *t, const void *base, size_t stride, uint64_t id)
 {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
-}
-
-/* The slot of key in m, or of the empty slot where it would go. m->cap is a power of two. */
-static size_t idmap_slot(const struct profile_idmap *m, uint64_t key)
-{
-    size_t mask = m->cap - 1, i = (size_t)mix64(key) & mask;
-    while (m->vals[i] && m->keys[i] != key)
-        i = (i + 1) & mask;
-    return i;
-}
-
-static uint32_t idmap_get(const struct profile_idmap *m, uint64_t key)
-{
-    if (!m->cap)
-        return PROFILE_NONE;
-    size_t i = idmap_slot(m, key);
-    return m->vals[i] ? m->vals[i] - 1 : PROFILE_NONE;
-}
-
-/* Maps key to val (replacing). Returns 0 or -ENOMEM. */
-static int idmap_put(struct profile_idmap *m, uint64_t key, uint32_t val)
-{
-    if ((m->n + 1) * 2 > m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 64;
-        uint64_t *keys = calloc(cap, sizeof(*keys));
-        uint32_t *vals = calloc(cap, sizeof(*vals));
-        if (!keys || !vals) {
-            free(keys);
-            free(vals);
-            return -ENOMEM;
-        }
-        struct profile_idmap nm = {keys, vals, cap, m->n};
-        for (size_t i = 0; i < m->cap; i++) {
-            if (m->vals[i]) {
-                size_t j = idmap_slot(&nm, m->keys[i]);
-                nm.keys[j] = m->keys[i];
-                nm.vals[j] = m->vals[i];
-            }
-        }
-        free(m->keys);
-        free(m->vals);
-        *m = nm;
+    struct hashtab_probe pr;
+    for (uint32_t k = hashtab_first(t, fpl_hash_u64(id), &pr); k != HASHTAB_NONE;
+         k = hashtab_next(t, &pr)) {
+        uint64_t kid;
+        memcpy(&kid, (const char *)base + (size_t)k * stride, sizeof(kid));
+        if (kid == id)
+            return k;
     }
-    size_t i = idmap_slot(m, key);
-    if (!m->vals[i])
-        m->n++;
-    m->keys[i] = key;
-    m->vals[i] = val + 1;
-    return 0;
-}
-
-static void idmap_destroy(struct profile_idmap *m)
-{
-    free(m->keys);
-    free(m->vals);
-    memset(m, 0, sizeof(*m));
+    return PROFILE_NONE;
 }
 
 /* The array with room for element n (reallocated, capacity doubling, when full), or NULL
@@ -248,16 +205,18 @@ static void *grow(void *arr, size_t *cap, size_t n, size_t elem)
     return q;
 }
 
-/* The index of id in a dictionary of *n entries: the existing one (a redefinition replaces
- * the entry), or *n for a new id, for which the caller has made room. */
-static int dict_slot(struct profile_idmap *m, size_t *n, uint64_t id, uint32_t *idx)
+/* The index of id in a dictionary of *n entries whose ids are at base + k * stride: the
+ * existing one (a redefinition replaces the entry), or *n for a new id, for which the caller
+ * has made room (and stores the id there). */
+static int dict_slot(struct hashtab *t, const void *base, size_t stride, size_t *n, uint64_t id,
+                     uint32_t *idx)
 {
-    uint32_t i = idmap_get(m, id);
+    uint32_t i = dict_find(t, base, stride, id);
     if (i != PROFILE_NONE) {
         *idx = i;
         return 0;
     }
-    if (idmap_put(m, id, (uint32_t)*n))
+    if (hashtab_add(t, fpl_hash_u64(id), (uint32_t)*n))
         return -ENOMEM;
     *idx = (uint32_t)(*n)++;
     return 0;
@@ -408,7 +367,7 @@ static int on_thread(void *ctx, uint64_t id, uint64_t os_tid, struct reader_str 
     if (!q)
         return -ENOMEM;
     p->threads = q;
-    if (dict_slot(&p->thread_map, &p->nthreads, id, &i))
+    if (dict_slot(&p->thread_index, p->threads, sizeof(*p->threads), &p->nthreads, id, &i))
         return -ENOMEM;
     struct profile_thread *t = &p->threads[i];
     t->id = id;
@@ -426,7 +385,7 @@ static int on_method(void *ctx, const struct reader_method *rm)
     if (!q)
         return -ENOMEM;
     p->methods = q;
-    if (dict_slot(&p->method_map, &p->nmethods, rm->id, &i))
+    if (dict_slot(&p->method_index, p->methods, sizeof(*p->methods), &p->nmethods, rm->id, &i))
         return -ENOMEM;
     struct profile_method *m = &p->methods[i];
     memset(m, 0, sizeof(*m));
@@ -468,8 +427,9 @@ static int on_stack(void *ctx, uint64_t id, const struct reader_frame *frames, s
     if (!q)
         return -ENOMEM;
     p->stacks = q;
-    if (dict_slot(&p->stack_map, &p->nstacks, id, &i))
+    if (dict_slot(&p->stack_index, p->stacks, sizeof(*p->stacks), &p->nstacks, id, &i))
         return -ENOMEM;
+    p->stacks[i] = (struct profile_stack){id, 0, NULL}; /* the index compares this id */
     struct profile_frame *f = n ? arena_alloc(p, n * sizeof(*f)) : NULL;
     if (n && !f)
         return -ENOMEM;
@@ -486,25 +446,12 @@ static int on_stack(void *ctx, uint64_t id, const struct reader_frame *frames, s
     return 0;
 }
 
-static size_t agg_hash(uint64_t thread, uint64_t stack, uint8_t kind, uint8_t state)
+static uint64_t cell_hash(uint64_t thread, uint64_t stack, uint8_t kind, uint8_t state)
 {
-    return (size_t)mix64(thread * 0x9e3779b97f4a7c15ull ^ mix64(stack) ^
-                         ((uint64_t)kind << 8 | state));
+    return fpl_hash_mix(fpl_hash_mix(fpl_hash_u64(thread), stack), (uint64_t)kind << 8 | state);
 }
 
-/* An aggregation cell while reading: the cells live inside the hash table itself, so a
- * sample costs one probe into one cache line, not an index lookup plus an entry. */
-struct profile_agg_slot {
-    uint64_t thread_id;
-    uint64_t stack_id;
-    uint64_t weight;
-    uint64_t count; /* 0: an empty slot */
-    uint32_t cell;  /* ordinal, stable across resizes: the index into profile.cell_up */
-    uint8_t kind;
-    uint8_t state;
-};
-
-/* A WALL_TICK in the tick map; id 0 (never a tick's) marks an empty slot. */
+/* A WALL_TICK in profile.ticks. */
 struct profile_tick {
     uint64_t id;
     uint64_t candidates;
@@ -518,66 +465,42 @@ struct profile_pending {
     uint32_t cell;
 };
 
-/* Doubles the aggregation table. */
-static int agg_grow(struct profile *p)
-{
-    size_t cap = p->agg_cap ? p->agg_cap * 2 : 1024, mask = cap - 1;
-    struct profile_agg_slot *t = calloc(cap, sizeof(*t));
-    if (!t)
-        return -ENOMEM;
-    for (size_t k = 0; k < p->agg_cap; k++) {
-        const struct profile_agg_slot *e = &p->agg[k];
-        if (!e->count)
-            continue;
-        size_t i = agg_hash(e->thread_id, e->stack_id, e->kind, e->state) & mask;
-        while (t[i].count)
-            i = (i + 1) & mask;
-        t[i] = *e;
-    }
-    free(p->agg);
-    p->agg = t;
-    p->agg_cap = cap;
-    p->agg_last = NULL;
-    return 0;
-}
-
-static int agg_match(const struct profile_agg_slot *e, const struct reader_sample *s)
+static int cell_match(const struct profile_entry *e, const struct reader_sample *s)
 {
     return e->thread_id == s->thread_id && e->stack_id == s->stack_id && e->kind == s->kind &&
            e->state == s->state;
 }
 
-/* The cell of the sample's key, or a new empty one (count 0, *created set) that the caller
- * fills at once; NULL when there are too many cells. */
-static struct profile_agg_slot *agg_cell(struct profile *p, const struct reader_sample *s,
-                                         int *created)
+/* The index of the cell of the sample's key in p->entries, a new one (zero weight and count)
+ * when the key is new; PROFILE_NONE when out of memory or cells. Cells are numbered in the
+ * order their first sample was read, so the cells' order does not depend on the hash. */
+static uint32_t agg_cell(struct profile *p, const struct reader_sample *s)
 {
     /* a thread in a hot loop repeats its cell: try the previous one first */
-    struct profile_agg_slot *e = p->agg_last;
-    if (e && agg_match(e, s))
-        return e;
-    size_t mask = p->agg_cap - 1;
-    size_t i = agg_hash(s->thread_id, s->stack_id, s->kind, s->state) & mask;
-    for (;; i = (i + 1) & mask) {
-        e = &p->agg[i];
-        if (!e->count)
-            break;
-        if (agg_match(e, s)) {
-            p->agg_last = e;
-            return e;
-        }
+    if (p->cell_last < p->nentries && cell_match(&p->entries[p->cell_last], s))
+        return p->cell_last;
+    uint64_t h = cell_hash(s->thread_id, s->stack_id, s->kind, s->state);
+    struct hashtab_probe pr;
+    for (uint32_t k = hashtab_first(&p->cell_index, h, &pr); k != HASHTAB_NONE;
+         k = hashtab_next(&p->cell_index, &pr)) {
+        if (cell_match(&p->entries[k], s))
+            return p->cell_last = k;
     }
-    if (p->nentries >= PROFILE_NONE - 1)
-        return NULL;
-    e->thread_id = s->thread_id;
-    e->stack_id = s->stack_id;
-    e->kind = s->kind;
-    e->state = s->state;
-    e->weight = 0;
-    e->cell = (uint32_t)p->nentries++;
-    p->agg_last = e;
-    *created = 1;
-    return e;
+    void *q = grow(p->entries, &p->entries_cap, p->nentries, sizeof(*p->entries));
+    if (!q)
+        return PROFILE_NONE;
+    p->entries = q;
+    uint32_t k = (uint32_t)p->nentries;
+    if (hashtab_add(&p->cell_index, h, k))
+        return PROFILE_NONE;
+    p->entries[k] = (struct profile_entry){.thread_id = s->thread_id,
+                                           .stack_id = s->stack_id,
+                                           .thread = PROFILE_NONE,
+                                           .stack = PROFILE_NONE,
+                                           .kind = s->kind,
+                                           .state = s->state};
+    p->nentries++;
+    return p->cell_last = k;
 }
 
 void profile_fp_add(unsigned __int128 *acc, unsigned __int128 v)
@@ -615,40 +538,25 @@ double profile_fp_double(unsigned __int128 fp)
 /* The tick with this id, or NULL when none was read (yet). */
 static const struct profile_tick *tick_get(const struct profile *p, uint64_t id)
 {
-    if (!p->tick_cap)
-        return NULL;
-    size_t mask = p->tick_cap - 1, i = (size_t)mix64(id) & mask;
-    for (; p->tick_map[i].id; i = (i + 1) & mask) {
-        if (p->tick_map[i].id == id)
-            return &p->tick_map[i];
+    struct hashtab_probe pr;
+    for (uint32_t k = hashtab_first(&p->tick_index, fpl_hash_u64(id), &pr); k != HASHTAB_NONE;
+         k = hashtab_next(&p->tick_index, &pr)) {
+        if (p->ticks[k].id == id)
+            return &p->ticks[k];
     }
     return NULL;
 }
 
-/* Adds a tick whose id is not in the map yet (id > 0). Returns 0 or -ENOMEM. */
+/* Adds a tick whose id is not in the map yet. Returns 0 or -ENOMEM. */
 static int tick_put(struct profile *p, const struct profile_tick *t)
 {
-    if ((p->wall.ticks + 1) * 2 > p->tick_cap) {
-        size_t cap = p->tick_cap ? p->tick_cap * 2 : 256, mask = cap - 1;
-        struct profile_tick *m = calloc(cap, sizeof(*m));
-        if (!m)
-            return -ENOMEM;
-        for (size_t k = 0; k < p->tick_cap; k++) {
-            if (!p->tick_map[k].id)
-                continue;
-            size_t i = (size_t)mix64(p->tick_map[k].id) & mask;
-            while (m[i].id)
-                i = (i + 1) & mask;
-            m[i] = p->tick_map[k];
-        }
-        free(p->tick_map);
-        p->tick_map = m;
-        p->tick_cap = cap;
-    }
-    size_t mask = p->tick_cap - 1, i = (size_t)mix64(t->id) & mask;
-    while (p->tick_map[i].id)
-        i = (i + 1) & mask;
-    p->tick_map[i] = *t;
+    void *q = grow(p->ticks, &p->ticks_cap, p->wall.ticks, sizeof(*p->ticks));
+    if (!q)
+        return -ENOMEM;
+    p->ticks = q;
+    if (hashtab_add(&p->tick_index, fpl_hash_u64(t->id), (uint32_t)p->wall.ticks))
+        return -ENOMEM;
+    p->ticks[p->wall.ticks] = *t;
     return 0;
 }
 
@@ -657,7 +565,7 @@ static int tick_put(struct profile *p, const struct profile_tick *t)
 static void wall_scale(struct profile *p, uint32_t cell, uint64_t weight,
                        const struct profile_tick *t)
 {
-    unsigned __int128 *up = &p->cell_up[cell];
+    unsigned __int128 *up = &p->entries[cell].upscaled;
     if (!t) {
         p->wall.unknown_tick++;
         profile_fp_add(up, (unsigned __int128)weight << PROFILE_FP_SHIFT);
@@ -707,23 +615,12 @@ static int pending_push(struct profile *p, uint32_t cell, uint64_t weight, uint6
     return 0;
 }
 
-/* Accounts a wall sample's upscaled weight to the cell with ordinal cell. */
+/* Accounts a wall sample's upscaled weight to the cell with index cell. */
 static int wall_add(struct profile *p, uint32_t cell, uint64_t weight, uint64_t tick_id)
 {
-    if (cell >= p->cell_up_cap) {
-        size_t cap = p->cell_up_cap ? p->cell_up_cap : 1024;
-        while (cap <= cell)
-            cap *= 2;
-        unsigned __int128 *q = realloc(p->cell_up, cap * sizeof(*q));
-        if (!q)
-            return -ENOMEM;
-        memset(q + p->cell_up_cap, 0, (cap - p->cell_up_cap) * sizeof(*q));
-        p->cell_up = q;
-        p->cell_up_cap = cap;
-    }
     if (tick_id == 0) {
         p->wall.no_tick++;
-        profile_fp_add(&p->cell_up[cell], (unsigned __int128)weight << PROFILE_FP_SHIFT);
+        profile_fp_add(&p->entries[cell].upscaled, (unsigned __int128)weight << PROFILE_FP_SHIFT);
         return 0;
     }
     const struct profile_tick *t = tick_get(p, tick_id);
@@ -736,7 +633,6 @@ static int wall_add(struct profile *p, uint32_t cell, uint64_t weight, uint64_t 
 static int on_sample(void *ctx, const struct reader_sample *s)
 {
     struct profile *p = ctx;
-    int created = 0;
 
     if (s->kind >= PROFILE_KINDS) {
         p->unknown_kind_samples++;
@@ -761,14 +657,11 @@ static int on_sample(void *ctx, const struct reader_sample *s)
     p->total[s->kind].count++;
     p->total[s->kind].weight += s->weight;
 
-    struct profile_agg_slot *e = agg_cell(p, s, &created);
-    if (!e)
+    uint32_t cell = agg_cell(p, s);
+    if (cell == PROFILE_NONE)
         return -ENOMEM;
-    e->weight += s->weight;
-    e->count++;
-    uint32_t cell = e->cell;
-    if (created && p->nentries * 2 > p->agg_cap && agg_grow(p))
-        return -ENOMEM;
+    p->entries[cell].weight += s->weight;
+    p->entries[cell].count++;
     /* a CPU sample's upscaled weight is its weight: set when reading finishes */
     if (s->kind == FPL_KIND_WALL)
         return wall_add(p, cell, s->weight, s->tick_id);
@@ -828,11 +721,18 @@ static int on_end(void *ctx, uint64_t ticks)
 /* Counts a thread id with events once. */
 static int event_thread(struct profile *p, uint64_t id)
 {
-    if (idmap_get(&p->event_threads, id) != PROFILE_NONE)
+    if (dict_find(&p->event_index, p->event_tids, sizeof(*p->event_tids), id) != PROFILE_NONE)
         return 0;
-    if (idmap_put(&p->event_threads, id, 0))
+    uint64_t *q = grow(p->event_tids, &p->event_tids_cap, p->events.threads, sizeof(*q));
+    if (!q)
         return -ENOMEM;
-    p->events.threads++;
+    p->event_tids = q;
+    uint32_t i;
+    size_t n = p->events.threads;
+    if (dict_slot(&p->event_index, p->event_tids, sizeof(*p->event_tids), &n, id, &i))
+        return -ENOMEM;
+    p->event_tids[i] = id;
+    p->events.threads = n;
     return 0;
 }
 
@@ -892,37 +792,31 @@ static void finish_time(struct profile *p)
     }
 }
 
-/* Resolves ids to indices once, so outputs never search, and lays the cells out densely with
- * their upscaled weights. */
+/* Resolves ids to indices once, so outputs never search, and completes the cells' upscaled
+ * weights and the totals. */
 static int finish_links(struct profile *p)
 {
-    p->entries = malloc((p->nentries ? p->nentries : 1) * sizeof(*p->entries));
-    if (!p->entries)
-        return -ENOMEM;
     for (size_t s = 0; s < p->nstacks; s++) {
         struct profile_frame *f = (struct profile_frame *)p->stacks[s].frames;
         for (uint32_t k = 0; k < p->stacks[s].nframes; k++)
-            f[k].method = idmap_get(&p->method_map, f[k].method_id);
+            f[k].method =
+                dict_find(&p->method_index, p->methods, sizeof(*p->methods), f[k].method_id);
     }
-    size_t n = 0;
-    for (size_t k = 0; k < p->agg_cap; k++) {
-        const struct profile_agg_slot *a = &p->agg[k];
-        if (!a->count)
-            continue;
-        struct profile_entry *e = &p->entries[n++];
-        e->thread_id = a->thread_id;
-        e->stack_id = a->stack_id;
-        e->thread = idmap_get(&p->thread_map, a->thread_id);
-        e->stack = idmap_get(&p->stack_map, a->stack_id);
-        e->kind = a->kind;
-        e->state = a->state;
-        e->weight = a->weight;
-        e->count = a->count;
-        if (a->kind != FPL_KIND_WALL)
-            e->upscaled = (unsigned __int128)a->weight << PROFILE_FP_SHIFT;
-        else
-            e->upscaled = a->cell < p->cell_up_cap ? p->cell_up[a->cell] : 0;
-        profile_fp_add(&p->total[a->kind].upscaled, e->upscaled);
+    for (size_t k = 0; k < p->nentries; k++) {
+        struct profile_entry *e = &p->entries[k];
+        e->thread = dict_find(&p->thread_index, p->threads, sizeof(*p->threads), e->thread_id);
+        e->stack = dict_find(&p->stack_index, p->stacks, sizeof(*p->stacks), e->stack_id);
+        if (e->kind != FPL_KIND_WALL)
+            e->upscaled = (unsigned __int128)e->weight << PROFILE_FP_SHIFT;
+        profile_fp_add(&p->total[e->kind].upscaled, e->upscaled);
+    }
+    /* give back the room the doubling left */
+    if (p->nentries && p->nentries < p->entries_cap) {
+        void *q = realloc(p->entries, p->nentries * sizeof(*p->entries));
+        if (q) {
+            p->entries = q;
+            p->entries_cap = p->nentries;
+        }
     }
     return 0;
 }
@@ -947,10 +841,7 @@ struct profile *profile_new(void)
     struct profile *p = calloc(1, sizeof(*p));
     if (!p)
         return NULL;
-    if (agg_grow(p)) {
-        free(p);
-        return NULL;
-    }
+    p->cell_last = PROFILE_NONE;
     static const char empty[] = "";
     p->header.options = p->header.jvm_name = p->header.jvm_version = p->header.command = empty;
     return p;
@@ -960,17 +851,18 @@ void profile_free(struct profile *p)
 {
     if (!p)
         return;
-    idmap_destroy(&p->thread_map);
-    idmap_destroy(&p->method_map);
-    idmap_destroy(&p->stack_map);
-    idmap_destroy(&p->event_threads);
+    hashtab_destroy(&p->thread_index);
+    hashtab_destroy(&p->method_index);
+    hashtab_destroy(&p->stack_index);
+    hashtab_destroy(&p->cell_index);
+    hashtab_destroy(&p->tick_index);
+    hashtab_destroy(&p->event_index);
+    free(p->event_tids);
     free(p->threads);
     free(p->methods);
     free(p->stacks);
     free(p->entries);
-    free(p->agg);
-    free(p->cell_up);
-    free(p->tick_map);
+    free(p->ticks);
     free(p->pending);
     while (p->arena) {
         struct profile_arena_block *b = p->arena;
@@ -990,17 +882,13 @@ static int read_done(struct profile *p, int rc)
         rc = finish_links(p);
     }
     if (rc)
-        p->nentries = 0; /* no cells without their dense array */
-    free(p->agg);
-    p->agg = NULL;
-    p->agg_cap = 0;
-    p->agg_last = NULL;
-    free(p->cell_up);
-    p->cell_up = NULL;
-    p->cell_up_cap = 0;
-    free(p->tick_map);
-    p->tick_map = NULL;
-    p->tick_cap = 0;
+        p->nentries = 0; /* cells of a read that failed are not a profile */
+    /* what only reading needs */
+    hashtab_destroy(&p->cell_index);
+    hashtab_destroy(&p->tick_index);
+    free(p->ticks);
+    p->ticks = NULL;
+    p->ticks_cap = 0;
     free(p->pending);
     p->pending = NULL;
     p->npending = p->pending_cap = 0;
@@ -1268,19 +1156,19 @@ int profile_resolve_kind(const struct profile *p, int sel)
 
 const struct profile_thread *profile_thread_find(const struct profile *p, uint64_t id)
 {
-    uint32_t i = idmap_get(&p->thread_map, id);
+    uint32_t i = dict_find(&p->thread_index, p->threads, sizeof(*p->threads), id);
     return i == PROFILE_NONE ? NULL : &p->threads[i];
 }
 
 const struct profile_method *profile_method_find(const struct profile *p, uint64_t id)
 {
-    uint32_t i = idmap_get(&p->method_map, id);
+    uint32_t i = dict_find(&p->method_index, p->methods, sizeof(*p->methods), id);
     return i == PROFILE_NONE ? NULL : &p->methods[i];
 }
 
 const struct profile_stack *profile_stack_find(const struct profile *p, uint64_t id)
 {
-    uint32_t i = idmap_get(&p->stack_map, id);
+    uint32_t i = dict_find(&p->stack_index, p->stacks, sizeof(*p->stacks), id);
     return i == PROFILE_NONE ? NULL : &p->stacks[i];
 }
 

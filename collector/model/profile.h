@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "fpl_format.h"
+#include "hashtab.h"
 #include "reader.h"
 
 #define PROFILE_KINDS 2         /* FPL_KIND_CPU, FPL_KIND_WALL */
@@ -144,14 +145,6 @@ struct profile_wall {
     uint64_t bad_tick;        /* samples whose tick has chosen 0 or above candidates: scale 1 */
 };
 
-/* An id -> index map (open addressing); internal to profile.c. */
-struct profile_idmap {
-    uint64_t *keys;
-    uint32_t *vals; /* index + 1; 0 is an empty slot */
-    size_t cap;
-    size_t n;
-};
-
 /* A time bound of a window (--from / --to), as given; resolved against the log's start
  * while reading (profile_set_window_times). */
 enum profile_time_kind {
@@ -202,7 +195,6 @@ struct profile_event_sink {
 };
 
 struct profile_arena_block;
-struct profile_agg_slot;
 struct profile_tick;
 struct profile_pending;
 
@@ -223,7 +215,7 @@ struct profile {
     struct profile_stack *stacks;
     size_t nstacks;
 
-    struct profile_entry *entries; /* aggregation cells, set when reading finishes */
+    struct profile_entry *entries; /* aggregation cells, in the order their first sample came */
     size_t nentries;
 
     struct profile_total total[PROFILE_KINDS];
@@ -261,20 +253,20 @@ struct profile {
     uint64_t time_den;
 
     /* internal */
-    struct profile_idmap thread_map, method_map, stack_map;
-    size_t threads_cap, methods_cap, stacks_cap;
-    struct profile_agg_slot *agg; /* the cells while reading (hash table) */
-    size_t agg_cap;
-    struct profile_agg_slot *agg_last;
-    unsigned __int128 *cell_up; /* upscaled weight of each wall cell while reading, by ordinal */
-    size_t cell_up_cap;
-    struct profile_tick *tick_map; /* tick id -> (candidates, chosen), open addressing */
-    size_t tick_cap;
+    struct hashtab thread_index, method_index, stack_index; /* id -> dictionary index */
+    size_t threads_cap, methods_cap, stacks_cap, entries_cap;
+    struct hashtab cell_index; /* (thread, stack, kind, state) -> entry, while reading */
+    uint32_t cell_last;        /* the entry of the previous sample, PROFILE_NONE at first */
+    struct profile_tick *ticks; /* the WALL_TICKs read, while reading */
+    size_t ticks_cap;
+    struct hashtab tick_index; /* tick id -> ticks index */
     /* wall samples read before their WALL_TICK, resolved when it comes or at the end */
     struct profile_pending *pending;
     size_t npending, pending_cap;
     struct profile_arena_block *arena;
-    struct profile_idmap event_threads; /* thread ids with events, for events.threads */
+    struct hashtab event_index; /* thread id -> index in event_tids */
+    uint64_t *event_tids;       /* thread ids with events, for events.threads */
+    size_t event_tids_cap;
     int read_done;
 };
 

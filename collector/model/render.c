@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fpl_hash.h"
+#include "hashtab.h"
+
 #define NONE UINT32_MAX
 #define NAMES_BLOCK (64u << 10)
 #define TITLE_COMMAND_MAX 120
@@ -44,26 +47,6 @@ int render_state_parse(const char *s)
 const char *render_kind_name(int kind)
 {
     return kind == FPL_KIND_CPU ? "cpu" : kind == FPL_KIND_WALL ? "wall" : "cpu+wall";
-}
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
-}
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 0x100000001b3ull;
-    }
-    return mix64(h);
 }
 
 /* ---- selection ---- */
@@ -215,10 +198,8 @@ struct names_block {
 struct tree_internal {
     struct names_block *blocks;
     size_t names_cap;
-    uint64_t *name_hash;  /* per name: hash of (string, type) */
-    uint8_t *name_type;   /* per name: the enum render_type it was interned with */
-    uint32_t *name_index; /* open addressing: name + 1, 0 empty */
-    size_t name_icap;
+    uint8_t *name_type;        /* per name: the enum render_type it was interned with */
+    struct hashtab name_index; /* (string, type) -> name */
 };
 
 /* One distinct path: cells whose paths are equal merge into one unit before sorting. Its
@@ -229,7 +210,6 @@ struct unit {
     uint32_t stack; /* stack slot: index, or nstacks for an undefined stack */
     uint8_t npre, npost;
     unsigned __int128 fp;
-    uint64_t count;
 };
 
 /* Build-time state, freed when the tree is done. */
@@ -247,9 +227,8 @@ struct builder {
     size_t nseq, seq_cap;
     struct unit *units;
     size_t nunits, units_cap;
-    uint32_t *unit_index; /* dedup: open addressing, unit + 1 */
-    size_t unit_icap;
-    uint32_t *rank; /* per name: its place in the sorted names */
+    struct hashtab unit_index; /* path -> unit */
+    uint32_t *rank;            /* per name: its place in the sorted names */
 };
 
 static const char *names_copy(struct tree_internal *in, const char *s)
@@ -273,36 +252,22 @@ static const char *names_copy(struct tree_internal *in, const char *s)
     return d;
 }
 
-static int name_rehash(struct render_tree *t, struct tree_internal *in)
+static uint64_t name_hash(const char *name, uint8_t type)
 {
-    size_t cap = in->name_icap ? in->name_icap * 2 : 1024, mask = cap - 1;
-    uint32_t *idx = calloc(cap, sizeof(*idx));
-    if (!idx)
-        return -ENOMEM;
-    for (size_t k = 0; k < t->nnames; k++) {
-        size_t i = (size_t)in->name_hash[k] & mask;
-        while (idx[i])
-            i = (i + 1) & mask;
-        idx[i] = (uint32_t)k + 1;
-    }
-    free(in->name_index);
-    in->name_index = idx;
-    in->name_icap = cap;
-    return 0;
+    return fpl_hash_mix(fpl_hash_str(name), type);
 }
 
 /* The id of (name, type) in t, or NONE. */
 static uint32_t name_find(const struct render_tree *t, const char *name, uint8_t type)
 {
     const struct tree_internal *in = t->internal;
-    uint64_t h = hash_str(name) ^ type;
-    if (!in || !in->name_icap)
+    struct hashtab_probe pr;
+    if (!in)
         return NONE;
-    size_t mask = in->name_icap - 1, i = (size_t)h & mask;
-    for (uint32_t k; (k = in->name_index[i]) != 0; i = (i + 1) & mask) {
-        if (in->name_hash[k - 1] == h && in->name_type[k - 1] == type &&
-            strcmp(t->names[k - 1], name) == 0)
-            return k - 1;
+    for (uint32_t k = hashtab_first(&in->name_index, name_hash(name, type), &pr); k != NONE;
+         k = hashtab_next(&in->name_index, &pr)) {
+        if (in->name_type[k] == type && strcmp(t->names[k], name) == 0)
+            return k;
     }
     return NONE;
 }
@@ -323,10 +288,6 @@ static uint32_t name_intern(struct render_tree *t, const char *name, uint8_t typ
         if (!nm)
             return NONE;
         t->names = nm;
-        uint64_t *nh = realloc(in->name_hash, cap * sizeof(*nh));
-        if (!nh)
-            return NONE;
-        in->name_hash = nh;
         uint8_t *ty = realloc(in->name_type, cap);
         if (!ty)
             return NONE;
@@ -336,16 +297,12 @@ static uint32_t name_intern(struct render_tree *t, const char *name, uint8_t typ
     const char *copy = names_copy(in, name);
     if (!copy)
         return NONE;
-    id = (uint32_t)t->nnames++;
+    id = (uint32_t)t->nnames;
+    if (hashtab_add(&in->name_index, name_hash(name, type), id))
+        return NONE;
     t->names[id] = copy;
-    in->name_hash[id] = hash_str(name) ^ type;
     in->name_type[id] = type;
-    if (t->nnames * 2 > in->name_icap)
-        return name_rehash(t, in) ? NONE : id; /* the new name included */
-    size_t mask = in->name_icap - 1, i = (size_t)in->name_hash[id] & mask;
-    while (in->name_index[i])
-        i = (i + 1) & mask;
-    in->name_index[i] = id + 1;
+    t->nnames++;
     return id;
 }
 
@@ -460,11 +417,10 @@ static uint32_t stack_seq(struct builder *b, uint32_t stack)
 
 static uint64_t unit_hash(const struct unit *u)
 {
-    uint64_t h = (uint64_t)u->stack * 0x9e3779b97f4a7c15ull ^ ((uint64_t)u->npre << 40) ^
-                 ((uint64_t)u->npost << 48) ^ u->post;
+    uint64_t h = fpl_hash_mix(fpl_hash_u64(u->stack), (uint64_t)u->npre << 8 | u->npost);
     for (int i = 0; i < u->npre; i++)
-        h = mix64(h ^ u->pre[i]);
-    return mix64(h);
+        h = fpl_hash_mix(h, u->pre[i]);
+    return u->npost ? fpl_hash_mix(h, u->post) : h;
 }
 
 static int unit_same(const struct unit *a, const struct unit *b)
@@ -479,33 +435,16 @@ static int unit_same(const struct unit *a, const struct unit *b)
     return 1;
 }
 
-static int unit_rehash(struct builder *b)
-{
-    size_t cap = b->unit_icap ? b->unit_icap * 2 : 1024, mask = cap - 1;
-    uint32_t *idx = calloc(cap, sizeof(*idx));
-    if (!idx)
-        return -ENOMEM;
-    for (size_t k = 0; k < b->nunits; k++) {
-        size_t i = (size_t)unit_hash(&b->units[k]) & mask;
-        while (idx[i])
-            i = (i + 1) & mask;
-        idx[i] = (uint32_t)k + 1;
-    }
-    free(b->unit_index);
-    b->unit_index = idx;
-    b->unit_icap = cap;
-    return 0;
-}
-
 /* Adds a cell's weight to the unit of its path, creating it. */
 static int unit_add(struct builder *b, const struct unit *u)
 {
-    size_t mask = b->unit_icap - 1, i = (size_t)unit_hash(u) & mask;
-    for (uint32_t k; (k = b->unit_index[i]) != 0; i = (i + 1) & mask) {
-        struct unit *e = &b->units[k - 1];
+    uint64_t h = unit_hash(u);
+    struct hashtab_probe pr;
+    for (uint32_t k = hashtab_first(&b->unit_index, h, &pr); k != NONE;
+         k = hashtab_next(&b->unit_index, &pr)) {
+        struct unit *e = &b->units[k];
         if (unit_same(e, u)) {
             profile_fp_add(&e->fp, u->fp);
-            e->count += u->count;
             return 0;
         }
     }
@@ -519,10 +458,9 @@ static int unit_add(struct builder *b, const struct unit *u)
         b->units = q;
         b->units_cap = cap;
     }
-    b->units[b->nunits] = *u;
-    b->unit_index[i] = (uint32_t)++b->nunits;
-    if (b->nunits * 2 > b->unit_icap)
-        return unit_rehash(b);
+    if (hashtab_add(&b->unit_index, h, (uint32_t)b->nunits))
+        return -ENOMEM;
+    b->units[b->nunits++] = *u;
     return 0;
 }
 
@@ -531,7 +469,7 @@ static int add_entry(struct builder *b, struct render_select *s, const struct pr
 {
     const struct profile *p = s->p;
     struct render_tree *t = b->t;
-    struct unit u = {.fp = e->upscaled, .count = e->count};
+    struct unit u = {.fp = e->upscaled};
     uint32_t id, state = NONE;
 
     if (s->kind == PROFILE_KIND_ALL) {
@@ -608,11 +546,12 @@ static uint32_t unit_lcp(const struct builder *b, const struct unit *x, const st
     return i;
 }
 
-/* Orders units by their paths, element by element (ranks, so by name), a prefix first. */
+/* Orders units (by their numbers) by their paths, element by element (ranks, so by name), a
+ * prefix first. */
 static int cmp_unit(const void *pa, const void *pb, void *ctx)
 {
     const struct builder *b = ctx;
-    const struct unit *x = pa, *y = pb;
+    const struct unit *x = &b->units[*(const uint32_t *)pa], *y = &b->units[*(const uint32_t *)pb];
     uint32_t i = unit_lcp(b, x, y), n = unit_len(b, x), m = unit_len(b, y);
     if (i == n || i == m)
         return n < m ? -1 : n > m;
@@ -656,107 +595,314 @@ static uint32_t *rank_names(struct builder *b)
     return ids;
 }
 
-/* Appends a node (room was made for all of them). */
-static uint32_t node_new(struct render_tree *t, uint32_t name, uint8_t type, uint32_t parent,
-                         uint32_t depth)
+/* One pass over the sorted units, building the tree pruned at min_fp (see render.h).
+ *
+ * Weights are rounded as intervals: a node spans [start, start + total) of the exact,
+ * fixed-point weights, its children laid out from its own start in name order (its self weight
+ * last), and its integer total is round(end) - round(start). A merged child keeps its place in
+ * that layout, so every node kept is rounded exactly as in the tree without a budget, and a
+ * "[N small frames]" node weighs the sum of the rounded totals it stands for. */
+struct pass {
+    struct builder *b;
+    const uint32_t *ids; /* rank -> name id */
+    unsigned __int128 min_fp;
+    size_t max_nodes; /* 0: no limit */
+    size_t cap;       /* of t->nodes */
+    /* per depth, for the open path: its node; its exact start; its exact total so far (units
+     * ending there and the children closed); the children closed (where the next one starts);
+     * the children merged and their rounded weights */
+    uint32_t *at;
+    unsigned __int128 *start, *run, *kids;
+    uint32_t *small_n;
+    uint64_t *small_w;
+    uint32_t open; /* depth of the deepest open node */
+    uint64_t merged_frames;
+    uint32_t merged_nodes;
+    /* render_tree_walk: the visitor of every node of the unpruned tree, the rounded weight
+     * of each open node's closed children, and per name how many open nodes bear it */
+    render_visit_fn *visit;
+    void *visit_ctx;
+    uint64_t *kids_w;
+    uint32_t *on_path;
+    size_t on_path_n;
+};
+
+/* Appends a node. */
+static int pass_node(struct pass *ps, uint32_t name, uint8_t type, uint32_t parent, uint32_t depth,
+                     uint32_t *out)
 {
+    struct render_tree *t = ps->b->t;
+    if (t->nnodes == ps->cap) {
+        size_t cap = ps->cap ? ps->cap * 2 : 1024;
+        if (cap >= NONE)
+            return -ENOMEM;
+        struct render_node *q = realloc(t->nodes, cap * sizeof(*q));
+        if (!q)
+            return -ENOMEM;
+        t->nodes = q;
+        ps->cap = cap;
+    }
     uint32_t n = (uint32_t)t->nnodes++;
-    t->nodes[n] = (struct render_node){name, type, parent, NONE, NONE, depth, 0, 0};
-    return n;
+    t->nodes[n] = (struct render_node){name, type, 0, parent, NONE, NONE, depth, 0, 0};
+    *out = n;
+    return 0;
 }
 
-/* Builds the nodes from the sorted units: each unit shares its common prefix with the one
- * before, so its nodes are the previous path's up to there, then new ones; created in this
- * order the nodes are in preorder with children in name order. Then sums and rounds. */
-static int grow_tree(struct builder *b, const uint32_t *ids)
+/* Opens a node for the path element at depth d (the node itself at depth d + 1). */
+static int pass_open(struct pass *ps, uint32_t rank, uint32_t d)
+{
+    uint32_t id = ps->ids[rank], v;
+    int rc = pass_node(ps, id, ps->b->in->name_type[id], ps->at[d], d + 1, &v);
+    if (rc)
+        return rc;
+    ps->at[d + 1] = v;
+    if (ps->visit) {
+        ps->kids_w[d + 1] = 0;
+        ps->on_path[id]++;
+    }
+    ps->start[d + 1] = ps->start[d];
+    profile_fp_add(&ps->start[d + 1], ps->kids[d]);
+    ps->run[d + 1] = ps->kids[d + 1] = 0;
+    ps->small_n[d + 1] = 0;
+    ps->small_w[d + 1] = 0;
+    ps->open = d + 1;
+    return 0;
+}
+
+/* Closes the deepest open node: its total is known now. Under min_fp (never the root) it is
+ * taken back with its subtree -- the last nodes made, since nodes are made in preorder -- and
+ * counted in its parent's merged children; otherwise it stays, followed by a "[N small frames]"
+ * child for the children merged into it. */
+static int pass_close(struct pass *ps)
+{
+    struct render_tree *t = ps->b->t;
+    uint32_t d = ps->open, v = ps->at[d];
+    unsigned __int128 total = ps->run[d], end = ps->start[d];
+    profile_fp_add(&end, total);
+    uint64_t rounded = profile_fp_round(end) - profile_fp_round(ps->start[d]);
+    if (ps->visit) {
+        const struct render_node *nd = &t->nodes[v];
+        const struct render_node *par = d > 0 ? &t->nodes[ps->at[d - 1]] : NULL;
+        struct render_visit vi = {.name = nd->name,
+                                  .type = nd->type,
+                                  .depth = d,
+                                  .total = rounded,
+                                  .self = rounded - ps->kids_w[d],
+                                  .parent_name = par ? par->name : NONE,
+                                  .parent_type = par ? par->type : 0,
+                                  .outermost = ps->on_path[nd->name] == 1};
+        int rc = ps->visit(ps->visit_ctx, t, &vi);
+        if (rc)
+            return rc;
+        ps->on_path[nd->name]--;
+        if (d > 0)
+            ps->kids_w[d - 1] += rounded;
+    }
+    if (d > 0 && total < ps->min_fp) {
+        t->nnodes = v;
+        ps->small_n[d - 1]++;
+        ps->small_w[d - 1] += rounded;
+    } else {
+        t->nodes[v].total = rounded;
+        if (ps->small_n[d]) {
+            char name[48];
+            uint32_t m;
+            snprintf(name, sizeof(name), RENDER_SMALL_FMT, ps->small_n[d],
+                     ps->small_n[d] == 1 ? "" : "s");
+            uint32_t id = name_intern(t, name, RENDER_SMALL);
+            if (id == NONE)
+                return -ENOMEM;
+            int rc = pass_node(ps, id, RENDER_SMALL, v, d + 1, &m);
+            if (rc)
+                return rc;
+            t->nodes[m].merged = ps->small_n[d];
+            t->nodes[m].total = ps->small_w[d];
+            ps->merged_frames += ps->small_n[d];
+            ps->merged_nodes++;
+        }
+        /* the nodes off the open path stay whatever comes: past the limit already, stop */
+        if (ps->max_nodes && t->nnodes - d > ps->max_nodes)
+            return -E2BIG;
+    }
+    if (d > 0) {
+        profile_fp_add(&ps->run[d - 1], total);
+        profile_fp_add(&ps->kids[d - 1], total);
+        ps->open = d - 1;
+    }
+    return 0;
+}
+
+/* Builds the nodes from the sorted units (order): each unit shares its common prefix (lcp)
+ * with the one before, so it closes the nodes below that prefix and opens new ones after it;
+ * made in this order the nodes are in preorder with children in name order. */
+static int pass_run(struct pass *ps, const uint32_t *order, const uint32_t *lcp)
+{
+    struct builder *b = ps->b;
+    struct render_tree *t = b->t;
+    int rc;
+    uint32_t root = name_intern(t, RENDER_ROOT_NAME, RENDER_KIND), v;
+
+    t->nnodes = 0;
+    ps->merged_frames = 0;
+    ps->merged_nodes = 0;
+    if (root == NONE)
+        return -ENOMEM;
+    if ((rc = pass_node(ps, root, RENDER_KIND, NONE, 0, &v)) != 0)
+        return rc;
+    ps->at[0] = 0;
+    if (ps->visit) {
+        memset(ps->on_path, 0, ps->on_path_n * sizeof(*ps->on_path));
+        ps->kids_w[0] = 0;
+        ps->on_path[root]++;
+    }
+    ps->start[0] = ps->run[0] = ps->kids[0] = 0;
+    ps->small_n[0] = 0;
+    ps->small_w[0] = 0;
+    ps->open = 0;
+    for (size_t k = 0; k < b->nunits; k++) {
+        const struct unit *u = &b->units[order[k]];
+        uint32_t n = unit_len(b, u);
+        while (ps->open > lcp[k])
+            if ((rc = pass_close(ps)) != 0)
+                return rc;
+        for (uint32_t d = lcp[k]; d < n; d++)
+            if ((rc = pass_open(ps, unit_at(b, u, d), d)) != 0)
+                return rc;
+        profile_fp_add(&ps->run[n], u->fp);
+    }
+    for (;;) {
+        uint32_t d = ps->open;
+        if ((rc = pass_close(ps)) != 0)
+            return rc;
+        if (d == 0)
+            return ps->max_nodes && t->nnodes > ps->max_nodes ? -E2BIG : 0;
+    }
+}
+
+/* Links the kept nodes (first child, next sibling: children are in preorder already) and
+ * sets self weights: a node's total less its children's. */
+static int finish_nodes(struct render_tree *t)
+{
+    uint32_t *last = malloc((t->nnodes ? t->nnodes : 1) * sizeof(*last));
+    if (!last)
+        return -ENOMEM;
+    for (size_t i = 0; i < t->nnodes; i++) {
+        struct render_node *nd = &t->nodes[i];
+        last[i] = NONE;
+        nd->self = nd->total;
+        if (i) {
+            uint32_t par = nd->parent;
+            if (last[par] == NONE)
+                t->nodes[par].first_child = (uint32_t)i;
+            else
+                t->nodes[last[par]].next_sibling = (uint32_t)i;
+            last[par] = (uint32_t)i;
+            t->nodes[par].self -= nd->total;
+        }
+    }
+    t->total = t->nodes[0].total;
+    free(last);
+    return 0;
+}
+
+/* The fixed-point weight share * total, rounded up (so a frame at exactly the share stays). */
+static unsigned __int128 share_of(unsigned __int128 total, double share)
+{
+    if (share <= 0)
+        return 0;
+    if (share >= 1)
+        return total;
+    long double w = (long double)total * share;
+    unsigned __int128 r = (unsigned __int128)w;
+    return (long double)r < w ? r + 1 : r;
+}
+
+/* Builds the tree from the sorted units: unpruned, or pruned at o's min_share, raised (doubled)
+ * until the tree fits in o's max_nodes. */
+static int grow_tree(struct builder *b, const uint32_t *ids, const uint32_t *order,
+                     const struct render_opts *o, render_visit_fn *visit, void *ctx)
 {
     struct render_tree *t = b->t;
-    const struct tree_internal *in = b->in;
-    size_t cap = 0, maxlen = 0;
-    unsigned __int128 *fp = NULL, *cursor = NULL;
-    uint32_t *at = NULL, *last = NULL, *lcp = NULL;
+    struct pass ps = {.b = b, .ids = ids, .visit = visit, .visit_ctx = ctx};
+    uint32_t *lcp = NULL, maxlen = 0;
+    unsigned __int128 total = 0;
     int rc = -ENOMEM;
 
-    /* the exact node count first (each unit adds its path after the common prefix), so
-     * the arrays are allocated once */
     lcp = malloc((b->nunits ? b->nunits : 1) * sizeof(*lcp));
     if (!lcp)
         goto out;
-    cap = 1;
     for (size_t k = 0; k < b->nunits; k++) {
-        uint32_t n = unit_len(b, &b->units[k]);
-        lcp[k] = k ? unit_lcp(b, &b->units[k], &b->units[k - 1]) : 0;
-        cap += n - lcp[k];
+        const struct unit *u = &b->units[order[k]];
+        uint32_t n = unit_len(b, u);
+        lcp[k] = k ? unit_lcp(b, u, &b->units[order[k - 1]]) : 0;
         maxlen = n > maxlen ? n : maxlen;
+        profile_fp_add(&total, u->fp);
     }
-    if (cap >= NONE)
+    ps.at = malloc((maxlen + 2) * sizeof(*ps.at));
+    ps.start = malloc((maxlen + 2) * sizeof(*ps.start));
+    ps.run = malloc((maxlen + 2) * sizeof(*ps.run));
+    ps.kids = malloc((maxlen + 2) * sizeof(*ps.kids));
+    ps.small_n = malloc((maxlen + 2) * sizeof(*ps.small_n));
+    ps.small_w = malloc((maxlen + 2) * sizeof(*ps.small_w));
+    if (!ps.at || !ps.start || !ps.run || !ps.kids || !ps.small_n || !ps.small_w)
         goto out;
-    t->nodes = malloc(cap * sizeof(*t->nodes));
-    fp = calloc(cap, sizeof(*fp));
-    at = malloc((maxlen + 1) * sizeof(*at));     /* the node of the path at each depth */
-    last = malloc((maxlen + 1) * sizeof(*last)); /* the last child of at[d] */
-    cursor = calloc(maxlen + 1, sizeof(*cursor));
-    if (!t->nodes || !fp || !at || !last || !cursor)
-        goto out;
-    uint32_t root = name_intern(t, RENDER_ROOT_NAME, RENDER_KIND);
-    if (root == NONE)
-        goto out;
-    node_new(t, root, RENDER_KIND, NONE, 0);
-    at[0] = 0;
-    last[0] = NONE;
-    for (size_t k = 0; k < b->nunits; k++) {
-        const struct unit *u = &b->units[k];
-        uint32_t n = unit_len(b, u), d = lcp[k];
-        for (; d < n; d++) {
-            uint32_t id = ids[unit_at(b, u, d)];
-            uint32_t v = node_new(t, id, in->name_type[id], at[d], d + 1);
-            if (last[d] == NONE)
-                t->nodes[at[d]].first_child = v;
-            else
-                t->nodes[last[d]].next_sibling = v;
-            last[d] = v;
-            at[d + 1] = v;
-            last[d + 1] = NONE;
+    if (visit) {
+        /* every name a full-tree node can bear is interned by now (the root's too) */
+        ps.on_path_n = t->nnames;
+        ps.on_path = malloc((t->nnames ? t->nnames : 1) * sizeof(*ps.on_path));
+        ps.kids_w = malloc((maxlen + 2) * sizeof(*ps.kids_w));
+        if (!ps.on_path || !ps.kids_w)
+            goto out;
+        ps.max_nodes = 0; /* one pass: the visitor sees every node once */
+    }
+    /* the cap is on the nodes kept: one more for the small node a pass may add last */
+    if (!visit)
+        ps.max_nodes = o->max_nodes ? (o->max_nodes > 2 ? o->max_nodes : 2) : 0;
+    ps.min_fp = o->min_share > 0 ? share_of(total, o->min_share) : 0;
+    for (;;) {
+        rc = pass_run(&ps, order, lcp);
+        if (rc != -E2BIG)
+            break;
+        /* too many nodes: double the threshold (at least one unit of weight) and again */
+        ps.min_fp = ps.min_fp ? ps.min_fp * 2 : PROFILE_FP_ONE;
+        if (ps.min_fp > total) {
+            ps.min_fp = total + 1; /* everything below the root merges */
+            rc = pass_run(&ps, order, lcp);
+            break;
         }
-        profile_fp_add(&fp[at[n]], u->fp);
     }
-    /* totals: children come after their parent */
-    for (size_t i = t->nnodes; i-- > 1;)
-        profile_fp_add(&fp[t->nodes[i].parent], fp[i]);
-    /* rounding: each node an interval [cursor, cursor + total) of its parent's, rounded at
-     * both ends; cursor[d] runs over the children of the current node at depth d */
-    for (size_t i = 0; i < t->nnodes; i++) {
-        struct render_node *nd = &t->nodes[i];
-        unsigned __int128 s0 = 0, e0;
-        if (i) {
-            s0 = cursor[nd->depth - 1];
-            profile_fp_add(&cursor[nd->depth - 1], fp[i]);
-        }
-        e0 = s0;
-        profile_fp_add(&e0, fp[i]);
-        cursor[nd->depth] = s0;
-        nd->total = profile_fp_round(e0) - profile_fp_round(s0);
-        nd->self = nd->total;
+    if (rc)
+        goto out;
+    t->min_weight = ps.min_fp ? profile_fp_double(ps.min_fp) : 0;
+    t->min_share = total && ps.min_fp ? (double)ps.min_fp / (double)total : 0;
+    t->merged_frames = ps.merged_frames;
+    t->merged_nodes = ps.merged_nodes;
+    /* give back the room the doubling left */
+    if (t->nnodes < ps.cap) {
+        struct render_node *q = realloc(t->nodes, t->nnodes * sizeof(*q));
+        if (q)
+            t->nodes = q;
     }
-    for (size_t i = 1; i < t->nnodes; i++)
-        t->nodes[t->nodes[i].parent].self -= t->nodes[i].total;
-    t->total = t->nodes[0].total;
-    rc = 0;
+    rc = finish_nodes(t);
 out:
     free(lcp);
-    free(fp);
-    free(cursor);
-    free(at);
-    free(last);
+    free(ps.at);
+    free(ps.start);
+    free(ps.run);
+    free(ps.kids);
+    free(ps.small_n);
+    free(ps.small_w);
+    free(ps.on_path);
+    free(ps.kids_w);
     return rc;
 }
 
-int render_tree_build(struct render_tree *t, const struct profile *p, const struct render_opts *o,
-                      char *err, size_t errlen)
+static int build(struct render_tree *t, const struct profile *p, const struct render_opts *o,
+                 render_visit_fn *visit, void *ctx, char *err, size_t errlen)
 {
     struct render_select s;
     struct builder b = {0};
-    uint32_t *ids = NULL;
+    uint32_t *ids = NULL, *order = NULL;
     int rc;
 
     memset(t, 0, sizeof(*t));
@@ -773,8 +919,7 @@ int render_tree_build(struct render_tree *t, const struct profile *p, const stru
     b.thread_name = calloc(p->nthreads + 1, sizeof(*b.thread_name));
     b.stack_len = calloc(p->nstacks + 1, sizeof(*b.stack_len));
     b.stack_off = calloc(p->nstacks + 1, sizeof(*b.stack_off));
-    if (!b.in || !b.method_name || !b.thread_name || !b.stack_len || !b.stack_off ||
-        name_rehash(t, b.in) || unit_rehash(&b))
+    if (!b.in || !b.method_name || !b.thread_name || !b.stack_len || !b.stack_off)
         goto out;
     rc = 0;
     for (size_t i = 0; rc == 0 && i < p->nentries; i++) {
@@ -786,16 +931,22 @@ int render_tree_build(struct render_tree *t, const struct profile *p, const stru
     if (rc)
         goto out;
     rc = -ENOMEM;
+    hashtab_destroy(&b.unit_index); /* merged: only the order matters from here */
     if (name_intern(t, RENDER_ROOT_NAME, RENDER_KIND) == NONE || !(ids = rank_names(&b)))
         goto out;
-    if (b.nunits)
-        qsort_r(b.units, b.nunits, sizeof(*b.units), cmp_unit, &b);
-    rc = grow_tree(&b, ids);
+    order = malloc((b.nunits ? b.nunits : 1) * sizeof(*order));
+    if (!order)
+        goto out;
+    for (uint32_t k = 0; k < b.nunits; k++)
+        order[k] = k;
+    qsort_r(order, b.nunits, sizeof(*order), cmp_unit, &b);
+    rc = grow_tree(&b, ids, order, o, visit, ctx);
 out:
-    if (rc) {
+    if (rc == -ENOMEM || rc == -E2BIG)
         snprintf(err, errlen, "render: out of memory building the call tree");
+    if (rc)
         render_tree_destroy(t);
-    }
+    free(order);
     free(ids);
     free(b.method_name);
     free(b.thread_name);
@@ -803,10 +954,22 @@ out:
     free(b.stack_off);
     free(b.seq);
     free(b.units);
-    free(b.unit_index);
+    hashtab_destroy(&b.unit_index);
     free(b.rank);
     render_select_destroy(&s);
     return rc;
+}
+
+int render_tree_build(struct render_tree *t, const struct profile *p, const struct render_opts *o,
+                      char *err, size_t errlen)
+{
+    return build(t, p, o, NULL, NULL, err, errlen);
+}
+
+int render_tree_walk(struct render_tree *t, const struct profile *p, const struct render_opts *o,
+                     render_visit_fn *visit, void *ctx, char *err, size_t errlen)
+{
+    return build(t, p, o, visit, ctx, err, errlen);
 }
 
 void render_tree_destroy(struct render_tree *t)
@@ -818,9 +981,8 @@ void render_tree_destroy(struct render_tree *t)
             in->blocks = nb->next;
             free(nb);
         }
-        free(in->name_hash);
         free(in->name_type);
-        free(in->name_index);
+        hashtab_destroy(&in->name_index);
         free(in);
     }
     free(t->nodes);
@@ -839,39 +1001,24 @@ uint32_t render_tree_child(const struct render_tree *t, uint32_t parent, const c
     return NONE;
 }
 
-/* A (parent, name) -> node index of a tree, for matching paths across trees. */
-struct child_slot {
-    uint32_t parent;
-    uint32_t name;
-    uint32_t node; /* + 1; 0 empty */
-};
-
-static size_t child_hash(uint32_t parent, uint32_t name)
+static uint64_t child_hash(uint32_t parent, uint32_t name)
 {
-    return (size_t)mix64((uint64_t)parent << 32 | name);
+    return fpl_hash_u64((uint64_t)parent << 32 | name);
 }
 
 int render_tree_match(const struct render_tree *t, const struct render_tree *base, uint64_t *out)
 {
-    size_t cap = 16;
-    while (cap < base->nnodes * 2)
-        cap *= 2;
-    size_t mask = cap - 1;
-    struct child_slot *child = calloc(cap, sizeof(*child));
+    /* base's nodes by (parent, name) */
+    struct hashtab child = {0};
     uint32_t *bnode = malloc((t->nnodes ? t->nnodes : 1) * sizeof(*bnode));
     uint32_t *bname = malloc((t->nnames ? t->nnames : 1) * sizeof(*bname));
-    if (!child || !bnode || !bname) {
-        free(child);
-        free(bnode);
-        free(bname);
-        return -ENOMEM;
-    }
+    int rc = -ENOMEM;
+    if (!bnode || !bname || hashtab_reserve(&child, base->nnodes))
+        goto out;
     for (size_t i = 1; i < base->nnodes; i++) {
         const struct render_node *nd = &base->nodes[i];
-        size_t j = child_hash(nd->parent, nd->name) & mask;
-        while (child[j].node)
-            j = (j + 1) & mask;
-        child[j] = (struct child_slot){nd->parent, nd->name, (uint32_t)i + 1};
+        if (hashtab_add(&child, child_hash(nd->parent, nd->name), (uint32_t)i))
+            goto out;
     }
     const struct tree_internal *tin = t->internal;
     for (size_t k = 0; k < t->nnames; k++)
@@ -882,10 +1029,12 @@ int render_tree_match(const struct render_tree *t, const struct render_tree *bas
             m = base->nnodes ? 0 : NONE;
         } else {
             uint32_t bp = bnode[t->nodes[i].parent], id = bname[t->nodes[i].name];
+            struct hashtab_probe pr;
             if (bp != NONE && id != NONE) {
-                for (size_t j = child_hash(bp, id) & mask; child[j].node; j = (j + 1) & mask) {
-                    if (child[j].parent == bp && child[j].name == id) {
-                        m = child[j].node - 1;
+                for (uint32_t k = hashtab_first(&child, child_hash(bp, id), &pr); k != NONE;
+                     k = hashtab_next(&child, &pr)) {
+                    if (base->nodes[k].parent == bp && base->nodes[k].name == id) {
+                        m = k;
                         break;
                     }
                 }
@@ -894,10 +1043,12 @@ int render_tree_match(const struct render_tree *t, const struct render_tree *bas
         bnode[i] = m;
         out[i] = m == NONE ? 0 : base->nodes[m].total;
     }
-    free(child);
+    rc = 0;
+out:
+    hashtab_destroy(&child);
     free(bnode);
     free(bname);
-    return 0;
+    return rc;
 }
 
 /* ---- titles ---- */

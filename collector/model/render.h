@@ -31,6 +31,12 @@ struct render_opts {
     /* folded output: a suffix per frame saying how it ran, as flamegraph.pl's java palette
      * and async-profiler read it (render_annotation) */
     int annotate;
+    /* The tree's node budget (render_tree_build): frames whose weight is under min_share of
+     * the root's are merged, per parent, into one "[N small frames]" node (RENDER_SMALL);
+     * min_share is raised (doubled) until at most max_nodes nodes remain. 0: no pruning, no
+     * limit. Outputs that always prune (the flame graph) use their own default for 0. */
+    double min_share;
+    uint32_t max_nodes;
 };
 
 /* Frame types, for colors and legends. */
@@ -48,8 +54,12 @@ enum render_type {
     RENDER_C1 = 10,        /* a Java method, compiled by C1 (frame_types) */
     RENDER_STUB = 11,      /* a JVM stub or CodeBlob (method kind STUB) */
     RENDER_KERNEL = 12,    /* kernel code (frame type KERNEL) */
-    RENDER_TYPES = 13,     /* the number of types */
+    RENDER_SMALL = 13,     /* "[N small frames]": children under the node budget, merged */
+    RENDER_TYPES = 14,     /* the number of types */
 };
+
+/* The name of a RENDER_SMALL node, from its count (and "s" unless it is 1). */
+#define RENDER_SMALL_FMT "[%u small frame%s]"
 
 /* The folded-output suffix of a frame of type ftype (enum fpl_frame_type): "_[j]" compiled
  * (C2/JVMCI), "_[i]" inlined, "_[0]" interpreted, "_[1]" C1, "_[k]" kernel -- the annotations
@@ -101,10 +111,19 @@ uint64_t render_entry_weight(const struct render_select *s, const struct profile
  * total (children left to right in name order, self last) and rounds the interval ends to
  * integers (halves up), so every node is within 1 of its exact weight, the root is the exact
  * total rounded as in profile_fp_round, and a node's total is always its self plus its
- * children's totals. */
+ * children's totals.
+ *
+ * Budget (render_opts.min_share, max_nodes): a node whose exact weight is under the threshold
+ * is not in the tree; the children of one parent that are merged become one RENDER_SMALL node
+ * after the parent's other children (its weight their exact sum: totals are preserved, and
+ * it has no children). Nodes above the threshold are exactly as without a budget but for
+ * rounding (their place among the parent's children moves). The tree is built with at most
+ * the nodes kept (and the current path) in memory, never the whole unpruned tree. */
 struct render_node {
     uint32_t name;         /* index into render_tree.names */
     uint8_t type;          /* enum render_type */
+    uint32_t merged;       /* RENDER_SMALL: how many sibling frames (each with its subtree) it
+                            * stands for; 0 for other nodes */
     uint32_t parent;       /* UINT32_MAX for the root */
     uint32_t first_child;  /* UINT32_MAX: none */
     uint32_t next_sibling; /* UINT32_MAX: none */
@@ -123,6 +142,13 @@ struct render_tree {
     uint64_t total;        /* nodes[0].total */
     uint64_t samples;      /* selected samples (raw count) */
     int kind;              /* the resolved kind */
+    /* the budget in force: frames under min_share of the root's weight (min_weight, in
+     * weight units) were merged -- merged_frames of them, into merged_nodes RENDER_SMALL
+     * nodes. min_share may be above render_opts.min_share when max_nodes forced it up. */
+    double min_share;
+    double min_weight;
+    uint64_t merged_frames;
+    uint32_t merged_nodes;
     void *internal;
 };
 
@@ -141,6 +167,29 @@ struct render_tree {
 int render_tree_build(struct render_tree *t, const struct profile *p,
                       const struct render_opts *o, char *err, size_t errlen);
 void render_tree_destroy(struct render_tree *t);
+
+/* A node of the unpruned tree, as render_tree_walk visits it. */
+struct render_visit {
+    uint32_t name;        /* index into the tree's names */
+    uint8_t type;         /* enum render_type */
+    uint32_t depth;       /* root 0 */
+    uint64_t total, self; /* as render_tree_build without a budget would make them */
+    uint32_t parent_name; /* UINT32_MAX for the root */
+    uint8_t parent_type;
+    int outermost;        /* no ancestor bears the same name (and type) */
+};
+
+/* Returns 0 to go on, anything else to stop the walk with that value. */
+typedef int render_visit_fn(void *ctx, const struct render_tree *t, const struct render_visit *v);
+
+/* As render_tree_build, and visits every node of the unpruned tree once as it is closed,
+ * children before their parent, with its exact weights -- without keeping the unpruned tree:
+ * with a budget (min_share 1 keeps next to nothing) a caller aggregates over a tree of any
+ * size in the memory of the distinct paths. max_nodes is ignored (the budget is not raised:
+ * one pass). The visitor reads names from t (t->names is complete; t->nodes is not). Returns
+ * 0, the visitor's non-zero value, or -errno with err filled. */
+int render_tree_walk(struct render_tree *t, const struct profile *p, const struct render_opts *o,
+                     render_visit_fn *visit, void *ctx, char *err, size_t errlen);
 
 /* For a diff: for every node of t, the total of the node with the same path (same names
  * from the root) in base, or 0 when base has no such path. out has t->nnodes entries.

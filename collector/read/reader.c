@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,9 +14,36 @@
 #include "fpl_codec.h"
 #include "fpl_format.h"
 
+/* READER_READ_MIN: the least a read from a file asks for; READER_SCAN: the bytes searched for
+ * a sync word at a time in a damaged region. Tests build the reader with tiny ones so that
+ * chunks and sync words straddle window boundaries everywhere. */
+#ifndef READER_READ_MIN
+#define READER_READ_MIN (1u << 20)
+#endif
+#ifndef READER_SCAN
+#define READER_SCAN 65536
+#endif
+#define READER_NONE UINT64_MAX
+
+/* Where the log's bytes come from: a buffer in memory, or a file read window by window (a
+ * regular file with pread, anything else -- a pipe -- forward only with read). The window
+ * holds at most one chunk and what was read with it, so memory stays proportional to the
+ * largest chunk (FPL_CHUNK_MAX), not to the file. */
+struct src {
+    const uint8_t *mem; /* the whole log in memory, or NULL */
+    int fd;
+    int seekable;
+    uint8_t *buf; /* the window: bytes [base, base + have) of the input */
+    size_t cap;
+    uint64_t base;
+    size_t have;
+    uint64_t size; /* the input's length, when known (memory, a regular file, or at EOF) */
+    int size_known;
+    int err; /* -errno of a failed read */
+};
+
 struct reader {
-    const uint8_t *data;
-    size_t len;
+    struct src *src;
     const char *name;
     const struct reader_ops *ops;
     void *ctx;
@@ -381,34 +407,161 @@ static int read_payload(struct reader *r, const uint8_t *p, size_t len)
     return 0;
 }
 
-/* A chunk header at pos that frames a payload lying inside the file and matching its CRC. */
-static int chunk_verifies(const struct reader *r, size_t pos)
+/* Reads into the window at buf + have until it holds want bytes or the input ends. */
+static void src_fill(struct src *s, size_t want)
 {
-    if (r->len - pos < FPL_CHUNK_HEADER_SIZE)
+    while (s->have < want && !s->err) {
+        size_t room = s->cap - s->have;
+        ssize_t n;
+        if (s->seekable) {
+            uint64_t off = s->base + s->have;
+            if (off >= s->size)
+                break;
+            if (room > s->size - off)
+                room = (size_t)(s->size - off);
+            n = pread(s->fd, s->buf + s->have, room, (off_t)off);
+        } else {
+            n = read(s->fd, s->buf + s->have, room);
+        }
+        if (n < 0) {
+            if (errno != EINTR)
+                s->err = -errno;
+            continue;
+        }
+        if (n == 0) {
+            /* the end: a regular file shorter than it was (truncated while read), or a pipe */
+            s->size = s->base + s->have;
+            s->size_known = 1;
+            break;
+        }
+        s->have += (size_t)n;
+    }
+}
+
+/* Makes the window at least want bytes long, keeping its first keep bytes. */
+static int src_room(struct src *s, size_t want, size_t keep)
+{
+    if (want < READER_READ_MIN)
+        want = READER_READ_MIN;
+    if (want <= s->cap)
         return 0;
-    const uint8_t *h = r->data + pos;
+    uint8_t *q = malloc(want);
+    if (!q) {
+        s->err = -ENOMEM;
+        return -ENOMEM;
+    }
+    if (keep)
+        memcpy(q, s->buf, keep);
+    free(s->buf);
+    s->buf = q;
+    s->cap = want;
+    return 0;
+}
+
+/* The bytes of the input from pos, at most n of them: *got is n, or fewer where the input
+ * ends first (0 past its end). NULL after a read error (s->err). Valid until the next call.
+ * A pipe is read forward only: pos never goes back before an earlier call's pos. */
+static const uint8_t *src_get(struct src *s, uint64_t pos, size_t n, size_t *got)
+{
+    *got = 0;
+    if (s->mem) {
+        if (pos < s->size)
+            *got = s->size - pos < n ? (size_t)(s->size - pos) : n;
+        return s->mem + (pos < s->size ? pos : s->size);
+    }
+    if (s->err)
+        return NULL;
+    if (pos < s->base || pos + n > s->base + s->have) {
+        if (pos < s->base && !s->seekable) {
+            s->err = -ESPIPE; /* cannot happen: the walk only goes forward */
+            return NULL;
+        }
+        if (!s->seekable) {
+            /* a pipe: read and drop the bytes before pos */
+            while (s->base + s->have < pos && !s->size_known && !s->err) {
+                s->base += s->have;
+                s->have = 0;
+                if (src_room(s, 0, 0))
+                    return NULL;
+                uint64_t gap = pos - s->base;
+                src_fill(s, gap < s->cap ? (size_t)gap : s->cap);
+            }
+            if (s->err)
+                return NULL;
+            if (s->base + s->have < pos)
+                return s->buf; /* the input ended before pos */
+        }
+        /* keep what the window already holds from pos on, then read the rest */
+        size_t keep = 0;
+        if (pos >= s->base && pos < s->base + s->have) {
+            keep = (size_t)(s->base + s->have - pos);
+            memmove(s->buf, s->buf + (pos - s->base), keep);
+        }
+        s->base = pos;
+        s->have = keep;
+        if (src_room(s, n, keep))
+            return NULL;
+        src_fill(s, n);
+        if (s->err)
+            return NULL;
+    }
+    size_t off = (size_t)(pos - s->base);
+    *got = s->have - off < n ? s->have - off : n;
+    return s->buf + off;
+}
+
+/* The input's length, reading a pipe to its end if need be (only once nothing before the end
+ * is needed any more). */
+static uint64_t src_size(struct src *s)
+{
+    while (!s->size_known && !s->err) {
+        s->base += s->have;
+        s->have = 0;
+        if (src_room(s, 0, 0))
+            break;
+        src_fill(s, s->cap);
+    }
+    return s->size_known ? s->size : s->base + s->have;
+}
+
+/* A chunk header at pos that frames a payload lying inside the file and matching its CRC. */
+static int chunk_verifies(struct reader *r, uint64_t pos)
+{
+    size_t got;
+    const uint8_t *h = src_get(r->src, pos, FPL_CHUNK_HEADER_SIZE, &got);
+    if (!h || got < FPL_CHUNK_HEADER_SIZE)
+        return 0;
     uint32_t clen = le32(h + 4);
-    if (le32(h) != FPL_CHUNK_SYNC || clen > FPL_CHUNK_MAX ||
-        clen > r->len - pos - FPL_CHUNK_HEADER_SIZE)
+    if (le32(h) != FPL_CHUNK_SYNC || clen > FPL_CHUNK_MAX)
+        return 0;
+    h = src_get(r->src, pos, FPL_CHUNK_HEADER_SIZE + (size_t)clen, &got);
+    if (!h || got < FPL_CHUNK_HEADER_SIZE + (size_t)clen)
         return 0;
     return fpl_chunk_crc_framed(h + 12, h + FPL_CHUNK_HEADER_SIZE, clen) == le32(h + 8);
 }
 
-/* The first offset >= from where a verifying chunk starts, or r->len. */
-static size_t find_next_chunk(const struct reader *r, size_t from)
+/* The first offset >= from where a verifying chunk starts, or READER_NONE. */
+static uint64_t find_next_chunk(struct reader *r, uint64_t from)
 {
     static const uint8_t sync[4] = {FPL_CHUNK_SYNC & 0xff, (FPL_CHUNK_SYNC >> 8) & 0xff,
                                     (FPL_CHUNK_SYNC >> 16) & 0xff, FPL_CHUNK_SYNC >> 24};
-    while (from < r->len) {
-        const uint8_t *q = memmem(r->data + from, r->len - from, sync, sizeof(sync));
-        if (!q)
-            break;
-        size_t pos = (size_t)(q - r->data);
+    for (;;) {
+        size_t got;
+        const uint8_t *p = src_get(r->src, from, READER_SCAN, &got);
+        if (!p || got < sizeof(sync))
+            return READER_NONE;
+        const uint8_t *q = memmem(p, got, sync, sizeof(sync));
+        if (!q) {
+            if (got < READER_SCAN)
+                return READER_NONE;           /* searched to the end */
+            from += got - (sizeof(sync) - 1); /* a sync word may straddle the boundary */
+            continue;
+        }
+        uint64_t pos = from + (uint64_t)(q - p);
         if (chunk_verifies(r, pos))
             return pos;
         from = pos + 1;
     }
-    return r->len;
 }
 
 /* Counts the chunks missing before a verified chunk numbered seq. The CRC covers the number,
@@ -429,17 +582,21 @@ static void note_seq(struct reader *r, uint32_t seq)
 
 static int walk_chunks(struct reader *r)
 {
-    size_t pos = FPL_PREAMBLE_SIZE;
+    static const uint8_t sync[4] = {FPL_CHUNK_SYNC & 0xff, (FPL_CHUNK_SYNC >> 8) & 0xff,
+                                    (FPL_CHUNK_SYNC >> 16) & 0xff, FPL_CHUNK_SYNC >> 24};
+    struct src *s = r->src;
+    uint64_t pos = FPL_PREAMBLE_SIZE;
 
-    while (pos < r->len) {
-        size_t avail = r->len - pos;
-        const uint8_t *h = r->data + pos;
-
+    for (;;) {
+        size_t avail;
+        const uint8_t *p = src_get(s, pos, FPL_CHUNK_HEADER_SIZE, &avail);
+        if (!p)
+            return s->err;
+        if (avail == 0)
+            break;
         if (avail < FPL_CHUNK_HEADER_SIZE) {
             /* the start of a header written just before the file ended, or garbage */
-            uint8_t sync[4] = {FPL_CHUNK_SYNC & 0xff, (FPL_CHUNK_SYNC >> 8) & 0xff,
-                               (FPL_CHUNK_SYNC >> 16) & 0xff, FPL_CHUNK_SYNC >> 24};
-            if (memcmp(h, sync, avail < 4 ? avail : 4) == 0) {
+            if (memcmp(p, sync, avail < 4 ? avail : 4) == 0) {
                 r->st->chunks_truncated++;
                 r->st->bytes_truncated += avail;
             } else {
@@ -448,25 +605,40 @@ static int walk_chunks(struct reader *r)
             }
             break;
         }
+        uint8_t h[FPL_CHUNK_HEADER_SIZE]; /* a copy: the window moves on while searching */
+        memcpy(h, p, sizeof(h));
+        uint32_t clen = le32(h + 4);
         if (chunk_verifies(r, pos)) {
-            uint32_t clen = le32(h + 4);
+            p = src_get(s, pos + FPL_CHUNK_HEADER_SIZE, clen, &avail);
+            if (!p)
+                return s->err;
             note_seq(r, le32(h + 12));
             r->st->chunks_ok++;
-            int rc = read_payload(r, h + FPL_CHUNK_HEADER_SIZE, clen);
+            int rc = read_payload(r, p, clen);
             if (rc)
                 return rc;
-            pos += FPL_CHUNK_HEADER_SIZE + (size_t)clen;
+            pos += FPL_CHUNK_HEADER_SIZE + (uint64_t)clen;
             continue;
         }
+        if (s->err)
+            return s->err;
         /* Damaged here. A plausible header whose payload runs past the end is a chunk cut off
          * while being written, unless a verifying chunk follows: then its length is damaged. */
-        size_t next = find_next_chunk(r, pos + 1);
-        uint32_t clen = le32(h + 4);
-        if (next == r->len && le32(h) == FPL_CHUNK_SYNC && clen <= FPL_CHUNK_MAX &&
-            clen > avail - FPL_CHUNK_HEADER_SIZE) {
-            r->st->chunks_truncated++;
-            r->st->bytes_truncated += avail;
-            break;
+        uint64_t next = find_next_chunk(r, pos + 1);
+        if (s->err)
+            return s->err;
+        if (next == READER_NONE) {
+            uint64_t size = src_size(s);
+            if (s->err)
+                return s->err;
+            uint64_t left = size - pos;
+            if (memcmp(h, sync, 4) == 0 && clen <= FPL_CHUNK_MAX &&
+                clen > left - FPL_CHUNK_HEADER_SIZE) {
+                r->st->chunks_truncated++;
+                r->st->bytes_truncated += left;
+                break;
+            }
+            next = size;
         }
         r->st->chunks_damaged++;
         r->st->bytes_skipped += next - pos;
@@ -475,8 +647,9 @@ static int walk_chunks(struct reader *r)
     return 0;
 }
 
-int reader_read_mem(const void *data, size_t len, const char *name, const struct reader_ops *ops,
-                    void *ctx, struct reader_stats *stats, char *err, size_t errlen)
+/* Checks the preamble and walks the chunks of s. */
+static int read_src(struct src *s, const char *name, const struct reader_ops *ops, void *ctx,
+                    struct reader_stats *stats, char *err, size_t errlen)
 {
     static const struct reader_ops no_ops;
     struct reader_stats local;
@@ -486,12 +659,12 @@ int reader_read_mem(const void *data, size_t len, const char *name, const struct
     if (!stats)
         stats = &local;
     memset(stats, 0, sizeof(*stats));
-    stats->file_bytes = len;
-    if (!name)
-        name = "(memory)";
+    size_t len;
+    const uint8_t *p = src_get(s, 0, FPL_PREAMBLE_SIZE, &len);
+    if (!p)
+        goto io_error;
     if (len == 0)
         return fail(err, errlen, -EINVAL, "'%s': not a flyprof log (the file is empty)", name);
-    const uint8_t *p = data;
     if (len < FPL_PREAMBLE_SIZE) {
         if (memcmp(p, FPL_MAGIC, len < 8 ? len : 8) == 0)
             return fail(err, errlen, -EINVAL,
@@ -509,78 +682,59 @@ int reader_read_mem(const void *data, size_t len, const char *name, const struct
                     FPL_VERSION);
 
     memset(&r, 0, sizeof(r));
-    r.data = p;
-    r.len = len;
+    r.src = s;
     r.name = name;
     r.ops = ops ? ops : &no_ops;
     r.ctx = ctx;
     r.st = stats;
     rc = walk_chunks(&r);
-    if (rc == -ENOMEM)
-        fail(err, errlen, rc, "'%s': out of memory", name);
-    else if (rc < 0)
-        fail(err, errlen, rc, "'%s': %s", name, strerror(-rc));
-    else if (rc)
-        fail(err, errlen, rc, "'%s': reading stopped (%d)", name, rc);
+    stats->file_bytes = s->size_known ? s->size : s->base + s->have;
     free(r.frames);
     free(r.lines);
     free(r.ctrs);
     free(r.hist);
     free(r.events);
+    if (rc == -ENOMEM)
+        fail(err, errlen, rc, "'%s': out of memory", name);
+    else if (rc < 0 && s->err)
+        goto io_error;
+    else if (rc < 0)
+        fail(err, errlen, rc, "'%s': %s", name, strerror(-rc));
+    else if (rc)
+        fail(err, errlen, rc, "'%s': reading stopped (%d)", name, rc);
     return rc;
+io_error:
+    if (s->err == -ENOMEM)
+        return fail(err, errlen, s->err, "'%s': out of memory", name);
+    return fail(err, errlen, s->err, "cannot read '%s': %s", name, strerror(-s->err));
 }
 
-/* Reads a non-mappable file (a pipe, a character device) whole into memory. */
-static int slurp(int fd, uint8_t **out, size_t *outlen)
+int reader_read_mem(const void *data, size_t len, const char *name, const struct reader_ops *ops,
+                    void *ctx, struct reader_stats *stats, char *err, size_t errlen)
 {
-    size_t cap = 1 << 16, len = 0;
-    uint8_t *buf = malloc(cap);
-    if (!buf)
-        return -ENOMEM;
-    for (;;) {
-        if (len == cap) {
-            uint8_t *p = realloc(buf, cap * 2);
-            if (!p) {
-                free(buf);
-                return -ENOMEM;
-            }
-            buf = p;
-            cap *= 2;
-        }
-        ssize_t n = read(fd, buf + len, cap - len);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            int e = -errno;
-            free(buf);
-            return e;
-        }
-        if (n == 0)
-            break;
-        len += (size_t)n;
-    }
-    *out = buf;
-    *outlen = len;
-    return 0;
+    static const uint8_t none[1];
+    struct src s = {.mem = len ? data : none, .fd = -1, .size = len, .size_known = 1};
+    int rc = read_src(&s, name ? name : "(memory)", ops, ctx, stats, err, errlen);
+    if (stats)
+        stats->file_bytes = len;
+    return rc;
 }
 
 int reader_read_file(const char *path, const struct reader_ops *ops, void *ctx,
                      struct reader_stats *stats, char *err, size_t errlen)
 {
     struct stat sb;
-    uint8_t *buf = NULL;
-    void *map = MAP_FAILED;
-    size_t len = 0;
+    struct src s = {.fd = -1};
     int rc;
 
     if (stats)
         memset(stats, 0, sizeof(*stats));
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
+    s.fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (s.fd < 0) {
         rc = -errno;
         return fail(err, errlen, rc, "cannot open '%s': %s", path, strerror(-rc));
     }
-    if (fstat(fd, &sb) < 0) {
+    if (fstat(s.fd, &sb) < 0) {
         rc = -errno;
         fail(err, errlen, rc, "cannot stat '%s': %s", path, strerror(-rc));
         goto out;
@@ -589,23 +743,15 @@ int reader_read_file(const char *path, const struct reader_ops *ops, void *ctx,
         rc = fail(err, errlen, -EISDIR, "cannot read '%s': %s", path, strerror(EISDIR));
         goto out;
     }
-    if (S_ISREG(sb.st_mode) && sb.st_size > 0) {
-        len = (size_t)sb.st_size;
-        /* MAP_PRIVATE of the size seen now: a log still growing is read up to here */
-        map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (S_ISREG(sb.st_mode)) {
+        /* the size seen now: a log still growing is read up to here */
+        s.seekable = 1;
+        s.size = (uint64_t)sb.st_size;
+        s.size_known = 1;
     }
-    if (map == MAP_FAILED) {
-        rc = slurp(fd, &buf, &len);
-        if (rc) {
-            fail(err, errlen, rc, "cannot read '%s': %s", path, strerror(-rc));
-            goto out;
-        }
-    }
-    rc = reader_read_mem(map != MAP_FAILED ? map : buf, len, path, ops, ctx, stats, err, errlen);
+    rc = read_src(&s, path, ops, ctx, stats, err, errlen);
 out:
-    if (map != MAP_FAILED)
-        munmap(map, len);
-    free(buf);
-    close(fd);
+    free(s.buf);
+    close(s.fd);
     return rc;
 }

@@ -3,7 +3,7 @@
  * The reader validates the preamble, walks the chunks (sync word, length, CRC-32 over the
  * sequence number and payload), decodes the records of every chunk that verifies and hands
  * them to callbacks, one record at a time: a log of any size is read in memory proportional to
- * its largest record. A damaged chunk is skipped by scanning forward for the next sync word
+ * its largest chunk. A damaged chunk is skipped by scanning forward for the next sync word
  * whose chunk verifies; a chunk cut off at the end of the file is ignored. Inside a chunk,
  * every record is framed by its body length: a record of an unknown type, or one whose fields
  * do not decode within its body, is skipped and the chunk goes on; bytes after the fields this
@@ -152,8 +152,11 @@ struct reader_stats {
                                   * their body (the chunk goes on) */
 };
 
-/* Reads the log at `path` (a regular file is mapped, anything else read whole) and delivers
- * its records to `ops`. `stats` may be NULL. Returns 0, even if chunks were damaged or cut off
+/* Reads the log at `path` and delivers its records to `ops`. The file is read window by
+ * window, never mapped or copied whole: a regular file with pread (up to the size it has when
+ * the read starts: a log still growing is read that far), anything else (a pipe) forward only.
+ * The window holds a chunk and what was read with it: about 1 MiB, at most FPL_CHUNK_MAX and a
+ * header. `stats` may be NULL. `stats` may be NULL. Returns 0, even if chunks were damaged or cut off
  * (see stats); -EINVAL when the file is not a readable flyprof log (bad magic, unsupported
  * version, too short); -errno on I/O failure; or a callback's non-zero return. On failure
  * other than a callback's, err[0..errlen) gets a message naming the file and the problem,

@@ -1,4 +1,16 @@
-/* out_collapsed.c: folded-stack output (see out_collapsed.h). */
+/* out_collapsed.c: folded-stack output (see out_collapsed.h).
+ *
+ * The lines are written one at a time, in their sorted order, without ever holding their text:
+ * memory grows with the distinct (thread, stack) pairs, not with the bytes of the output (a
+ * per-thread folded file of a big profile is gigabytes: 1.46 GB for 10M samples over 100k
+ * stacks and 32 threads, which the first version kept whole to sort it).
+ *
+ * A line is a path of names: the [cpu]/[wall] root and the thread's name ("pre" elements),
+ * then the frames of a stack. Names are interned by their text, so equal ids mean equal text.
+ * The distinct stack sequences are sorted once in the byte order of their joined text; each
+ * selected cell becomes a unit (its pre names and its stack's rank), the units are merged by
+ * a hash and sorted by (pre names, stack rank), which is the byte order of the whole lines;
+ * then equal lines are adjacent and are summed as they are written. */
 #include "out_collapsed.h"
 
 #include <errno.h>
@@ -6,235 +18,405 @@
 #include <string.h>
 
 #include "fpl_codec.h"
+#include "fpl_hash.h"
+#include "hashtab.h"
 #include "render.h"
 
-/* A distinct folded line: its bytes in the set's text buffer and its summed weight (fixed
- * point, see profile.h). */
-struct folded {
-    size_t off;
-    size_t len;
-    uint64_t hash;
-    unsigned __int128 weight;
+#define NONE UINT32_MAX
+#define MAX_PRE 2 /* [cpu]/[wall], thread */
+
+/* One selected (pre names, stack) pair and its summed weight. */
+struct unit {
+    unsigned __int128 fp;
+    uint32_t pre[MAX_PRE];
+    uint32_t seq; /* the stack's sequence (index into fold.seqs) */
+    uint8_t npre;
 };
 
-/* The set of distinct lines, hashed so that memory grows with the output, not the samples. */
-struct lineset {
-    struct fpl_buf text;
-    struct folded *lines;
-    size_t n;
-    size_t cap;
-    uint32_t *index; /* line index + 1; 0 empty */
-    size_t icap;
+/* A distinct stack sequence: names root first (reversed: leaf first). */
+struct seq {
+    size_t off; /* into fold.elems */
+    uint32_t len;
+    uint32_t rank; /* its place in the byte order of the sequences; equal texts equal ranks */
 };
 
-struct sorted {
-    const char *s;
-    size_t len;
-    uint64_t weight;
+/* frame types told apart by --annotate: enum fpl_frame_type values 0 .. FOLD_TYPES - 1 (others
+ * fold as JAVA, whose suffix is none) */
+#define FOLD_TYPES 9
+
+struct fold {
+    const struct profile *p;
+    int reverse;
+    int annotate; /* a render_annotation suffix on each frame */
+    char **owned; /* annotated names made here, freed with the fold */
+    size_t nowned, owned_cap;
+    /* names, interned by text */
+    const char **names;
+    size_t nnames, names_cap;
+    struct hashtab name_index;
+    uint32_t *method_name; /* per method slot (+1: undefined method; x FOLD_TYPES with
+                            * annotate): name + 1, 0 not yet */
+    uint32_t *thread_name; /* per thread slot (+1: undefined thread) */
+    /* stack sequences, made for the stacks that are used */
+    uint32_t *stack_seq; /* per stack slot (+1: undefined stack): seq + 1, 0 not yet */
+    struct seq *seqs;
+    size_t nseqs, seqs_cap;
+    uint32_t *elems;
+    size_t nelems, elems_cap;
+    /* units */
+    struct unit *units;
+    size_t nunits, units_cap;
+    struct hashtab unit_index;
 };
 
-static uint64_t hash_bytes(const uint8_t *p, size_t n)
+/* The id of name s (kept by reference: the profile's strings and constants outlive the
+ * fold), NONE when out of memory. */
+static uint32_t name_id(struct fold *f, const char *s)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
+    uint64_t h = fpl_hash_str(s);
+    struct hashtab_probe pr;
+    for (uint32_t k = hashtab_first(&f->name_index, h, &pr); k != NONE;
+         k = hashtab_next(&f->name_index, &pr)) {
+        if (strcmp(f->names[k], s) == 0)
+            return k;
     }
-    return h ^ (h >> 29);
+    if (f->nnames == f->names_cap) {
+        size_t cap = f->names_cap ? f->names_cap * 2 : 256;
+        const char **q = cap < NONE ? realloc(f->names, cap * sizeof(*q)) : NULL;
+        if (!q)
+            return NONE;
+        f->names = q;
+        f->names_cap = cap;
+    }
+    if (hashtab_add(&f->name_index, h, (uint32_t)f->nnames))
+        return NONE;
+    f->names[f->nnames] = s;
+    return (uint32_t)f->nnames++;
 }
 
-static int lineset_rehash(struct lineset *ls)
+/* Keeps s to be freed with the fold: 0, or -ENOMEM (s is freed). */
+static int own(struct fold *f, char *s)
 {
-    size_t cap = ls->icap ? ls->icap * 2 : 1024, mask = cap - 1;
-    uint32_t *idx = calloc(cap, sizeof(*idx));
-    if (!idx)
-        return -ENOMEM;
-    for (size_t k = 0; k < ls->n; k++) {
-        size_t i = (size_t)ls->lines[k].hash & mask;
-        while (idx[i])
-            i = (i + 1) & mask;
-        idx[i] = (uint32_t)k + 1;
+    if (f->nowned == f->owned_cap) {
+        size_t cap = f->owned_cap ? f->owned_cap * 2 : 64;
+        char **q = realloc(f->owned, cap * sizeof(*q));
+        if (!q) {
+            free(s);
+            return -ENOMEM;
+        }
+        f->owned = q;
+        f->owned_cap = cap;
     }
-    free(ls->index);
-    ls->index = idx;
-    ls->icap = cap;
+    f->owned[f->nowned++] = s;
     return 0;
 }
 
-/* Adds weight to the line s[0..len), inserting it if new. */
-static int lineset_add(struct lineset *ls, const uint8_t *s, size_t len, unsigned __int128 weight)
+/* The name id of a frame: its method's name, with its type's suffix when annotating. */
+static uint32_t frame_name(struct fold *f, const struct profile_frame *fr)
 {
-    uint64_t h = hash_bytes(s, len);
-    size_t mask = ls->icap - 1, i = (size_t)h & mask;
-    for (uint32_t k; (k = ls->index[i]) != 0; i = (i + 1) & mask) {
-        struct folded *f = &ls->lines[k - 1];
-        if (f->hash == h && f->len == len && memcmp(ls->text.data + f->off, s, len) == 0) {
-            profile_fp_add(&f->weight, weight);
+    size_t slot = fr->method == PROFILE_NONE ? f->p->nmethods : fr->method;
+    const char *suffix = "";
+    if (f->annotate) {
+        slot = slot * FOLD_TYPES + (fr->type < FOLD_TYPES ? fr->type : 0);
+        suffix = render_annotation(fr->type);
+    }
+    if (!f->method_name[slot]) {
+        const char *name = profile_frame_name(f->p, fr);
+        if (*suffix) {
+            size_t a = strlen(name), b = strlen(suffix);
+            char *t = malloc(a + b + 1);
+            if (!t || own(f, t) != 0)
+                return NONE;
+            memcpy(t, name, a);
+            memcpy(t + a, suffix, b + 1);
+            name = t;
+        }
+        uint32_t id = name_id(f, name);
+        if (id == NONE)
+            return NONE;
+        f->method_name[slot] = id + 1;
+    }
+    return f->method_name[slot] - 1;
+}
+
+/* The sequence of stack index si (PROFILE_NONE: undefined), made the first time; NONE when
+ * out of memory. */
+static uint32_t stack_seq(struct fold *f, uint32_t si)
+{
+    const struct profile *p = f->p;
+    size_t slot = si == PROFILE_NONE ? p->nstacks : si;
+    if (f->stack_seq[slot])
+        return f->stack_seq[slot] - 1;
+    const struct profile_stack *st = si == PROFILE_NONE ? NULL : &p->stacks[si];
+    uint32_t n = st && st->nframes ? st->nframes : 1;
+    if (f->nelems + n > f->elems_cap) {
+        size_t cap = f->elems_cap ? f->elems_cap : 4096;
+        while (cap < f->nelems + n)
+            cap *= 2;
+        uint32_t *q = realloc(f->elems, cap * sizeof(*q));
+        if (!q)
+            return NONE;
+        f->elems = q;
+        f->elems_cap = cap;
+    }
+    if (f->nseqs == f->seqs_cap) {
+        size_t cap = f->seqs_cap ? f->seqs_cap * 2 : 1024;
+        struct seq *q = realloc(f->seqs, cap * sizeof(*q));
+        if (!q)
+            return NONE;
+        f->seqs = q;
+        f->seqs_cap = cap;
+    }
+    uint32_t *out = f->elems + f->nelems;
+    if (!st || !st->nframes) {
+        out[0] = name_id(f, st ? PROFILE_EMPTY_STACK : PROFILE_UNKNOWN_STACK);
+        if (out[0] == NONE)
+            return NONE;
+    } else {
+        for (uint32_t i = 0; i < n; i++) {
+            /* stacks are stored leaf first */
+            out[i] = frame_name(f, &st->frames[f->reverse ? i : n - 1 - i]);
+            if (out[i] == NONE)
+                return NONE;
+        }
+    }
+    f->seqs[f->nseqs] = (struct seq){f->nelems, n, 0};
+    f->nelems += n;
+    f->stack_seq[slot] = (uint32_t)++f->nseqs;
+    return (uint32_t)f->nseqs - 1;
+}
+
+static uint64_t unit_hash(const struct unit *u)
+{
+    uint64_t h = fpl_hash_mix(fpl_hash_u64(u->seq), u->npre);
+    for (int i = 0; i < u->npre; i++)
+        h = fpl_hash_mix(h, u->pre[i]);
+    return h;
+}
+
+static int unit_same(const struct unit *a, const struct unit *b)
+{
+    if (a->seq != b->seq || a->npre != b->npre)
+        return 0;
+    for (int i = 0; i < a->npre; i++) {
+        if (a->pre[i] != b->pre[i])
+            return 0;
+    }
+    return 1;
+}
+
+/* Adds u's weight to the unit with its key, creating it. */
+static int unit_add(struct fold *f, const struct unit *u)
+{
+    uint64_t h = unit_hash(u);
+    struct hashtab_probe pr;
+    for (uint32_t k = hashtab_first(&f->unit_index, h, &pr); k != NONE;
+         k = hashtab_next(&f->unit_index, &pr)) {
+        if (unit_same(&f->units[k], u)) {
+            profile_fp_add(&f->units[k].fp, u->fp);
             return 0;
         }
     }
-    if (ls->n == ls->cap) {
-        size_t cap = ls->cap ? ls->cap * 2 : 256;
-        struct folded *q = cap < UINT32_MAX ? realloc(ls->lines, cap * sizeof(*q)) : NULL;
+    if (f->nunits == f->units_cap) {
+        size_t cap = f->units_cap ? f->units_cap * 2 : 1024;
+        struct unit *q = cap < NONE ? realloc(f->units, cap * sizeof(*q)) : NULL;
         if (!q)
             return -ENOMEM;
-        ls->lines = q;
-        ls->cap = cap;
+        f->units = q;
+        f->units_cap = cap;
     }
-    size_t off = ls->text.len;
-    fpl_put_bytes(&ls->text, s, len);
-    if (ls->text.failed)
+    if (hashtab_add(&f->unit_index, h, (uint32_t)f->nunits))
         return -ENOMEM;
-    ls->lines[ls->n] = (struct folded){off, len, h, weight};
-    ls->index[i] = (uint32_t)++ls->n;
-    if (ls->n * 2 > ls->icap)
-        return lineset_rehash(ls);
+    f->units[f->nunits++] = *u;
     return 0;
 }
 
-static void lineset_destroy(struct lineset *ls)
+/* The unit of one cell. */
+static int add_entry(struct fold *f, const struct profile_entry *e, int all, int threads)
 {
-    fpl_buf_free(&ls->text);
-    free(ls->lines);
-    free(ls->index);
+    struct unit u = {.fp = e->upscaled};
+    if (all) {
+        u.pre[u.npre] = name_id(f, e->kind == FPL_KIND_CPU ? "[cpu]" : "[wall]");
+        if (u.pre[u.npre++] == NONE)
+            return -ENOMEM;
+    }
+    if (threads) {
+        size_t slot = e->thread == PROFILE_NONE ? f->p->nthreads : e->thread;
+        if (!f->thread_name[slot]) {
+            uint32_t id = name_id(f, profile_entry_thread_name(f->p, e));
+            if (id == NONE)
+                return -ENOMEM;
+            f->thread_name[slot] = id + 1;
+        }
+        u.pre[u.npre++] = f->thread_name[slot] - 1;
+    }
+    if ((u.seq = stack_seq(f, e->stack)) == NONE)
+        return -ENOMEM;
+    return unit_add(f, &u);
 }
 
-static int cmp_sorted(const void *a, const void *b)
+/* Byte order of two different names a and b as parts of folded lines: each is followed by
+ * ';' when more_a / more_b, by the end of the line otherwise (which sorts before any byte).
+ * Names never contain ';' (profile_clean), so a name followed by ';' is never a prefix of
+ * another name followed by ';'. */
+static int cmp_names(const char *a, int more_a, const char *b, int more_b)
 {
-    const struct sorted *x = a, *y = b;
-    size_t n = x->len < y->len ? x->len : y->len;
-    int c = memcmp(x->s, y->s, n);
-    if (c)
-        return c;
-    return x->len < y->len ? -1 : x->len > y->len;
+    const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
+    for (size_t k = 0;; k++) {
+        int cx = x[k] ? x[k] : more_a ? ';' : -1;
+        int cy = y[k] ? y[k] : more_b ? ';' : -1;
+        if (cx != cy)
+            return cx < cy ? -1 : 1;
+        if (!x[k]) /* both ended the same way: equal texts (never for different ids) */
+            return 0;
+    }
 }
 
-static void put_frame(struct fpl_buf *b, const char *name)
+/* Byte order of two stack sequences' joined texts. */
+static int cmp_seq(const void *pa, const void *pb, void *ctx)
+{
+    const struct fold *f = ctx;
+    const struct seq *x = &f->seqs[*(const uint32_t *)pa], *y = &f->seqs[*(const uint32_t *)pb];
+    const uint32_t *a = f->elems + x->off, *b = f->elems + y->off;
+    uint32_t n = x->len < y->len ? x->len : y->len, i = 0;
+    while (i < n && a[i] == b[i])
+        i++;
+    if (i == n) /* one is a prefix of the other: the shorter line ends first */
+        return x->len < y->len ? -1 : x->len > y->len;
+    return cmp_names(f->names[a[i]], i + 1 < x->len, f->names[b[i]], i + 1 < y->len);
+}
+
+/* Byte order of two units' lines: the pre names (each followed by ';': a stack follows),
+ * then the stacks' ranks. */
+static int cmp_unit(const void *pa, const void *pb, void *ctx)
+{
+    const struct fold *f = ctx;
+    const struct unit *x = &f->units[*(const uint32_t *)pa], *y = &f->units[*(const uint32_t *)pb];
+    for (int i = 0; i < x->npre && i < y->npre; i++) {
+        if (x->pre[i] != y->pre[i])
+            return cmp_names(f->names[x->pre[i]], 1, f->names[y->pre[i]], 1);
+    }
+    /* within one output every line has the same number of pre names */
+    uint32_t rx = f->seqs[x->seq].rank, ry = f->seqs[y->seq].rank;
+    return rx < ry ? -1 : rx > ry;
+}
+
+static void put_name(struct fpl_buf *b, const char *name)
 {
     if (b->len)
         fpl_put_u8(b, ';');
     fpl_put_bytes(b, name, strlen(name));
 }
 
-/* A stack frame, with its render_annotation suffix when annotate is set. */
-static void put_stack_frame(struct fpl_buf *b, const struct profile *p,
-                            const struct profile_frame *fr, int annotate)
+/* Writes the line of unit u with weight w (rounded; nothing when it rounds to 0). */
+static int write_line(const struct fold *f, const struct unit *u, unsigned __int128 w,
+                      struct fpl_buf *line, FILE *out)
 {
-    put_frame(b, profile_frame_name(p, fr));
-    if (annotate) {
-        const char *a = render_annotation(fr->type);
-        fpl_put_bytes(b, a, strlen(a));
-    }
+    uint64_t weight = profile_fp_round(w);
+    if (weight == 0)
+        return 0;
+    const struct seq *s = &f->seqs[u->seq];
+    line->len = 0;
+    for (int i = 0; i < u->npre; i++)
+        put_name(line, f->names[u->pre[i]]);
+    for (uint32_t i = 0; i < s->len; i++)
+        put_name(line, f->names[f->elems[s->off + i]]);
+    if (line->failed)
+        return -ENOMEM;
+    errno = 0;
+    if (fwrite(line->data, 1, line->len, out) != line->len ||
+        fprintf(out, " %llu\n", (unsigned long long)weight) < 0)
+        return errno ? -errno : -EIO;
+    return 0;
 }
 
-/* Builds the folded line of one cell into b (root first; stacks are stored leaf first). */
-static void fold_entry(const struct profile *p, const struct profile_entry *e, int all, int threads,
-                       int reverse, int annotate, struct fpl_buf *b)
+static void fold_destroy(struct fold *f)
 {
-    b->len = 0;
-    if (all)
-        put_frame(b, e->kind == FPL_KIND_CPU ? "[cpu]" : "[wall]");
-    if (threads)
-        put_frame(b, profile_entry_thread_name(p, e));
-    if (e->stack == PROFILE_NONE) {
-        put_frame(b, PROFILE_UNKNOWN_STACK);
-        return;
-    }
-    const struct profile_stack *st = &p->stacks[e->stack];
-    if (st->nframes == 0) {
-        put_frame(b, PROFILE_EMPTY_STACK);
-        return;
-    }
-    for (uint32_t i = 0; i < st->nframes; i++)
-        put_stack_frame(b, p, &st->frames[reverse ? i : st->nframes - 1 - i], annotate);
+    free(f->names);
+    hashtab_destroy(&f->name_index);
+    free(f->method_name);
+    for (size_t i = 0; i < f->nowned; i++)
+        free(f->owned[i]);
+    free(f->owned);
+    free(f->thread_name);
+    free(f->stack_seq);
+    free(f->seqs);
+    free(f->elems);
+    free(f->units);
+    hashtab_destroy(&f->unit_index);
 }
 
 /* Folds the cells of kind (resolved), only those sel selects when sel is set. */
 static int write_folded(const struct profile *p, int kind, int threads, struct render_select *sel,
-                        int reverse, FILE *f, char *err, size_t errlen)
+                        int reverse, FILE *out, char *err, size_t errlen)
 {
-    struct lineset ls = {0};
+    struct fold f = {.p = p, .reverse = reverse, .annotate = sel && sel->o.annotate};
     struct fpl_buf line = {0};
-    struct sorted *v = NULL;
-    int all = kind == PROFILE_KIND_ALL;
-    int annotate = sel && sel->o.annotate;
-    int rc = lineset_rehash(&ls);
-    /* Without thread roots a line depends only on the cell's stack (and kind, with all): the
-     * cells are summed per stack first, so each stack is folded and hashed once rather than
-     * once per thread and state (a many-threaded profile has several times more cells than
-     * stacks, and a line is often kilobytes long). Sums of fixed-point weights do not depend
-     * on their order, and the lines are sorted: the output is the same. */
-    size_t nk = all ? 2 : 1, nslots = (p->nstacks + 1) * nk;
-    unsigned __int128 *per_stack = threads ? NULL : calloc(nslots, sizeof(*per_stack));
-    if (!threads && !per_stack)
-        rc = -ENOMEM;
+    uint32_t *order = NULL;
+    int all = kind == PROFILE_KIND_ALL, rc = -ENOMEM;
 
+    f.method_name = calloc((p->nmethods + 1) * (f.annotate ? FOLD_TYPES : 1),
+                           sizeof(*f.method_name));
+    f.thread_name = calloc(p->nthreads + 1, sizeof(*f.thread_name));
+    f.stack_seq = calloc(p->nstacks + 1, sizeof(*f.stack_seq));
+    if (!f.method_name || !f.thread_name || !f.stack_seq)
+        goto nomem;
+    rc = 0;
     for (size_t i = 0; rc == 0 && i < p->nentries; i++) {
         const struct profile_entry *e = &p->entries[i];
         if ((!all && e->kind != kind) || e->upscaled == 0)
             continue;
         if (sel && !render_select_entry(sel, e))
             continue;
-        if (per_stack) {
-            size_t si = e->stack == PROFILE_NONE ? p->nstacks : e->stack;
-            size_t k = all && e->kind != FPL_KIND_CPU;
-            profile_fp_add(&per_stack[si * nk + k], e->upscaled);
-            continue;
-        }
-        fold_entry(p, e, all, threads, reverse, annotate, &line);
-        if (line.failed)
-            rc = -ENOMEM;
-        else
-            rc = lineset_add(&ls, line.data, line.len, e->upscaled);
+        rc = add_entry(&f, e, all, threads);
     }
-    for (size_t slot = 0; rc == 0 && per_stack && slot < nslots; slot++) {
-        if (per_stack[slot] == 0)
-            continue;
-        struct profile_entry e = {0};
-        size_t si = slot / nk;
-        e.stack = si == p->nstacks ? PROFILE_NONE : (uint32_t)si;
-        e.kind = all && slot % nk ? FPL_KIND_WALL : FPL_KIND_CPU;
-        fold_entry(p, &e, all, 0, reverse, annotate, &line);
-        if (line.failed)
-            rc = -ENOMEM;
-        else
-            rc = lineset_add(&ls, line.data, line.len, per_stack[slot]);
+    if (rc)
+        goto nomem;
+    hashtab_destroy(&f.unit_index); /* merged: only the order matters from here */
+
+    /* rank the sequences by their text; equal texts share a rank so their lines merge */
+    size_t n = f.nseqs > f.nunits ? f.nseqs : f.nunits;
+    order = malloc((n ? n : 1) * sizeof(*order));
+    if (!order)
+        goto nomem;
+    for (uint32_t i = 0; i < f.nseqs; i++)
+        order[i] = i;
+    qsort_r(order, f.nseqs, sizeof(*order), cmp_seq, &f);
+    for (size_t i = 0, rank = 0; i < f.nseqs; i++) {
+        if (i && cmp_seq(&order[i - 1], &order[i], &f) != 0)
+            rank++;
+        f.seqs[order[i]].rank = (uint32_t)rank;
     }
-    free(per_stack);
-    if (rc == 0 && ls.n) {
-        v = malloc(ls.n * sizeof(*v));
-        if (!v)
-            rc = -ENOMEM;
+    for (uint32_t i = 0; i < f.nunits; i++)
+        order[i] = i;
+    qsort_r(order, f.nunits, sizeof(*order), cmp_unit, &f);
+
+    /* equal lines are adjacent now: sum them, write each once */
+    for (size_t i = 0; rc == 0 && i < f.nunits;) {
+        const struct unit *u = &f.units[order[i]];
+        unsigned __int128 w = u->fp;
+        size_t j = i + 1;
+        for (; j < f.nunits && cmp_unit(&order[i], &order[j], &f) == 0; j++)
+            profile_fp_add(&w, f.units[order[j]].fp);
+        rc = write_line(&f, u, w, &line, out);
+        i = j;
     }
-    if (rc) {
-        snprintf(err, errlen, "collapsed: out of memory");
-        goto out;
-    }
-    for (size_t i = 0; i < ls.n; i++)
-        v[i] = (struct sorted){(const char *)ls.text.data + ls.lines[i].off, ls.lines[i].len,
-                               profile_fp_round(ls.lines[i].weight)};
-    if (ls.n)
-        qsort(v, ls.n, sizeof(*v), cmp_sorted);
-    for (size_t i = 0; i < ls.n; i++) {
-        if (v[i].weight == 0)
-            continue;
-        errno = 0;
-        if (fwrite(v[i].s, 1, v[i].len, f) != v[i].len ||
-            fprintf(f, " %llu\n", (unsigned long long)v[i].weight) < 0) {
-            rc = errno ? -errno : -EIO;
-            break;
-        }
-    }
-    if (rc == 0 && fflush(f) != 0)
+    if (rc == -ENOMEM)
+        goto nomem;
+    if (rc == 0 && fflush(out) != 0)
         rc = errno ? -errno : -EIO;
-    if (rc == 0 && ferror(f))
+    if (rc == 0 && ferror(out))
         rc = -EIO;
     if (rc)
         snprintf(err, errlen, "collapsed: write failed: %s", strerror(-rc));
+    goto out;
+nomem:
+    rc = -ENOMEM;
+    snprintf(err, errlen, "collapsed: out of memory");
 out:
-    free(v);
+    free(order);
     fpl_buf_free(&line);
-    lineset_destroy(&ls);
+    fold_destroy(&f);
     return rc;
 }
 

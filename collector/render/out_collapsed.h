@@ -9,7 +9,9 @@
  * then rounded to the nearest integer (halves up), so a wall line estimates thread-intervals
  * rather than counting samples. Frame names are profile_method.display (';' and control characters
  * replaced by '_'), so two stacks that differ only in bci fold into one line. Lines are sorted
- * bytewise, so the output is deterministic. Never prints except into the given stream. Any thread.
+ * bytewise, so the output is deterministic. Lines are written one at a time, in order, and never
+ * held: memory grows with the distinct (thread, stack) pairs selected, not with the output's
+ * size. Never prints except into the given stream. Any thread.
  */
 #ifndef OUT_COLLAPSED_H
 #define OUT_COLLAPSED_H

@@ -16,6 +16,7 @@ extern const unsigned char out_html_page[], out_html_css[], out_html_js[];
 extern const size_t out_html_page_len, out_html_css_len, out_html_js_len;
 
 #define NONE UINT32_MAX
+#define TYPES 16 /* frame table slots per name: enum render_type values 0..15 */
 
 /* A tree flattened for the page: nodes in preorder, each with its frame table entry. */
 struct flat {
@@ -68,7 +69,7 @@ static int flat_init(struct flat *fl, const struct render_tree *t)
 
     memset(fl, 0, sizeof(*fl));
     fl->t = t;
-    if (n == 0 || n >= NONE || t->nnames >= NONE / 8)
+    if (n == 0 || n >= NONE || t->nnames >= NONE / TYPES)
         return n == 0 ? -EINVAL : -ENOMEM;
     fl->order = malloc(n * sizeof(*fl->order));
     fl->entry = malloc(n * sizeof(*fl->entry));
@@ -438,6 +439,17 @@ static void put_head(struct fpl_buf *b, const struct profile *p, const struct re
     put_u64(b, o->threads ? 1 : 0);
     put_key(b, "reverse");
     put_u64(b, o->reverse ? 1 : 0);
+    /* the node budget in force and what it merged */
+    char share[32];
+    snprintf(share, sizeof(share), "%.9g", t->min_share);
+    put_key(b, "min_share");
+    put_str(b, share);
+    put_key(b, "max_nodes");
+    put_u64(b, o->max_nodes);
+    put_key(b, "merged_frames");
+    put_u64(b, t->merged_frames);
+    put_key(b, "merged_nodes");
+    put_u64(b, t->merged_nodes);
 }
 
 static int no_memory(char *err, size_t errlen)
@@ -455,17 +467,28 @@ static int empty_tree(int rc, char *err, size_t errlen)
     return rc;
 }
 
-int out_html_write(const struct profile *p, const struct render_opts *o, FILE *f, char *err,
+/* o with the page's node budget: the defaults for 0, none for a negative min_share. */
+static struct render_opts budgeted(const struct render_opts *o)
+{
+    struct render_opts b = *o;
+    b.min_share = o->min_share == 0 ? OUT_HTML_MIN_SHARE : o->min_share < 0 ? 0 : o->min_share;
+    b.max_nodes = o->max_nodes ? o->max_nodes : OUT_HTML_MAX_NODES;
+    return b;
+}
+
+int out_html_write(const struct profile *p, const struct render_opts *opts, FILE *f, char *err,
                    size_t errlen)
 {
     struct render_tree t = {0};
     struct flat fl = {0};
     struct fpl_buf data = {0};
     char title[1024], subtitle[1024];
-    /* colors tell how each Java frame ran: one node per method and JIT state */
-    struct render_opts typed = *o;
-    typed.frame_types = 1;
-    int rc = render_tree_build(&t, p, &typed, err, errlen);
+    /* colors tell how each Java frame ran: one node per method and JIT state; the page has a
+     * node budget */
+    struct render_opts budget = budgeted(opts);
+    budget.frame_types = 1;
+    const struct render_opts *o = &budget;
+    int rc = render_tree_build(&t, p, o, err, errlen);
     if (rc)
         return rc;
     if ((rc = flat_init(&fl, &t)) != 0) {

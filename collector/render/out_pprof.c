@@ -10,6 +10,8 @@
 #include <zlib.h>
 
 #include "fpl_format.h"
+#include "fpl_hash.h"
+#include "hashtab.h"
 #include "pb.h"
 
 /* profile.proto field numbers */
@@ -76,7 +78,6 @@ static const char *const state_names[STATES + 1] = {"unknown",  "running",      
 struct str_ent {
     size_t off;
     size_t len;
-    uint64_t hash;
 };
 
 /* The string table: encoded string_table fields in index order, and a hash index over them. */
@@ -84,15 +85,14 @@ struct strtab {
     struct fpl_buf enc;
     struct str_ent *ents;
     size_t n, cap;
-    uint32_t *slots; /* entry index + 1; 0 empty */
-    size_t scap;
+    struct hashtab index; /* string -> entry */
 };
 
-/* (function id, line) -> location id, open addressing. */
+/* (function id, line) -> location id: keys[id - 1] is location id's key. */
 struct locmap {
     uint64_t *keys;
-    uint32_t *vals; /* location id; 0 empty */
-    size_t cap, n;
+    size_t cap;
+    struct hashtab index; /* key -> id - 1 */
 };
 
 /* A stack's encoded location_id field, in pprof_w.stk. */
@@ -132,25 +132,6 @@ struct pprof_w {
     uint64_t key_thread, key_state;
     int nomem;
 };
-
-static uint64_t hash_bytes(const uint8_t *s, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++) {
-        h ^= s[i];
-        h *= 0x100000001b3ull;
-    }
-    return h ^ (h >> 29);
-}
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    return x ^ (x >> 33);
-}
 
 static void put_replacement(struct fpl_buf *d)
 {
@@ -227,33 +208,16 @@ static void put_utf8(struct fpl_buf *d, const uint8_t *s, size_t n)
     }
 }
 
-static int strtab_rehash(struct strtab *t)
-{
-    size_t cap = t->scap ? t->scap * 2 : 1024, mask = cap - 1;
-    uint32_t *slots = calloc(cap, sizeof(*slots));
-    if (!slots)
-        return -ENOMEM;
-    for (size_t k = 0; k < t->n; k++) {
-        size_t i = (size_t)t->ents[k].hash & mask;
-        while (slots[i])
-            i = (i + 1) & mask;
-        slots[i] = (uint32_t)k + 1;
-    }
-    free(t->slots);
-    t->slots = slots;
-    t->scap = cap;
-    return 0;
-}
-
 /* The index of the string s[0..len) (valid UTF-8), added to the table if new. */
 static int strtab_add(struct strtab *t, const uint8_t *s, size_t len, uint64_t *idx)
 {
-    uint64_t h = hash_bytes(s, len);
-    size_t mask = t->scap - 1, i = (size_t)h & mask;
-    for (uint32_t k; (k = t->slots[i]) != 0; i = (i + 1) & mask) {
-        const struct str_ent *e = &t->ents[k - 1];
-        if (e->hash == h && e->len == len && memcmp(t->enc.data + e->off, s, len) == 0) {
-            *idx = k - 1;
+    uint64_t h = fpl_hash_bytes(s, len);
+    struct hashtab_probe pr;
+    for (uint32_t k = hashtab_first(&t->index, h, &pr); k != HASHTAB_NONE;
+         k = hashtab_next(&t->index, &pr)) {
+        const struct str_ent *e = &t->ents[k];
+        if (e->len == len && memcmp(t->enc.data + e->off, s, len) == 0) {
+            *idx = k;
             return 0;
         }
     }
@@ -265,17 +229,16 @@ static int strtab_add(struct strtab *t, const uint8_t *s, size_t len, uint64_t *
         t->ents = q;
         t->cap = cap;
     }
+    if (hashtab_add(&t->index, h, (uint32_t)t->n))
+        return -ENOMEM;
     pb_tag(&t->enc, FLD_PROFILE_STRING_TABLE, PB_WIRE_LEN);
     pb_varint(&t->enc, len);
     size_t off = t->enc.len;
     fpl_put_bytes(&t->enc, s, len);
     if (t->enc.failed)
         return -ENOMEM;
-    t->ents[t->n] = (struct str_ent){off, len, h};
-    t->slots[i] = (uint32_t)++t->n;
-    *idx = t->n - 1;
-    if (t->n * 2 > t->scap)
-        return strtab_rehash(t);
+    t->ents[t->n] = (struct str_ent){off, len};
+    *idx = t->n++;
     return 0;
 }
 
@@ -283,7 +246,7 @@ static void strtab_destroy(struct strtab *t)
 {
     fpl_buf_free(&t->enc);
     free(t->ents);
-    free(t->slots);
+    hashtab_destroy(&t->index);
 }
 
 /* The string index of s[0..len) converted to UTF-8; 0 ("") after running out of memory. */
@@ -315,37 +278,10 @@ static uint64_t intern_parts(struct pprof_w *w, const char *const *parts, size_t
     return intern_n(w, (const char *)w->name.data, w->name.len);
 }
 
-static int locmap_grow(struct locmap *m)
-{
-    size_t cap = m->cap ? m->cap * 2 : 1024, mask = cap - 1;
-    uint64_t *keys = malloc(cap * sizeof(*keys));
-    uint32_t *vals = calloc(cap, sizeof(*vals));
-    if (!keys || !vals) {
-        free(keys);
-        free(vals);
-        return -ENOMEM;
-    }
-    for (size_t k = 0; k < m->cap; k++) {
-        if (!m->vals[k])
-            continue;
-        size_t i = (size_t)mix64(m->keys[k]) & mask;
-        while (vals[i])
-            i = (i + 1) & mask;
-        keys[i] = m->keys[k];
-        vals[i] = m->vals[k];
-    }
-    free(m->keys);
-    free(m->vals);
-    m->keys = keys;
-    m->vals = vals;
-    m->cap = cap;
-    return 0;
-}
-
 static void locmap_destroy(struct locmap *m)
 {
     free(m->keys);
-    free(m->vals);
+    hashtab_destroy(&m->index);
 }
 
 /* The source path of a method: its source file under its package's directory. */
@@ -442,16 +378,28 @@ static uint32_t bci_line(const struct profile_method *m, int32_t bci)
 static uint32_t location(struct pprof_w *w, uint32_t fid, uint32_t line)
 {
     struct locmap *lm = &w->lm;
-    uint64_t key = (uint64_t)fid << 32 | line;
-    size_t mask = lm->cap - 1, i = (size_t)mix64(key) & mask;
-    for (; lm->vals[i]; i = (i + 1) & mask)
-        if (lm->keys[i] == key)
-            return lm->vals[i];
-    uint32_t id = ++w->nlocs;
-    lm->keys[i] = key;
-    lm->vals[i] = id;
-    if (++lm->n * 2 > lm->cap && locmap_grow(lm) != 0)
+    uint64_t key = (uint64_t)fid << 32 | line, h = fpl_hash_u64(key);
+    struct hashtab_probe pr;
+    for (uint32_t k = hashtab_first(&lm->index, h, &pr); k != HASHTAB_NONE;
+         k = hashtab_next(&lm->index, &pr))
+        if (lm->keys[k] == key)
+            return k + 1;
+    if (w->nlocs == lm->cap) {
+        size_t cap = lm->cap ? lm->cap * 2 : 1024;
+        uint64_t *q = realloc(lm->keys, cap * sizeof(*q));
+        if (!q) {
+            w->nomem = 1;
+            return 0;
+        }
+        lm->keys = q;
+        lm->cap = cap;
+    }
+    if (hashtab_add(&lm->index, h, w->nlocs)) {
         w->nomem = 1;
+        return 0;
+    }
+    lm->keys[w->nlocs] = key;
+    uint32_t id = ++w->nlocs;
     struct fpl_buf *b = &w->locs;
     size_t m = pb_begin(b, FLD_PROFILE_LOCATION);
     pb_uint64(b, FLD_LOCATION_ID, id);
@@ -740,8 +688,6 @@ static int setup(struct pprof_w *w, const struct profile *p, FILE *f)
     w->stack_enc = calloc(p->nstacks ? p->nstacks : 1, sizeof(*w->stack_enc));
     w->thread_str = calloc(p->nthreads ? p->nthreads : 1, sizeof(*w->thread_str));
     if (!w->zout || !w->method_func || !w->stack_enc || !w->thread_str)
-        return -ENOMEM;
-    if (strtab_rehash(&w->st) != 0 || locmap_grow(&w->lm) != 0)
         return -ENOMEM;
     /* windowBits 15 + 16: a gzip wrapper (header with mtime 0, so the output is
      * deterministic) rather than a zlib one */

@@ -42,52 +42,50 @@ static int synthetic(uint8_t type)
     return type == RENDER_THREAD || type == RENDER_KIND || type == RENDER_STATE;
 }
 
-/* Per-name self and total weights of a forward tree; a name counts once per path for total.
- * Returns the rows (malloc'd, *n of them) or NULL when out of memory. */
-static struct flat *flat_of(const struct render_tree *t, size_t *n)
+/* Per-name self and total weights, gathered while render_tree_walk visits the forward tree:
+ * a name counts once per path for total (its outermost node), a state leaf's self is its
+ * method's. */
+struct flats {
+    struct flat *by; /* per name, allocated at the first visit (the names are all known) */
+    size_t nnames;
+};
+
+static int flat_visit(void *ctx, const struct render_tree *t, const struct render_visit *v)
 {
-    struct flat *by = calloc(t->nnames ? t->nnames : 1, sizeof(*by));
-    uint32_t *onpath = calloc(t->nnames ? t->nnames : 1, sizeof(*onpath));
-    uint32_t *path = malloc((t->nnodes ? t->nnodes : 1) * sizeof(*path)); /* node per depth */
-    size_t depth = 0, rows = 0;
-    if (!by || !onpath || !path) {
-        free(by);
-        free(onpath);
-        free(path);
-        return NULL;
+    struct flats *fs = ctx;
+    if (!fs->by) {
+        fs->nnames = t->nnames;
+        fs->by = calloc(t->nnames ? t->nnames : 1, sizeof(*fs->by));
+        if (!fs->by)
+            return -ENOMEM;
     }
-    for (size_t i = 1; i < t->nnodes; i++) {
-        const struct render_node *nd = &t->nodes[i];
-        /* preorder: pop the path back to this node's parent */
-        while (depth > 0 && path[depth - 1] != nd->parent) {
-            const struct render_node *q = &t->nodes[path[--depth]];
-            if (!synthetic(q->type))
-                onpath[q->name]--;
-        }
-        path[depth++] = (uint32_t)i;
-        if (nd->type == RENDER_STATE) {
-            /* a state leaf's time is its method's own */
-            const struct render_node *par = &t->nodes[nd->parent];
-            if (nd->parent != 0 && !synthetic(par->type))
-                by[par->name].self += nd->self;
-            continue;
-        }
-        if (synthetic(nd->type))
-            continue;
-        by[nd->name].self += nd->self;
-        if (onpath[nd->name]++ == 0)
-            by[nd->name].total += nd->total;
+    if (v->depth == 0)
+        return 0;
+    if (v->type == RENDER_STATE) {
+        /* a state leaf's time is its method's own */
+        if (v->depth > 1 && !synthetic(v->parent_type))
+            fs->by[v->parent_name].self += v->self;
+        return 0;
     }
-    for (uint32_t k = 0; k < t->nnames; k++) {
-        if (by[k].total || by[k].self) {
-            by[rows] = by[k];
-            by[rows++].name = k;
+    if (synthetic(v->type))
+        return 0;
+    fs->by[v->name].self += v->self;
+    if (v->outermost)
+        fs->by[v->name].total += v->total;
+    return 0;
+}
+
+/* The rows with weight, moved to the front of fs->by (each with its name); their count. */
+static size_t flat_rows(struct flats *fs)
+{
+    size_t rows = 0;
+    for (uint32_t k = 0; k < fs->nnames; k++) {
+        if (fs->by[k].total || fs->by[k].self) {
+            fs->by[rows] = fs->by[k];
+            fs->by[rows++].name = k;
         }
     }
-    free(onpath);
-    free(path);
-    *n = rows;
-    return by;
+    return rows;
 }
 
 static void write_flat_table(FILE *f, const struct render_tree *t, struct flat *rows, size_t n,
@@ -115,30 +113,38 @@ static void write_flat_table(FILE *f, const struct render_tree *t, struct flat *
         fprintf(f, "  (no samples)\n");
 }
 
-/* The two flat tables of one kind. */
+/* The two flat tables of one kind. The forward tree they come from is walked, not kept: with
+ * a budget of the whole weight only its root (and a chain of frames holding all of it) stays,
+ * so the tables of a profile of any size take the memory of its distinct stacks. */
 static int write_flats(FILE *f, const struct profile *p, const struct render_opts *o, int kind,
                        size_t top, int label, char *err, size_t errlen)
 {
     struct render_opts fo = *o;
     struct render_tree t;
-    size_t n;
+    struct flats fs = {0};
     fo.kind = kind;
     fo.threads = 0;
     fo.reverse = 0;
-    int rc = render_tree_build(&t, p, &fo, err, errlen);
-    if (rc)
+    fo.min_share = 1;
+    fo.max_nodes = 0;
+    int rc = render_tree_walk(&t, p, &fo, flat_visit, &fs, err, errlen);
+    if (rc == -ENOMEM)
+        snprintf(err, errlen, "text: out of memory");
+    if (rc) {
+        free(fs.by);
         return rc;
-    struct flat *rows = flat_of(&t, &n);
-    if (!rows) {
+    }
+    if (!fs.by && !(fs.by = calloc(1, sizeof(*fs.by)))) {
         render_tree_destroy(&t);
         snprintf(err, errlen, "text: out of memory");
         return -ENOMEM;
     }
+    size_t n = flat_rows(&fs);
     if (label)
         fprintf(f, "\n== %s samples: weight %" PRIu64 " ==\n", render_kind_name(t.kind), t.total);
-    write_flat_table(f, &t, rows, n, top, 0);
-    write_flat_table(f, &t, rows, n, top, 1);
-    free(rows);
+    write_flat_table(f, &t, fs.by, n, top, 0);
+    write_flat_table(f, &t, fs.by, n, top, 1);
+    free(fs.by);
     render_tree_destroy(&t);
     return 0;
 }
@@ -238,6 +244,14 @@ static void write_node(FILE *f, const struct render_tree *t, uint32_t v, uint32_
 
 #define MORE_LINE (1ull << 63) /* a stack entry: the "N more" line of a node's children */
 
+/* 1 when node c is not printed: under the threshold, or frames the tree merged (which are
+ * under it by construction: see out_text_write_opts). */
+static int hidden(const struct render_tree *t, uint32_t c, double prune)
+{
+    return t->nodes[c].type == RENDER_SMALL ||
+           (prune > 0 && pct(t->nodes[c].total, t->total) < prune);
+}
+
 /* The children of v under the threshold: how many, and their weight. */
 static size_t hidden_children(const struct render_tree *t, uint32_t v, double prune,
                               uint64_t *weight)
@@ -245,8 +259,9 @@ static size_t hidden_children(const struct render_tree *t, uint32_t v, double pr
     size_t n = 0;
     *weight = 0;
     for (uint32_t c = t->nodes[v].first_child; c != NONE; c = t->nodes[c].next_sibling) {
-        if (prune > 0 && pct(t->nodes[c].total, t->total) < prune) {
-            n++;
+        if (hidden(t, c, prune)) {
+            /* the tree's budget merged some of them already: count what it stands for */
+            n += t->nodes[c].type == RENDER_SMALL ? t->nodes[c].merged : 1;
             *weight += t->nodes[c].total;
         }
     }
@@ -290,7 +305,7 @@ static int write_tree(FILE *f, const struct render_tree *t, double prune)
         write_node(f, t, v, t->nodes[v].depth);
         size_t nk = 0;
         for (uint32_t c = t->nodes[v].first_child; c != NONE; c = t->nodes[c].next_sibling) {
-            if (!(prune > 0 && pct(t->nodes[c].total, t->total) < prune))
+            if (!hidden(t, c, prune))
                 kids[nk++] = c;
         }
         if (hidden_children(t, v, prune, &hw))
@@ -310,7 +325,14 @@ int out_text_write_opts(const struct profile *p, const struct render_opts *o,
     size_t top = to && to->top ? to->top : OUT_TEXT_TOP;
     double prune = to && to->prune >= 0 ? to->prune : OUT_TEXT_PRUNE;
     struct render_tree t;
-    int rc = render_tree_build(&t, p, o, err, errlen);
+    /* Nodes under the threshold are not printed, so the tree need not hold them: it merges the
+     * frames under half of it (those are under it after rounding too) into RENDER_SMALL
+     * nodes, which the "N more" lines count by what they stand for. The report is the same,
+     * and a --threads tree of a big profile takes kilobytes, not a gigabyte. */
+    struct render_opts bo = *o;
+    bo.min_share = prune > 0 ? prune / 100 / 2 : 0;
+    bo.max_nodes = 0;
+    int rc = render_tree_build(&t, p, &bo, err, errlen);
     if (rc)
         return rc;
     write_header(f, p, o, &t);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "census.h"
 #include "out_collapsed.h"
 #include "out_html.h"
 #include "out_pprof.h"
@@ -216,4 +217,83 @@ int render_file_write_diff(const struct profile *base, const struct profile *cur
     }
     struct job j = {fmt, 1, cur, base, o};
     return write_atomic(&j, path, err, errlen);
+}
+
+/* The sizes of what the reader, the profile and the writers allocate per item (see profile.h,
+ * render.c, out_collapsed.c, out_html.c), rounded up, with the slack of arrays that double
+ * and of hash indexes up to half empty. */
+#define EST_BASE (4ull << 20)         /* stdio and zlib buffers, the writers' scratch */
+#define EST_WINDOW (3ull << 20)       /* the reader's window and a large chunk */
+#define EST_THREAD 160ull             /* entry, index, two copies of the name's arena blocks */
+#define EST_METHOD 320ull             /* entry (doubling), index, five strings' arena rounding */
+#define EST_STACK 96ull               /* entry (doubling), index, its frames' arena rounding */
+#define EST_FRAME 24ull               /* struct profile_frame */
+#define EST_CELL_READ 160ull          /* struct profile_entry doubling (128), index (32) */
+#define EST_CELL 64ull                /* struct profile_entry, shrunk when reading ends */
+#define EST_TICK 80ull                /* a WALL_TICK while reading */
+#define EST_FOLD_UNIT 100ull          /* out_collapsed: unit (doubling), index, order */
+#define EST_TREE_UNIT 140ull          /* render.c: unit (doubling), index, order, lcp */
+#define EST_SEQ 8ull                  /* a frame of a stack's name sequence (doubling) */
+#define EST_NAME 64ull                /* an interned name: pointer, type, index, HTML's slots */
+#define EST_NODE 112ull               /* a tree node (doubling) and the page's per-node arrays */
+#define EST_PAGE_NODE 16ull           /* a node's bytes in the page's data (doubling) */
+#define EST_PPROF_FRAME 12ull         /* pprof: a stack's encoded locations, a location */
+#define EST_PPROF_CELL 32ull          /* pprof: a sample's values and labels, encoded */
+
+uint64_t render_file_estimate_census(const struct census *c, const struct render_opts *o, int fmt)
+{
+    uint64_t names = c->methods + c->threads + 16;
+    uint64_t dict = c->threads * EST_THREAD + 2 * c->thread_bytes + c->methods * EST_METHOD +
+                    3 * c->method_bytes + c->lines * 16 + c->stacks * EST_STACK +
+                    c->frames * EST_FRAME;
+    /* reading: the cells at their largest; after: the cells as kept */
+    uint64_t reading = EST_WINDOW + dict + c->cells * EST_CELL_READ + c->wall_ticks * EST_TICK;
+    uint64_t profile = dict + c->cells * EST_CELL;
+    uint64_t render = 0;
+    /* a unit per cell at most (cells of the same thread name and stack merge) */
+    uint64_t seqs = c->frames * EST_SEQ + c->stacks * 64;
+    switch (fmt) {
+    case RENDER_FILE_COLLAPSED:
+        render = c->cells * EST_FOLD_UNIT + seqs + names * EST_NAME;
+        break;
+    case RENDER_FILE_HTML: {
+        uint64_t max = o->max_nodes ? o->max_nodes : OUT_HTML_MAX_NODES;
+        uint64_t nodes = c->frames + c->stacks + c->threads + 2;
+        if (o->min_share >= 0 && nodes > max)
+            nodes = max;
+        render = c->cells * EST_TREE_UNIT + seqs + names * EST_NAME + 2 * c->method_bytes +
+                 nodes * (EST_NODE + EST_PAGE_NODE) + 2 * c->method_bytes;
+        break;
+    }
+    case RENDER_FILE_TXT:
+        /* one tree build at a time: the tree printed (pruned at half its threshold: small),
+         * then the walk of the flat tables (which keeps next to nothing) */
+        render = c->cells * EST_TREE_UNIT + seqs + names * EST_NAME + 2 * c->method_bytes +
+                 (1u << 20);
+        break;
+    case RENDER_FILE_PPROF:
+        render = c->frames * EST_PPROF_FRAME + c->cells * EST_PPROF_CELL +
+                 names * EST_NAME + 2 * c->method_bytes + c->lines * 16;
+        break;
+    }
+    uint64_t after = profile + render;
+    return EST_BASE + (reading > after ? reading : after);
+}
+
+int render_file_estimate(const char *log_path, const struct render_opts *o, const char *path,
+                         const char *format, uint64_t *bytes, char *err, size_t errlen)
+{
+    int fmt = render_file_format(path, format, err, errlen);
+    if (fmt < 0)
+        return fmt;
+    struct census *c = malloc(sizeof(*c));
+    if (!c) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    int rc = census_read(log_path, c, err, errlen);
+    if (rc == 0)
+        *bytes = render_file_estimate_census(c, o, fmt);
+    free(c);
+    return rc;
 }

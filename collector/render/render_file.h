@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "census.h"
 #include "profile.h"
 #include "render.h"
 
@@ -36,6 +37,23 @@ int render_file_format(const char *path, const char *format, char *err, size_t e
  * left as it was. */
 int render_file_write(const struct profile *p, const struct render_opts *o, const char *path,
                       const char *format, char *err, size_t errlen);
+
+/* An estimate of the memory, in bytes, that reading the log at log_path into a profile and
+ * rendering it with o in the format of (path, format) will take at its peak: from one
+ * streaming pass over the log (census.h) that counts its dictionaries and distinct cells and
+ * keeps nothing, sized with the structures the reader and the writers allocate, erring high
+ * (dictionary arrays and cells just doubled, a unit per cell, every frame a node of the flame
+ * graph up to its node budget): 1.2 to 1.8 times the peak RSS of `flyprof convert` on
+ * synthetic logs of 0.5M to 10M samples (tests/bench/fplsynth; a process's own ~10 MiB, which
+ * a JVM has already, is not counted). For a caller that must not run out of memory, such as
+ * the agent rendering at stop inside the JVM. Returns 0, or -errno with err filled (a bad
+ * format, an unreadable log). */
+int render_file_estimate(const char *log_path, const struct render_opts *o, const char *path,
+                         const char *format, uint64_t *bytes, char *err, size_t errlen);
+
+/* The same estimate from a census already taken, for an enum render_file_format. */
+uint64_t render_file_estimate_census(const struct census *c, const struct render_opts *o,
+                                     int format);
 
 /* Renders a differential flame graph (out_html_write_diff: cur's shape colored by the change
  * from base) into path, atomically. The format must be html. Returns as render_file_write. */

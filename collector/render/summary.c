@@ -8,6 +8,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "fpl_hash.h"
+#include "hashtab.h"
+
 #define SUMMARY_THREADS 20 /* rows in a thread table */
 
 /* Names of frames, deduplicated, so overloads and different bcis of one method are one row.
@@ -20,16 +23,6 @@ struct names {
     uint32_t *of_method; /* method index -> id */
 };
 
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 0x100000001b3ull;
-    }
-    return h ^ (h >> 29);
-}
-
 static void names_destroy(struct names *nm)
 {
     free(nm->name);
@@ -38,14 +31,10 @@ static void names_destroy(struct names *nm)
 
 static int names_build(const struct profile *p, struct names *nm)
 {
-    size_t cap = 64;
-    while (cap < 2 * (p->nmethods + NAME_FIRST))
-        cap *= 2;
-    uint32_t *slots = calloc(cap, sizeof(*slots));
+    struct hashtab index = {0}; /* name -> id */
     nm->name = malloc((p->nmethods + NAME_FIRST) * sizeof(*nm->name));
     nm->of_method = malloc((p->nmethods + 1) * sizeof(*nm->of_method));
-    if (!slots || !nm->name || !nm->of_method) {
-        free(slots);
+    if (!nm->name || !nm->of_method || hashtab_reserve(&index, p->nmethods)) {
         names_destroy(nm);
         return -ENOMEM;
     }
@@ -55,16 +44,19 @@ static int names_build(const struct profile *p, struct names *nm)
     nm->n = NAME_FIRST;
     for (size_t m = 0; m < p->nmethods; m++) {
         const char *s = p->methods[m].display;
-        size_t i = (size_t)hash_str(s) & (cap - 1);
-        while (slots[i] && strcmp(nm->name[slots[i] - 1], s) != 0)
-            i = (i + 1) & (cap - 1);
-        if (!slots[i]) {
-            nm->name[nm->n] = s;
-            slots[i] = (uint32_t)++nm->n;
+        uint64_t h = fpl_hash_str(s);
+        struct hashtab_probe pr;
+        uint32_t k = hashtab_first(&index, h, &pr);
+        while (k != HASHTAB_NONE && strcmp(nm->name[k], s) != 0)
+            k = hashtab_next(&index, &pr);
+        if (k == HASHTAB_NONE) {
+            k = (uint32_t)nm->n++;
+            nm->name[k] = s;
+            hashtab_add(&index, h, k); /* cannot fail: reserved */
         }
-        nm->of_method[m] = slots[i] - 1;
+        nm->of_method[m] = k;
     }
-    free(slots);
+    hashtab_destroy(&index);
     return 0;
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """flyprof benchmark: prints figures, never passes or fails.
 
-Four parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof.bench):
+Five parts, the first four run on real JVMs with the workloads of flyprof.jar
+(dev.flyprof.bench):
 
 1. cpu    -- overhead of CPU profiling on a FIXED amount of multi-threaded work (FixedWork):
              no agent, flyprof cpu=10ms, cpu=1ms (cputimer), cpu=1ms with engine=itimer and
@@ -33,9 +34,12 @@ Four parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof
              /proc/PID/task/TID/sched ("flyprof wall sa") when all threads are up and again when
              the steady phase ends; the process CPU time is read through the process CPU clock at
              the same instants, in a run with the agent and one without.
+4. convert -- the collector: `flyprof convert` of a synthetic log (10M samples, 100k stacks, 32
+             threads; quick: 2M, 20k) into every output, plain and --threads, and `flyprof
+             summary`: time, CPU and max RSS (tests/bench/convert_bench.py prints the table).
 
 Usage: bench.py --build DIR [--java PATH] [--quick] [--rounds N]
-                [--parts cpu,depth,cstack,walk,filter,events,wall,server]
+                [--parts cpu,depth,cstack,walk,filter,events,wall,server,convert]
                 [--out DIR]
 `scripts/bench` builds (scripts/setup) and runs this.
 """
@@ -1261,6 +1265,25 @@ def part_server(args, report):
 
 # ------------------------------------------------------------------------------------- main
 
+def part_convert(args, report):
+    """The converter's time and memory: tests/bench/convert_bench.py, its table as it prints."""
+    log("\n== 4. convert: the collector on a synthetic log, every output ==")
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = os.path.join(args.out, "convert.json")
+    cmd = [sys.executable, os.path.join(here, "convert_bench.py"), "--build", args.build,
+           "--json", out, "--tmp", os.path.join(args.out, "convert")]
+    if args.quick:
+        cmd += ["--samples", "2M", "--stacks", "20k", "--runs", "1"]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    for line in p.stdout.splitlines():
+        log("  " + line)
+    if p.returncode != 0:
+        log("  convert_bench failed (exit %d)" % p.returncode)
+        return
+    with open(out) as f:
+        report["convert"] = json.load(f)
+
+
 def find_java(arg):
     if arg:
         return arg
@@ -1279,9 +1302,9 @@ def main():
     ap.add_argument("--build", required=True, help="flyprof build directory")
     ap.add_argument("--java", help="java launcher (default JAVA_HOME, else JDK 17, else PATH)")
     ap.add_argument("--quick", action="store_true", help="about 2 minutes instead of 10")
-    ap.add_argument("--parts", default="cpu,depth,cstack,walk,filter,events,wall,server",
+    ap.add_argument("--parts", default="cpu,depth,cstack,walk,filter,events,wall,server,convert",
                     help="which parts to run (default all: "
-                         "cpu,depth,cstack,walk,filter,events,wall,server)")
+                         "cpu,depth,cstack,walk,filter,events,wall,server,convert)")
     ap.add_argument("--rounds", type=int, help="CPU overhead rounds (default 5, quick 2)")
     ap.add_argument("--work-seconds", type=float,
                     help="CPU seconds of work per FixedWork thread, without the agent "
@@ -1346,7 +1369,7 @@ def main():
     t0 = time.monotonic()
     for part, fn in (("cpu", part_cpu), ("depth", part_depth), ("cstack", part_cstack),
                      ("walk", part_walk), ("filter", part_filter), ("events", part_events),
-                     ("wall", part_wall), ("server", part_server)):
+                     ("wall", part_wall), ("server", part_server), ("convert", part_convert)):
         if part in parts:
             fn(args, report)
     report["seconds"] = time.monotonic() - t0

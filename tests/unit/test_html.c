@@ -190,7 +190,8 @@ static struct profile *load_golden(void)
 
 static struct render_opts opts(int kind, int threads, int reverse)
 {
-    struct render_opts o = {kind, threads, reverse, RENDER_STATE_ALL, NULL, NULL, NULL, 0, 0};
+    struct render_opts o = {
+        .kind = kind, .threads = threads, .reverse = reverse, .state = RENDER_STATE_ALL};
     return o;
 }
 

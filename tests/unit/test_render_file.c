@@ -19,8 +19,8 @@
 #include "render.h"
 #include "render_file.h"
 
-static const struct render_opts DEFAULTS = {
-    PROFILE_KIND_AUTO, 0, 0, RENDER_STATE_ALL, NULL, NULL, NULL, 0, 0};
+static const struct render_opts DEFAULTS = {.kind = PROFILE_KIND_AUTO,
+                                             .state = RENDER_STATE_ALL};
 static char dir[] = "/tmp/test_render_file.XXXXXX";
 
 static struct profile *load_golden(void)

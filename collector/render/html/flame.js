@@ -38,7 +38,9 @@
       h0: 66, h1: 80, s: 62, l0: 58, l1: 66 },
     { label: "JVM stub", tip: "JVM stub or code blob (dispatch, intrinsic, interpreter)",
       h0: 292, h1: 312, s: 44, l0: 70, l1: 78 },
-    { label: "Kernel", tip: "kernel code", h0: 28, h1: 36, s: 92, l0: 46, l1: 52 }
+    { label: "Kernel", tip: "kernel code", h0: 28, h1: 36, s: 92, l0: 46, l1: 52 },
+    { label: "Small frames", tip: "frames under the page's minimum share, merged",
+      h0: 0, h1: 0, s: 0, l0: 88, l1: 90 }
   ];
   /* the types of Java methods, whose names shorten to Class.method */
   function isJava(t) { return t <= 2 || (t >= 8 && t <= 10); }
@@ -814,6 +816,13 @@
     var t = dur(D.total);
     if (t) s += " \u00b7 " + t + (D.kind === "cpu" ? " of CPU" : " of thread time");
     if (diff) s += " \u00b7 base weight " + fmtInt(D.base_total);
+    if (D.merged_frames) {
+      /* the node budget: say what the page does not show one by one */
+      s += " \u00b7 " + fmtInt(D.merged_frames) + " frames under " +
+           +(D.min_share * 100).toPrecision(2) + "% of the total merged into " +
+           fmtInt(D.merged_nodes) + " [small frames] nodes";
+      if (D.max_nodes) s += " (budget " + fmtInt(D.max_nodes) + " nodes)";
+    }
     return s;
   }
 

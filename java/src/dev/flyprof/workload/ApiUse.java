@@ -22,10 +22,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *   <li>{@code wall} (the agent was started with {@code wall=...} only): stop, start
  *       {@code wall=10ms,wallthreads=2} into {@code DIR/w2.fpl} with three sleeping threads,
  *       stop, start {@code cpu=10ms,wall=20ms} into {@code DIR/w3.fpl}, stop.</li>
+ *   <li>{@code render} (the agent was started idle, or stopped: any profile is stopped
+ *       first): start {@code cpu=10ms} into {@code DIR/api.html}, dump {@code DIR/dump.html}
+ *       while running, stop; with a render budget too small (FLYPROF_RENDER_BUDGET) the dump
+ *       and the stop throw, saying why.</li>
  * </ul>
  */
 public final class ApiUse {
-    static final String USAGE = "ApiUse agent|noagent|wall DIR";
+    static final String USAGE = "ApiUse agent|noagent|wall|render DIR";
     private static volatile long sink;
 
     private ApiUse() {
@@ -176,6 +180,26 @@ public final class ApiUse {
         step("status_end", Flyprof::status);
     }
 
+    static void render(String dir) throws Exception {
+        step("stop_first", () -> {
+            Flyprof.stop();
+            return null;
+        });
+        step("start_html", () -> {
+            Flyprof.start("cpu=10ms,file=" + dir + "/api.html");
+            return null;
+        });
+        burn(1.0);
+        step("dump_html", () -> {
+            Flyprof.dump(dir + "/dump.html");
+            return null;
+        });
+        step("stop_html", () -> {
+            Flyprof.stop();
+            return null;
+        });
+    }
+
     public static void main(String[] args) throws Exception {
         if (args.length != 2) {
             System.err.println("usage: " + USAGE);
@@ -184,6 +208,8 @@ public final class ApiUse {
         String mode = args[0];
         if (mode.equals("wall")) {
             wall(args[1]);
+        } else if (mode.equals("render")) {
+            render(args[1]);
         } else if (mode.equals("agent") || mode.equals("noagent")) {
             api(args[1]);
             filter();

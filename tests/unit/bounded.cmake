@@ -1,0 +1,12 @@
+# test_render_bounded: outputs in bounded memory (folded lines streamed in order, the flame
+# graph's node budget). Like the other render tests it compiles the collector's sources in,
+# so the -asan variant checks them under ASan/UBSan.
+flyprof_unit_test(test_render_bounded
+    SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_render_bounded.c
+        ${CMAKE_SOURCE_DIR}/tests/unit/fplgen.c ${FLYPROF_COLLECTOR_SOURCES}
+    LIBS ZLIB::ZLIB m SANITIZE address undefined)
+foreach(_v test_render_bounded test_render_bounded-asan)
+    if(TARGET ${_v})
+        target_compile_definitions(${_v} PRIVATE _GNU_SOURCE)
+    endif()
+endforeach()
