@@ -39,8 +39,7 @@ def main():
     a.helper = a.helper or os.path.join(a.build, "tests", "test_render_bounded")
     chromium = bw.find_chromium(a.chromium)
     if not chromium:
-        print("SKIP html_budget: no chromium (scripts/setup installs it)")
-        sys.exit(bw.SKIP)
+        bw.skip("html_budget", "no chromium (scripts/setup installs it)")
     base = os.path.join(a.build, "tests", "browser")
     os.makedirs(base, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="html_budget-", dir=base)
