@@ -11,6 +11,7 @@
 #include <time.h>
 #include <ucontext.h>
 
+#include "bigmem.h"
 #include "nativewalk.h"
 
 /* DWARF pointer encodings .eh_frame_hdr uses (LSB 5.0, "Exception Frame Header") */
@@ -158,6 +159,16 @@ struct build {
     int failed;
 };
 
+/* The rows and states of an unfinished build (the hash is freed apart, once the states are
+ * complete). */
+static void build_free(struct build *b)
+{
+    bigmem_free(b->rows, b->caprows * sizeof(*b->rows));
+    bigmem_free(b->states, (size_t)b->capstates * b->state_size);
+    b->rows = NULL;
+    b->states = NULL;
+}
+
 static uint64_t hash_bytes(const unsigned char *p, size_t n)
 {
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
@@ -182,7 +193,7 @@ static uint32_t intern_state(struct build *b, const void *rs, size_t size)
     memcpy(tmp, rs, size);
     if (2 * (b->nstates + 1) >= b->hashcap) {
         uint32_t cap = b->hashcap ? b->hashcap * 2 : 256;
-        uint32_t *h = calloc(cap, sizeof(*h));
+        uint32_t *h = bigmem_alloc(cap * sizeof(*h));
         if (!h)
             return CFITAB_NONE;
         for (uint32_t i = 0; i < b->nstates; i++) {
@@ -192,7 +203,7 @@ static uint32_t intern_state(struct build *b, const void *rs, size_t size)
                 j = (j + 1) & (cap - 1);
             h[j] = i + 1;
         }
-        free(b->hash);
+        bigmem_free(b->hash, b->hashcap * sizeof(*h));
         b->hash = h;
         b->hashcap = cap;
     }
@@ -206,7 +217,8 @@ static uint32_t intern_state(struct build *b, const void *rs, size_t size)
     }
     if (b->nstates == b->capstates) {
         uint32_t cap = b->capstates ? b->capstates * 2 : 64;
-        unsigned char *p = realloc(b->states, (size_t)cap * b->state_size);
+        unsigned char *p = bigmem_resize(b->states, (size_t)b->capstates * b->state_size,
+                                         (size_t)cap * b->state_size);
         if (!p)
             return CFITAB_NONE;
         b->states = p;
@@ -234,7 +246,7 @@ static void push_row(struct build *b, uintptr_t addr, uint32_t state)
         return;
     if (b->nrows == b->caprows) {
         size_t cap = b->caprows ? b->caprows * 2 : 1024;
-        struct cfitab_row *p = realloc(b->rows, cap * sizeof(*p));
+        struct cfitab_row *p = bigmem_resize(b->rows, b->caprows * sizeof(*p), cap * sizeof(*p));
         if (!p) {
             b->failed = 1;
             return;
@@ -325,21 +337,22 @@ static void build_table(struct cfitab_mod *m)
         if (ip >= m->lo && ip < m->hi)
             add_fde(&b, ip);
     }
-    free(b.hash);
+    bigmem_free(b.hash, b.hashcap * sizeof(*b.hash));
     struct cfitab_table *t = b.failed || !b.nrows ? NULL : malloc(sizeof(*t));
     if (!t) {
-        free(b.rows);
-        free(b.states);
+        build_free(&b);
         return;
     }
     if (b.rows[b.nrows - 1].state != CFITAB_NONE)
         push_row(&b, m->hi, CFITAB_NONE);
-    struct cfitab_row *rows = realloc(b.rows, b.nrows * sizeof(*rows));
+    struct cfitab_row *rows = bigmem_resize(b.rows, b.caprows * sizeof(*rows),
+                                            b.nrows * sizeof(*rows));
     t->rows = rows ? rows : b.rows;
+    t->rows_bytes = (rows ? b.nrows : b.caprows) * sizeof(*rows);
     t->nrows = (uint32_t)b.nrows;
     /* the page index: for each page up to the last row's, the row in force at its start */
     uint32_t npages = (t->rows[t->nrows - 1].off >> CFITAB_PAGE_SHIFT) + 2;
-    uint32_t *pages = malloc((size_t)npages * sizeof(*pages));
+    uint32_t *pages = bigmem_alloc((size_t)npages * sizeof(*pages));
     if (pages) {
         uint32_t r = 0;
         for (uint32_t p = 0; p < npages; p++) {
@@ -352,6 +365,7 @@ static void build_table(struct cfitab_mod *m)
     t->pages = pages;
     t->npages = pages ? npages : 0;
     t->states = b.states;
+    t->states_bytes = (size_t)b.capstates * b.state_size;
     t->nstates = b.nstates;
     t->state_size = b.state_size;
     atomic_fetch_add_explicit(&table_bytes,
@@ -373,9 +387,8 @@ int cfitab_init(void)
         struct cfitab_mod self = {0};
         b.m = &self;
         add_fde(&b, (uintptr_t)cfitab_init);
-        free(b.rows);
-        free(b.states);
-        free(b.hash);
+        build_free(&b);
+        bigmem_free(b.hash, b.hashcap * sizeof(*b.hash));
         initialized = 1;
     }
     rescan();
@@ -426,9 +439,9 @@ void cfitab_reset(void)
         const struct cfitab_table *t = atomic_load_explicit(&mods[i]->table,
                                                             memory_order_relaxed);
         if (t) {
-            free((void *)t->rows);
-            free((void *)t->pages);
-            free((void *)t->states);
+            bigmem_free((void *)t->rows, t->rows_bytes);
+            bigmem_free((void *)t->pages, (size_t)t->npages * sizeof(*t->pages));
+            bigmem_free((void *)t->states, t->states_bytes);
             free((void *)t);
         }
         free(mods[i]);

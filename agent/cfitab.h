@@ -15,7 +15,8 @@
  * Tables are built lazily: the handler flags a module it met without a table (wanted), and the
  * writer builds it within its next loop (cfitab_service). Memory: 8 bytes per row after
  * merging (libjvm.so of JDK 17: 43,666 FDEs, 197,070 rows before merging, 49 distinct states
- * of 184 bytes), a few MB for a JVM; everything is freed by cfitab_reset when profiling stops.
+ * of 184 bytes), a few MB for a JVM, in mappings of their own (bigmem.h); everything is unmapped by
+ * cfitab_reset when profiling stops.
  *
  * Synchronization: the snapshot of modules (sorted by address) and each module's table are
  * published with release stores and read by handlers with acquire loads (nativewalk.c); they
@@ -44,6 +45,7 @@ struct cfitab_row {
 struct cfitab_table {
     const struct cfitab_row *rows;      /* sorted by off; the last row is CFITAB_NONE */
     uint32_t nrows;
+    size_t rows_bytes, states_bytes;    /* the mappings' sizes (bigmem.h) */
     /* pages[p]: the row in force at offset p << CFITAB_PAGE_SHIFT (the last row at or
      * below it), p < npages; a lookup searches only between pages[p] and pages[p + 1], a
      * few rows instead of a binary search over all of them (fewer cache misses in the

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bigmem.h"
+
 #define NAME_MAX_LEN 1024
 
 struct sym {
@@ -34,7 +36,8 @@ struct mod {
     size_t maplen;
     const char *strtab;                 /* inside map (or inside the vDSO image) */
     size_t strsz;
-    struct sym *syms;                   /* functions sorted by value */
+    struct sym *syms;                   /* functions sorted by value (bigmem.h) */
+    size_t syms_bytes;
     uint32_t nsyms;
     int alive;                          /* in the latest loader scan */
 };
@@ -56,8 +59,9 @@ static void mod_unload(struct mod *m)
 {
     if (m->map)
         munmap(m->map, m->maplen);
-    free(m->syms);
+    bigmem_free(m->syms, m->syms_bytes);
     m->map = NULL;
+    m->syms_bytes = 0;
     m->syms = NULL;
     m->nsyms = 0;
 }
@@ -212,7 +216,8 @@ static int read_symtab(struct symbols *s, struct mod *m, const unsigned char *da
     size_t n = tab->sh_size / sizeof(Elf64_Sym);
     const char *strtab = (const char *)(data + str->sh_offset);
     size_t strsz = str->sh_size;
-    struct sym *out = malloc((n ? n : 1) * sizeof(*out));
+    /* mapped apart: libjvm's table is MBs, which glibc would keep resident after a free */
+    struct sym *out = bigmem_alloc((n ? n : 1) * sizeof(*out));
     if (!out)
         return -1;
     uint32_t k = 0;
@@ -243,8 +248,9 @@ static int read_symtab(struct symbols *s, struct mod *m, const unsigned char *da
         }
         out[j++] = out[i];
     }
-    struct sym *shrunk = realloc(out, (j ? j : 1) * sizeof(*out));
+    struct sym *shrunk = bigmem_resize(out, (n ? n : 1) * sizeof(*out), (j ? j : 1) * sizeof(*out));
     m->syms = shrunk ? shrunk : out;
+    m->syms_bytes = (shrunk ? (j ? j : 1) : (n ? n : 1)) * sizeof(*out);
     m->nsyms = j;
     m->strtab = strtab;
     m->strsz = strsz;

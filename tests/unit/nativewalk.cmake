@@ -3,7 +3,7 @@
 flyprof_unit_test(test_nativewalk
     SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_nativewalk.c
         ${CMAKE_SOURCE_DIR}/agent/nativewalk.c ${CMAKE_SOURCE_DIR}/agent/cfitab.c
-        ${CMAKE_SOURCE_DIR}/agent/symbols.c
+        ${CMAKE_SOURCE_DIR}/agent/symbols.c ${CMAKE_SOURCE_DIR}/agent/bigmem.c
     LIBS PkgConfig::UNWIND dl
     SANITIZE address undefined)
 foreach(_t test_nativewalk test_nativewalk-asan)

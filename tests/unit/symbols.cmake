@@ -2,6 +2,7 @@
 # functions of the test process itself and of libc. Links libdl for dlopen/dlsym.
 flyprof_unit_test(test_symbols
     SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_symbols.c ${CMAKE_SOURCE_DIR}/agent/symbols.c
+        ${CMAKE_SOURCE_DIR}/agent/bigmem.c
     LIBS dl
     SANITIZE address undefined)
 foreach(_t test_symbols test_symbols-asan)
