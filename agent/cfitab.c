@@ -32,6 +32,7 @@ static int initialized;
 static int want_pending;                /* cfitab_want asked for a table */
 static uint64_t last_scan_ns;
 #define RESCAN_NS 500000000ull
+#define RESCAN_ASKED_NS 20000000ull     /* sooner when a walk met an unknown pc */
 static _Atomic size_t table_bytes;      /* relaxed: a statistic */
 
 struct scan {
@@ -117,8 +118,9 @@ static int by_lo(const void *a, const void *b)
     return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
-/* Scans the loaded modules and publishes a new snapshot when the loader changed. */
-static void rescan(void)
+/* Scans the loaded modules and publishes a new snapshot when the loader changed (returns 1
+ * then, else 0). */
+static int rescan(void)
 {
     struct scan sc;
     memset(&sc, 0, sizeof(sc));
@@ -126,13 +128,13 @@ static void rescan(void)
     if (sc.failed || (sc.adds == loader_adds && sc.subs == loader_subs) ||
         nsnaps == CFITAB_MAX_SNAPSHOTS) {
         free(sc.found);
-        return;
+        return 0;
     }
     qsort(sc.found, sc.n, sizeof(*sc.found), by_lo);
     struct cfitab_snap *s = malloc(sizeof(*s) + sc.n * sizeof(s->mods[0]));
     if (!s) {
         free(sc.found);
-        return;
+        return 0;
     }
     /* overlapping ranges would break the handler's binary search: keep the first */
     uint32_t n = 0;
@@ -145,6 +147,7 @@ static void rescan(void)
     loader_subs = sc.subs;
     snaps[nsnaps++] = s;
     nativewalk_set_snapshot(s);
+    return 1;
 }
 
 /* The rows of one module under construction. */
@@ -311,6 +314,16 @@ static int read_enc4(const unsigned char *p, const unsigned char *hdr, int enc, 
     return 0;
 }
 
+/* The number of FDEs in m's .eh_frame_hdr search table (0 when it has none we can read). */
+static uintptr_t fde_count(const struct cfitab_mod *m)
+{
+    const unsigned char *h = m->eh_frame_hdr;
+    uintptr_t count;
+    if (!h || h[0] != 1 || h[2] == DW_EH_PE_omit || read_enc4(h + 8, h, h[2], &count) != 0)
+        return 0;
+    return count;
+}
+
 /* Builds and publishes the table of module m from its .eh_frame_hdr search table. */
 static void build_table(struct cfitab_mod *m)
 {
@@ -414,18 +427,40 @@ void cfitab_service(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-    if (now - last_scan_ns >= RESCAN_NS) {
+    /* a walk that met code outside every known module asks for a scan sooner (a library the
+     * JDK loaded on first use: libzip, libnio). Anonymous code is outside every module too and
+     * would ask at every sample: when the asked-for scan finds nothing new, handlers stop
+     * asking until the next regular one. */
+    int asked_scan = nativewalk_unknown_pending();
+    int regular = now - last_scan_ns >= RESCAN_NS;
+    if (regular || (asked_scan && now - last_scan_ns >= RESCAN_ASKED_NS)) {
         last_scan_ns = now;
-        rescan();
+        if (rescan() || regular)
+            nativewalk_clear_unknown();
     }
     int asked = want_pending;
     want_pending = 0;
     if (!nativewalk_take_wanted() && !asked)
         return;
-    for (size_t i = 0; i < nmods; i++) {
-        struct cfitab_mod *m = mods[i];
-        if (!m->built && atomic_load_explicit(&m->wanted, memory_order_relaxed))
-            build_table(m);
+    /* smallest first: libjvm's table (tens of thousands of FDEs) takes the better part of a
+     * second to build, and a library met during it (libzip under Deflater) would otherwise
+     * wait behind it, its samples cut short at its first frame meanwhile */
+    for (;;) {
+        struct cfitab_mod *best = NULL;
+        uintptr_t best_count = 0;
+        for (size_t i = 0; i < nmods; i++) {
+            struct cfitab_mod *m = mods[i];
+            if (m->built || !atomic_load_explicit(&m->wanted, memory_order_relaxed))
+                continue;
+            uintptr_t count = fde_count(m);
+            if (!best || count < best_count) {
+                best = m;
+                best_count = count;
+            }
+        }
+        if (!best)
+            break;
+        build_table(best);
     }
 }
 

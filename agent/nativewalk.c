@@ -18,6 +18,7 @@
 static _Atomic(const struct cfitab_snap *) snapshot;
 /* set by handlers (relaxed: the flag is a hint; the module's own flag says which) */
 static atomic_int wanted_any;
+static atomic_int unknown_any;  /* a walk met a pc in no module of the snapshot */
 /* the writer's eventfd (-1: none); written while no handler runs */
 static int wake_fd = -1;
 /* written while no handler runs: HotSpot's CodeCache::_low_bound and _high_bound statics,
@@ -48,6 +49,25 @@ void nativewalk_set_wake_fd(int fd)
 int nativewalk_take_wanted(void)
 {
     return atomic_exchange_explicit(&wanted_any, 0, memory_order_relaxed);
+}
+
+int nativewalk_unknown_pending(void)
+{
+    return atomic_load_explicit(&unknown_any, memory_order_relaxed);
+}
+
+void nativewalk_clear_unknown(void)
+{
+    atomic_store_explicit(&unknown_any, 0, memory_order_relaxed);
+}
+
+static void wake_writer(void)
+{
+    if (wake_fd >= 0) {
+        uint64_t one = 1;
+        ssize_t w = write(wake_fd, &one, sizeof(one));
+        (void)w; /* fails only when the counter is full: awake anyway */
+    }
 }
 
 /* The module holding pc, or NULL. */
@@ -120,8 +140,14 @@ int nativewalk_sigsafe(void *uc, struct sample_frame *frames, int max, uintptr_t
         frames[n].method_id = (jmethodID)pc;
         n++;
         struct cfitab_mod *m = s ? find_mod(s, pc) : NULL;
-        if (!m)
+        if (!m) {
+            /* maybe a library loaded since the last scan (the JDK loads libzip, libnio...
+             * on first use): the writer rescans now rather than at its next period; once
+             * until it has looked */
+            if (s && !atomic_exchange_explicit(&unknown_any, 1, memory_order_relaxed))
+                wake_writer();
             break;
+        }
         const struct cfitab_table *t = atomic_load_explicit(&m->table, memory_order_acquire);
         if (!t) {
             /* the first walk to meet this module asks for its table and wakes the writer
@@ -129,11 +155,7 @@ int nativewalk_sigsafe(void *uc, struct sample_frame *frames, int max, uintptr_t
             if (m->eh_frame_hdr &&
                 !atomic_exchange_explicit(&m->wanted, 1, memory_order_relaxed)) {
                 atomic_store_explicit(&wanted_any, 1, memory_order_relaxed);
-                if (wake_fd >= 0) {
-                    uint64_t one = 1;
-                    ssize_t w = write(wake_fd, &one, sizeof(one));
-                    (void)w; /* fails only when the counter is full: awake anyway */
-                }
+                wake_writer();
             }
             break;
         }

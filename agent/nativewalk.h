@@ -31,6 +31,12 @@ void nativewalk_set_wake_fd(int fd);
 /* 1 when a handler asked for a module's table since the last call (and clears it). Writer. */
 int nativewalk_take_wanted(void);
 
+/* 1 when a walk met a pc outside every module of the snapshot since the last clear (the first
+ * such walk woke the writer, as for a wanted table; later ones do not wake it until the clear).
+ * Writer. */
+int nativewalk_unknown_pending(void);
+void nativewalk_clear_unknown(void);
+
 /* Where the native frames end: the first frame in Java code, as the walk restored its
  * registers (pc 0: the walk did not reach Java code). A thread that runs JVM code without
  * leaving the Java state (a runtime call from compiled code: monitor enter, allocation slow

@@ -13,8 +13,11 @@ running the workload (threads that existed before the attach):
   frame right below it, and >= 60% has the JNI function `readBytes` there; >= 30% reaches
   libc's `read` (or `handleRead`) below it.
 - >= 90% of deflate-worker stacks through Deflater.deflateBytesBytes have a native frame below
-  it, >= 60% have `Java_java_util_zip_Deflater_deflateBytesBytes` right below, and >= 50% have
-  zlib's `deflate` among the native frames.
+  it, >= 75% have `Java_java_util_zip_Deflater_deflateBytesBytes` right below, and >= 75% have
+  zlib's `deflate` among the native frames. (JDK 25 loads libzip after the agent started: a
+  walk that meets code outside every known library asks the writer for a rescan, and small
+  libraries' unwind tables are built before libjvm's; before that, 30% of these samples lost
+  their native frames.)
 - with cstack=off (the control): no native frame at all (so the checks above can fail).
 A profiler without native frames fails all of them; one that walks but does not symbolize
 fails the names.
@@ -67,9 +70,9 @@ def check_profile(t, p, what):
             DEFLATE_JAVA)
     t.check(nat >= 0.90, "%s: only %.1f%% of deflate-worker stacks have native frames below "
             "%s", what, 100 * nat, DEFLATE_JAVA)
-    t.check(jni >= 0.60, "%s: %s right below %s in %.1f%%, want >= 60%%", what, DEFLATE_JNI,
+    t.check(jni >= 0.75, "%s: %s right below %s in %.1f%%, want >= 75%%", what, DEFLATE_JNI,
             DEFLATE_JAVA, 100 * jni)
-    t.check(z >= 0.50, "%s: zlib `deflate` below %s in %.1f%%, want >= 50%%", what,
+    t.check(z >= 0.75, "%s: zlib `deflate` below %s in %.1f%%, want >= 75%%", what,
             DEFLATE_JAVA, 100 * z)
 
 
