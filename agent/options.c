@@ -5,9 +5,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "fpl_format.h"
+#include "fpl_optval.h"
 
 #define OPTIONS_ACCEPTED                                                                           \
     "start, stop, dump, status, cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, "            \
@@ -137,40 +137,11 @@ static void scan_digits(const char *s, size_t n, uint64_t *v, size_t *len, int *
     *len = i;
 }
 
-/* options_parse_time on a counted string: values inside the option string are not
- * NUL-terminated. */
-static int parse_time_n(const char *s, size_t n, uint64_t *ns)
-{
-    static const struct {
-        const char *unit;
-        uint64_t mul;
-    } units[] = {
-        {"", 1}, {"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000},
-    };
-    uint64_t v;
-    size_t len, i;
-    int range;
-
-    scan_digits(s, n, &v, &len, &range);
-    if (len == 0)
-        return -EINVAL;
-    for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-        if (strlen(units[i].unit) == n - len && memcmp(units[i].unit, s + len, n - len) == 0)
-            break;
-    }
-    if (i == sizeof(units) / sizeof(units[0]))
-        return -EINVAL;
-    if (range || v > UINT64_MAX / units[i].mul)
-        return -ERANGE;
-    *ns = v * units[i].mul;
-    return 0;
-}
-
 int options_parse_time(const char *s, uint64_t *ns)
 {
     if (!s || !ns)
         return -EINVAL;
-    return parse_time_n(s, strlen(s), ns);
+    return fpl_optval_time(s, strlen(s), ns);
 }
 
 /* A cpu or wall interval: TIME within [OPTIONS_MIN_INTERVAL_NS, OPTIONS_MAX_INTERVAL_NS]. */
@@ -178,7 +149,7 @@ static int parse_interval(const char *key, const char *v, size_t n, uint64_t *ns
                           size_t errlen)
 {
     struct quoted q;
-    int rc = parse_time_n(v, n, ns);
+    int rc = fpl_optval_time(v, n, ns);
 
     if (rc == -EINVAL)
         return fail(err, errlen, "bad value '%s' for %s: " OPTIONS_TIME_HINT, quote(&q, v, n), key);
@@ -287,7 +258,7 @@ static int apply(struct options *o, enum opt_key k, const char *v, size_t n, cha
         o->reply[n] = '\0';
         return 0;
     case KEY_DURATION:
-        rc = parse_time_n(v, n, &o->duration_ns);
+        rc = fpl_optval_time(v, n, &o->duration_ns);
         if (rc == -EINVAL)
             return fail(err, errlen, "bad value '%s' for duration: " OPTIONS_TIME_HINT,
                         quote(&q, v, n));
@@ -381,49 +352,5 @@ int options_parse(const char *s, struct options *out, char *err, size_t errlen)
 
 int options_expand_file(const char *tmpl, int pid, long start_sec, char *out, size_t outlen)
 {
-    char pidbuf[16], stamp[32];
-    int have_stamp = 0;
-    size_t j = 0;
-    const char *p;
-
-    if (!tmpl || !out)
-        return -EINVAL;
-    if (outlen == 0)
-        return -ENAMETOOLONG;
-    for (p = tmpl; *p; p++) {
-        const char *piece = p;
-        size_t n = 1;
-
-        if (p[0] == '%' && p[1] == 'p') {
-            snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
-            piece = pidbuf;
-            n = strlen(pidbuf);
-            p++;
-        } else if (p[0] == '%' && p[1] == 't') {
-            if (!have_stamp) {
-                time_t t = (time_t)start_sec;
-                struct tm tm;
-                if (!localtime_r(&t, &tm) ||
-                    strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm) == 0) {
-                    out[0] = '\0';
-                    return -EINVAL;
-                }
-                have_stamp = 1;
-            }
-            piece = stamp;
-            n = strlen(stamp);
-            p++;
-        } else if (p[0] == '%' && p[1] == '%') {
-            p++; /* piece is the first '%' */
-        }
-        /* j < outlen holds; keep room for the NUL */
-        if (n >= outlen - j) {
-            out[0] = '\0';
-            return -ENAMETOOLONG;
-        }
-        memcpy(out + j, piece, n);
-        j += n;
-    }
-    out[j] = '\0';
-    return 0;
+    return fpl_optval_expand_file(tmpl, pid, start_sec, out, outlen);
 }

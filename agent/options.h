@@ -81,13 +81,15 @@ int options_parse(const char *s, struct options *o, char *err, size_t errlen);
 
 /* Parses TIME: digits with an optional unit ns|us|ms|s (no unit: ns) into *ns; no range check
  * (0 is accepted). Returns 0, -EINVAL when malformed (or s/ns NULL), or -ERANGE when the value
- * does not fit in 64 bits of nanoseconds. */
+ * does not fit in 64 bits of nanoseconds. The grammar is fpl_optval_time's, shared with the
+ * CLI. */
 int options_parse_time(const char *s, uint64_t *ns);
 
 /* Expands the path template tmpl into out[0..outlen): %p -> pid (decimal), %t -> start_sec as
  * local time YYYYmmdd-HHMMSS, %% -> %; any other '%' is kept literally. Returns 0, -EINVAL
  * when tmpl or out is NULL or start_sec has no local time, or -ENAMETOOLONG when the result
- * and its NUL do not fit in outlen. On error out is "" (when outlen > 0). */
+ * and its NUL do not fit in outlen. On error out is "" (when outlen > 0). This is
+ * fpl_optval_expand_file, shared with the CLI, which finds the files the agent named. */
 int options_expand_file(const char *tmpl, int pid, long start_sec, char *out, size_t outlen);
 
 #endif

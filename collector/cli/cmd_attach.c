@@ -19,6 +19,7 @@
 
 #include "attach.h"
 #include "cli_msg.h"
+#include "fpl_optval.h"
 #include "jvmlist.h"
 
 #define EXIT_FAIL 1
@@ -191,7 +192,8 @@ static int parse_args(int argc, char **argv, unsigned allowed, struct cmd_args *
                                        val);
                 a->events = val;
             } else if (!strcmp(arg, "-i") && (allowed & ALLOW_MODE)) {
-                if (!attach_valid_time(val))
+                uint64_t ns;
+                if (fpl_optval_time(val, strlen(val), &ns) != 0)
                     return usage_error("%s: bad interval '%s': use a TIME such as 10ms (units "
                                        "ns, us, ms, s)",
                                        a->cmd, val);
@@ -263,20 +265,6 @@ static int absolute_output(const char *cmd, const char *path, char *out, size_t 
         return EXIT_FAIL;
     }
     return 0;
-}
-
-/* "10ms", "1s", "250us", "1500ns". */
-static const char *fmt_ns(uint64_t ns, char *buf, size_t cap)
-{
-    if (ns && ns % 1000000000ull == 0)
-        snprintf(buf, cap, "%llus", (unsigned long long)(ns / 1000000000ull));
-    else if (ns && ns % 1000000ull == 0)
-        snprintf(buf, cap, "%llums", (unsigned long long)(ns / 1000000ull));
-    else if (ns && ns % 1000ull == 0)
-        snprintf(buf, cap, "%lluus", (unsigned long long)(ns / 1000ull));
-    else
-        snprintf(buf, cap, "%lluns", (unsigned long long)ns);
-    return buf;
 }
 
 /* Inspects the target; prints the error. */
@@ -399,9 +387,10 @@ static int start_options(const struct cmd_args *a, const char *file, uint64_t du
     if (a->extra_len)
         bad |= add_opt(buf, cap, &len, a->extra);
     if (bad) {
-        cli_msg_error("%s: the agent options are too long for the attach protocol (at most %d bytes): "
-               "use a shorter output path",
-               a->cmd, ATTACH_ARG_MAX - 1);
+        cli_msg_error(
+            "%s: the agent options are too long for the attach protocol (at most %d bytes): "
+            "use a shorter output path",
+            a->cmd, ATTACH_ARG_MAX - 1);
         return EXIT_FAIL;
     }
     return 0;
@@ -447,14 +436,14 @@ static int start_profiling(const struct cmd_args *a, uint64_t duration_ms, struc
         return rc;
     if (attach_warns_dynamic(t))
         cli_msg_error("warning: JDK %d prints a warning about a dynamically loaded agent on the "
-               "standard error of process %d; start the JVM with "
-               "-XX:+EnableDynamicAgentLoading to allow flyprof silently",
-               t->java_major, (int)t->pid);
+                      "standard error of process %d; start the JVM with "
+                      "-XX:+EnableDynamicAgentLoading to allow flyprof silently",
+                      t->java_major, (int)t->pid);
     struct attach_reply r;
     rc = action(t, lib, opts, &r);
     if (rc == -EBUSY && r.have) {
-        cli_msg_error("see 'flyprof status %d'; 'flyprof stop %d' stops the running profile", (int)a->pid,
-               (int)a->pid);
+        cli_msg_error("see 'flyprof status %d'; 'flyprof stop %d' stops the running profile",
+                      (int)a->pid, (int)a->pid);
         return EXIT_FAIL;
     }
     if (rc)
@@ -514,7 +503,8 @@ static int cmd_attach(int argc, char **argv)
         return rc;
     int64_t started = attach_now_ns();
     cli_msg_error("profiling %s for %g s (attached in %.0f ms)%s", describe(&t, desc, sizeof(desc)),
-           a.seconds, (double)(started - t0) / 1e6, interrupted ? "" : "; Ctrl-C stops early");
+                  a.seconds, (double)(started - t0) / 1e6,
+                  interrupted ? "" : "; Ctrl-C stops early");
 
     int64_t end = started + (int64_t)ms * 1000000;
     int tty = isatty(STDERR_FILENO), shown = 0, running = 1, gone = 0;
@@ -530,9 +520,10 @@ static int cmd_attach(int argc, char **argv)
     if (shown)
         fprintf(stderr, "\r%-72s\r", "");
     if (gone || process_gone(t.pid)) {
-        cli_msg_error("process %d exited while it was profiled; the agent completes the profile when "
-               "the JVM shuts down: %s",
-               (int)t.pid, file);
+        cli_msg_error(
+            "process %d exited while it was profiled; the agent completes the profile when "
+            "the JVM shuts down: %s",
+            (int)t.pid, file);
         return 0;
     }
     struct attach_reply r;
@@ -541,8 +532,8 @@ static int cmd_attach(int argc, char **argv)
     rc = attach_action(&t, lib, "stop", deadline, &r, err, sizeof(err));
     if (rc == -ENOENT && r.have) {
         cli_msg_error("profiling had stopped already in process %d (duration= reached, or another "
-               "'flyprof stop'); the profile is %s",
-               (int)t.pid, seen_from_here(&t, file, where, sizeof(where)));
+                      "'flyprof stop'); the profile is %s",
+                      (int)t.pid, seen_from_here(&t, file, where, sizeof(where)));
         return 0;
     }
     if (rc) {
@@ -550,7 +541,7 @@ static int cmd_attach(int argc, char **argv)
         return EXIT_FAIL;
     }
     cli_msg_error("%sprofile written to %s", interrupted ? "interrupted: " : "",
-           seen_from_here(&t, file, where, sizeof(where)));
+                  seen_from_here(&t, file, where, sizeof(where)));
     return 0;
 }
 
@@ -568,10 +559,11 @@ static int cmd_start(int argc, char **argv)
         return rc;
     if (a.seconds_given)
         cli_msg_error("profiling %s for %g s into %s", describe(&t, desc, sizeof(desc)), a.seconds,
-               seen_from_here(&t, file, where, sizeof(where)));
+                      seen_from_here(&t, file, where, sizeof(where)));
     else
-        cli_msg_error("profiling %s into %s; 'flyprof stop %d' stops it", describe(&t, desc, sizeof(desc)),
-               seen_from_here(&t, file, where, sizeof(where)), (int)t.pid);
+        cli_msg_error("profiling %s into %s; 'flyprof stop %d' stops it",
+                      describe(&t, desc, sizeof(desc)),
+                      seen_from_here(&t, file, where, sizeof(where)), (int)t.pid);
     return 0;
 }
 
@@ -583,7 +575,8 @@ static int loaded_target(const struct cmd_args *a, struct attach_target *t, cons
         return rc;
     if (!t->agent[0]) {
         char desc[512];
-        cli_msg_error("flyprof is not loaded in %s: nothing to %s", describe(t, desc, sizeof(desc)), what);
+        cli_msg_error("flyprof is not loaded in %s: nothing to %s", describe(t, desc, sizeof(desc)),
+                      what);
         return EXIT_FAIL;
     }
     return 0;
@@ -608,7 +601,7 @@ static int cmd_stop(int argc, char **argv)
         return EXIT_FAIL;
     if (file[0])
         cli_msg_error("stopped profiling process %d; profile written to %s", (int)t.pid,
-               seen_from_here(&t, file, where, sizeof(where)));
+                      seen_from_here(&t, file, where, sizeof(where)));
     else
         cli_msg_error("stopped profiling process %d", (int)t.pid);
     return 0;
@@ -639,7 +632,7 @@ static int cmd_dump(int argc, char **argv)
     if (action(&t, t.agent, opts, NULL) != 0)
         return EXIT_FAIL;
     cli_msg_error("profile of process %d so far written to %s", (int)t.pid,
-           seen_from_here(&t, out, where, sizeof(where)));
+                  seen_from_here(&t, out, where, sizeof(where)));
     return 0;
 }
 
@@ -676,10 +669,12 @@ static int cmd_status(int argc, char **argv)
     }
     printf("%s: flyprof is profiling\n", desc);
     if (st.cpu_ns)
-        printf("  cpu       every %s (%s)\n", fmt_ns(st.cpu_ns, b1, sizeof(b1)), st.engine);
+        printf("  cpu       every %s (%s)\n", fpl_optval_time_str(st.cpu_ns, b1, sizeof(b1)),
+               st.engine);
     if (st.wall_ns)
-        printf("  wall      every %s, %u threads per tick%s\n", fmt_ns(st.wall_ns, b2, sizeof(b2)),
-               st.wall_threads, st.filter ? ", marked threads only" : "");
+        printf("  wall      every %s, %u threads per tick%s\n",
+               fpl_optval_time_str(st.wall_ns, b2, sizeof(b2)), st.wall_threads,
+               st.filter ? ", marked threads only" : "");
     printf("  samples   %llu (%llu dropped)\n", (unsigned long long)st.samples,
            (unsigned long long)st.drops);
     if (st.live_threads >= 0)
@@ -723,8 +718,9 @@ static int cmd_list(int argc, char **argv)
     if (!n)
         cli_msg_error("no Java VMs found");
     if (hidden)
-        cli_msg_error("%zu java process%s of other users not shown: run flyprof as root to see them",
-               hidden, hidden == 1 ? "" : "es");
+        cli_msg_error(
+            "%zu java process%s of other users not shown: run flyprof as root to see them", hidden,
+            hidden == 1 ? "" : "es");
     free(v);
     return 0;
 }

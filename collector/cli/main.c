@@ -19,6 +19,7 @@
 
 #include "attach.h"
 #include "cli_msg.h"
+#include "fpl_optval.h"
 #include "cmd_attach.h"
 #include "profile.h"
 #include "render.h"
@@ -88,6 +89,13 @@ static void bufprintf(char *err, size_t len, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err, len, fmt, ap);
     va_end(ap);
+}
+
+/* A TIME the agent will take. */
+static int valid_time(const char *s)
+{
+    uint64_t ns;
+    return fpl_optval_time(s, strlen(s), &ns) == 0;
 }
 
 static int is_help(const char *a)
@@ -467,31 +475,11 @@ static int quote_token(const char *tok, char *out, size_t cap)
     return 0;
 }
 
-/* Expands the agent's file template as the agent will: %p the pid, %t the start time
- * (YYYYmmdd-HHMMSS, local), %% a '%'. */
+/* The agent's file template expanded as the agent does it; "" when it cannot be. */
 static void expand_file(const char *tmpl, long pid, time_t start, char *out, size_t cap)
 {
-    size_t j = 0;
-    for (const char *s = tmpl; *s && j + 1 < cap; s++) {
-        char piece[32] = {s[0], 0};
-        if (s[0] == '%' && s[1] == 'p') {
-            snprintf(piece, sizeof(piece), "%ld", pid);
-            s++;
-        } else if (s[0] == '%' && s[1] == 't') {
-            struct tm tm;
-            if (!localtime_r(&start, &tm) || !strftime(piece, sizeof(piece), "%Y%m%d-%H%M%S", &tm))
-                piece[0] = 0;
-            s++;
-        } else if (s[0] == '%' && s[1] == '%') {
-            s++;
-        }
-        size_t n = strlen(piece);
-        if (n >= cap - j)
-            break;
-        memcpy(out + j, piece, n);
-        j += n;
-    }
-    out[j] = 0;
+    if (fpl_optval_expand_file(tmpl, (int)pid, (long)start, out, cap) != 0)
+        snprintf(out, cap, "%s", tmpl);
 }
 
 /* Finds the output the agent wrote: with %t in the template, the start time is some second
@@ -584,7 +572,7 @@ static int cmd_record(int argc, char **argv)
         cpu = wall = 1;
     else
         return usage_error("record: unknown event '%s': use cpu, wall or cpu,wall", events);
-    if (interval && !attach_valid_time(interval))
+    if (interval && !valid_time(interval))
         return usage_error("record: bad interval '%s': use a TIME such as 10ms (units ns, us, "
                            "ms, s)",
                            interval);
