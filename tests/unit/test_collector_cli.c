@@ -67,7 +67,6 @@ static void test_convert(void)
     r = CLI_RUN("convert", "golden.fpl");
     CHECK_EQ_U(r.code, 2);
     CHECK(cli_run_has(r.err, "no output"));
-    CHECK(cli_run_has(r.err, "usage:"));
     cli_run_free(&r);
 
     r = CLI_RUN("convert", "missing.fpl", "-o", "x.collapsed");
@@ -125,21 +124,95 @@ static void test_summary_and_usage(void)
     r = CLI_RUN("summary", "a.fpl", "b.fpl");
     CHECK_EQ_U(r.code, 2);
     cli_run_free(&r);
+}
 
-    r = CLI_RUN("frobnicate");
-    CHECK_EQ_U(r.code, 2);
-    CHECK(cli_run_has(r.err, "unknown command 'frobnicate'"));
-    cli_run_free(&r);
+/* A usage error: exit 2, the error on one line and one line pointing at the help, so the error
+ * does not scroll away under a page of usage. */
+static void check_usage_error(struct cli_run *r, const char *want, const char *hint)
+{
+    CHECK_EQ_U(r->code, 2);
+    CHECK(cli_run_has(r->err, want));
+    CHECK(cli_run_has(r->err, hint));
+    CHECK_EQ_U(cli_run_lines(r->err), 2);
+    CHECK(cli_run_same(r->out, ""));
+    cli_run_free(r);
+}
 
+static void test_help(void)
+{
+    static const char *const cmds[] = {"record", "attach", "start",   "stop", "dump",
+                                       "status", "list",   "convert", "diff", "summary"};
+    struct cli_run r, r2;
+
+    /* the overview: every command on one line, short enough for a terminal */
     r = CLI_RUN("--help");
     CHECK_EQ_U(r.code, 0);
-    CHECK(cli_run_has(r.out, "flyprof convert IN.fpl -o OUT"));
+    CHECK(cli_run_lines(r.out) <= 25);
+    for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+        char line[64];
+        snprintf(line, sizeof(line), "\n  %-9s ", cmds[i]);
+        CHECK(cli_run_has(r.out, line));
+    }
+    CHECK(cli_run_has(r.out, "flyprof help COMMAND"));
+    r2 = CLI_RUN("help");
+    CHECK(r2.code == 0 && cli_run_same(r2.out, r.out));
+    cli_run_free(&r2);
+    r2 = CLI_RUN("-h");
+    CHECK(r2.code == 0 && cli_run_same(r2.out, r.out));
+    cli_run_free(&r2);
     cli_run_free(&r);
 
-    r = cli_run_prog(cli_run_bin, cli_run_dir, (char *)NULL);
-    CHECK_EQ_U(r.code, 2);
-    CHECK(cli_run_has(r.err, "usage:"));
+    /* per command: usage, options, an example; `help CMD` and `CMD --help` alike */
+    for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+        char want[64];
+        r = CLI_RUN("help", cmds[i]);
+        CHECK_EQ_U(r.code, 0);
+        snprintf(want, sizeof(want), "usage: flyprof %s", cmds[i]);
+        CHECK(strncmp(r.out, want, strlen(want)) == 0);
+        CHECK(cli_run_has(r.out, "\nexample"));
+        CHECK(cli_run_lines(r.out) <= 40);
+        snprintf(want, sizeof(want), "\n  flyprof %s ", cmds[i]);
+        CHECK(cli_run_has(r.out, want) || strcmp(cmds[i], "list") == 0);
+        r2 = CLI_RUN(cmds[i], "--help");
+        CHECK(r2.code == 0 && cli_run_same(r2.out, r.out));
+        cli_run_free(&r2);
+        cli_run_free(&r);
+    }
+
+    r = CLI_RUN("--version");
+    CHECK_EQ_U(r.code, 0);
+    CHECK(strncmp(r.out, "flyprof ", 8) == 0 && strspn(r.out + 8, "0123456789.") >= 5);
+    CHECK_EQ_U(cli_run_lines(r.out), 1);
     cli_run_free(&r);
+
+    r = CLI_RUN("frobnicate");
+    check_usage_error(&r, "flyprof: unknown command 'frobnicate'", "'flyprof help'");
+    r = cli_run_prog(cli_run_bin, cli_run_dir, (char *)NULL);
+    check_usage_error(&r, "flyprof: no command given", "'flyprof help'");
+    r = CLI_RUN("help", "frobnicate");
+    check_usage_error(&r, "unknown command 'frobnicate'", "'flyprof help'");
+    r = CLI_RUN("convert", "golden.fpl");
+    check_usage_error(&r, "convert: no output", "'flyprof help convert'");
+    r = CLI_RUN("convert", "golden.fpl", "-o", "-", "--kind", "gpu");
+    check_usage_error(&r, "unknown kind 'gpu'", "'flyprof help convert'");
+    r = CLI_RUN("diff", "golden.fpl");
+    check_usage_error(&r, "diff: needs two logs", "'flyprof help diff'");
+    r = CLI_RUN("summary", "--bogus", "golden.fpl");
+    check_usage_error(&r, "summary: unknown option '--bogus'", "'flyprof help summary'");
+    r = CLI_RUN("record", "-o", "x.fpl");
+    check_usage_error(&r, "record: no command", "'flyprof help record'");
+    r = CLI_RUN("attach", "-d", "5");
+    check_usage_error(&r, "attach: which JVM?", "'flyprof help attach'");
+    r = CLI_RUN("stop", "12x");
+    check_usage_error(&r, "stop: '12x' is not a process id", "'flyprof help stop'");
+    r = CLI_RUN("dump", "1", "-x");
+    check_usage_error(&r, "dump: unknown option '-x'", "'flyprof help dump'");
+    r = CLI_RUN("status");
+    check_usage_error(&r, "status: which JVM?", "'flyprof help status'");
+    r = CLI_RUN("start", "1", "-e", "gpu");
+    check_usage_error(&r, "start: unknown event 'gpu'", "'flyprof help start'");
+    r = CLI_RUN("list", "x");
+    check_usage_error(&r, "list: unexpected argument 'x'", "'flyprof help list'");
 }
 
 /* Copies the binary to <root>/bin/flyprof; with lib set, puts a stand-in agent library in
@@ -296,6 +369,7 @@ int main(int argc, char **argv)
     CHECK(make_inputs() == 0);
     test_convert();
     test_summary_and_usage();
+    test_help();
     test_record();
     cli_run_cleanup(harness_fail);
     return harness_result("test_collector_cli");

@@ -207,11 +207,14 @@ static void test_diff(void)
     CHECK(stat(path, &st) == 0 && st.st_size > 0);
     cli_run_free(&r);
 
-    r = CLI_RUN("--help");
+    r = CLI_RUN("help", "diff");
     CHECK_EQ_U(r.code, 0);
-    CHECK(cli_run_has(r.out, "flyprof diff BASE.fpl NEW.fpl -o DIFF.html [SELECTION]"));
+    CHECK(cli_run_has(r.out, "usage: flyprof diff BASE.fpl NEW.fpl -o DIFF.html [SELECTION]"));
     CHECK(cli_run_has(r.out, "--from T, --to T"));
-    CHECK(cli_run_has(r.out, "--format collapsed|html|pprof|txt"));
+    cli_run_free(&r);
+    r = CLI_RUN("help", "convert");
+    CHECK_EQ_U(r.code, 0);
+    CHECK(cli_run_has(r.out, "--format FORMAT       collapsed, html, pprof or txt"));
     cli_run_free(&r);
 }
 
