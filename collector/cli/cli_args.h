@@ -45,6 +45,24 @@ int cli_args_value(int argc, char **argv, int *i, const char *lng, const char *s
  * or above max_ns. */
 int cli_args_duration(const char *s, uint64_t max_ns, uint64_t *ns);
 
+/* The sampling intervals of record, attach and start, from -e EVENTS, -i TIME and --wall TIME
+ * (each NULL when not given): cpu on when EVENTS names it (or is not given and --wall is not
+ * either); wall on when EVENTS names it or --wall is given. -i is the cpu interval, or the
+ * wall one when only wall is on; --wall the wall interval. Unset intervals take the agent's
+ * defaults (CLI_ARGS_CPU_NS, CLI_ARGS_WALL_NS). *cpu_ns / *wall_ns get 0 for a mode that is
+ * off. Returns 0, or CLI_EXIT_USAGE after printing what is wrong. */
+int cli_args_modes(const char *cmd, const char *events, const char *interval, const char *wall,
+                   uint64_t *cpu_ns, uint64_t *wall_ns);
+
+/* The agent's default intervals (agent/options.h), for what the CLI says and passes on. */
+#define CLI_ARGS_CPU_NS 10000000ull  /* 10 ms */
+#define CLI_ARGS_WALL_NS 50000000ull /* 50 ms */
+
+/* "cpu every 5ms, wall every 50ms" into buf; with -i given for both modes and no --wall
+ * (explain set), a note that -i went to cpu only. */
+const char *cli_args_modes_str(uint64_t cpu_ns, uint64_t wall_ns, int explain, char *buf,
+                               size_t cap);
+
 /* The duration forms, for messages. */
 #define CLI_ARGS_DURATION_HINT "seconds (30, 2.5) or a time with a unit (500ms, 5s, 2min)"
 

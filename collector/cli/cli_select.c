@@ -182,12 +182,17 @@ void cli_select_warn_empty(const struct profile *p, const char *in, const struct
     for (size_t i = 0; i < p->nentries; i++)
         n += render_select_entry(&s, &p->entries[i]) ? p->entries[i].count : 0;
     render_select_destroy(&s);
-    if (n)
+    const struct profile_window *w = &p->window;
+    int windowed = w->set && w->resolved;
+    /* an empty window was said while reading; the kind it would resolve to means nothing */
+    if (n || (windowed && !p->samples))
         return;
-    if (kind != PROFILE_KIND_ALL && !p->total[kind].count)
-        cli_msg_error("warning: '%s' has no %s samples: the output is empty", in,
-                      render_kind_name(kind));
-    else if (p->samples)
+    if (!p->samples)
+        cli_msg_error("warning: '%s' has no samples: the output is empty", in);
+    else if (kind != PROFILE_KIND_ALL && !p->total[kind].count)
+        cli_msg_error("warning: '%s' has no %s samples%s: the output is empty", in,
+                      render_kind_name(kind), windowed ? " in the window" : "");
+    else
         cli_msg_error("warning: '%s': no %s samples match the selection: the output is empty", in,
                       render_kind_name(kind));
 }

@@ -14,7 +14,6 @@
 #include "fpl_optval.h"
 
 #define ERR_MAX 2048
-#define MAX_SECONDS (365.0 * 86400)
 
 /* Set by SIGINT / SIGTERM / SIGHUP: attach stops profiling early and still writes. */
 volatile sig_atomic_t cli_target_interrupted;
@@ -102,7 +101,7 @@ int cli_target_parse(int argc, char **argv, unsigned allowed, const struct cli_c
 {
     memset(a, 0, sizeof(*a));
     a->cmd = argv[0];
-    a->seconds = CLI_TARGET_DEFAULT_SECONDS;
+    a->duration_ns = CLI_TARGET_DEFAULT_NS;
     int have_pid = 0, dashdash = 0;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -119,32 +118,22 @@ int cli_target_parse(int argc, char **argv, unsigned allowed, const struct cli_c
         }
         if (!dashdash && arg[0] == '-' && arg[1]) {
             int takes = !strcmp(arg, "-d") || !strcmp(arg, "-e") || !strcmp(arg, "-i") ||
-                        !strcmp(arg, "-o");
+                        !strcmp(arg, "-o") || !strcmp(arg, "--wall");
             if (takes && !val)
                 return cli_msg_usage(a->cmd, "%s: %s needs a value", a->cmd, arg);
             if (!strcmp(arg, "-d") && (allowed & CLI_TARGET_D)) {
-                char *end;
-                a->seconds = strtod(val, &end);
-                if (end == val || *end || !(a->seconds > 0) || a->seconds > MAX_SECONDS)
+                if (cli_args_duration(val, CLI_TARGET_MAX_NS, &a->duration_ns) != 0)
                     return cli_msg_usage(a->cmd,
-                                         "%s: -d takes a number of seconds greater than 0, not "
-                                         "'%s'",
+                                         "%s: bad duration '%s' for -d: use " CLI_ARGS_DURATION_HINT
+                                         ", more than 0 and at most 365 days",
                                          a->cmd, val);
-                a->seconds_given = 1;
+                a->duration_given = 1;
             } else if (!strcmp(arg, "-e") && (allowed & CLI_TARGET_MODE)) {
-                if (strcmp(val, "cpu") && strcmp(val, "wall") && strcmp(val, "cpu,wall") &&
-                    strcmp(val, "wall,cpu"))
-                    return cli_msg_usage(
-                        a->cmd, "%s: unknown event '%s': use cpu, wall or cpu,wall", a->cmd, val);
                 a->events = val;
             } else if (!strcmp(arg, "-i") && (allowed & CLI_TARGET_MODE)) {
-                uint64_t ns;
-                if (fpl_optval_time(val, strlen(val), &ns) != 0)
-                    return cli_msg_usage(a->cmd,
-                                         "%s: bad interval '%s': use a TIME such as 10ms (units "
-                                         "ns, us, ms, s)",
-                                         a->cmd, val);
                 a->interval = val;
+            } else if (!strcmp(arg, "--wall") && (allowed & CLI_TARGET_MODE)) {
+                a->wall = val;
             } else if (!strcmp(arg, "-o") && (allowed & CLI_TARGET_O)) {
                 if (a->output)
                     return cli_msg_usage(a->cmd, "%s: the output is given twice", a->cmd);
@@ -177,6 +166,9 @@ int cli_target_parse(int argc, char **argv, unsigned allowed, const struct cli_c
     if (!have_pid)
         return cli_msg_usage(
             a->cmd, "%s: which JVM? give its process id ('flyprof list' shows them)", a->cmd);
+    uint64_t cpu_ns, wall_ns; /* checked here, passed on when profiling starts */
+    if (allowed & CLI_TARGET_MODE)
+        return cli_args_modes(a->cmd, a->events, a->interval, a->wall, &cpu_ns, &wall_ns);
     return 0;
 }
 
@@ -310,16 +302,17 @@ static int start_options(const struct cli_target_args *a, const char *file, uint
     size_t len = 0;
     char item[PATH_MAX + 16];
     int bad = add_opt(buf, cap, &len, "start");
-    int cpu = a->events ? strstr(a->events, "cpu") != NULL : a->interval != NULL;
-    int wall = a->events && strstr(a->events, "wall");
-    if (cpu) {
-        snprintf(item, sizeof(item), "cpu%s%s", a->interval ? "=" : "",
-                 a->interval ? a->interval : "");
+    uint64_t cpu_ns, wall_ns;
+    char t1[32];
+    if (cli_args_modes(a->cmd, a->events, a->interval, a->wall, &cpu_ns, &wall_ns) != 0)
+        return CLI_EXIT_USAGE;
+    /* explicit intervals: the agent then samples exactly what the CLI says it does */
+    if (cpu_ns) {
+        snprintf(item, sizeof(item), "cpu=%s", fpl_optval_time_str(cpu_ns, t1, sizeof(t1)));
         bad |= add_opt(buf, cap, &len, item);
     }
-    if (wall) {
-        snprintf(item, sizeof(item), "wall%s%s", a->interval ? "=" : "",
-                 a->interval ? a->interval : "");
+    if (wall_ns) {
+        snprintf(item, sizeof(item), "wall=%s", fpl_optval_time_str(wall_ns, t1, sizeof(t1)));
         bad |= add_opt(buf, cap, &len, item);
     }
     snprintf(item, sizeof(item), "file=%s", file);
@@ -360,7 +353,8 @@ int cli_target_gone(pid_t pid)
 /* Shared by attach and start: inspect, stage the agent, start. On success *t, lib and file
  * (the output as the agent expanded it) are set. */
 int cli_target_start(const struct cli_target_args *a, uint64_t duration_ms, struct attach_target *t,
-                     char *lib, size_t libcap, char *file, size_t filecap)
+                     char *lib, size_t libcap, char *file, size_t filecap, char *modes,
+                     size_t modescap)
 {
     char err[ERR_MAX], out[PATH_MAX], opts[ATTACH_ARG_MAX + 64], def[64];
     int rc = cli_target_inspect(a->pid, t);
@@ -396,6 +390,16 @@ int cli_target_start(const struct cli_target_args *a, uint64_t duration_ms, stru
     if (rc)
         return CLI_EXIT_FAIL;
     cli_target_reported_file(&r, out, file, filecap);
+    struct attach_status st;
+    uint64_t cpu_ns = 0, wall_ns = 0;
+    if (r.have && attach_parse_status(r.text, &st) == 0) {
+        cpu_ns = st.cpu_ns;
+        wall_ns = st.wall_ns;
+    } else if (cli_args_modes(a->cmd, a->events, a->interval, a->wall, &cpu_ns, &wall_ns) != 0) {
+        cpu_ns = wall_ns = 0;
+    }
+    cli_args_modes_str(cpu_ns, wall_ns, cpu_ns && wall_ns && a->interval && !a->wall, modes,
+                       modescap);
     return 0;
 }
 

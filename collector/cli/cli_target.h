@@ -16,21 +16,23 @@
 
 /* What a command accepts besides PID (cli_target_parse's allowed). */
 enum {
-    CLI_TARGET_D = 1,     /* -d SECONDS */
-    CLI_TARGET_MODE = 2,  /* -e, -i, --threads */
+    CLI_TARGET_D = 1,     /* -d DURATION */
+    CLI_TARGET_MODE = 2,  /* -e, -i, --wall, --threads */
     CLI_TARGET_O = 4,     /* -o FILE */
     CLI_TARGET_EXTRA = 8, /* agent options */
 };
 
-#define CLI_TARGET_DEFAULT_SECONDS 10.0
+#define CLI_TARGET_DEFAULT_NS 10000000000ull            /* attach -d: 10 s */
+#define CLI_TARGET_MAX_NS (365ull * 86400 * 1000000000) /* the agent's duration= limit */
 
 struct cli_target_args {
     const char *cmd;
     pid_t pid;
-    double seconds;
-    int seconds_given;
+    uint64_t duration_ns; /* -d, or CLI_TARGET_DEFAULT_NS */
+    int duration_given;
     const char *events;
     const char *interval;
+    const char *wall; /* --wall TIME */
     const char *output;
     int threads;
     int extra_duration;         /* duration= among the agent options */
@@ -75,10 +77,12 @@ int cli_target_action(const struct attach_target *t, const char *lib, const char
                       struct attach_reply *r);
 
 /* attach and start: inspects the target, stages the agent, starts profiling (stopping by
- * itself after duration_ms when not 0). On success *t, lib and file (the output as the agent
- * expanded it) are set. Returns 0 or the exit code (printed). */
+ * itself after duration_ms when not 0). On success *t, lib, file (the output as the agent
+ * expanded it) and modes (what it samples how often, from its status: "cpu every 10ms") are
+ * set. Returns 0 or the exit code (printed). */
 int cli_target_start(const struct cli_target_args *a, uint64_t duration_ms, struct attach_target *t,
-                     char *lib, size_t libcap, char *file, size_t filecap);
+                     char *lib, size_t libcap, char *file, size_t filecap, char *modes,
+                     size_t modescap);
 
 /* The output path an agent's status reply names (the expanded file=), else fallback. */
 void cli_target_reported_file(const struct attach_reply *r, const char *fallback, char *out,

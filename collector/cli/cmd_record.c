@@ -32,13 +32,6 @@ static void bufprintf(char *err, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
-/* A TIME the agent will take. */
-static int valid_time(const char *s)
-{
-    uint64_t ns;
-    return fpl_optval_time(s, strlen(s), &ns) == 0;
-}
-
 /* Appends text to buf[0..cap) at *len; -ENAMETOOLONG when it does not fit. */
 static int append(char *buf, size_t cap, size_t *len, const char *text)
 {
@@ -111,7 +104,7 @@ static void forward_signal(int sig, siginfo_t *si, void *uc)
 
 static int run(int argc, char **argv)
 {
-    const char *events = "cpu", *interval = NULL, *file = "flyprof-%p.fpl";
+    const char *events = NULL, *interval = NULL, *wall = NULL, *file = "flyprof-%p.fpl";
     int i, first_sep = -1, second_sep = -1;
     char err[ERR_MAX], lib[PATH_MAX], abs_file[PATH_MAX], opts[8192], tok[PATH_MAX + 8300];
     size_t olen = 0;
@@ -134,6 +127,10 @@ static int run(int argc, char **argv)
             if (m < 0)
                 return cli_msg_usage("record", "record: -i needs a TIME such as 10ms");
             interval = v;
+        } else if ((m = cli_args_value(argc, argv, &i, "--wall", NULL, &v)) != 0) {
+            if (m < 0)
+                return cli_msg_usage("record", "record: --wall needs a TIME such as 50ms");
+            wall = v;
         } else if ((m = cli_args_value(argc, argv, &i, "--output", "-o", &v)) != 0) {
             if (m < 0)
                 return cli_msg_usage("record", "record: -o needs a file");
@@ -155,21 +152,10 @@ static int run(int argc, char **argv)
     if (cmd_at >= argc)
         return cli_msg_usage("record", "record: no command after '--'");
 
-    int cpu = 0, wall = 0;
-    if (!strcmp(events, "cpu"))
-        cpu = 1;
-    else if (!strcmp(events, "wall"))
-        wall = 1;
-    else if (!strcmp(events, "cpu,wall") || !strcmp(events, "wall,cpu"))
-        cpu = wall = 1;
-    else
-        return cli_msg_usage("record", "record: unknown event '%s': use cpu, wall or cpu,wall",
-                             events);
-    if (interval && !valid_time(interval))
-        return cli_msg_usage("record",
-                             "record: bad interval '%s': use a TIME such as 10ms (units ns, us, "
-                             "ms, s)",
-                             interval);
+    uint64_t ns[2];
+    int rc = cli_args_modes("record", events, interval, wall, &ns[0], &ns[1]);
+    if (rc)
+        return rc;
     if (strchr(file, ','))
         return cli_msg_usage("record",
                              "record: output file '%s' contains a comma, which separates agent "
@@ -202,11 +188,12 @@ static int run(int argc, char **argv)
     opts[0] = 0;
     int bad = 0;
     for (int k = 0; k < 2; k++) {
-        if (!(k == 0 ? cpu : wall))
+        char t[32];
+        if (!ns[k])
             continue;
         bad |= olen && append(opts, sizeof(opts), &olen, ",");
         bad |= append(opts, sizeof(opts), &olen, k == 0 ? "cpu=" : "wall=");
-        bad |= append(opts, sizeof(opts), &olen, interval ? interval : k == 0 ? "10ms" : "50ms");
+        bad |= append(opts, sizeof(opts), &olen, fpl_optval_time_str(ns[k], t, sizeof(t)));
     }
     bad |=
         append(opts, sizeof(opts), &olen, ",file=") || append(opts, sizeof(opts), &olen, abs_file);
@@ -250,6 +237,10 @@ static int run(int argc, char **argv)
     for (size_t k = 0; k < sizeof(forwarded) / sizeof(forwarded[0]); k++)
         sigaddset(&block, forwarded[k]);
     sigprocmask(SIG_BLOCK, &block, &saved);
+    char modes[160];
+    cli_msg_error("recording %s",
+                  cli_args_modes_str(ns[0], ns[1], ns[0] && ns[1] && interval && !wall, modes,
+                                     sizeof(modes)));
     fflush(NULL);
     time_t launched = time(NULL);
     pid_t pid = fork();
@@ -303,8 +294,8 @@ static int run(int argc, char **argv)
 const struct cli_cmd cmd_record = {
     "record",
     "run a Java command with the agent and write its profile",
-    "usage: flyprof record [-e cpu|wall|cpu,wall] [-i TIME] [-o FILE] [-- AGENT_OPTIONS]\n"
-    "                      -- COMMAND [ARGS...]\n"
+    "usage: flyprof record [-e cpu|wall|cpu,wall] [-i TIME] [--wall TIME] [-o FILE]\n"
+    "                      [-- AGENT_OPTIONS] -- COMMAND [ARGS...]\n"
     "\n"
     "Runs COMMAND (a java command line, or a script that starts one) with the flyprof agent,\n"
     "set up through JAVA_TOOL_OPTIONS, and says where the profile was written when it ends.\n"
@@ -312,8 +303,9 @@ const struct cli_cmd cmd_record = {
     "\n"
     "options:\n"
     "  -e, --event EVENTS    what to sample: cpu, wall or cpu,wall (default cpu)\n"
-    "  -i, --interval TIME   sampling interval, e.g. 5ms (units ns, us, ms, s; default cpu 10ms,\n"
-    "                        wall 50ms)\n"
+    "  -i, --interval TIME   the sampling interval (cpu; wall with -e wall), e.g. 5ms (units ns,\n"
+    "                        us, ms, s; default cpu 10ms, wall 50ms)\n"
+    "  --wall TIME           the wall-clock interval; turns wall-clock sampling on\n"
     "  -o, --output FILE     the output, %p = pid, %t = start time (default flyprof-%p.fpl);\n"
     "                        its extension picks the format as for convert\n"
     "  -- AGENT_OPTIONS --   with two '--', the words between them are more agent options\n"

@@ -213,6 +213,25 @@ static void test_help(void)
     check_usage_error(&r, "start: unknown event 'gpu'", "'flyprof help start'");
     r = CLI_RUN("list", "x");
     check_usage_error(&r, "list: unexpected argument 'x'", "'flyprof help list'");
+    r = CLI_RUN("attach", "1", "--wall", "5 ms");
+    check_usage_error(&r, "attach: bad --wall interval '5 ms'", "'flyprof help attach'");
+
+    /* -d takes seconds or a time with a unit; pid 1 is never a JVM here, so a -d that parses
+     * fails later, at the target, with exit 1 */
+    static const char *const good[] = {"5", "2.5", "5s", "500ms", "2min", "1h", "250000us"};
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        r = CLI_RUN("attach", "1", "-d", good[i]);
+        CHECK_EQ_U(r.code, 1);
+        CHECK(strstr(r.err, "bad duration") == NULL);
+        cli_run_free(&r);
+    }
+    static const char *const bad[] = {"0", "-1", "5x", "s", "1e3", "0x10", "400d", "0.0000000001"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char want[64];
+        r = CLI_RUN("start", "1", "-d", bad[i]);
+        snprintf(want, sizeof(want), "start: bad duration '%s' for -d", bad[i]);
+        check_usage_error(&r, want, "'flyprof help start'");
+    }
 }
 
 /* Copies the binary to <root>/bin/flyprof; with lib set, puts a stand-in agent library in
@@ -263,7 +282,7 @@ static void test_record(void)
                      "printf '%s' \"$JAVA_TOOL_OPTIONS\" > jto.txt; : > out-$$.fpl", (char *)NULL);
     CHECK_EQ_U(r.code, 0);
     snprintf(want, sizeof(want),
-             "-agentpath:%s=cpu=5ms,wall=5ms,file=%s/out-%%p.fpl,threads,depth=64", lib, real_dir);
+             "-agentpath:%s=cpu=5ms,wall=50ms,file=%s/out-%%p.fpl,threads,depth=64", lib, real_dir);
     got = slurp(jto);
     CHECK(got && strcmp(got, want) == 0);
     if (got && strcmp(got, want) != 0)
@@ -271,6 +290,36 @@ static void test_record(void)
     free(got);
     CHECK(cli_run_has(r.err, "flyprof: profile written to "));
     CHECK(cli_run_has(r.err, "/out-"));
+    /* -i went to cpu only, and flyprof says which interval each mode got */
+    CHECK(cli_run_has(r.err, "flyprof: recording cpu every 5ms, wall every 50ms (-i sets the cpu "
+                             "interval; --wall TIME sets the wall one)\n"));
+    cli_run_free(&r);
+
+    /* --wall sets the wall interval (and turns wall sampling on); -i with -e wall alone is the
+     * wall interval */
+    r = cli_run_prog(fly, cli_run_dir, "record", "-i", "2ms", "--wall", "20ms", "--", "sh", "-c",
+                     "printf '%s' \"$JAVA_TOOL_OPTIONS\" > jto.txt", (char *)NULL);
+    CHECK_EQ_U(r.code, 0);
+    snprintf(want, sizeof(want), "-agentpath:%s=cpu=2ms,wall=20ms,file=%s/flyprof-%%p.fpl", lib,
+             real_dir);
+    got = slurp(jto);
+    CHECK(got && cli_run_same(got, want));
+    free(got);
+    CHECK(cli_run_has(r.err, "flyprof: recording cpu every 2ms, wall every 20ms\n"));
+    cli_run_free(&r);
+    r = cli_run_prog(fly, cli_run_dir, "record", "-e", "wall", "-i", "30000us", "--", "sh", "-c",
+                     "printf '%s' \"$JAVA_TOOL_OPTIONS\" > jto.txt", (char *)NULL);
+    CHECK_EQ_U(r.code, 0);
+    snprintf(want, sizeof(want), "-agentpath:%s=wall=30ms,file=%s/flyprof-%%p.fpl", lib, real_dir);
+    got = slurp(jto);
+    CHECK(got && cli_run_same(got, want));
+    free(got);
+    CHECK(cli_run_has(r.err, "flyprof: recording wall every 30ms\n"));
+    cli_run_free(&r);
+    r = cli_run_prog(fly, cli_run_dir, "record", "-e", "cpu", "--wall", "20ms", "--", "true",
+                     (char *)NULL);
+    CHECK_EQ_U(r.code, 2);
+    CHECK(cli_run_has(r.err, "-e cpu leaves wall-clock sampling off: use -e cpu,wall"));
     cli_run_free(&r);
 
     r = cli_run_prog(fly, cli_run_dir, "record", "-o", "a,b.fpl", "--", "true", (char *)NULL);

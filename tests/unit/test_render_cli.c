@@ -71,6 +71,9 @@ static void test_selection(void)
     CHECK(cli_run_has(
         r.err, "warning: 'golden.fpl' has no samples in the window from 5.000 s after its start "
                "(21 samples outside it)"));
+    /* one warning: the window is empty, not "no wall samples" (the kind an empty selection
+     * resolves to) */
+    CHECK_EQ_U(cli_run_lines(r.err), 1);
     cli_run_free(&r);
     r = CLI_RUN("convert", "golden.fpl", "-o", "-", "--include", "nomatch");
     CHECK_EQ_U(r.code, 0);
