@@ -9,9 +9,11 @@
 #include "fpl_format.h"
 #include "fpl_optval.h"
 
+/* What a user may give: the actions are set by the attach commands and the Java API, and the
+ * internal keys by the CLI, so neither is offered. */
 #define OPTIONS_ACCEPTED                                                                           \
-    "start, stop, dump, status, cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, "            \
-    "wallthreads=N, filter, depth=N, file=PATH, log=PATH, threads, duration=TIME"
+    "cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, wallthreads=N, filter, depth=N, "       \
+    "file=PATH, log=PATH, threads, duration=TIME, idle"
 #define OPTIONS_TIME_HINT "expected TIME such as 10ms (units ns, us, ms, s)"
 
 enum opt_kind {
@@ -36,6 +38,8 @@ enum opt_key {
     KEY_DURATION,
     KEY_REPLY,
     KEY_LOG,
+    KEY_SAFETY,
+    KEY_IDLE,
     KEY_COUNT,
 };
 
@@ -43,11 +47,12 @@ static const struct {
     const char *name;
     enum opt_kind kind;
     const char *usage; /* the accepted form, for "needs a value" */
+    int hidden;        /* left out of options.shown: internal, or an action */
 } opt_keys[KEY_COUNT] = {
-    [KEY_START] = {"start", OPT_FLAG, "start"},
-    [KEY_STOP] = {"stop", OPT_FLAG, "stop"},
-    [KEY_DUMP] = {"dump", OPT_FLAG, "dump"},
-    [KEY_STATUS] = {"status", OPT_FLAG, "status"},
+    [KEY_START] = {"start", OPT_FLAG, "start", 1},
+    [KEY_STOP] = {"stop", OPT_FLAG, "stop", 1},
+    [KEY_DUMP] = {"dump", OPT_FLAG, "dump", 1},
+    [KEY_STATUS] = {"status", OPT_FLAG, "status", 1},
     [KEY_CPU] = {"cpu", OPT_OPTIONAL, "cpu[=TIME]"},
     [KEY_WALL] = {"wall", OPT_OPTIONAL, "wall[=TIME]"},
     [KEY_ENGINE] = {"engine", OPT_REQUIRED, "engine=cputimer|itimer|perf"},
@@ -59,8 +64,12 @@ static const struct {
     [KEY_DURATION] = {"duration", OPT_REQUIRED, "duration=TIME"},
     /* internal: where the flyprof CLI wants an attach action's result; not in the list of
      * accepted options a user sees */
-    [KEY_REPLY] = {"reply", OPT_REQUIRED, "reply=PATH"},
+    [KEY_REPLY] = {"reply", OPT_REQUIRED, "reply=PATH", 1},
     [KEY_LOG] = {"log", OPT_REQUIRED, "log=PATH"},
+    /* internal: attach -d's own stop, after the duration the user asked plus a margin, in case
+     * the CLI is gone before it can stop profiling; not what the user asked for */
+    [KEY_SAFETY] = {"safety", OPT_REQUIRED, "safety=TIME", 1},
+    [KEY_IDLE] = {"idle", OPT_FLAG, "idle"},
 };
 
 static const struct {
@@ -257,6 +266,16 @@ static int apply(struct options *o, enum opt_key k, const char *v, size_t n, cha
         memcpy(o->reply, v, n);
         o->reply[n] = '\0';
         return 0;
+    case KEY_IDLE:
+        o->idle = 1;
+        return 0;
+    case KEY_SAFETY:
+        rc = fpl_optval_time(v, n, &o->safety_ns);
+        if (rc || o->safety_ns == 0 || o->safety_ns > OPTIONS_MAX_DURATION_NS)
+            return fail(err, errlen,
+                        "bad value '%s' for safety: expected a TIME from 1ns to 365 days",
+                        quote(&q, v, n));
+        return 0;
     case KEY_DURATION:
         rc = fpl_optval_time(v, n, &o->duration_ns);
         if (rc == -EINVAL)
@@ -273,6 +292,21 @@ static int apply(struct options *o, enum opt_key k, const char *v, size_t n, cha
         break;
     }
     return fail(err, errlen, "options: internal error on key %d", (int)k);
+}
+
+/* Appends one item to o->shown (comma-separated); an item that does not fit whole is left out
+ * and so are the ones after it. */
+static void add_shown(struct options *o, const char *item, size_t len)
+{
+    size_t have = strlen(o->shown), sep = have ? 1 : 0;
+    if (o->shown_full || have + sep + len >= sizeof(o->shown)) {
+        o->shown_full = 1;
+        return;
+    }
+    if (sep)
+        o->shown[have++] = ',';
+    memcpy(o->shown + have, item, len);
+    o->shown[have + len] = '\0';
 }
 
 int options_parse(const char *s, struct options *out, char *err, size_t errlen)
@@ -339,6 +373,8 @@ int options_parse(const char *s, struct options *out, char *err, size_t errlen)
         rc = apply(&o, (enum opt_key)k, v, vlen, err, errlen);
         if (rc)
             return rc;
+        if (!opt_keys[k].hidden)
+            add_shown(&o, p, len);
         if (!*end)
             break;
         p = end + 1; /* "cpu," ends here: one trailing comma is tolerated */
@@ -346,6 +382,14 @@ int options_parse(const char *s, struct options *out, char *err, size_t errlen)
     /* Naming only wall means "wall instead of cpu"; naming neither means the default mode. */
     if ((seen & (1u << KEY_WALL)) && !(seen & (1u << KEY_CPU)))
         o.cpu_interval_ns = 0;
+    /* the user's own duration= wins over the CLI's safety stop */
+    if (!o.duration_ns)
+        o.duration_ns = o.safety_ns;
+    if (o.idle && (seen & ~(1u << KEY_IDLE | 1u << KEY_REPLY | 1u << KEY_START)))
+        return fail(err, errlen,
+                    "idle loads the agent without profiling: it takes no other option (give "
+                    "the sampling options when profiling starts: flyprof start PID, or "
+                    "Flyprof.start)");
     *out = o;
     return 0;
 }

@@ -19,6 +19,13 @@
  *                                  expanded later by options_expand_file
  *   threads                        one stack root per thread in rendered outputs
  *   duration=TIME                  1ns..OPTIONS_MAX_DURATION_NS
+ *   idle                           load without profiling (-agentpath: profiling starts later
+ *                                  through the Java API or `flyprof start`); no other option
+ *                                  but an action start may come with it
+ * Internal keys, set by the flyprof CLI and never shown (options.shown, error messages):
+ *   reply=PATH                     where an attach action's result goes
+ *   safety=TIME                    stop after TIME unless duration= is given: attach -d's
+ *                                  margin for a CLI that dies before it sends stop
  * Neither cpu nor wall named: CPU sampling on at 10ms. Only wall named: CPU sampling off.
  * cpu and wall intervals lie in [OPTIONS_MIN_INTERVAL_NS, OPTIONS_MAX_INTERVAL_NS].
  * TIME: decimal digits, then an optional unit ns, us, ms or s; a bare number is nanoseconds.
@@ -67,6 +74,13 @@ struct options {
                                    * rendered format; "" when absent */
     char reply[OPTIONS_FILE_MAX]; /* internal reply=PATH: where the attach CLI reads an
                                    * action's result; "" when absent */
+    uint64_t safety_ns;           /* internal safety=TIME (duration_ns holds the stop in force) */
+    int idle;                     /* load without profiling */
+    /* what the user asked for, for the log's HEADER and outputs: the items of the option
+     * string except actions and internal keys, comma-separated (items that do not fit whole
+     * in the buffer are left out, shown_full set) */
+    char shown[OPTIONS_FILE_MAX];
+    int shown_full;
 };
 
 /* Fills *o with the defaults (CPU sampling at 10ms, action start, raw ""). */

@@ -297,7 +297,7 @@ static int agent_for(const struct attach_target *t, char *lib, size_t cap)
 
 /* The "start,..." option string of attach and start; file is absolute. */
 static int start_options(const struct cli_target_args *a, const char *file, uint64_t duration_ms,
-                         char *buf, size_t cap)
+                         int safety, char *buf, size_t cap)
 {
     size_t len = 0;
     char item[PATH_MAX + 16];
@@ -319,8 +319,10 @@ static int start_options(const struct cli_target_args *a, const char *file, uint
     bad |= add_opt(buf, cap, &len, item);
     if (a->threads)
         bad |= add_opt(buf, cap, &len, "threads");
-    if (duration_ms && !a->extra_duration) {
-        snprintf(item, sizeof(item), "duration=%llums", (unsigned long long)duration_ms);
+    if (duration_ms && (safety || !a->extra_duration)) {
+        /* attach's own stop is internal (safety=): the log then shows what the user asked */
+        snprintf(item, sizeof(item), "%s=%llums", safety ? "safety" : "duration",
+                 (unsigned long long)duration_ms);
         bad |= add_opt(buf, cap, &len, item);
     }
     if (a->extra_len)
@@ -352,9 +354,9 @@ int cli_target_gone(pid_t pid)
 
 /* Shared by attach and start: inspect, stage the agent, start. On success *t, lib and file
  * (the output as the agent expanded it) are set. */
-int cli_target_start(const struct cli_target_args *a, uint64_t duration_ms, struct attach_target *t,
-                     char *lib, size_t libcap, char *file, size_t filecap, char *modes,
-                     size_t modescap)
+int cli_target_start(const struct cli_target_args *a, uint64_t duration_ms, int safety,
+                     struct attach_target *t, char *lib, size_t libcap, char *file, size_t filecap,
+                     char *modes, size_t modescap)
 {
     char err[ERR_MAX], out[PATH_MAX], opts[ATTACH_ARG_MAX + 64], def[64];
     int rc = cli_target_inspect(a->pid, t);
@@ -373,7 +375,7 @@ int cli_target_start(const struct cli_target_args *a, uint64_t duration_ms, stru
     }
     if ((rc = agent_for(t, lib, libcap)) != 0)
         return rc;
-    if ((rc = start_options(a, out, duration_ms, opts, sizeof(opts))) != 0)
+    if ((rc = start_options(a, out, duration_ms, safety, opts, sizeof(opts))) != 0)
         return rc;
     if (attach_warns_dynamic(t))
         cli_msg_error("warning: JDK %d prints a warning about a dynamically loaded agent on the "

@@ -77,12 +77,13 @@ int cli_target_action(const struct attach_target *t, const char *lib, const char
                       struct attach_reply *r);
 
 /* attach and start: inspects the target, stages the agent, starts profiling (stopping by
- * itself after duration_ms when not 0). On success *t, lib, file (the output as the agent
- * expanded it) and modes (what it samples how often, from its status: "cpu every 10ms") are
- * set. Returns 0 or the exit code (printed). */
-int cli_target_start(const struct cli_target_args *a, uint64_t duration_ms, struct attach_target *t,
-                     char *lib, size_t libcap, char *file, size_t filecap, char *modes,
-                     size_t modescap);
+ * itself after duration_ms when not 0: the user's duration=, or with safety set attach's own
+ * stop, which the agent keeps out of the log's options). On success *t, lib, file (the output as
+ * the agent expanded it) and modes (what it samples how often, from its status: "cpu every
+ * 10ms") are set. Returns 0 or the exit code (printed). */
+int cli_target_start(const struct cli_target_args *a, uint64_t duration_ms, int safety,
+                     struct attach_target *t, char *lib, size_t libcap, char *file, size_t filecap,
+                     char *modes, size_t modescap);
 
 /* The output path an agent's status reply names (the expanded file=), else fallback. */
 void cli_target_reported_file(const struct attach_reply *r, const char *fallback, char *out,

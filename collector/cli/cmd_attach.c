@@ -109,8 +109,8 @@ static int run(int argc, char **argv)
     uint64_t ms = (a.duration_ns + 999999) / 1000000;
     cli_target_catch_signals();
     int64_t t0 = attach_now_ns();
-    if ((rc = cli_target_start(&a, ms + SAFETY_MS, &t, lib, sizeof(lib), file, sizeof(file), modes,
-                               sizeof(modes))))
+    if ((rc = cli_target_start(&a, ms + SAFETY_MS, 1, &t, lib, sizeof(lib), file, sizeof(file),
+                               modes, sizeof(modes))))
         return rc;
     int64_t started = attach_now_ns();
     cli_msg_error("profiling %s for %s (attached in %.0f ms): %s%s",

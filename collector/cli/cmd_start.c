@@ -19,7 +19,7 @@ static int run(int argc, char **argv)
     char lib[PATH_MAX], file[PATH_MAX], where[2 * PATH_MAX + 128], desc[512], modes[160], d[32];
     uint64_t ms = a.duration_given ? (a.duration_ns + 999999) / 1000000 : 0;
     cli_target_catch_signals();
-    if ((rc = cli_target_start(&a, ms, &t, lib, sizeof(lib), file, sizeof(file), modes,
+    if ((rc = cli_target_start(&a, ms, 0, &t, lib, sizeof(lib), file, sizeof(file), modes,
                                sizeof(modes))))
         return rc;
     if (a.duration_given)

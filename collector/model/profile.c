@@ -364,7 +364,8 @@ static int on_header(void *ctx, const struct reader_header *h)
     o->jvm_name = arena_str(p, h->jvm_name);
     o->jvm_version = arena_str(p, h->jvm_version);
     o->command = arena_str(p, h->command);
-    if (!o->options || !o->jvm_name || !o->jvm_version || !o->command)
+    o->agent_version = arena_str(p, h->agent_version);
+    if (!o->options || !o->jvm_name || !o->jvm_version || !o->command || !o->agent_version)
         return -ENOMEM;
     p->have_header = 1;
     if (p->window.set && h->ticks_per_sec)
@@ -903,6 +904,7 @@ struct profile *profile_new(void)
     }
     static const char empty[] = "";
     p->header.options = p->header.jvm_name = p->header.jvm_version = p->header.command = empty;
+    p->header.agent_version = empty;
     return p;
 }
 

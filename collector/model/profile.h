@@ -60,6 +60,7 @@ struct profile_header {
     const char *jvm_name;
     const char *jvm_version;
     const char *command;
+    const char *agent_version; /* "" for logs of agents that did not write it */
 };
 
 struct profile_anchor {

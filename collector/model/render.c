@@ -907,6 +907,9 @@ void render_default_title(const struct profile *p, int kind, char *buf, size_t l
             snprintf(z, sizeof(z), "%.3f s", (double)w->to_ns / 1e9);
         snprintf(win, sizeof(win), ", window %s to %s", a, z);
     }
-    snprintf(buf, len, "%s profile of %s, %.2f s%s, %llu samples", render_kind_name(kind), what,
-             (double)profile_duration_ns(p) / 1e9, win, (unsigned long long)samples);
+    char ver[48] = "";
+    if (p->have_header && p->header.agent_version[0])
+        snprintf(ver, sizeof(ver), ", flyprof %.32s", p->header.agent_version);
+    snprintf(buf, len, "%s profile of %s, %.2f s%s, %llu samples%s", render_kind_name(kind), what,
+             (double)profile_duration_ns(p) / 1e9, win, (unsigned long long)samples, ver);
 }

@@ -148,9 +148,9 @@ int render_state_parse(const char *s);
 /* "cpu", "wall" or "cpu+wall" for a resolved kind. */
 const char *render_kind_name(int kind);
 
-/* "cpu profile of <command> (pid N), <duration> s, <samples> samples" and similar, into buf
- * (one line, cut with "..." when long; the window when one is set). kind may be
- * PROFILE_KIND_AUTO. */
+/* "cpu profile of <command> (pid N), <duration> s, <samples> samples, flyprof <agent version>"
+ * and similar, into buf (one line, cut with "..." when long; the window when one is set; no
+ * version for logs that do not say it). kind may be PROFILE_KIND_AUTO. */
 void render_default_title(const struct profile *p, int kind, char *buf, size_t len);
 
 #endif

@@ -270,6 +270,8 @@ static void write_header(const struct profile *p, const char *name, FILE *f)
         fprintf(f, "  command      %s\n", h->command[0] ? h->command : "(unknown)");
         fprintf(f, "  pid          %" PRIu64 "\n", h->pid);
         fprintf(f, "  started      %s\n", fmt_real(a, sizeof(a), h->anchor_real_ns));
+        fprintf(f, "  agent        flyprof %s\n",
+                h->agent_version[0] ? h->agent_version : "(version not in the log)");
     } else {
         fprintf(f, "  header       missing (its chunk was damaged or lost): jvm, command, pid "
                    "and start time unknown\n");
