@@ -56,6 +56,10 @@ int cli_select_option(const char *cmd, int argc, char **argv, int *i, struct cli
         a->reverse = 1;
         return 1;
     }
+    if (strcmp(argv[*i], "--raw-names") == 0) {
+        a->raw_names = 1;
+        return 1;
+    }
     for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++) {
         const char *v = NULL;
         const char *opt = argv[*i];
@@ -129,7 +133,7 @@ int cli_select_parse(const char *cmd, const struct cli_select *a, struct render_
 }
 
 struct profile *cli_select_read(const char *in, const struct profile_time *from,
-                                const struct profile_time *to)
+                                const struct profile_time *to, int raw_names)
 {
     char err[ERR_MAX];
     struct profile *p = profile_new();
@@ -137,6 +141,7 @@ struct profile *cli_select_read(const char *in, const struct profile_time *from,
         cli_msg_error("out of memory");
         return NULL;
     }
+    p->raw_names = raw_names;
     if (profile_set_window_times(p, from, to, err, sizeof(err)) != 0) {
         cli_msg_error("%s", err);
         profile_free(p);

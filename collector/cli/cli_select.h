@@ -12,7 +12,7 @@
 /* The options as given. */
 struct cli_select {
     const char *out, *format, *kind, *state, *include, *exclude, *from, *to, *title;
-    int threads, reverse;
+    int threads, reverse, raw_names;
 };
 
 /* Their part of a command's help (the "selection:" block). */
@@ -27,7 +27,10 @@ struct cli_select {
     "  --from T, --to T      only samples from T up to T: seconds after the start (2.5, 2.5s,\n"   \
     "                        500ms, 2min) or a clock time (14:03:05, 2026-11-21T14:03:05)\n"       \
     "  --reverse             callers view: leaf frames at the root\n"                              \
-    "  --title TEXT          the title of the output\n"
+    "  --title TEXT          the title of the output\n"                                            \
+    "  --raw-names           frame names as the JVM gave them: generated classes keep their\n"     \
+    "                        counters and addresses (Demo$$Lambda$5/0x0000000800c01a10 instead\n"  \
+    "                        of Demo$$Lambda), so two runs no longer merge\n"
 
 /* Matches a selection option (or -o / --output, --format) at argv[*i], advancing over its
  * value. Returns 1 when matched, 0 when not, or CLI_EXIT_USAGE after printing a usage error. */
@@ -38,10 +41,10 @@ int cli_select_option(const char *cmd, int argc, char **argv, int *i, struct cli
 int cli_select_parse(const char *cmd, const struct cli_select *a, struct render_opts *o,
                      struct profile_time *from, struct profile_time *to);
 
-/* Reads the log in with the window; warns about damage and about what the window left out.
- * Returns the profile, or NULL after printing why. */
+/* Reads the log in with the window (frame names as logged with raw_names); warns about damage
+ * and about what the window left out. Returns the profile, or NULL after printing why. */
 struct profile *cli_select_read(const char *in, const struct profile_time *from,
-                                const struct profile_time *to);
+                                const struct profile_time *to, int raw_names);
 
 /* Warns when o selects nothing of p (read from in). */
 void cli_select_warn_empty(const struct profile *p, const char *in, const struct render_opts *o);

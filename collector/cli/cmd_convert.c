@@ -43,7 +43,7 @@ static int run(int argc, char **argv)
     if (render_file_format(a.out, a.format, err, sizeof(err)) < 0)
         return cli_msg_usage("convert", "convert: %s", err);
 
-    struct profile *p = cli_select_read(in, &from, &to);
+    struct profile *p = cli_select_read(in, &from, &to, a.raw_names);
     if (!p)
         return CLI_EXIT_FAIL;
     cli_select_warn_empty(p, in, &o);

@@ -1,6 +1,8 @@
 /* cmd_summary.c: `flyprof summary IN.fpl`: what a log holds, in one page of text. */
 #include "cmd_summary.h"
 
+#include <string.h>
+
 #include "cli_msg.h"
 #include "profile.h"
 #include "summary.h"
@@ -11,11 +13,15 @@ static int run(int argc, char **argv)
 {
     const char *in = NULL;
     char err[ERR_MAX];
+    int raw_names = 0;
 
     for (int i = 1; i < argc; i++) {
         if (cli_args_is_help(argv[i])) {
             cli_args_help(&cmd_summary, stdout);
             return CLI_EXIT_OK;
+        } else if (strcmp(argv[i], "--raw-names") == 0) {
+            raw_names = 1;
+            continue;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return cli_msg_usage("summary", "summary: unknown option '%s'", argv[i]);
         } else if (in) {
@@ -31,6 +37,7 @@ static int run(int argc, char **argv)
         cli_msg_error("out of memory");
         return CLI_EXIT_FAIL;
     }
+    p->raw_names = raw_names;
     int rc = profile_read_file(p, in, err, sizeof(err));
     if (rc == 0 && (rc = summary_write(p, in, stdout, err, sizeof(err))) != 0)
         cli_msg_error("writing the summary: %s", err);
@@ -43,11 +50,14 @@ static int run(int argc, char **argv)
 const struct cli_cmd cmd_summary = {
     "summary",
     "what a log holds: samples, failures, hottest methods, threads, agent cost",
-    "usage: flyprof summary IN.fpl\n"
+    "usage: flyprof summary IN.fpl [--raw-names]\n"
     "\n"
     "Prints what the log IN.fpl holds: the JVM and command, duration and sampling setup,\n"
     "samples and weight by kind, failed stack walks by cause, drops, the hottest methods by\n"
     "self and total weight, threads, the agent's own cost, and any damage to the log.\n"
+    "\n"
+    "options:\n"
+    "  --raw-names           method names as the JVM gave them (see flyprof help convert)\n"
     "\n"
     "example:\n"
     "  flyprof summary profile.fpl\n",

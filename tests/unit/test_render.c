@@ -128,7 +128,7 @@ static const char TREE_CPU[] = "all 15/0 K\n"
                                "    com.example.App.work 8/3 J\n"
                                "      com.example.App.hash 5/5 J\n"
                                "  java.lang.Thread.run 4/0 J\n"
-                               "    com.foo.Bar$$Lambda$14/0x0000000800c03000.run 4/0 J\n"
+                               "    com.foo.Bar$$Lambda.run 4/0 J\n"
                                "      com.example.App.fib 4/0 J\n"
                                "        com.example.App.fib 4/0 J\n"
                                "          com.example.App.fib 4/4 J\n";
@@ -153,7 +153,7 @@ static const char TREE_CPU_REV_THREADS[] =
     "    com.example.App.fib 4/0 J\n"
     "      com.example.App.fib 4/0 J\n"
     "        com.example.App.fib 4/0 J\n"
-    "          com.foo.Bar$$Lambda$14/0x0000000800c03000.run 4/0 J\n"
+    "          com.foo.Bar$$Lambda.run 4/0 J\n"
     "            java.lang.Thread.run 4/4 J\n";
 
 /* wall: 8.75 (sleeping) + 5.75 (running) = 14.5, laid out as [0, 5.75) and [5.75, 14.5) */
@@ -266,7 +266,7 @@ static void test_trees(void)
                "    com.example.App.work 8/3 J\n"
                "      com.example.App.hash 5/5 J\n"
                "  java.lang.Thread.run 4/0 J\n"
-               "    com.foo.Bar$$Lambda$14/0x0000000800c03000.run 4/0 J\n"
+               "    com.foo.Bar$$Lambda.run 4/0 J\n"
                "      com.example.App.fib 4/0 J\n"
                "        com.example.App.fib 4/0 J\n"
                "          com.example.App.fib 4/4 J\n",
@@ -281,7 +281,7 @@ static void test_trees(void)
                "  pool-1_worker_2 5/0 T\n"
                "    [agct:unknown_Java] 1/1 M\n"
                "    java.lang.Thread.run 4/0 J\n"
-               "      com.foo.Bar$$Lambda$14/0x0000000800c03000.run 4/0 J\n"
+               "      com.foo.Bar$$Lambda.run 4/0 J\n"
                "        com.example.App.fib 4/0 J\n"
                "          com.example.App.fib 4/0 J\n"
                "            com.example.App.fib 4/4 J\n",
@@ -502,7 +502,7 @@ static const char TEXT_CPU[] =
     "           8  53.33%            3  20.00%  com.example.App.work\n"
     "           5  33.33%            5  33.33%  com.example.App.hash\n"
     "           4  26.67%            4  26.67%  com.example.App.fib\n"
-    "           4  26.67%            0   0.00%  com.foo.Bar$$Lambda$14/0x0000000800c03000.run\n"
+    "           4  26.67%            0   0.00%  com.foo.Bar$$Lambda.run\n"
     "           4  26.67%            0   0.00%  java.lang.Thread.run\n"
     "           1   6.67%            1   6.67%  [agct:unknown_Java]\n"
     "           1   6.67%            1   6.67%  [unknown stack]\n"
@@ -518,7 +518,7 @@ static const char TEXT_CPU[] =
     "  6.67%   0.00%            1      [unknown]\n"
     "  6.67%   6.67%            1        os::javaTimeNanos\n"
     " 26.67%   0.00%            4    java.lang.Thread.run\n"
-    " 26.67%   0.00%            4      com.foo.Bar$$Lambda$14/0x0000000800c03000.run\n"
+    " 26.67%   0.00%            4      com.foo.Bar$$Lambda.run\n"
     " 26.67%   0.00%            4        com.example.App.fib\n"
     " 26.67%   0.00%            4          com.example.App.fib\n"
     " 26.67%  26.67%            4            com.example.App.fib\n"

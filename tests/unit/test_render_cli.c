@@ -47,14 +47,21 @@ static void test_selection(void)
     CHECK_OUT(HASH5, "convert", "golden.fpl", "-o", "-", "--include", "hash$");
     CHECK_OUT(HASH5, "convert", "golden.fpl", "--include=App\\.(hash|nothing)", "-o", "-");
     CHECK_OUT("com.example.App.main;com.example.App.work 3\n" /* thread 3's and main's */
-              "java.lang.Thread.run;com.foo.Bar$$Lambda$14/0x0000000800c03000.run;"
+              "java.lang.Thread.run;com.foo.Bar$$Lambda.run;"
               "com.example.App.fib;com.example.App.fib;com.example.App.fib 4\n",
               "convert", "golden.fpl", "-o", "-", "--exclude", "hash|^\\[");
     CHECK_OUT("pool-1_worker_2;[agct:unknown_Java] 1\n"
-              "pool-1_worker_2;java.lang.Thread.run;com.foo.Bar$$Lambda$14/0x0000000800c03000."
+              "pool-1_worker_2;java.lang.Thread.run;com.foo.Bar$$Lambda."
               "run;com.example.App.fib;com.example.App.fib;com.example.App.fib 4\n",
               "convert", "golden.fpl", "-o", "-", "--threads", "--include", "^pool");
     CHECK_OUT(SLEEP9, "convert", "golden.fpl", "-o", "-", "--state", "sleeping");
+    /* generated class names are normalized unless --raw-names */
+    CHECK_OUT("java.lang.Thread.run;com.foo.Bar$$Lambda$14/0x0000000800c03000.run;"
+              "com.example.App.fib;com.example.App.fib;com.example.App.fib 4\n",
+              "convert", "golden.fpl", "-o", "-", "--raw-names", "--include", "fib");
+    CHECK_OUT("java.lang.Thread.run;com.foo.Bar$$Lambda.run;"
+              "com.example.App.fib;com.example.App.fib;com.example.App.fib 4\n",
+              "convert", "golden.fpl", "-o", "-", "--include", "fib");
     CHECK_OUT(HASH3, "convert", "golden.fpl", "-o", "-", "--from", "25ms", "--to", "45ms");
     CHECK_OUT(HASH3, "convert", "golden.fpl", "-o", "-", "--from", "0.025", "--to=0.045s");
     CHECK_OUT(HASH3, "convert", "golden.fpl", "-o", "-", "--from", "22:13:20.025", "--to",

@@ -199,14 +199,14 @@ static void test_folded(const struct profile *p)
                  "[agct:unknown_Java] 1\n"
                  "[unknown stack] 1\n"
                  "com.example.App.fib;com.example.App.fib;com.example.App.fib;"
-                 "com.foo.Bar$$Lambda$14/0x0000000800c03000.run;java.lang.Thread.run 4\n"
+                 "com.foo.Bar$$Lambda.run;java.lang.Thread.run 4\n"
                  "com.example.App.hash;com.example.App.work;com.example.App.main 5\n"
                  "com.example.App.work;com.example.App.main 3\n"
                  "os::javaTimeNanos;[unknown];com.example.App.main 1\n");
     o.include = "fib|hash";
     check_folded(p, &o,
                  "com.example.App.fib;com.example.App.fib;com.example.App.fib;"
-                 "com.foo.Bar$$Lambda$14/0x0000000800c03000.run;java.lang.Thread.run 4\n"
+                 "com.foo.Bar$$Lambda.run;java.lang.Thread.run 4\n"
                  "com.example.App.hash;com.example.App.work;com.example.App.main 5\n");
     o = DEFAULTS;
     o.state = FPL_STATE_SLEEPING; /* the automatic kind becomes wall */
