@@ -56,6 +56,10 @@ int cli_select_option(const char *cmd, int argc, char **argv, int *i, struct cli
         a->reverse = 1;
         return 1;
     }
+    if (strcmp(argv[*i], "--no-states") == 0) {
+        a->no_states = 1;
+        return 1;
+    }
     if (strcmp(argv[*i], "--raw-names") == 0) {
         a->raw_names = 1;
         return 1;
@@ -101,6 +105,7 @@ int cli_select_parse(const char *cmd, const struct cli_select *a, struct render_
     o->state = RENDER_STATE_ALL;
     o->threads = a->threads;
     o->reverse = a->reverse;
+    o->no_states = a->no_states;
     o->include = a->include;
     o->exclude = a->exclude;
     o->title = a->title;

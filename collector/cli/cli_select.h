@@ -12,7 +12,7 @@
 /* The options as given. */
 struct cli_select {
     const char *out, *format, *kind, *state, *include, *exclude, *from, *to, *title;
-    int threads, reverse, raw_names;
+    int threads, reverse, raw_names, no_states;
 };
 
 /* Their part of a command's help (the "selection:" block). */
@@ -27,6 +27,7 @@ struct cli_select {
     "  --from T, --to T      only samples from T up to T: seconds after the start (2.5, 2.5s,\n"   \
     "                        500ms, 2min) or a clock time (14:03:05, 2026-11-21T14:03:05)\n"       \
     "  --reverse             callers view: leaf frames at the root\n"                              \
+    "  --no-states           wall samples without their thread-state frame ([sleeping], ...)\n"    \
     "  --title TEXT          the title of the output\n"                                            \
     "  --raw-names           frame names as the JVM gave them: generated classes keep their\n"     \
     "                        counters and addresses (Demo$$Lambda$5/0x0000000800c01a10 instead\n"  \

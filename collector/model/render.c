@@ -513,7 +513,7 @@ static int add_entry(struct builder *b, struct render_select *s, const struct pr
         }
         u.pre[u.npre++] = b->thread_name[slot] - 1;
     }
-    if (e->kind == FPL_KIND_WALL && s->o.state == RENDER_STATE_ALL &&
+    if (e->kind == FPL_KIND_WALL && s->o.state == RENDER_STATE_ALL && !s->o.no_states &&
         render_state_frame(e->state)) {
         if ((state = name_intern(t, render_state_frame(e->state), RENDER_STATE)) == NONE)
             return -ENOMEM;

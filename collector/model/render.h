@@ -24,6 +24,7 @@ struct render_opts {
     const char *include;   /* POSIX extended regex: keep stacks with a frame matching; NULL all */
     const char *exclude;   /* drop stacks with a frame matching; NULL none */
     const char *title;     /* NULL: render_default_title */
+    int no_states;         /* wall samples without their thread-state leaf frame */
 };
 
 /* Frame types, for colors and legends. */
@@ -111,8 +112,8 @@ struct render_tree {
 /* Builds the call tree of p's selected cells (render_select_entry), merging frames by display
  * name (and node type) along the path. The path of a cell: a "[cpu]" / "[wall]" root (RENDER_KIND) with
  * PROFILE_KIND_ALL, then the thread's name (RENDER_THREAD) with o->threads, then the frames
- * root first, then for a wall sample of known state when no state filter is set a state leaf
- * ("[parked]", RENDER_STATE, see render_state_frame). With o->reverse the frames and the state
+ * root first, then for a wall sample of known state when no state filter is set and
+ * o->no_states is not a state leaf ("[parked]", RENDER_STATE, see render_state_frame). With o->reverse the frames and the state
  * leaf come in reverse order (leaf first: state, executing method, ..., entry point) below the
  * same kind and thread roots. An undefined stack is the one frame PROFILE_UNKNOWN_STACK, an
  * empty one PROFILE_EMPTY_STACK, an undefined method PROFILE_UNKNOWN_FRAME (all RENDER_MARKER).

@@ -116,43 +116,58 @@ static void put_frame(struct fpl_buf *b, const char *name)
     fpl_put_bytes(b, name, strlen(name));
 }
 
-/* Builds the folded line of one cell into b (root first; stacks are stored leaf first). */
+/* Builds the folded line of one cell into b (root first; stacks are stored leaf first). state
+ * is the state whose leaf frame ends the line ("[sleeping]"), or 0 for none; with reverse it
+ * comes first after the roots, as in the call trees. */
 static void fold_entry(const struct profile *p, const struct profile_entry *e, int all, int threads,
-                       int reverse, struct fpl_buf *b)
+                       int reverse, int state, struct fpl_buf *b)
 {
+    const char *leaf = state ? render_state_frame(state) : NULL;
     b->len = 0;
     if (all)
         put_frame(b, e->kind == FPL_KIND_CPU ? "[cpu]" : "[wall]");
     if (threads)
         put_frame(b, profile_entry_thread_name(p, e));
+    if (leaf && reverse)
+        put_frame(b, leaf);
     if (e->stack == PROFILE_NONE) {
         put_frame(b, PROFILE_UNKNOWN_STACK);
-        return;
-    }
-    const struct profile_stack *st = &p->stacks[e->stack];
-    if (st->nframes == 0) {
+    } else if (p->stacks[e->stack].nframes == 0) {
         put_frame(b, PROFILE_EMPTY_STACK);
-        return;
+    } else {
+        const struct profile_stack *st = &p->stacks[e->stack];
+        for (uint32_t i = 0; i < st->nframes; i++)
+            put_frame(b, profile_frame_name(p, &st->frames[reverse ? i : st->nframes - 1 - i]));
     }
-    for (uint32_t i = 0; i < st->nframes; i++)
-        put_frame(b, profile_frame_name(p, &st->frames[reverse ? i : st->nframes - 1 - i]));
+    if (leaf && !reverse)
+        put_frame(b, leaf);
 }
 
-/* Folds the cells of kind (resolved), only those sel selects when sel is set. */
+/* The state leaf a cell's line ends in: its state for a wall sample when states are shown and
+ * the state is known, else 0. */
+static int leaf_state(const struct profile_entry *e, int states)
+{
+    return states && e->kind == FPL_KIND_WALL && render_state_frame(e->state) ? e->state : 0;
+}
+
+/* Folds the cells of kind (resolved), only those sel selects when sel is set; with states, wall
+ * lines end in their thread-state frame. */
 static int write_folded(const struct profile *p, int kind, int threads, struct render_select *sel,
-                        int reverse, FILE *f, char *err, size_t errlen)
+                        int reverse, int states, FILE *f, char *err, size_t errlen)
 {
     struct lineset ls = {0};
     struct fpl_buf line = {0};
     struct sorted *v = NULL;
     int all = kind == PROFILE_KIND_ALL;
     int rc = lineset_rehash(&ls);
-    /* Without thread roots a line depends only on the cell's stack (and kind, with all): the
-     * cells are summed per stack first, so each stack is folded and hashed once rather than
-     * once per thread and state (a many-threaded profile has several times more cells than
-     * stacks, and a line is often kilobytes long). Sums of fixed-point weights do not depend
-     * on their order, and the lines are sorted: the output is the same. */
-    size_t nk = all ? 2 : 1, nslots = (p->nstacks + 1) * nk;
+    /* Without thread roots a line depends only on the cell's stack (and kind, with all, and its
+     * state leaf, with states): the cells are summed per stack first, so each stack is folded
+     * and hashed once rather than once per thread (a many-threaded profile has several times
+     * more cells than stacks, and a line is often kilobytes long). Sums of fixed-point weights
+     * do not depend on their order, and the lines are sorted: the output is the same. Slot
+     * (stack, k): k = kind (with all) * nst + state leaf. */
+    size_t nst = states && kind != FPL_KIND_CPU ? FPL_STATE_NATIVE + 1 : 1;
+    size_t nk = (all ? 2 : 1) * nst, nslots = (p->nstacks + 1) * nk;
     unsigned __int128 *per_stack = threads ? NULL : calloc(nslots, sizeof(*per_stack));
     if (!threads && !per_stack)
         rc = -ENOMEM;
@@ -163,13 +178,14 @@ static int write_folded(const struct profile *p, int kind, int threads, struct r
             continue;
         if (sel && !render_select_entry(sel, e))
             continue;
+        int leaf = leaf_state(e, states && (size_t)e->state < nst);
         if (per_stack) {
             size_t si = e->stack == PROFILE_NONE ? p->nstacks : e->stack;
-            size_t k = all && e->kind != FPL_KIND_CPU;
+            size_t k = (all && e->kind != FPL_KIND_CPU) * nst + (size_t)leaf;
             profile_fp_add(&per_stack[si * nk + k], e->upscaled);
             continue;
         }
-        fold_entry(p, e, all, threads, reverse, &line);
+        fold_entry(p, e, all, threads, reverse, leaf, &line);
         if (line.failed)
             rc = -ENOMEM;
         else
@@ -179,10 +195,10 @@ static int write_folded(const struct profile *p, int kind, int threads, struct r
         if (per_stack[slot] == 0)
             continue;
         struct profile_entry e = {0};
-        size_t si = slot / nk;
+        size_t si = slot / nk, k = slot % nk;
         e.stack = si == p->nstacks ? PROFILE_NONE : (uint32_t)si;
-        e.kind = all && slot % nk ? FPL_KIND_WALL : FPL_KIND_CPU;
-        fold_entry(p, &e, all, 0, reverse, &line);
+        e.kind = (all ? k >= nst : kind == FPL_KIND_WALL) ? FPL_KIND_WALL : FPL_KIND_CPU;
+        fold_entry(p, &e, all, 0, reverse, (int)(k % nst), &line);
         if (line.failed)
             rc = -ENOMEM;
         else
@@ -229,11 +245,14 @@ out:
 int out_collapsed_write(const struct profile *p, const struct out_collapsed_opts *o, FILE *f,
                         char *err, size_t errlen)
 {
-    return write_folded(p, profile_resolve_kind(p, o->kind), o->threads, NULL, 0, f, err, errlen);
+    return write_folded(p, profile_resolve_kind(p, o->kind), o->threads, NULL, 0, o->states, f, err,
+                        errlen);
 }
 
 int out_collapsed_write_select(const struct profile *p, struct render_select *sel, int threads,
                                int reverse, FILE *f, char *err, size_t errlen)
 {
-    return write_folded(p, sel->kind, threads, sel, reverse, f, err, errlen);
+    /* a state filter makes the leaf the same on every line: left out, as in the call trees */
+    int states = !sel->o.no_states && sel->o.state == RENDER_STATE_ALL;
+    return write_folded(p, sel->kind, threads, sel, reverse, states, f, err, errlen);
 }

@@ -35,6 +35,10 @@ const char GOLDEN_CPU_THREADS[] =
 const char GOLDEN_WALL[] = "com.example.App.main;com.example.App.work;com.example.App.hash 6\n"
                            "java.lang.Thread.run;java.lang.Thread.sleep0 9\n";
 
+const char GOLDEN_WALL_STATES[] =
+    "com.example.App.main;com.example.App.work;com.example.App.hash;[running] 6\n"
+    "java.lang.Thread.run;java.lang.Thread.sleep0;[sleeping] 9\n";
+
 #define MS (GOLDEN_TPS / 1000) /* ticks per millisecond */
 
 int golden_log_build(struct fplgen *g, int with_end)

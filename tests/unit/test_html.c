@@ -173,7 +173,8 @@ static struct profile *load_golden(void)
 
 static struct render_opts opts(int kind, int threads, int reverse)
 {
-    struct render_opts o = {kind, threads, reverse, RENDER_STATE_ALL, NULL, NULL, NULL};
+    struct render_opts o = {
+        .kind = kind, .threads = threads, .reverse = reverse, .state = RENDER_STATE_ALL};
     return o;
 }
 

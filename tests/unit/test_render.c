@@ -16,8 +16,8 @@
 #include "profile.h"
 #include "render.h"
 
-static const struct render_opts DEFAULTS = {
-    PROFILE_KIND_AUTO, 0, 0, RENDER_STATE_ALL, NULL, NULL, NULL};
+static const struct render_opts DEFAULTS = {.kind = PROFILE_KIND_AUTO,
+                                            .state = RENDER_STATE_ALL};
 
 /* Reads a generator's log into a new profile, with a window when from/to are given. */
 static struct profile *load_gen(struct fplgen *g, const struct profile_time *from,
