@@ -815,16 +815,27 @@ static size_t child_hash(uint32_t parent, uint32_t name)
 
 int render_tree_match(const struct render_tree *t, const struct render_tree *base, uint64_t *out)
 {
+    uint32_t *node = malloc((t->nnodes ? t->nnodes : 1) * sizeof(*node));
+    if (!node)
+        return -ENOMEM;
+    int rc = render_tree_match_nodes(t, base, node);
+    for (size_t i = 0; rc == 0 && i < t->nnodes; i++)
+        out[i] = node[i] == NONE ? 0 : base->nodes[node[i]].total;
+    free(node);
+    return rc;
+}
+
+int render_tree_match_nodes(const struct render_tree *t, const struct render_tree *base,
+                            uint32_t *bnode)
+{
     size_t cap = 16;
     while (cap < base->nnodes * 2)
         cap *= 2;
     size_t mask = cap - 1;
     struct child_slot *child = calloc(cap, sizeof(*child));
-    uint32_t *bnode = malloc((t->nnodes ? t->nnodes : 1) * sizeof(*bnode));
     uint32_t *bname = malloc((t->nnames ? t->nnames : 1) * sizeof(*bname));
-    if (!child || !bnode || !bname) {
+    if (!child || !bname) {
         free(child);
-        free(bnode);
         free(bname);
         return -ENOMEM;
     }
@@ -854,10 +865,8 @@ int render_tree_match(const struct render_tree *t, const struct render_tree *bas
             }
         }
         bnode[i] = m;
-        out[i] = m == NONE ? 0 : base->nodes[m].total;
     }
     free(child);
-    free(bnode);
     free(bname);
     return 0;
 }

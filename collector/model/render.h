@@ -129,6 +129,11 @@ void render_tree_destroy(struct render_tree *t);
 int render_tree_match(const struct render_tree *t, const struct render_tree *base,
                       uint64_t *out);
 
+/* As render_tree_match, giving for every node of t the index of the node of base with the same
+ * path, or UINT32_MAX. out has t->nnodes entries. Returns 0 or -ENOMEM. */
+int render_tree_match_nodes(const struct render_tree *t, const struct render_tree *base,
+                            uint32_t *out);
+
 /* The node of t below parent named name, or UINT32_MAX. */
 uint32_t render_tree_child(const struct render_tree *t, uint32_t parent, const char *name);
 

@@ -3,7 +3,9 @@
 The page carries one JSON object in <script type="application/json" id="fp-data">; its call
 tree is a string of digits (collector/render/out_html.h): per node, h = children * 2 + same,
 the frame table index, then the weight unless `same` says it is what is left of the parent's
-weight after the node's earlier siblings. A diff adds `base`: one plain number per node.
+weight after the node's earlier siblings. A diff adds `base`, one plain number per node, and
+`lost`: per node the width that frames only in the base take in its subtree, so its own (NEW)
+weight is weight - lost.
 """
 import json
 import re
@@ -42,6 +44,7 @@ class Node:
     def __init__(self, name, typ, weight, parent):
         self.name, self.type, self.weight, self.parent = name, typ, weight, parent
         self.base = 0
+        self.lost = 0
         self.path = (parent.path if parent else ()) + (name,)
 
 
@@ -77,4 +80,12 @@ def tree(data, suffix=""):
     if "base" + suffix in data:
         for node, b in zip(nodes, numbers(data["base" + suffix])):
             node.base = b
+    if "lost" + suffix in data:
+        for node, b in zip(nodes, numbers(data["lost" + suffix])):
+            node.lost = b
     return nodes
+
+
+def own(node):
+    """A diff node's own weight in NEW (its width less that of frames only in the base)."""
+    return node.weight - node.lost
