@@ -289,9 +289,11 @@ def test_interaction(c):
     check(r["found"], "App.work not drawn: %s", r)
     check(r["tipShown"], "no tooltip on hover: %s", r)
     tip = r["tip"]
-    for part in ["demo.App.work", "Java method", "55 samples", "550.0 ms", "55.00%",
-                 "15 samples", "15.00%", "Click to zoom"]:
+    for part in ["demo.App.work", "Java method", "weight 55", "550.0 ms", "55.00%",
+                 "weight 15", "15.00%", "Click to zoom"]:
         check(part in tip, "tooltip lacks %r: %r", part, tip)
+    # a weight is not a number of samples (the root once said "192 samples" of 191)
+    check("samples" not in tip, "tooltip calls a weight samples: %r", tip)
     check(r["zoom"] == "demo.App.work", "click did not zoom: %s", r)
     check("work" in r["crumbs"] and "all" in r["crumbs"], "crumbs %r", r["crumbs"])
     check(r["resetEnabled"], "reset button disabled while zoomed")

@@ -307,7 +307,9 @@
   }
   function weightText(w) {
     var t = dur(w);
-    return fmtInt(w) + (D.kind === "all" ? "" : " samples") + (t ? " \u00b7 " + t : "");
+    /* a weight counts sampling intervals (upscaled for wall), not samples: say so, and the
+     * time it stands for when the interval is known */
+    return "weight " + fmtInt(w) + (t ? " \u00b7 " + t : "");
   }
 
   /* ---- colors ---------------------------------------------------------------------------- */
@@ -426,8 +428,7 @@
       box.classList.add("fp-on");
       box.setAttribute("data-share", share.toFixed(6));
       box.setAttribute("data-weight", String(w));
-      var text = "Matched " + pct(share) + " \u00b7 " + fmtInt(w) +
-                 (D.kind === "all" ? "" : " samples");
+      var text = "Matched " + pct(share) + " \u00b7 weight " + fmtInt(w);
       if (diff) {
         var bs = D.base_total ? bw / D.base_total : 0;
         box.setAttribute("data-base-share", bs.toFixed(6));
@@ -435,7 +436,7 @@
       }
       if (Z !== 0) text += " \u00b7 " + pct(cur(T, Z) ? zw / cur(T, Z) : 0) + " of zoom";
       box.textContent = text;
-      box.title = fmtInt(w) + " of " + fmtInt(cur(T, 0)) + " samples have a frame matching /" +
+      box.title = "weight " + fmtInt(w) + " of " + fmtInt(cur(T, 0)) + " has a frame matching /" +
                   src + "/";
       $("fp-stats").setAttribute("data-ms-search", (performance.now() - t0).toFixed(1));
     }
@@ -648,7 +649,7 @@
       row(body, "Of zoomed", pct(cur(T, v) / cur(T, Z)));
     if (diff) {
       var bs = D.base_total ? T.BASE[v] / D.base_total : 0, d = deltaOf(T, v);
-      row(body, "Total (base)", fmtInt(T.BASE[v]) + " samples \u00b7 " + pct(bs) +
+      row(body, "Total (base)", "weight " + fmtInt(T.BASE[v]) + " \u00b7 " + pct(bs) +
           (T.BASE[v] ? "" : " (not in base)"));
       row(body, "Change", pts(d), d > 0 ? "fp-up" : d < 0 ? "fp-down" : "");
     }
@@ -799,7 +800,7 @@
       k.appendChild(document.createTextNode("shrank " + pts(-sc) + " "));
       k.appendChild(ramp);
       k.appendChild(document.createTextNode(" " + pts(sc) + " grew"));
-      k.title = "Each frame's change in share of all samples, new minus base";
+      k.title = "Each frame's change in share of the total weight, new minus base";
       box.appendChild(k);
       return;
     }
