@@ -7,143 +7,36 @@
 #include <string.h>
 #include <time.h>
 
+#include "render.h"
+#include "top.h"
+
 #define SUMMARY_THREADS 20 /* rows in a thread table */
-
-/* Names of frames, deduplicated, so overloads and different bcis of one method are one row.
- * Ids 0..2 are the placeholders for undefined references and empty stacks. */
-enum { NAME_UNKNOWN, NAME_UNKNOWN_STACK, NAME_EMPTY, NAME_FIRST };
-
-struct names {
-    const char **name; /* id -> name */
-    size_t n;
-    uint32_t *of_method; /* method index -> id */
-};
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 0x100000001b3ull;
-    }
-    return h ^ (h >> 29);
-}
-
-static void names_destroy(struct names *nm)
-{
-    free(nm->name);
-    free(nm->of_method);
-}
-
-static int names_build(const struct profile *p, struct names *nm)
-{
-    size_t cap = 64;
-    while (cap < 2 * (p->nmethods + NAME_FIRST))
-        cap *= 2;
-    uint32_t *slots = calloc(cap, sizeof(*slots));
-    nm->name = malloc((p->nmethods + NAME_FIRST) * sizeof(*nm->name));
-    nm->of_method = malloc((p->nmethods + 1) * sizeof(*nm->of_method));
-    if (!slots || !nm->name || !nm->of_method) {
-        free(slots);
-        names_destroy(nm);
-        return -ENOMEM;
-    }
-    nm->name[NAME_UNKNOWN] = PROFILE_UNKNOWN_FRAME;
-    nm->name[NAME_UNKNOWN_STACK] = PROFILE_UNKNOWN_STACK;
-    nm->name[NAME_EMPTY] = PROFILE_EMPTY_STACK;
-    nm->n = NAME_FIRST;
-    for (size_t m = 0; m < p->nmethods; m++) {
-        const char *s = p->methods[m].display;
-        size_t i = (size_t)hash_str(s) & (cap - 1);
-        while (slots[i] && strcmp(nm->name[slots[i] - 1], s) != 0)
-            i = (i + 1) & (cap - 1);
-        if (!slots[i]) {
-            nm->name[nm->n] = s;
-            slots[i] = (uint32_t)++nm->n;
-        }
-        nm->of_method[m] = slots[i] - 1;
-    }
-    free(slots);
-    return 0;
-}
-
-static uint32_t frame_name(const struct names *nm, const struct profile_frame *f)
-{
-    return f->method == PROFILE_NONE ? NAME_UNKNOWN : nm->of_method[f->method];
-}
-
-/* A row while ranking: the exact (fixed-point) weight, rounded only for display. */
-struct method_row {
-    const char *name;
-    unsigned __int128 fp;
-};
-
-static int cmp_method(const void *a, const void *b)
-{
-    const struct method_row *x = a, *y = b;
-    if (x->fp != y->fp)
-        return x->fp < y->fp ? 1 : -1;
-    return strcmp(x->name, y->name);
-}
 
 int summary_top_methods(const struct profile *p, int kind, int total, struct summary_method *out,
                         size_t max, size_t *n)
 {
-    struct names nm = {0};
-    unsigned __int128 *w = NULL;
-    uint64_t *stamp = NULL;
-    struct method_row *rows = NULL;
-    int rc = names_build(p, &nm);
-
+    struct render_opts o = {.kind = kind, .state = RENDER_STATE_ALL};
+    struct render_select sel;
+    struct top t;
+    char err[64];
     *n = 0;
+    if (render_select_init(&sel, p, &o, err, sizeof(err)) != 0)
+        return -EINVAL;
+    int rc = top_build(&t, p, &sel);
+    render_select_destroy(&sel);
     if (rc)
         return rc;
-    w = calloc(nm.n, sizeof(*w));
-    stamp = calloc(nm.n, sizeof(*stamp));
-    rows = malloc(nm.n * sizeof(*rows));
-    if (!w || !stamp || !rows) {
-        rc = -ENOMEM;
-        goto out;
+    size_t rows;
+    top_sort(&t, total, &rows);
+    if (total)
+        rows = t.n;
+    *n = rows < max ? rows : max;
+    for (size_t i = 0; i < *n; i++) {
+        unsigned __int128 w = total ? t.rows[i].total : t.rows[i].self;
+        out[i] = (struct summary_method){t.rows[i].name, profile_fp_round(w), profile_fp_double(w)};
     }
-    for (size_t i = 0; i < p->nentries; i++) {
-        const struct profile_entry *e = &p->entries[i];
-        if (e->kind != kind)
-            continue;
-        if (e->stack == PROFILE_NONE || p->stacks[e->stack].nframes == 0) {
-            profile_fp_add(&w[e->stack == PROFILE_NONE ? NAME_UNKNOWN_STACK : NAME_EMPTY],
-                           e->upscaled);
-            continue;
-        }
-        const struct profile_stack *st = &p->stacks[e->stack];
-        if (!total) {
-            profile_fp_add(&w[frame_name(&nm, &st->frames[0])], e->upscaled);
-            continue;
-        }
-        /* a recursive method counts once per sample: stamp each name with this cell */
-        for (uint32_t k = 0; k < st->nframes; k++) {
-            uint32_t id = frame_name(&nm, &st->frames[k]);
-            if (stamp[id] != i + 1) {
-                stamp[id] = i + 1;
-                profile_fp_add(&w[id], e->upscaled);
-            }
-        }
-    }
-    size_t nrows = 0;
-    for (size_t id = 0; id < nm.n; id++) {
-        if (w[id])
-            rows[nrows++] = (struct method_row){nm.name[id], w[id]};
-    }
-    qsort(rows, nrows, sizeof(*rows), cmp_method);
-    *n = nrows < max ? nrows : max;
-    for (size_t i = 0; i < *n; i++)
-        out[i] = (struct summary_method){rows[i].name, profile_fp_round(rows[i].fp),
-                                         profile_fp_double(rows[i].fp)};
-out:
-    free(rows);
-    free(stamp);
-    free(w);
-    names_destroy(&nm);
-    return rc;
+    top_destroy(&t);
+    return 0;
 }
 
 uint64_t summary_hist_quantile(const struct profile *p, double q)

@@ -24,9 +24,9 @@ struct summary_method {
 
 /* The up-to-max heaviest methods of kind (FPL_KIND_CPU or FPL_KIND_WALL), by self weight
  * (the method is the leaf) or, with total set, by total weight (the method is anywhere in the
- * stack, counted once per sample even when it recurses). Weights are upscaled (profile.h), as
- * in the folded output. Sorted by exact weight, then name. Stores the rows in out[0..*n).
- * Returns 0 or -ENOMEM. */
+ * stack, counted once per sample even when it recurses): top.h's rows over every sample of the
+ * kind. Weights are upscaled (profile.h), as in the folded output. Sorted by exact weight,
+ * then name. Stores the rows in out[0..*n). Returns 0 or -ENOMEM. */
 int summary_top_methods(const struct profile *p, int kind, int total, struct summary_method *out,
                         size_t max, size_t *n);
 
