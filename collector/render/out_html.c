@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "esc.h"
 #include "fpl_codec.h"
 
 /* The page template and its assets, generated at configure time by collector/html/embed.cmake
@@ -173,105 +174,10 @@ static void put_num(struct fpl_buf *b, uint64_t v)
     fpl_put_u8(b, (uint8_t)end[v]);
 }
 
-/* Decodes one UTF-8 (or CESU-8 surrogate, as in JVM modified UTF-8) sequence at s[0..len).
- * Returns its length and the code point in *cp; 1 and U+FFFD for an invalid byte. */
-static size_t utf8_next(const unsigned char *s, size_t len, uint32_t *cp)
-{
-    unsigned char c = s[0];
-    size_t need;
-    uint32_t v, min;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    if (c >= 0xc2 && c <= 0xdf) {
-        need = 1, v = c & 0x1f, min = 0x80;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        need = 2, v = c & 0x0f, min = 0x800;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        need = 3, v = c & 0x07, min = 0x10000;
-    } else {
-        *cp = 0xfffd;
-        return 1;
-    }
-    if (len < need + 1)
-        goto bad;
-    for (size_t i = 1; i <= need; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            goto bad;
-        v = v << 6 | (s[i] & 0x3f);
-    }
-    if (v < min || v > 0x10ffff)
-        goto bad;
-    *cp = v;
-    return need + 1;
-bad:
-    *cp = 0xfffd;
-    return 1;
-}
-
-/* s as a JSON string literal that is pure ASCII and safe inside a <script> element. */
-static void put_json_str(struct fpl_buf *b, const char *str)
-{
-    const unsigned char *s = (const unsigned char *)str;
-    size_t len = strlen(str);
-    char tmp[16];
-    fpl_put_u8(b, '"');
-    for (size_t i = 0; i < len;) {
-        uint32_t cp;
-        size_t n = utf8_next(s + i, len - i, &cp);
-        i += n;
-        if (cp == '"' || cp == '\\') {
-            fpl_put_u8(b, '\\');
-            fpl_put_u8(b, (uint8_t)cp);
-        } else if (cp >= 0x20 && cp < 0x7f && cp != '<' && cp != '>' && cp != '&') {
-            fpl_put_u8(b, (uint8_t)cp);
-        } else if (cp < 0x10000) {
-            snprintf(tmp, sizeof(tmp), "\\u%04x", (unsigned)cp);
-            put_str(b, tmp);
-        } else {
-            cp -= 0x10000;
-            snprintf(tmp, sizeof(tmp), "\\u%04x\\u%04x", 0xd800u + (cp >> 10),
-                     0xdc00u + (cp & 0x3ff));
-            put_str(b, tmp);
-        }
-    }
-    fpl_put_u8(b, '"');
-}
-
-/* s as HTML text (the <title> element): markup characters and non-ASCII as references,
- * control characters as spaces. */
-static void put_html_text(struct fpl_buf *b, const char *str)
-{
-    const unsigned char *s = (const unsigned char *)str;
-    size_t len = strlen(str);
-    char tmp[16];
-    for (size_t i = 0; i < len;) {
-        uint32_t cp;
-        i += utf8_next(s + i, len - i, &cp);
-        if (cp >= 0xd800 && cp <= 0xdfff)
-            cp = 0xfffd; /* a lone surrogate is no character in HTML */
-        if (cp < 0x20 || cp == 0x7f) {
-            fpl_put_u8(b, ' ');
-        } else if (cp == '<' || cp == '>' || cp == '&' || cp == '"' || cp == '\'') {
-            put_str(b, cp == '<'   ? "&lt;"
-                       : cp == '>' ? "&gt;"
-                       : cp == '&' ? "&amp;"
-                       : cp == '"' ? "&quot;"
-                                   : "&#39;");
-        } else if (cp < 0x7f) {
-            fpl_put_u8(b, (uint8_t)cp);
-        } else {
-            snprintf(tmp, sizeof(tmp), "&#x%x;", (unsigned)cp);
-            put_str(b, tmp);
-        }
-    }
-}
-
 static void put_key(struct fpl_buf *b, const char *key)
 {
     fpl_put_u8(b, ',');
-    put_json_str(b, key);
+    esc_json(b, key);
     fpl_put_u8(b, ':');
 }
 
@@ -293,7 +199,7 @@ static int put_tree(struct fpl_buf *b, const struct flat *fl, const char *suffix
     for (size_t i = 0; i < fl->nentries; i++) {
         if (i)
             fpl_put_u8(b, ',');
-        put_json_str(b, t->names[fl->names[i]]);
+        esc_json(b, t->names[fl->names[i]]);
     }
     fpl_put_u8(b, ']');
     snprintf(key, sizeof(key), "types%s", suffix);
@@ -381,7 +287,7 @@ static int write_page(FILE *f, const char *title, const struct fpl_buf *data, ch
     struct fpl_buf t = {0};
     int rc = 0;
 
-    put_html_text(&t, title);
+    esc_html(&t, title);
     if (t.failed || data->failed) {
         fpl_buf_free(&t);
         snprintf(err, errlen, "html: out of memory");
@@ -431,11 +337,11 @@ static void put_head(struct fpl_buf *b, const struct profile *p, const struct re
     put_str(b, "{\"v\":");
     put_u64(b, OUT_HTML_DATA_VERSION);
     put_key(b, "title");
-    put_json_str(b, title);
+    esc_json(b, title);
     put_key(b, "subtitle");
-    put_json_str(b, subtitle);
+    esc_json(b, subtitle);
     put_key(b, "kind");
-    put_json_str(b, kind_name(t->kind));
+    esc_json(b, kind_name(t->kind));
     put_key(b, "interval_ns");
     put_u64(b, interval);
     put_key(b, "samples");

@@ -1,4 +1,4 @@
-/* summary.h: the human-readable summary of a profile (`flyprof summary`): the JVM and command,
+/* summary.h: the summary of a profile (`flyprof summary`, text or JSON): the JVM and command,
  * start time and duration, sampling setup, samples per kind (for wall: raw and upscaled weight,
  * estimated thread-seconds, and the wall ticks), failures by cause, drops, the heaviest
  * methods by self and total weight, threads, the agent's own cost, and the damage the reader
@@ -38,5 +38,14 @@ uint64_t summary_hist_quantile(const struct profile *p, double q);
 /* Writes the summary of p (read from the log `name`) to f. Returns 0, -ENOMEM, or -EIO when
  * writing failed; err[0..errlen) then says what failed. */
 int summary_write(const struct profile *p, const char *name, FILE *f, char *err, size_t errlen);
+
+/* The layout of summary_write_json, collector/format/SUMMARY_JSON.md: stable; keys are only
+ * added, and a change of meaning takes a new version. */
+#define SUMMARY_JSON_VERSION 1
+
+/* The same facts as summary_write, as one JSON object (and a newline) to f: the keys of
+ * collector/format/SUMMARY_JSON.md. Returns as summary_write. */
+int summary_write_json(const struct profile *p, const char *name, FILE *f, char *err,
+                       size_t errlen);
 
 #endif

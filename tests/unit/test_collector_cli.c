@@ -111,6 +111,37 @@ static void test_summary_and_usage(void)
     CHECK(cli_run_has(r.out, "ring drops: 3"));
     cli_run_free(&r);
 
+    /* --json: one line, the facts of the text; the golden log's numbers (the JSON is parsed
+     * and cross-checked against the text on a real log by int_summary_json) */
+    r = CLI_RUN("summary", "--json", "golden.fpl");
+    CHECK_EQ_U(r.code, 0);
+    CHECK(cli_run_same(r.err, ""));
+    CHECK_EQ_U(cli_run_lines(r.out), 1);
+    CHECK(r.out[0] == '{' && strlen(r.out) > 2 && strcmp(r.out + strlen(r.out) - 2, "}\n") == 0);
+    CHECK(cli_run_has(r.out, "\"format\":\"flyprof-summary\",\"version\":1,"));
+    CHECK(cli_run_has(r.out, "\"pid\":4242,"));
+    CHECK(cli_run_has(r.out, "\"duration_ns\":2000000000,"));
+    CHECK(cli_run_has(r.out, "\"interval_ns\":{\"cpu\":10000000,\"wall\":50000000}"));
+    CHECK(cli_run_has(r.out, "\"cpu\":{\"samples\":14,\"weight\":15,\"weight_ns\":150000000,"
+                             "\"failed_samples\":1,\"failed\":{\"[agct:unknown_Java]\":1}}"));
+    CHECK(cli_run_has(r.out, "\"wall\":{\"samples\":7,\"weight\":14.5000,\"raw_weight\":7,"
+                             "\"weight_ns\":725000000,"));
+    CHECK(cli_run_has(r.out, "\"drops\":3,"));
+    CHECK(cli_run_has(r.out,
+                      "{\"name\":\"pool-1_worker_2\",\"tid\":101,\"cpu_ns\":50000000,"
+                      "\"wall_ns\":437500000,\"wall_by_state_ns\":{\"sleeping\":437500000}}"));
+    CHECK(cli_run_has(r.out, "\"tid\":null,"));
+    CHECK(cli_run_has(r.out, "\"top_self\":[{\"method\":\"com.example.App.hash\",\"kind\":\"cpu\","
+                             "\"weight\":5,\"weight_ns\":50000000,\"share\":0.333333}"));
+    CHECK(cli_run_has(r.out, "{\"method\":\"java.lang.Thread.sleep0\",\"kind\":\"wall\","
+                             "\"weight\":8.7500,\"weight_ns\":437500000,"));
+    CHECK(cli_run_has(r.out, "\"log_state\":{\"complete\":true,"));
+    cli_run_free(&r);
+    r = CLI_RUN("summary", "--json", "cut.fpl");
+    CHECK_EQ_U(r.code, 0);
+    CHECK(cli_run_has(r.out, "\"log_state\":{\"complete\":false,"));
+    cli_run_free(&r);
+
     r = CLI_RUN("summary", "missing.fpl");
     CHECK_EQ_U(r.code, 1);
     CHECK(cli_run_has(r.err, "cannot open 'missing.fpl'"));
