@@ -349,7 +349,19 @@ void cli_target_reported_file(const struct attach_reply *r, const char *fallback
 
 int cli_target_gone(pid_t pid)
 {
-    return kill(pid, 0) != 0 && errno == ESRCH;
+    if (kill(pid, 0) != 0 && errno == ESRCH)
+        return 1;
+    /* a JVM that died but was not reaped yet (its parent is busy) is a zombie: gone too */
+    char path[64], stat[512];
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    size_t n = fread(stat, 1, sizeof(stat) - 1, f);
+    fclose(f);
+    stat[n] = 0;
+    const char *paren = strrchr(stat, ')'); /* the command name may hold spaces or parens */
+    return paren && paren[1] == ' ' && (paren[2] == 'Z' || paren[2] == 'X');
 }
 
 /* Shared by attach and start: inspect, stage the agent, start. On success *t, lib and file

@@ -89,7 +89,7 @@ int cli_target_start(const struct cli_target_args *a, uint64_t duration_ms, int 
 void cli_target_reported_file(const struct attach_reply *r, const char *fallback, char *out,
                               size_t cap);
 
-/* 1 when the process is gone. */
+/* 1 when the process is gone (or a zombie: dead, not yet reaped). */
 int cli_target_gone(pid_t pid);
 
 #endif

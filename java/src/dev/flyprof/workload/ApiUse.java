@@ -21,11 +21,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       {@code DIR/z.fpl} must not appear);</li>
  *   <li>{@code wall} (the agent was started with {@code wall=...} only): stop, start
  *       {@code wall=10ms,wallthreads=2} into {@code DIR/w2.fpl} with three sleeping threads,
- *       stop, start {@code cpu=10ms,wall=20ms} into {@code DIR/w3.fpl}, stop.</li>
+ *       stop, start {@code cpu=10ms,wall=20ms} into {@code DIR/w3.fpl}, stop;</li>
+ *   <li>{@code idle} (the agent was loaded with {@code idle}, not profiling): status, start
+ *       {@code cpu=5ms} into {@code DIR/i.fpl}, status, stop.</li>
  * </ul>
  */
 public final class ApiUse {
-    static final String USAGE = "ApiUse agent|noagent|wall DIR";
+    static final String USAGE = "ApiUse agent|noagent|wall|idle DIR";
     private static volatile long sink;
 
     private ApiUse() {
@@ -176,6 +178,21 @@ public final class ApiUse {
         step("status_end", Flyprof::status);
     }
 
+    static void idle(String dir) throws Exception {
+        step("loaded", () -> Flyprof.isLoaded());
+        step("status_idle", Flyprof::status);
+        step("start", () -> {
+            Flyprof.start("cpu=5ms,file=" + dir + "/i.fpl");
+            return null;
+        });
+        step("status_started", Flyprof::status);
+        burn(1.0);
+        step("stop", () -> {
+            Flyprof.stop();
+            return null;
+        });
+    }
+
     public static void main(String[] args) throws Exception {
         if (args.length != 2) {
             System.err.println("usage: " + USAGE);
@@ -184,6 +201,8 @@ public final class ApiUse {
         String mode = args[0];
         if (mode.equals("wall")) {
             wall(args[1]);
+        } else if (mode.equals("idle")) {
+            idle(args[1]);
         } else if (mode.equals("agent") || mode.equals("noagent")) {
             api(args[1]);
             filter();
