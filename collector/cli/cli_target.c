@@ -90,6 +90,8 @@ static int take_agent_options(struct cli_target_args *a, char *word)
                                      a->cmd, item);
         if (klen == 8 && !strncmp(item, "duration", 8))
             a->extra_duration = 1;
+        if ((klen == 3 && !strncmp(item, "cpu", 3)) || (klen == 4 && !strncmp(item, "wall", 4)))
+            a->extra_modes = 1;
         if (add_opt(a->extra, sizeof(a->extra), &a->extra_len, item))
             return cli_msg_usage(a->cmd, "%s: agent options too long", a->cmd);
     }
@@ -167,6 +169,11 @@ int cli_target_parse(int argc, char **argv, unsigned allowed, const struct cli_c
         return cli_msg_usage(
             a->cmd, "%s: which JVM? give its process id ('flyprof list' shows them)", a->cmd);
     uint64_t cpu_ns, wall_ns; /* checked here, passed on when profiling starts */
+    if (a->extra_modes && (a->events || a->interval || a->wall))
+        return cli_msg_usage(a->cmd,
+                             "%s: the sampling modes are given twice, by -e/-i/--wall and by the "
+                             "agent options cpu= or wall=: use one or the other",
+                             a->cmd);
     if (allowed & CLI_TARGET_MODE)
         return cli_args_modes(a->cmd, a->events, a->interval, a->wall, &cpu_ns, &wall_ns);
     return 0;
@@ -306,6 +313,8 @@ static int start_options(const struct cli_target_args *a, const char *file, uint
     char t1[32];
     if (cli_args_modes(a->cmd, a->events, a->interval, a->wall, &cpu_ns, &wall_ns) != 0)
         return CLI_EXIT_USAGE;
+    if (a->extra_modes)
+        cpu_ns = wall_ns = 0; /* the agent options cpu= / wall= say it all */
     /* explicit intervals: the agent then samples exactly what the CLI says it does */
     if (cpu_ns) {
         snprintf(item, sizeof(item), "cpu=%s", fpl_optval_time_str(cpu_ns, t1, sizeof(t1)));

@@ -244,6 +244,8 @@ static void test_help(void)
     check_usage_error(&r, "start: unknown event 'gpu'", "'flyprof help start'");
     r = CLI_RUN("list", "x");
     check_usage_error(&r, "list: unexpected argument 'x'", "'flyprof help list'");
+    r = CLI_RUN("start", "1", "-i", "5ms", "cpu=2ms");
+    check_usage_error(&r, "start: the sampling modes are given twice", "'flyprof help start'");
     r = CLI_RUN("attach", "1", "--wall", "5 ms");
     check_usage_error(&r, "attach: bad --wall interval '5 ms'", "'flyprof help attach'");
 
