@@ -48,7 +48,9 @@ static int run(int argc, char **argv)
     if (r.have && strncmp(r.text, said, sizeof(said) - 1) == 0)
         snprintf(file, sizeof(file), "%s", r.text + sizeof(said) - 1);
     else if (a.output)
-        snprintf(file, sizeof(file), "%s", out);
+        cli_msg_error("warning: the agent in process %d is older than stop -o: the output went "
+                      "where it was named at start",
+                      (int)t.pid);
     if (file[0])
         cli_msg_error("stopped profiling process %d; profile written to %s", (int)t.pid,
                       cli_target_seen_from_here(&t, file, where, sizeof(where)));
