@@ -6,9 +6,9 @@ WallStates (busy, sleeper, parker and blocked threads, each in one state) runs u
 cpu=10ms,wall=20ms for 2 s. The log's summary is taken as text and as JSON. Asserts:
 - the JSON parses, is one line, and has every documented key with its type;
 - it agrees with the text: pid, jvm, command, duration, intervals; cpu and wall samples, raw
-  weights, upscaled wall weight and their seconds; drops; every row of the text's thread tables
-  (by tid and name: cpu weight x 10 ms, wall weight x 20 ms); the text's top-self tables, row by row
-  (method, weight, share);
+  weights, upscaled wall weight and their seconds; drops; every row of the text's thread
+  tables (by tid and name: cpu weight x 10 ms, wall weight x 20 ms); the text's top-self
+  tables, row by row (method, weight, share);
 - sums: the threads' cpu_ns add up to cpu.weight_ns exactly, their wall_ns to wall.weight_ns and
   each thread's wall_by_state_ns to its wall_ns within 1 ns per term;
 - what the workload makes true: busy has most of the CPU, sleeper's wall time is mostly
