@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "control.h"
+#include "events.h"
 #include "options.h"
 #include "thread_filter.h"
 #include "threads.h"
@@ -125,6 +126,11 @@ static const JNINativeMethod api_methods[] = {
     {"status0", "()Ljava/lang/String;", (void *)api_status},
 };
 
+static const JNINativeMethod events_methods[] = {
+    {"log0", "(I)V", (void *)events_jni_log},
+    {"log1", "(ILjava/lang/String;I)V", (void *)events_jni_log_str},
+};
+
 /* Registers the natives and sets the class's `bound` flag, which turns its calls on. */
 static void bind(JNIEnv *jni, jclass klass, const JNINativeMethod *m, jint n)
 {
@@ -149,6 +155,8 @@ static void bind_if_api(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass)
             bind(jni, klass, filter_methods, 3);
         else if (strcmp(sig, "Ldev/flyprof/Flyprof;") == 0)
             bind(jni, klass, api_methods, 4);
+        else if (strcmp(sig, "Ldev/flyprof/Events;") == 0)
+            bind(jni, klass, events_methods, 2);
     }
     (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
 }

@@ -13,7 +13,7 @@
  * internal keys by the CLI, so neither is offered. */
 #define OPTIONS_ACCEPTED                                                                           \
     "cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, wallthreads=N, filter, depth=N, "       \
-    "file=PATH, log=PATH, threads, duration=TIME, idle"
+    "file=PATH, log=PATH, threads, duration=TIME, events=N, idle"
 #define OPTIONS_TIME_HINT "expected TIME such as 10ms (units ns, us, ms, s)"
 
 enum opt_kind {
@@ -38,6 +38,7 @@ enum opt_key {
     KEY_DURATION,
     KEY_REPLY,
     KEY_LOG,
+    KEY_EVENTS,
     KEY_SAFETY,
     KEY_IDLE,
     KEY_COUNT,
@@ -66,6 +67,7 @@ static const struct {
      * accepted options a user sees */
     [KEY_REPLY] = {"reply", OPT_REQUIRED, "reply=PATH", 1},
     [KEY_LOG] = {"log", OPT_REQUIRED, "log=PATH"},
+    [KEY_EVENTS] = {"events", OPT_REQUIRED, "events=N"},
     /* internal: attach -d's own stop, after the duration the user asked plus a margin, in case
      * the CLI is gone before it can stop profiling; not what the user asked for */
     [KEY_SAFETY] = {"safety", OPT_REQUIRED, "safety=TIME", 1},
@@ -198,6 +200,7 @@ void options_defaults(struct options *o)
     o->engine = FPL_ENGINE_CPUTIMER;
     o->wall_threads = OPTIONS_DEFAULT_WALL_THREADS;
     o->depth = OPTIONS_DEFAULT_DEPTH;
+    o->events = OPTIONS_DEFAULT_EVENTS;
     memcpy(o->file, OPTIONS_DEFAULT_FILE, sizeof(OPTIONS_DEFAULT_FILE));
 }
 
@@ -288,6 +291,20 @@ static int apply(struct options *o, enum opt_key k, const char *v, size_t n, cha
             return fail(err, errlen, "bad value '%s' for duration: expected a TIME greater than 0",
                         quote(&q, v, n));
         return 0;
+    case KEY_EVENTS: {
+        uint64_t x;
+        size_t len;
+        int range;
+        scan_digits(v, n, &x, &len, &range);
+        if (len == 0 || len != n || range ||
+            (x != 0 && (x < OPTIONS_MIN_EVENTS || x > OPTIONS_MAX_EVENTS)))
+            return fail(err, errlen,
+                        "bad value '%s' for events: expected 0 (off) or N from %u to %u (events "
+                        "per thread buffer, 16 bytes each)",
+                        quote(&q, v, n), OPTIONS_MIN_EVENTS, OPTIONS_MAX_EVENTS);
+        o->events = (uint32_t)x;
+        return 0;
+    }
     case KEY_COUNT:
         break;
     }

@@ -19,6 +19,10 @@
  *                                  expanded later by options_expand_file
  *   threads                        one stack root per thread in rendered outputs
  *   duration=TIME                  1ns..OPTIONS_MAX_DURATION_NS
+ *   events=N                       per-thread buffer of dev.flyprof.Events: N x 16 bytes (N
+ *                                  events without a string); 0 (off) or
+ *                                  OPTIONS_MIN_EVENTS..OPTIONS_MAX_EVENTS, default
+ *                                  OPTIONS_DEFAULT_EVENTS
  *   idle                           load without profiling (-agentpath: profiling starts later
  *                                  through the Java API or `flyprof start`); no other option
  *                                  but an action start may come with it
@@ -48,6 +52,9 @@
 #define OPTIONS_MIN_INTERVAL_NS 100000ull                           /* 100 us */
 #define OPTIONS_MAX_INTERVAL_NS (86400ull * 1000000000ull)          /* 1 day */
 #define OPTIONS_MAX_DURATION_NS (365ull * 86400ull * 1000000000ull) /* 365 days */
+#define OPTIONS_DEFAULT_EVENTS 32768u    /* 512 KiB per thread that logs events */
+#define OPTIONS_MIN_EVENTS 64u
+#define OPTIONS_MAX_EVENTS (1u << 24)    /* 256 MiB per thread */
 
 enum options_action {
     OPTIONS_START = 0,
@@ -68,6 +75,7 @@ struct options {
     int file_given;              /* file= appeared */
     int threads;                 /* per-thread roots in rendered outputs */
     uint64_t duration_ns;        /* 0: until stop or VM exit */
+    uint32_t events;             /* event buffer per thread in 16-byte units; 0: events off */
     char raw[OPTIONS_FILE_MAX];  /* the option string as given (cut to OPTIONS_FILE_MAX - 1
                                   * bytes), for the log; "" when parsed from NULL */
     char log[OPTIONS_FILE_MAX];   /* log=PATH: keep the raw .fpl log there when file= names a

@@ -10,6 +10,7 @@
 #include "cmd_convert.h"
 #include "cmd_diff.h"
 #include "cmd_dump.h"
+#include "cmd_events.h"
 #include "cmd_list.h"
 #include "cmd_record.h"
 #include "cmd_start.h"
@@ -23,8 +24,8 @@
 
 /* In the order `flyprof help` lists them: profiling first, then reading logs. */
 static const struct cli_cmd *const commands[] = {
-    &cmd_record, &cmd_attach, &cmd_start,   &cmd_stop, &cmd_dump,
-    &cmd_status, &cmd_list,   &cmd_convert, &cmd_diff, &cmd_summary,
+    &cmd_record, &cmd_attach,  &cmd_start, &cmd_stop,    &cmd_dump,   &cmd_status,
+    &cmd_list,   &cmd_convert, &cmd_diff,  &cmd_summary, &cmd_events,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -94,8 +94,10 @@ static uint32_t cesu_pair(const unsigned char *s, size_t len)
 }
 
 /* Cleans src[0..len) into dst (when not NULL) up to cap - 1 bytes, never splitting a
- * character; returns the length of the cleaned text (all of it when dst is NULL). */
-static size_t clean(char *dst, size_t cap, const char *src, size_t len)
+ * character; returns the length of the cleaned text (all of it when dst is NULL). With
+ * keep_semicolon (plain text, not a folded frame) ';' stays and the modified UTF-8 NUL is a
+ * control character ('_'); without, ';' becomes '_' and the NUL U+FFFD (FORMAT.md 11). */
+static size_t clean_text(char *dst, size_t cap, const char *src, size_t len, int keep_semicolon)
 {
     const unsigned char *s = (const unsigned char *)src;
     size_t i = 0, o = 0;
@@ -103,9 +105,13 @@ static size_t clean(char *dst, size_t cap, const char *src, size_t len)
         unsigned char out[4];
         size_t in, n;
         uint32_t cp;
-        if (s[i] == ';' || s[i] < 0x20 || s[i] == 0x7f) {
+        if ((s[i] == ';' && !keep_semicolon) || s[i] < 0x20 || s[i] == 0x7f) {
             out[0] = '_';
             n = in = 1;
+        } else if (keep_semicolon && s[i] == 0xc0 && i + 1 < len && s[i + 1] == 0x80) {
+            out[0] = '_'; /* U+0000 in modified UTF-8: a control character like the others */
+            n = 1;
+            in = 2;
         } else if ((in = utf8_seq(s + i, len - i)) != 0) {
             memcpy(out, s + i, in);
             n = in;
@@ -134,9 +140,19 @@ static size_t clean(char *dst, size_t cap, const char *src, size_t len)
     return o;
 }
 
+static size_t clean(char *dst, size_t cap, const char *src, size_t len)
+{
+    return clean_text(dst, cap, src, len, 0);
+}
+
 size_t profile_clean(char *dst, size_t cap, const char *src, size_t len)
 {
     return clean(dst, cap, src, len);
+}
+
+size_t profile_clean_text(char *dst, size_t cap, const char *src, size_t len)
+{
+    return clean_text(dst, cap, src, len, 1);
 }
 
 /* A cleaned copy (see profile_clean) of the concatenation a + sep + b. */
@@ -829,6 +845,38 @@ static int on_end(void *ctx, uint64_t ticks)
     return 0;
 }
 
+/* Counts a thread id with events once. */
+static int event_thread(struct profile *p, uint64_t id)
+{
+    if (idmap_get(&p->event_threads, id) != PROFILE_NONE)
+        return 0;
+    if (idmap_put(&p->event_threads, id, 0))
+        return -ENOMEM;
+    p->events.threads++;
+    return 0;
+}
+
+static int on_event(void *ctx, const struct reader_event *e)
+{
+    struct profile *p = ctx;
+    p->events.recorded++;
+    p->events.dropped += e->dropped;
+    p->events.truncated += (e->flags & FPL_EVENT_TRUNCATED) != 0;
+    if (event_thread(p, e->thread_id))
+        return -ENOMEM;
+    return p->event_sink.event ? p->event_sink.event(p->event_sink.ctx, e) : 0;
+}
+
+static int on_event_drops(void *ctx, uint64_t thread_id, uint64_t dropped_after)
+{
+    struct profile *p = ctx;
+    p->events.dropped += dropped_after;
+    if (event_thread(p, thread_id))
+        return -ENOMEM;
+    return p->event_sink.drops ? p->event_sink.drops(p->event_sink.ctx, thread_id, dropped_after)
+                               : 0;
+}
+
 /* Chooses the clock conversion. The header's frequency is measured over a short calibration;
  * an anchor written much later gives a better one, so with one more than 1 s after the base
  * the frequency is (ticks difference) / (monotonic difference). Without a header, two anchors
@@ -910,6 +958,8 @@ static const struct reader_ops profile_ops = {
     .handler_hist = on_hist,
     .end = on_end,
     .wall_tick = on_wall_tick,
+    .event = on_event,
+    .event_drops = on_event_drops,
 };
 
 struct profile *profile_new(void)
@@ -934,6 +984,7 @@ void profile_free(struct profile *p)
     idmap_destroy(&p->thread_map);
     idmap_destroy(&p->method_map);
     idmap_destroy(&p->stack_map);
+    idmap_destroy(&p->event_threads);
     free(p->threads);
     free(p->methods);
     free(p->stacks);
@@ -997,6 +1048,14 @@ int profile_read_mem(struct profile *p, const void *data, size_t len, const char
     snprintf(p->name, sizeof(p->name), "%s", name ? name : "(memory)");
     return read_done(p,
                      reader_read_mem(data, len, p->name, &profile_ops, p, &p->stats, err, errlen));
+}
+
+void profile_set_event_sink(struct profile *p, const struct profile_event_sink *sink)
+{
+    if (sink)
+        p->event_sink = *sink;
+    else
+        memset(&p->event_sink, 0, sizeof(p->event_sink));
 }
 
 int profile_set_window(struct profile *p, uint64_t from_ns, uint64_t to_ns)

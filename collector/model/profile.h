@@ -188,6 +188,24 @@ struct profile_window {
     uint64_t num, den;
 };
 
+/* Events of dev.flyprof.Events (FPL_REC_EVENTS), counted while reading. Every event the
+ * program logged while profiling ran is in exactly one of recorded and dropped (unless the
+ * stop raced with it, or a chunk was lost). */
+struct profile_events {
+    uint64_t recorded;  /* events in the log */
+    uint64_t dropped;   /* events lost to full buffers (or to a failed allocation) */
+    uint64_t truncated; /* recorded events whose string was cut to its first 63 characters */
+    uint64_t threads;   /* distinct thread ids with events or drops */
+};
+
+/* A consumer of the events as they are read (profile_set_event_sink); the profile counts
+ * them either way. */
+struct profile_event_sink {
+    int (*event)(void *ctx, const struct reader_event *e);
+    int (*drops)(void *ctx, uint64_t thread_id, uint64_t dropped_after);
+    void *ctx;
+};
+
 struct profile_arena_block;
 struct profile_agg_slot;
 struct profile_tick;
@@ -231,6 +249,9 @@ struct profile {
     uint64_t hist_max_ns;
     uint64_t hist_total_ns;
 
+    struct profile_events events;
+    struct profile_event_sink event_sink; /* profile_set_event_sink */
+
     int end_seen; /* an END record was read (the last one is kept) */
     uint64_t end_ticks;
 
@@ -259,6 +280,7 @@ struct profile {
     struct profile_pending *pending;
     size_t npending, pending_cap;
     struct profile_arena_block *arena;
+    struct profile_idmap event_threads; /* thread ids with events, for events.threads */
     int read_done;
 };
 
@@ -275,6 +297,10 @@ int profile_read_file(struct profile *p, const char *path, char *err, size_t err
 /* As profile_read_file, from memory; name is used in messages. */
 int profile_read_mem(struct profile *p, const void *data, size_t len, const char *name, char *err,
                      size_t errlen);
+
+/* Hands every event read to sink (copied; NULL to stop) besides counting it. Call before
+ * profile_read_*. */
+void profile_set_event_sink(struct profile *p, const struct profile_event_sink *sink);
 
 /* Restricts the samples read to those taken from from_ns (inclusive) to to_ns (exclusive)
  * nanoseconds after the log's start (the HEADER's anchor, or the first ANCHOR without a
@@ -351,5 +377,10 @@ double profile_ticks_per_sec(const struct profile *p);
  * UTF-8 form; every other byte that is not part of valid UTF-8 (the modified UTF-8 NUL C0 80
  * included) becomes U+FFFD. The result is valid UTF-8. Returns the length written. */
 size_t profile_clean(char *dst, size_t cap, const char *src, size_t len);
+
+/* As profile_clean, for one-line text that is not a frame of a folded line (an event's
+ * string): ';' is kept, and the modified UTF-8 NUL (C0 80) becomes '_' like other control
+ * characters. */
+size_t profile_clean_text(char *dst, size_t cap, const char *src, size_t len);
 
 #endif

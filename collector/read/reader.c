@@ -34,6 +34,8 @@ struct reader {
     size_t ctrs_cap;
     uint64_t *hist;
     size_t hist_cap;
+    struct reader_event *events;
+    size_t events_cap;
 };
 
 static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
@@ -276,6 +278,45 @@ static int rec_wall_tick(struct reader *r, struct fpl_cur *c)
     return r->ops->wall_tick(r->ctx, &t);
 }
 
+static int rec_events(struct reader *r, struct fpl_cur *c)
+{
+    uint64_t thread_id = fpl_get_v(c);
+    size_t n = get_count(c, 3); /* dticks, n and flags: a byte each at least */
+    if (c->bad)
+        return 0;
+    void *q = scratch(r->events, &r->events_cap, n, sizeof(*r->events));
+    if (!q)
+        return -ENOMEM;
+    r->events = q;
+    /* decoded whole before any is delivered: a bad record delivers nothing */
+    uint64_t ticks = 0;
+    for (size_t i = 0; i < n && !c->bad; i++) {
+        struct reader_event *e = &r->events[i];
+        e->thread_id = thread_id;
+        ticks += (uint64_t)fpl_get_sv(c);
+        e->ticks = ticks;
+        e->n = fpl_get_sv(c);
+        e->flags = fpl_get_u8(c);
+        e->dropped = e->flags & FPL_EVENT_DROPPED ? fpl_get_v(c) : 0;
+        e->s.s = "";
+        e->s.len = 0;
+        if (e->flags & FPL_EVENT_STRING)
+            e->s = get_str(c);
+    }
+    /* optional trailing field */
+    uint64_t after = !c->bad && c->p < c->end ? fpl_get_v(c) : 0;
+    if (c->bad)
+        return 0;
+    for (size_t i = 0; i < n && r->ops->event; i++) {
+        int rc = r->ops->event(r->ctx, &r->events[i]);
+        if (rc)
+            return rc;
+    }
+    if (after && r->ops->event_drops)
+        return r->ops->event_drops(r->ctx, thread_id, after);
+    return 0;
+}
+
 /* Decodes one record's body with the decoder of its type. Returns a callback's non-zero
  * value, -ENOMEM, or 0, with body->bad set when its fields do not decode within the body and
  * r->skipped set when the record was skipped whole (and counted). */
@@ -302,6 +343,8 @@ static int read_record(struct reader *r, uint8_t type, struct fpl_cur *body, uin
         return rec_end(r, body);
     case FPL_REC_WALL_TICK:
         return rec_wall_tick(r, body);
+    case FPL_REC_EVENTS:
+        return rec_events(r, body);
     default:
         r->st->unknown_records++;
         r->skipped = 1;
@@ -485,6 +528,7 @@ int reader_read_mem(const void *data, size_t len, const char *name, const struct
     free(r.lines);
     free(r.ctrs);
     free(r.hist);
+    free(r.events);
     return rc;
 }
 

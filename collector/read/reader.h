@@ -99,6 +99,17 @@ struct reader_counter {
     uint64_t value;
 };
 
+/* One event of FPL_REC_EVENTS (dev.flyprof.Events.log), its time resolved. */
+struct reader_event {
+    uint64_t thread_id;
+    uint64_t ticks;      /* absolute */
+    int64_t n;
+    uint8_t flags;       /* enum fpl_event_flag; unknown bits passed through */
+    uint64_t dropped;    /* events of this thread dropped right before this one (0: none) */
+    struct reader_str s; /* when flags has FPL_EVENT_STRING; else empty. Valid during the
+                          * callback only */
+};
+
 /* Callbacks; any may be NULL. A callback returning non-zero stops the read, and reader_read*
  * returns that value. Enum fields are passed through unchecked: the consumer decides. */
 struct reader_ops {
@@ -115,6 +126,11 @@ struct reader_ops {
                         uint64_t total_ns);
     int (*end)(void *ctx, uint64_t ticks);
     int (*wall_tick)(void *ctx, const struct reader_wall_tick *t);
+    /* FPL_REC_EVENTS: each event in the order logged; then, when the record says so, the
+     * thread's events dropped after the last one (dropped_after > 0). A record that does not
+     * decode delivers none of its events. */
+    int (*event)(void *ctx, const struct reader_event *e);
+    int (*event_drops)(void *ctx, uint64_t thread_id, uint64_t dropped_after);
 };
 
 /* What the reader met on its way; filled by reader_read*, also when it fails half-way. */

@@ -1,8 +1,9 @@
 /* summary.h: the summary of a profile (`flyprof summary`, text or JSON): the JVM and command,
  * start time and duration, sampling setup, samples per kind (for wall: raw and upscaled weight,
- * estimated thread-seconds, and the wall ticks), failures by cause, drops, the heaviest
- * methods by self and total weight, threads, the agent's own cost, and the damage the reader
- * met. Never prints except into the given stream. Any thread.
+ * estimated thread-seconds, and the wall ticks), events of dev.flyprof.Events (recorded,
+ * dropped, truncated), failures by cause, drops, the heaviest methods by self and total
+ * weight, threads, the agent's own cost, and the damage the reader met. Never prints except
+ * into the given stream. Any thread.
  */
 #ifndef SUMMARY_H
 #define SUMMARY_H

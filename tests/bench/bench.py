@@ -14,13 +14,19 @@ Four parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof
 1b. depth -- the signal handler's cost (AsyncGetCallTrace) against the stack depth: FixedWork
              at cpu=1ms with 0, 32, 128 and 512 extra frames, one run each.
 2. filter -- ThreadFilter.add()/remove() per call (FilterCost), without and with the agent.
+2b. events -- Events.log(int) and Events.log(int, 18-char String) per call (EventCost cost),
+             without the agent (the no-op), with it, and an empty static JNI native timed the
+             same way (the JNI floor, tests/bench/jnifloor.c); then 4 threads logging at a
+             paced total rate (EventCost rate) with the default buffers: events recorded and
+             dropped, the writer's CPU time, log bytes per second.
 3. wall   -- the wall-clock sampler (wall=10ms, wallthreads=16, no CPU sampling) against the
              number of parked threads (ParkedThreads). The sampler thread's CPU time is read from
              /proc/PID/task/TID/sched ("flyprof wall sa") when all threads are up and again when
              the steady phase ends; the process CPU time is read through the process CPU clock at
              the same instants, in a run with the agent and one without.
 
-Usage: bench.py --build DIR [--java PATH] [--quick] [--rounds N] [--parts cpu,depth,filter,wall]
+Usage: bench.py --build DIR [--java PATH] [--quick] [--rounds N]
+                [--parts cpu,depth,filter,events,wall]
                 [--out DIR]
 `scripts/bench` builds (scripts/setup) and runs this.
 """
@@ -215,6 +221,10 @@ def parse_summary(text):
     m = re.search(r"ring drops: (\d+)", text)
     if m:
         s["ring_drops"] = int(m.group(1))
+    m = re.search(r"recorded (\d+), dropped (\d+) .*truncated (\d+)", text)
+    if m:
+        s["events_recorded"] = int(m.group(1))
+        s["events_dropped"] = int(m.group(2))
     m = re.search(r"wall ticks: (\d+), on average ([\d.]+) candidate threads and ([\d.]+) chosen "
                   r"per tick; (\d+) threads signaled, (\d+) signals failed", text)
     if m:
@@ -641,6 +651,110 @@ def part_filter(args, report):
                                    per.items()}}
 
 
+# ---------------------------------------------------------------------- part 2b: events
+
+def part_events(args, report):
+    run_dir = os.path.join(args.out, "events")
+    os.makedirs(run_dir, exist_ok=True)
+    log("== 2b. dev.flyprof.Events: cost per call (EventCost) and the rate the writer follows ==")
+    floor = os.path.join(args.build, "tests", "libflyprof_jnifloor.so")
+    if not os.path.exists(floor):
+        log("  ! %s is missing (built with the tests): no JNI floor" % floor)
+        floor = None
+    opts = "cpu=10ms,file=%s" % os.path.join(run_dir, "%s.fpl")
+    cfgs = [("no agent", lambda tag: []),
+            ("agent cpu=10ms", lambda tag: ["-agentpath:%s=%s" % (args.agent, opts % tag)])]
+    # 4000 calls fit a thread's default buffer (512 KiB) even with the string (64 B each); the
+    # 5 ms pause before each timed loop lets the writer drain it, so no loop times the cheaper
+    # drop path; the logs' drop counts say whether that held
+    calls, pause = 4000, 5
+    log("  %d calls per timed loop, %d rounds per JVM after 100 warm-up rounds, a %d ms pause "
+        "before each; %d JVM runs per configuration, interleaved"
+        % (calls, args.events_rounds, pause, args.events_runs))
+    ops = ("int", "str", "floor")
+    per = {c[0]: {op: [] for op in ops} for c in cfgs}
+    drops = {c[0]: [] for c in cfgs}
+    errors, loads = [], []
+    for i in range(args.events_runs):
+        for name, jopts in (cfgs if i % 2 == 0 else cfgs[::-1]):
+            progress("events: %s, run %d/%d" % (name, i + 1, args.events_runs))
+            tag = "cost%d-%s" % (i, "agent" if jopts("x") else "none")
+            cmd = [args.java] + jopts(tag) + ["-cp", args.jar, "dev.flyprof.bench.EventCost",
+                                              "cost", str(calls), str(args.events_rounds),
+                                              str(pause)] + ([floor] if floor else [])
+            r = run_measured(cmd, run_dir, tag, 900)
+            loads.append(r["other_cores"])
+            if r["rc"] != 0:
+                errors.append("%s: exit %s: %s" % (name, r["rc"], r["stderr"].strip()[-300:]))
+            for line in r["stdout"].splitlines():
+                m = re.match(r"round op=(\w+) i=\d+ ns_per_call=([\d.]+)", line)
+                if m:
+                    per[name][m.group(1)].append(float(m.group(2)))
+            if jopts("x"):
+                sm = flyprof_summary(args.cli, os.path.join(run_dir, tag + ".fpl"), run_dir, tag)
+                if "events_recorded" in sm:
+                    drops[name].append((sm["events_recorded"], sm["events_dropped"]))
+    progress_done()
+    log()
+    log("  %-16s %-26s %-26s %-26s %s" % ("configuration", "log(int) ns",
+                                          "log(int, 18 chars) ns", "JNI floor ns",
+                                          "events recorded / dropped"))
+    for name, _ in cfgs:
+        p = per[name]
+        d = ", ".join("%d / %d" % rd for rd in drops[name]) or "-"
+        log("  %-16s %-26s %-26s %-26s %s" % (name, fmt_med(p["int"]), fmt_med(p["str"]),
+                                              fmt_med(p["floor"]), d))
+    log("  median [min-max] over all timed rounds. Targets: log(int) <= 15 ns, log(int, 18 "
+        "chars) <= 45 ns; the seed (a patched JDK 7, 2013) measured 28 ns and 75 ns.")
+    load_note(loads, "the per-call times")
+
+    # the rate the writer follows: 4 threads, half the events with the string
+    rates = []
+    log()
+    log("  4 threads logging for %.0f s at a paced total rate, default buffers (events=32768):"
+        % args.events_rate_seconds)
+    log("  %-14s %-14s %-12s %-12s %-10s %-16s %s" % ("target ev/s", "logged ev/s", "recorded",
+                                                      "dropped", "dropped %", "writer CPU %",
+                                                      "log MB/s"))
+    for total in args.events_rates:
+        tag = "rate%d" % total
+        progress("events: rate %d/s" % total)
+        cmd = [args.java, "-agentpath:%s=%s" % (args.agent, opts % tag), "-cp", args.jar,
+               "dev.flyprof.bench.EventCost", "rate", "4", str(total // 4),
+               str(args.events_rate_seconds)]
+        r = run_measured(cmd, run_dir, tag, 600)
+        loads.append(r["other_cores"])
+        res = results_of(r["stdout"])
+        sm = flyprof_summary(args.cli, os.path.join(run_dir, tag + ".fpl"), run_dir, tag)
+        logged, secs = int(res.get("events", 0)), float(res.get("seconds", 0) or 0)
+        rec, dr = sm.get("events_recorded"), sm.get("events_dropped")
+        dur = sm.get("duration_s")
+        row = {"target": total, "logged": logged, "seconds": secs, "recorded": rec,
+               "dropped": dr, "writer_cpu_ns": sm.get("writer_cpu_ns"),
+               "log_bytes": sm.get("log_bytes"), "duration_s": dur,
+               "other_cores": r["other_cores"]}
+        rates.append(row)
+        if r["rc"] != 0:
+            errors.append("rate %d: exit %s: %s" % (total, r["rc"], r["stderr"].strip()[-300:]))
+        log("  %-14d %-14s %-12s %-12s %-10s %-16s %s" % (
+            total, fmt(logged / secs if secs else None, "%.0f"), fmt(rec, "%d"), fmt(dr, "%d"),
+            fmt(100.0 * dr / logged if dr is not None and logged else None, "%.3f"),
+            fmt(100.0 * sm["writer_cpu_ns"] / 1e9 / dur if sm.get("writer_cpu_ns") and dur
+                else None),
+            fmt(sm["log_bytes"] / 1e6 / dur if sm.get("log_bytes") and dur else None, "%.1f")))
+    progress_done()
+    log("  (drops at high rates come from the writer not getting the CPU or the disk in time on "
+        "a loaded machine: see the load line)")
+    load_note(loads, "the figures of this part")
+    for e in errors:
+        log("  ! " + e)
+    log()
+    report["events"] = {"calls": calls, "rounds": args.events_rounds, "runs": args.events_runs,
+                        "pause_ms": pause, "errors": errors,
+                        "ns_per_call": {k: v for k, v in per.items()},
+                        "recorded_dropped": drops, "rates": rates}
+
+
 # ---------------------------------------------------------------------- part 3: wall sampler
 
 def process_cpu_ns(pid):
@@ -852,6 +966,170 @@ def part_wall(args, report):
                       "errors": errors}
 
 
+# ------------------------------------------------------------------------------- 4. server
+
+def run_server(args, run_dir, tag, jvm_opts):
+    """One Server run under load: the server JVM (with jvm_opts) and a LoadGen JVM on loopback.
+    Returns the server's result figures plus its rusage, or an error."""
+    out_path = os.path.join(run_dir, tag + ".server.out")
+    err_path = os.path.join(run_dir, tag + ".server.err")
+    cmd = ([args.java] + HEAP + jvm_opts + ["-cp", args.jar, "dev.flyprof.bench.Server",
+                                            str(args.server_idle), str(args.server_work),
+                                            str(args.server_warmup), str(args.server_seconds)])
+    rec = {"tag": tag}
+    busy0 = machine_busy_s()
+    t0 = time.monotonic()
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        srv = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=run_dir,
+                               env=child_env())
+        port = None
+        deadline = time.monotonic() + 60
+        while port is None and time.monotonic() < deadline and srv.poll() is None:
+            m = re.search(r"^port=(\d+)", read_text(out_path), re.M)
+            port = int(m.group(1)) if m else None
+            time.sleep(0.02)
+        gen = None
+        if port is not None:
+            gen = subprocess.Popen([args.java, "-Xmx128m", "-cp", args.jar,
+                                    "dev.flyprof.bench.LoadGen", str(port),
+                                    str(args.server_connections)],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   stdin=subprocess.DEVNULL, cwd=run_dir, env=child_env())
+        timeout = args.server_warmup + args.server_seconds + 120
+        status, ru = None, None
+        while True:
+            pid, st, r = os.wait4(srv.pid, os.WNOHANG)
+            if pid == srv.pid:
+                status, ru = st, r
+                break
+            if time.monotonic() - t0 > timeout:
+                srv.kill()
+                _, status, ru = os.wait4(srv.pid, 0)
+                rec["error"] = "timed out"
+                break
+            time.sleep(0.02)
+        gen_cpu = 0.0
+        if gen:
+            deadline = time.monotonic() + 30
+            while True:
+                pid, st, r = os.wait4(gen.pid, os.WNOHANG)
+                if pid == gen.pid:
+                    gen_cpu = r.ru_utime + r.ru_stime
+                    break
+                if time.monotonic() > deadline:
+                    gen.kill()
+                    _, st, r = os.wait4(gen.pid, 0)
+                    gen_cpu = r.ru_utime + r.ru_stime
+                    break
+                time.sleep(0.02)
+    wall = time.monotonic() - t0
+    # the load generator is part of the run: only what else ran counts as other load
+    rec["other_cores"] = other_cores(busy0, machine_busy_s(),
+                                     ru.ru_utime + ru.ru_stime + gen_cpu, wall)
+    rec["rc"] = os.waitstatus_to_exitcode(status)
+    res = results_of(read_text(out_path))
+    if rec["rc"] != 0 or "cpu_per_request_ns" not in res:
+        rec["error"] = rec.get("error") or "exit %s: %s" % (rec["rc"], read_text(err_path)[-400:])
+        return rec
+    for k in ("requests", "cpu_ns", "wall_ns", "cpu_per_request_ns", "agent_threads_cpu_ns"):
+        if k in res:
+            rec[k] = float(res[k])
+    rec["maxrss_kb"] = ru.ru_maxrss
+    return rec
+
+
+def part_server(args, report):
+    """CPU per request of a server under load: no agent, cpu at 10 ms, cpu + wall at 10 ms."""
+    run_dir = os.path.join(args.out, "server")
+    os.makedirs(run_dir, exist_ok=True)
+    log("== 4. Server under load: CPU per request (Server + LoadGen on loopback) ==")
+    log("  %d idle parked threads, %d connection threads blocking in socket reads, %d SHA-256 "
+        "rounds per request; %d s warm-up, %d s measured; %d interleaved rounds"
+        % (args.server_idle, args.server_connections, args.server_work, args.server_warmup,
+           args.server_seconds, args.server_rounds))
+
+    def fp(opts):
+        return lambda tag: ["-agentpath:%s=%s,file=%s" % (
+            args.agent, opts, os.path.join(run_dir, tag + ".fpl"))]
+
+    cfgs = [("no agent", lambda tag: []), ("cpu 10ms", fp("cpu=10ms")),
+            ("cpu+wall 10ms", fp("cpu=10ms,wall=10ms"))]
+    rng = random.Random(args.seed)
+    runs = []
+    for i in range(args.server_rounds):
+        order = list(range(len(cfgs)))
+        rng.shuffle(order)
+        for j in order:
+            name, opts = cfgs[j]
+            tag = "r%d-%s" % (i, re.sub(r"[^a-z0-9]+", "-", name))
+            progress("server: round %d/%d, %s" % (i + 1, args.server_rounds, name))
+            rec = run_server(args, run_dir, tag, opts(tag))
+            rec.update({"round": i, "config": name})
+            fpl = os.path.join(run_dir, tag + ".fpl")
+            if os.path.exists(fpl):
+                rec["summary"] = flyprof_summary(args.cli, fpl, run_dir, tag)
+                rec["summary_text"] = read_text(os.path.join(run_dir, tag + ".summary.txt"))
+            runs.append(rec)
+    progress_done()
+    log()
+    log("  %-15s %-25s %-25s %10s" % ("configuration", "CPU us per request", "ratio to no agent",
+                                      "requests/s"))
+    ratios = {}
+    for name, _ in cfgs:
+        mine = [r for r in runs if r["config"] == name and "error" not in r]
+        per = [r["cpu_per_request_ns"] / 1e3 for r in mine]
+        rat = []
+        for r in mine:
+            base = [b for b in runs if b["config"] == "no agent" and b["round"] == r["round"]
+                    and "error" not in b]
+            if base:
+                rat.append(r["cpu_per_request_ns"] / base[0]["cpu_per_request_ns"])
+        ratios[name] = rat
+        rps = [r["requests"] / (r["wall_ns"] / 1e9) for r in mine]
+        log("  %-15s %-25s %-25s %10s" % (name, fmt_med(per, "%.1f"), fmt_med(rat, "%.4f"),
+                                          fmt(median(rps), "%.0f")))
+    cw, c = ratios.get("cpu+wall 10ms"), ratios.get("cpu 10ms")
+    if cw and c:
+        log("  cpu+wall / cpu alone: %.4f (medians)" % (median(cw) / median(c)))
+    # the agent's own share of the process CPU: its threads (sampler, writer) over the measured
+    # window, and the signal handlers (the log's handler-time total over its duration), both
+    # per second of the window; these move far less with the machine's load than the above
+    log()
+    log("  %-15s %-22s %-22s %-22s" % ("configuration", "agent threads % CPU", "handlers % CPU",
+                                       "agent share of process"))
+    for name, _ in cfgs[1:]:
+        mine = [r for r in runs if r["config"] == name and "error" not in r]
+        thr, hnd, share = [], [], []
+        for r in mine:
+            secs = r["wall_ns"] / 1e9
+            a = r.get("agent_threads_cpu_ns")
+            s = r.get("summary", {})
+            h = None
+            if s.get("handler_mean_ns") is not None and s.get("handler_runs") and \
+                    s.get("duration_s"):
+                h = s["handler_mean_ns"] * s["handler_runs"] / s["duration_s"]  # ns per s
+            thr.append(a / secs / 1e7 if a is not None else None)
+            hnd.append(h / 1e7 if h is not None else None)
+            if a is not None and h is not None:
+                share.append((a / secs + h) / (r["cpu_ns"] / secs))
+        log("  %-15s %-22s %-22s %-22s" % (name, fmt_med(thr, "%.3f"), fmt_med(hnd, "%.3f"),
+                                           fmt_med([x * 100 for x in share], "%.2f%%")))
+    for r in runs:
+        if "error" in r:
+            log("  ! %s: %s" % (r["tag"], r["error"]))
+    for r in runs:
+        txt = r.get("summary_text", "")
+        if r["config"] == "cpu+wall 10ms" and txt:
+            keep = [l.strip() for l in txt.splitlines()
+                    if re.match(r"\s*(wall ticks|wall samples|signals handled|wall signals not)",
+                                l)]
+            log("  %s: %s" % (r["tag"], "; ".join(keep)))
+            break
+    load_note([r.get("other_cores") for r in runs], "the CPU-per-request figures")
+    log()
+    report["server"] = {"runs": runs, "ratios": ratios}
+
+
 # ------------------------------------------------------------------------------------- main
 
 def find_java(arg):
@@ -872,8 +1150,8 @@ def main():
     ap.add_argument("--build", required=True, help="flyprof build directory")
     ap.add_argument("--java", help="java launcher (default JAVA_HOME, else JDK 17, else PATH)")
     ap.add_argument("--quick", action="store_true", help="about 2 minutes instead of 10")
-    ap.add_argument("--parts", default="cpu,depth,filter,wall",
-                    help="which parts to run (default all: cpu,depth,filter,wall)")
+    ap.add_argument("--parts", default="cpu,depth,filter,events,wall,server",
+                    help="which parts to run (default all: cpu,depth,filter,events,wall,server)")
     ap.add_argument("--rounds", type=int, help="CPU overhead rounds (default 5, quick 2)")
     ap.add_argument("--work-seconds", type=float,
                     help="CPU seconds of work per FixedWork thread, without the agent "
@@ -885,6 +1163,13 @@ def main():
                     help="leave out the itimer and perf engine configurations")
     ap.add_argument("--wall-threads", default="10,100,1000,5000",
                     help="parked thread counts for the wall part")
+    ap.add_argument("--server-rounds", type=int, help="server rounds (default 5, quick 2)")
+    ap.add_argument("--server-idle", type=int, default=200,
+                    help="the server's idle parked threads (default 200)")
+    ap.add_argument("--server-connections", type=int, default=64,
+                    help="connections (and connection threads) under load (default 64)")
+    ap.add_argument("--server-work", type=int, default=4,
+                    help="SHA-256 rounds per request (default 4)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the interleaving order")
     ap.add_argument("--out", help="directory for logs and bench.json "
                                   "(default BUILD/bench/DATE-TIME)")
@@ -907,11 +1192,19 @@ def main():
     args.filter_calls = 20_000_000 if q else 100_000_000
     args.filter_rounds = 3 if q else 5
     args.filter_runs = 1 if q else 2
+    args.events_rounds = 100 if q else 200
+    args.events_runs = 1 if q else 3
+    args.events_rate_seconds = 2 if q else 3
+    args.events_rates = [1_000_000, 10_000_000] if q else [1_000_000, 2_500_000, 5_000_000,
+                                                           10_000_000, 20_000_000]
     args.wall_seconds = 3.0 if q else 6.0
     args.wall_runs = 1 if q else 2
     args.depths = [0, 32, 128, 512]
     args.depth_fraction = 0.4 if q else 0.6
     args.wall_threads = [int(x) for x in args.wall_threads.split(",") if x]
+    args.server_rounds = args.server_rounds or (2 if q else 5)
+    args.server_seconds = 5 if q else 10
+    args.server_warmup = 3
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     args.out = os.path.abspath(args.out or os.path.join(
         args.build, "bench", time.strftime("%Y%m%d-%H%M%S")))
@@ -922,7 +1215,7 @@ def main():
     report = {"environment": env, "quick": q, "parts": parts}
     t0 = time.monotonic()
     for part, fn in (("cpu", part_cpu), ("depth", part_depth), ("filter", part_filter),
-                     ("wall", part_wall)):
+                     ("events", part_events), ("wall", part_wall), ("server", part_server)):
         if part in parts:
             fn(args, report)
     report["seconds"] = time.monotonic() - t0

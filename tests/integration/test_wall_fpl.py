@@ -8,7 +8,8 @@ signaled / failed counts and its time, which tick each sample answers. This modu
 them straight from the log, following FORMAT.md alone (it does not share code with the
 collector, so it also cross-checks it): preamble, chunks verified by CRC-32 over sequence
 number + payload, length-framed records, THREAD / SAMPLE / WALL_TICK / ANCHOR / HEADER / END /
-COUNTERS. METHOD and STACK records are skipped: stacks are checked through `flyprof convert`.
+COUNTERS / EVENTS, and the names of METHOD records (not their line tables). STACK records are
+skipped: stacks are checked through `flyprof convert`.
 Damaged or cut-off chunks are not recovered (a test log must be intact): the reader raises.
 
 Used by test_wall_states.py, test_wall_parked.py, test_filter_marked.py and test_churn.py:
@@ -31,6 +32,8 @@ CHUNK_MAX = 16 * 1024 * 1024
 
 REC_HEADER, REC_ANCHOR, REC_THREAD, REC_METHOD, REC_STACK, REC_SAMPLE = 1, 2, 3, 4, 5, 6
 REC_COUNTERS, REC_HIST, REC_END, REC_WALL_TICK = 7, 8, 9, 10
+REC_EVENTS = 11
+EVENT_STRING, EVENT_TRUNCATED, EVENT_DROPPED = 1, 2, 4
 
 KIND_CPU, KIND_WALL = 0, 1
 STATES = {0: "unknown", 1: "running", 2: "blocked", 3: "waiting", 4: "timed_waiting",
@@ -139,6 +142,35 @@ class Sample:
         return self.weight * s if s is not None else float(self.weight)
 
 
+class Method:
+    __slots__ = ("id", "kind", "klass", "name", "signature", "source", "chunk")
+
+    def __init__(self, mid, kind, klass, name, signature, source, chunk):
+        self.id, self.kind, self.klass, self.name = mid, kind, klass, name
+        self.signature, self.source, self.chunk = signature, source, chunk
+
+    @property
+    def full(self):
+        """`package.Class.method`, or the name alone for markers and C/stub frames."""
+        return "%s.%s" % (self.klass, self.name) if self.klass else self.name
+
+
+def decode_mutf8(b):
+    """JVM modified UTF-8 (C0 80 for U+0000, surrogates in 3 bytes each) to a str."""
+    s = b.replace(b"\xc0\x80", b"\x00").decode("utf-8", errors="surrogatepass")
+    return s.encode("utf-16-le", errors="surrogatepass").decode("utf-16-le", errors="replace")
+
+
+class Event:
+    """An EVENTS event (FORMAT.md 5.11): .thread_id, .ticks, .n, .flags, .dropped (right
+    before it), .s (decoded str, None without a string)."""
+    __slots__ = ("thread_id", "ticks", "n", "flags", "dropped", "s")
+
+    def __init__(self, thread_id, ticks, n, flags, dropped, s):
+        self.thread_id, self.ticks, self.n, self.flags = thread_id, ticks, n, flags
+        self.dropped, self.s = dropped, s
+
+
 class Log:
     def __init__(self):
         self.header = None
@@ -150,6 +182,10 @@ class Log:
         self.counters = {}
         self.end_ticks = None
         self.chunks = 0
+        self.methods = {}       # id -> Method
+        self.method_records = []  # every METHOD record, in log order (ids may repeat a name)
+        self.events = []        # Event, in log order
+        self.event_drops = []   # (thread_id, dropped after its last event)
 
     def wall_samples(self):
         return [s for s in self.samples if s.kind == KIND_WALL]
@@ -197,6 +233,10 @@ def _record(log, typ, b, state):
             log.counters[k] = b.v()
     elif typ == REC_END:
         log.end_ticks = b.u64()
+    elif typ == REC_METHOD:
+        m = Method(b.v(), b.u8(), b.str(), b.str(), b.str(), b.str(), log.chunks)
+        log.methods[m.id] = m
+        log.method_records.append(m)
     elif typ == REC_WALL_TICK:
         tid = b.v()
         if tid == 0:
@@ -206,6 +246,27 @@ def _record(log, typ, b, state):
             log.tick_repeats += 1
         else:
             log.ticks[tid] = t
+    # STACK, HANDLER_HIST and unknown types: skipped by their length
+
+
+    elif typ == REC_EVENTS:
+        thread, count, prev, evs = b.v(), b.v(), 0, []
+        for _ in range(count):
+            prev = (prev + b.sv()) & (2 ** 64 - 1)
+            n, flags = b.sv(), b.u8()
+            dropped = b.v() if flags & EVENT_DROPPED else 0
+            text = None
+            if flags & EVENT_STRING:
+                k = b.v()
+                if k > b.left():
+                    raise FplError("event string runs past the record")
+                text = decode_mutf8(bytes(b.d[b.i:b.i + k]))
+                b.i += k
+            evs.append(Event(thread, prev, n, flags, dropped, text))
+        log.events.extend(evs)
+        after = b.v() if b.left() else 0
+        if after:
+            log.event_drops.append((thread, after))
     # METHOD, STACK, HANDLER_HIST and unknown types: skipped by their length
 
 
@@ -408,6 +469,9 @@ def _synthetic():
           + _rec(REC_WALL_TICK, _v(3) + struct.pack("<Q", 59_500) + _v(1) + _v(2) + _v(2)
                  + _v(0))
           + _rec(REC_WALL_TICK, _v(2) + struct.pack("<Q", 1) + _v(9) + _v(9) + _v(9) + _v(0))
+          + _rec(REC_EVENTS, _v(3) + _v(2) + _sv(1 << 50) + _sv(-7) + bytes([0])
+                 + _sv(-3) + _sv(2) + bytes([EVENT_STRING | EVENT_DROPPED]) + _v(4)
+                 + _v(9) + b"\xc0\x80\xed\xa0\xb4\xed\xb4\x9e!" + _v(6))
           + _rec(REC_COUNTERS, _v(2) + _v(CTR_WALL_SIGNALS) + _v(5) + _v(CTR_SIGNALS) + _v(7))
           + _rec(REC_END, struct.pack("<Q", 70_000)))
     return MAGIC + struct.pack("<HHI", 1, 0, 0) + _chunk(0, c0) + _chunk(1, c1)
@@ -468,6 +532,10 @@ def _self_test():
           "synthetic: a repeated tick id keeps the first definition")
     check(log.counters == {CTR_WALL_SIGNALS: 5, CTR_SIGNALS: 7}, "synthetic: counters")
     check(log.end_ticks == 70_000, "synthetic: END")
+    ev = [(e.thread_id, e.ticks, e.n, e.flags, e.dropped, e.s) for e in log.events]
+    check(ev == [(3, 1 << 50, -7, 0, 0, None),
+                 (3, (1 << 50) - 3, 2, EVENT_STRING | EVENT_DROPPED, 4, "\x00\U0001d11e!")]
+          and log.event_drops == [(3, 6)], "synthetic: EVENTS (deltas, drops, modified UTF-8)")
     check(abs(log.seconds(10_000 + 2_000_000_000) - 1.0) < 1e-9,
           "synthetic: seconds() from the last anchor's frequency")
     bad = bytearray(_synthetic())

@@ -49,3 +49,6 @@ if(FLYPROF_SANITIZE)
     set_tests_properties(test_collector_cli-asan PROPERTIES LABELS unit TIMEOUT 300)
     add_dependencies(test_collector_cli flyprof_cli-asan)
 endif()
+
+# EVENTS records (dev.flyprof.Events): reader, counts, the events model and its outputs.
+flyprof_collector_test(test_collector_events)

@@ -171,8 +171,8 @@ static void check_usage_error(struct cli_run *r, const char *want, const char *h
 
 static void test_help(void)
 {
-    static const char *const cmds[] = {"record", "attach", "start",   "stop", "dump",
-                                       "status", "list",   "convert", "diff", "summary"};
+    static const char *const cmds[] = {"record", "attach",  "start", "stop",    "dump",  "status",
+                                       "list",   "convert", "diff",  "summary", "events"};
     struct cli_run r, r2;
 
     /* the overview: every command on one line, short enough for a terminal */

@@ -66,6 +66,7 @@ static void check_defaults(const struct options *d)
     CHECK_EQ_U(d->file_given, 0);
     CHECK_EQ_U(d->threads, 0);
     CHECK_EQ_U(d->duration_ns, 0);
+    CHECK_EQ_U(d->events, 32768);
 }
 
 static void test_defaults(void)
@@ -221,6 +222,23 @@ static void test_counts(void)
     ERR("depth=+5", "bad value '+5' for depth");
     ERR("depth= 5", "bad value ' 5' for depth");
     ERR("depth=", "option 'depth' needs a value");
+
+    CHECK(OK("events=0"));
+    CHECK_EQ_U(o.events, 0);
+    CHECK(OK("events=64"));
+    CHECK_EQ_U(o.events, 64);
+    CHECK(OK("events=16777216"));
+    CHECK_EQ_U(o.events, 16777216);
+    CHECK(OK("events=1000"));
+    CHECK_EQ_U(o.events, 1000);
+    ERR_EXACT("events=63", "bad value '63' for events: expected 0 (off) or N from 64 to 16777216 "
+                           "(events per thread buffer, 16 bytes each)");
+    ERR("events=16777217", "bad value '16777217' for events");
+    ERR("events=4294967360", "bad value '4294967360' for events"); /* 2^32 + 64: no wrap */
+    ERR("events=-1", "bad value '-1' for events");
+    ERR("events=1k", "bad value '1k' for events");
+    ERR_EXACT("events", "option 'events' needs a value (events=N)");
+    ERR_EXACT("events=64,events=64", "duplicate option 'events'");
 }
 
 static void test_flags(void)
@@ -293,7 +311,7 @@ static void test_errors(void)
 {
     static const char accepted[] =
         "(accepted: cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, wallthreads=N, filter, "
-        "depth=N, file=PATH, log=PATH, threads, duration=TIME, idle)";
+        "depth=N, file=PATH, log=PATH, threads, duration=TIME, events=N, idle)";
     char want[512];
     char small[8];
     int rc;
@@ -569,8 +587,10 @@ static int sane(const struct options *r, const char *s)
            r->engine >= FPL_ENGINE_CPUTIMER && r->engine <= FPL_ENGINE_PERF &&
            r->wall_threads >= 1 && r->wall_threads <= OPTIONS_MAX_WALL_THREADS && r->depth >= 1 &&
            r->depth <= OPTIONS_MAX_DEPTH && (r->filter | r->threads) <= 1 &&
-           r->duration_ns <= OPTIONS_MAX_DURATION_NS && strnlen(r->file, OPTIONS_FILE_MAX) > 0 &&
-           strnlen(r->file, OPTIONS_FILE_MAX) < OPTIONS_FILE_MAX && strlen(r->raw) == rawlen &&
+           r->duration_ns <= OPTIONS_MAX_DURATION_NS &&
+           (r->events == 0 ||
+            (r->events >= OPTIONS_MIN_EVENTS && r->events <= OPTIONS_MAX_EVENTS)) &&
+           strnlen(r->file, OPTIONS_FILE_MAX) > 0 && strnlen(r->file, OPTIONS_FILE_MAX) < OPTIONS_FILE_MAX && strlen(r->raw) == rawlen &&
            memcmp(r->raw, s, rawlen) == 0 && !strchr(r->file, ',');
 }
 
@@ -579,8 +599,8 @@ static void test_random(void)
     /* clang-format off */
     static const char *const tok[] = {
         "start", "stop", "dump", "status", "cpu", "wall", "engine", "wallthreads", "filter",
-        "depth", "file", "threads", "duration", "=", "=", ",", ",", ",", "10ms", "100us", "1s",
-        "0", "1", "1024", "8192", "cputimer", "perf", "itimer", "%p", "%t", "%%", "%", "\xff",
+        "depth", "file", "threads", "duration", "events", "=", "=", ",", ",", ",", "10ms",
+        "100us", "1s", "64", "0", "1", "1024", "8192", "cputimer", "perf", "itimer", "%p", "%t", "%%", "%", "\xff",
         "\xc3\xa9", " ", "-", "99999999999999999999", "ns", "us", "ms", "s", "\n", "\\",
     };
     /* clang-format on */
@@ -659,6 +679,7 @@ static void test_mutations(void)
 {
     static const char *const seeds[] = {
         "cpu=1ms,wall=5ms,engine=perf,wallthreads=8,filter,depth=64,file=a=b,threads,duration=5s",
+        "events=4096,cpu",
         "stop",
         "wall=100us,file=%p-%t.fpl",
     };

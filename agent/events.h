@@ -1,0 +1,99 @@
+/* events.h: the flyweight event log of dev.flyprof.Events: `Events.log(n)` and
+ * `Events.log(n, s)` stamp a raw clock tick (agent/tsc.h's clock) on an event in a buffer of the
+ * calling thread's own; the writer drains the buffers into the log (FPL_REC_EVENTS).
+ *
+ * Buffers. A thread gets its buffer on its first event of a profiling session (found through
+ * initial-exec TLS after that): N x 16 bytes rounded up to a power of two (agent option
+ * events=N). It is a single-producer (the thread) single-consumer (the writer) byte ring of
+ * records: 16 bytes for an event without a string, 16 + 2 x chars rounded up to 16 with one
+ * (the string's first EVENTS_MAX_CHARS UTF-16 units, copied with GetStringRegion; the writer
+ * converts them to modified UTF-8). Nothing on the way is shared with other threads: the ring,
+ * its counters and its drop count are the thread's. GetStringRegion with the length passed from
+ * Java measured ~21 ns per call on JDK 17 here, GetStringUTFRegion + strlen ~30 ns, and asking
+ * JNI for the length (GetStringLength) another ~10 ns: each JNI callback is a VM transition.
+ *
+ * Nothing is lost silently. A full buffer drops the event and counts it in the buffer; the
+ * next event that fits carries the count (a gap record in the ring, the "dropped" field of the
+ * event in the log), and drops after a thread's last event are logged when the thread ends or
+ * profiling stops. A buffer passing a quarter full asks the writer to drain (a wake callback
+ * that never blocks), at most once until the writer has moved on.
+ *
+ * Memory: at most one buffer per live thread that has logged an event while profiling ran (it
+ * keeps it until it ends or logs in a later session), plus buffers of ended threads until the
+ * writer has drained them: N x 16 bytes (rounded up to a power of two) + 192 bytes each.
+ *
+ * Lifetime. Only the owner thread ever lets a buffer go (when it ends: a pthread key
+ * destructor; or when it logs in a newer session: the old buffer is retired). A buffer the
+ * writer is still draining (of the session being drained) is then marked gone and freed by
+ * the writer once empty; any other is freed at once. So neither side can touch freed memory.
+ *
+ * Synchronization (what each shared datum orders):
+ *  - events_gen (atomic): the running session's generation, 0 when off. Release store in
+ *    events_start (after the buffer size and clock are set) pairs with the producer's acquire
+ *    load. A producer that loaded a generation just before events_stop may still put its event
+ *    into its buffer after the writer's last drain: such an event is not logged (the stop race,
+ *    nanoseconds wide).
+ *  - buffer head (atomic): release store by the producer after writing its records pairs with
+ *    the writer's acquire load: the writer reads only whole records.
+ *  - buffer tail (atomic): release store by the writer after reading records pairs with the
+ *    producer's acquire load: the producer overwrites only bytes the writer is done with.
+ *  - pending drops (atomic, relaxed): written by the producer alone; read by the writer only
+ *    once the owner is gone (after `lock`, which orders it) or profiling stopped.
+ *  - the list of buffers, `gone`, and the generation being drained: under `lock` (buffer
+ *    creation and end: once per thread and session; the writer's snapshot and frees).
+ *
+ * Contexts: events_jni_* are JNI natives (application threads; they may malloc on a thread's
+ * first event). events_start runs on a control thread before the writer starts; events_stop,
+ * events_drain and events_finish on the writer thread. Not for signal handlers.
+ */
+#ifndef EVENTS_H
+#define EVENTS_H
+
+#include <jni.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fpl_codec.h"
+
+#define EVENTS_MAX_CHARS 63 /* UTF-16 units of a string kept; longer ones are truncated */
+#define EVENTS_UNIT 16      /* bytes of the smallest record (an event without a string) */
+
+/* Where events_drain writes: the chunk being filled and a way to name a thread. */
+struct events_sink {
+    struct fpl_buf *buf;
+    /* The THREAD dictionary id of the thread with registry slot slot1 (0: not registered) and
+     * kernel tid. May append a THREAD record to buf (it is called before each EVENTS record
+     * begins). */
+    uint32_t (*thread_id)(void *ctx, uint32_t slot1, int tid);
+    void *ctx;
+    size_t flush_bytes; /* events_drain returns once buf holds this many bytes */
+};
+
+/* Starts a session's events: buffers of units x 16 bytes (rounded up to a power of two;
+ * units 0: events off for this session), clock ticks from tsc.h's clock (tsc_init done),
+ * wake() called (never from a signal handler, any application thread, must not block) when a
+ * buffer passes a quarter full. Control thread, before the writer starts; not while a session's
+ * events run. Returns 0, or -errno when the thread-exit hook cannot be set up (events off). */
+int events_start(uint32_t units, void (*wake)(void));
+
+/* Turns the producers off: calls return at once from now on. Writer thread, before its last
+ * drain. */
+void events_stop(void);
+
+/* Moves events from the threads' buffers into s->buf as EVENTS records (and THREAD records
+ * through s->thread_id), at most max events, stopping early once s->buf->len reaches
+ * s->flush_bytes; frees the buffers of ended threads once drained. Sets *more when it stopped
+ * early (more may be waiting). Returns the events written. Writer thread. */
+size_t events_drain(const struct events_sink *s, size_t max, int *more);
+
+/* After events_stop and the last events_drain: logs the drops that no later event carried
+ * (s NULL: logs nothing, when no writer ran) and frees what no thread owns any more. Writer
+ * thread, or the control thread whose writer failed to start. */
+void events_finish(const struct events_sink *s);
+
+/* The natives of dev.flyprof.Events: log0(int) and log1(int, String, int length), the length
+ * being s.length() (the Java side passes it and a non-null s). Application threads, JNI. */
+void JNICALL events_jni_log(JNIEnv *jni, jclass cls, jint n);
+void JNICALL events_jni_log_str(JNIEnv *jni, jclass cls, jint n, jstring s, jint len);
+
+#endif
