@@ -157,6 +157,8 @@ EXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     }
     if (setup_jvmti(vm, 0) != 0)
         return JNI_ERR;
+    if (pending.idle)
+        return JNI_OK; /* loaded for the Java API or a later `flyprof start` */
     if (control_prepare(&pending, err, sizeof(err)) != 0) {
         say(err);
         return JNI_ERR;
@@ -231,14 +233,19 @@ EXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
     msg[0] = 0;
     switch (o.action) {
     case OPTIONS_START:
+        if (o.idle) {
+            /* loaded (and its events set up) for a later start */
+            control_status(msg, sizeof(msg));
+            break;
+        }
         rc = control_start(jni, &o, msg, sizeof(msg));
         if (rc == 0)
             control_status(msg, sizeof(msg));
         break;
     case OPTIONS_STOP:
-        rc = control_stop(msg, sizeof(msg));
+        rc = control_stop_to(o.file_given ? o.file : NULL, msg, sizeof(msg));
         if (rc == 0)
-            snprintf(msg, sizeof(msg), "stopped");
+            snprintf(msg, sizeof(msg), "stopped, output %.900s", control_output());
         break;
     case OPTIONS_DUMP:
         if (!o.file_given) {

@@ -57,10 +57,15 @@ static char path[OPTIONS_FILE_MAX + 64];      /* the output the user named (expa
 static char log_path[OPTIONS_FILE_MAX + 64];  /* where the writer writes the .fpl log */
 static int render_at_stop;                    /* path is a rendered format, not the log */
 static int keep_log;                          /* log= given: keep the raw log */
-/* the last render at stop's failure (0: none) and why, set by finish_output on the writer
- * thread before writer_stop returns, read by control_stop after it */
+/* `stop file=` (flyprof stop PID -o FILE): where the output goes instead of path. Set by
+ * control_stop_to and read by finish_output on the writer thread, under finish_mu; finished
+ * says finish_output has taken it (the session ended, maybe by duration=, and a stop that
+ * comes later has nothing left to redirect). finish_rc / finish_err: its result. */
+static pthread_mutex_t finish_mu = PTHREAD_MUTEX_INITIALIZER;
+static char stop_path[OPTIONS_FILE_MAX + 64];
+static int finished;
 static int finish_rc;
-static char finish_msg[2 * (OPTIONS_FILE_MAX + 64) + 640];
+static char finish_err[600];
 /* the running session's CPU engine; exchanged so control_stop and the writer (duration over)
  * can both call stop_sampling */
 static atomic_int engine_on;
@@ -217,28 +222,79 @@ static int render_log(const char *out, int dump, char *err, size_t errlen)
     return rc;
 }
 
-/* Called by the writer once the log is complete and closed: renders file= if it names a
- * rendered format, and removes the temporary log unless log= asked to keep it. When the render
- * fails (or is skipped), the log stays, the output made empty at start is removed, the reason
- * goes to stderr once and to finish_rc / finish_msg for control_stop's reply. */
+static int copy_file(const char *src, const char *dst, char *err, size_t errlen);
+
+/* Moves the log at src to dst: a rename, or a copy and an unlink across file systems. */
+static int move_file(const char *src, const char *dst, char *err, size_t errlen)
+{
+    if (rename(src, dst) == 0)
+        return 0;
+    if (errno != EXDEV) {
+        int rc = -errno;
+        snprintf(err, errlen, "cannot move the log to '%s': %s", dst, strerror(-rc));
+        return rc;
+    }
+    int rc = copy_file(src, dst, err, errlen);
+    if (rc == 0)
+        unlink(src);
+    return rc;
+}
+
+/* Removes the output created empty at start (open_output) when it stayed empty: stop -o sent
+ * the output elsewhere. */
+static void remove_placeholder(void)
+{
+    struct stat st;
+    if (render_at_stop && stat(path, &st) == 0 && st.st_size == 0)
+        unlink(path);
+}
+
+/* Called by the writer once the log is complete and closed: puts the output where it belongs.
+ * The output is file= (path), or stop's file= when it gave one; a log (.fpl) output is the log
+ * itself, moved there if it was written elsewhere; a rendered output is rendered from the log,
+ * and a temporary log is removed unless log= asked to keep it. */
 static void finish_output(void)
 {
-    finish_rc = 0;
-    if (!render_at_stop)
-        return;
-    char err[512];
-    struct stat st;
-    int rc = render_log(path, 0, err, sizeof(err));
-    if (rc != 0) {
-        if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
-            unlink(path);
-        snprintf(finish_msg, sizeof(finish_msg), "cannot write %s: %s (the raw log stays at %s)",
-                 path, err, log_path);
-        fprintf(stderr, "flyprof: %s\n", finish_msg);
-        finish_rc = rc;
-    } else if (!keep_log) {
+    char out[sizeof(stop_path)], err[sizeof(finish_err) - 100];
+    int rc = 0;
+    pthread_mutex_lock(&finish_mu);
+    finished = 1;
+    snprintf(out, sizeof(out), "%s", stop_path[0] ? stop_path : path);
+    pthread_mutex_unlock(&finish_mu);
+    int redirected = strcmp(out, path) != 0;
+    err[0] = 0;
+    if (is_log(out)) {
+        if (strcmp(out, log_path) != 0) {
+            rc = keep_log ? copy_file(log_path, out, err, sizeof(err))
+                          : move_file(log_path, out, err, sizeof(err));
+            if (rc == 0 && !keep_log)
+                snprintf(log_path, sizeof(log_path), "%s", out);
+        }
+    } else if ((rc = render_log(out, 0, err, sizeof(err))) != 0) {
+        /* not rendered (or skipped: over the render budget): the log stays, the output made
+         * empty at start goes, and the reason goes to stderr once and to stop's reply */
+        struct stat st;
+        if (stat(out, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+            unlink(out);
+        char why[sizeof(err)];
+        memcpy(why, err, sizeof(why));
+        int len = snprintf(err, sizeof(err), "cannot write %.120s: %.120s (the raw log stays at "
+                                             "%.120s)",
+                           out, why, log_path);
+        (void)len; /* cut short at worst: the three parts are bounded to fit */
+        fprintf(stderr, "flyprof: cannot write %s: %s (the raw log stays at %s)\n", out, why,
+                log_path);
+    } else if (render_at_stop && !keep_log) {
         unlink(log_path);
     }
+    if (rc == 0 && redirected) {
+        remove_placeholder();
+        snprintf(path, sizeof(path), "%s", out); /* status names the output where it is */
+    }
+    pthread_mutex_lock(&finish_mu);
+    finish_rc = rc;
+    snprintf(finish_err, sizeof(finish_err), "%s", err);
+    pthread_mutex_unlock(&finish_mu);
 }
 
 static int check_modes(const struct options *o, char *err, size_t errlen)
@@ -499,6 +555,11 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
         goto out;
     }
 
+    pthread_mutex_lock(&finish_mu);
+    finished = 0;
+    finish_rc = 0;
+    stop_path[0] = 0;
+    pthread_mutex_unlock(&finish_mu);
     memset(&session, 0, sizeof(session));
     session.jvmti = jvmti;
     session.ring = &ring;
@@ -565,22 +626,57 @@ out:
 
 int control_stop(char *err, size_t errlen)
 {
+    return control_stop_to(NULL, err, errlen);
+}
+
+int control_stop_to(const char *file, char *err, size_t errlen)
+{
     pthread_mutex_lock(&lock);
     int rc = 0;
     if (!writer_running()) {
         snprintf(err, errlen, "profiling is not running");
         rc = -ENOENT;
-    } else {
-        stop_sampling();
-        rc = stop_writer(err, errlen);
-        if (rc == 0 && finish_rc) {
-            /* profiling stopped, but the output asked for is not there: say why */
-            snprintf(err, errlen, "stopped, but %s", finish_msg);
-            rc = finish_rc;
-        }
+        goto out;
     }
+    if (file) {
+        if (!is_log(file) && !is_rendered(file)) {
+            snprintf(err, errlen,
+                     "stop: '%s': unknown format; use .fpl, .html, .collapsed, .pb.gz or .txt",
+                     file);
+            rc = -EINVAL;
+            goto out;
+        }
+        /* an output that cannot be written fails the stop, and profiling goes on */
+        int fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            rc = -errno;
+            snprintf(err, errlen, "stop: cannot open '%s': %s", file, strerror(-rc));
+            goto out;
+        }
+        close(fd);
+        pthread_mutex_lock(&finish_mu);
+        if (!finished)
+            snprintf(stop_path, sizeof(stop_path), "%s", file);
+        pthread_mutex_unlock(&finish_mu);
+    }
+    stop_sampling();
+    rc = stop_writer(err, errlen);
+    if (rc == 0) {
+        /* the writer finished: finish_output ran and left its result */
+        pthread_mutex_lock(&finish_mu);
+        rc = finish_rc;
+        if (rc) /* profiling stopped, but the output asked for is not there: say why */
+            snprintf(err, errlen, "stopped, but %s", finish_err);
+        pthread_mutex_unlock(&finish_mu);
+    }
+out:
     pthread_mutex_unlock(&lock);
     return rc;
+}
+
+const char *control_output(void)
+{
+    return path;
 }
 
 /* Copies the log file at src (as far as written) to dst. */

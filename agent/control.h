@@ -21,9 +21,20 @@ int control_prepare(const struct options *o, char *err, size_t errlen);
  * profiling already runs). */
 int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen);
 
-/* Stops profiling and completes the log. Returns 0 or -errno with err filled (-ENOENT: not
- * running). */
+/* Stops profiling and completes the log and the output. Returns 0 or -errno with err filled
+ * (-ENOENT: not running; an output that could not be written). */
 int control_stop(char *err, size_t errlen);
+
+/* As control_stop, with the output going to file instead of the one named at start (file
+ * NULL: that one). A log (.fpl) is moved there (copied when log= asked to keep it); a rendered
+ * format is rendered there; the output named at start is removed if it was still the empty
+ * file made at start. file must name a known format and be writable, else nothing stops and
+ * -EINVAL / -errno come back. */
+int control_stop_to(const char *file, char *err, size_t errlen);
+
+/* The output of the running or last session (file= expanded, or where stop put it). Control
+ * threads, for messages. */
+const char *control_output(void);
 
 /* Writes the profile recorded so far to file without stopping. Returns 0 or -errno with err
  * filled (-ENOENT: not running). */

@@ -5,14 +5,15 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "fpl_format.h"
+#include "fpl_optval.h"
 
+/* What a user may give: the actions are set by the attach commands and the Java API, and the
+ * internal keys by the CLI, so neither is offered. */
 #define OPTIONS_ACCEPTED                                                                           \
-    "start, stop, dump, status, cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, "            \
-    "wallthreads=N, filter, depth=N, walk=vm|agct, file=PATH, log=PATH, threads, "              \
-    "duration=TIME, events=N, cstack=auto|off"
+    "cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, wallthreads=N, filter, depth=N, "       \
+    "walk=vm|agct, file=PATH, log=PATH, threads, duration=TIME, events=N, cstack=auto|off, idle"
 #define OPTIONS_TIME_HINT "expected TIME such as 10ms (units ns, us, ms, s)"
 
 enum opt_kind {
@@ -41,6 +42,8 @@ enum opt_key {
     KEY_CSTACK,
     KEY_WALK,
     KEY_FAULTEVERY,
+    KEY_SAFETY,
+    KEY_IDLE,
     KEY_COUNT,
 };
 
@@ -48,11 +51,12 @@ static const struct {
     const char *name;
     enum opt_kind kind;
     const char *usage; /* the accepted form, for "needs a value" */
+    int hidden;        /* left out of options.shown: internal, or an action */
 } opt_keys[KEY_COUNT] = {
-    [KEY_START] = {"start", OPT_FLAG, "start"},
-    [KEY_STOP] = {"stop", OPT_FLAG, "stop"},
-    [KEY_DUMP] = {"dump", OPT_FLAG, "dump"},
-    [KEY_STATUS] = {"status", OPT_FLAG, "status"},
+    [KEY_START] = {"start", OPT_FLAG, "start", 1},
+    [KEY_STOP] = {"stop", OPT_FLAG, "stop", 1},
+    [KEY_DUMP] = {"dump", OPT_FLAG, "dump", 1},
+    [KEY_STATUS] = {"status", OPT_FLAG, "status", 1},
     [KEY_CPU] = {"cpu", OPT_OPTIONAL, "cpu[=TIME]"},
     [KEY_WALL] = {"wall", OPT_OPTIONAL, "wall[=TIME]"},
     [KEY_ENGINE] = {"engine", OPT_REQUIRED, "engine=cputimer|itimer|perf"},
@@ -64,14 +68,18 @@ static const struct {
     [KEY_DURATION] = {"duration", OPT_REQUIRED, "duration=TIME"},
     /* internal: where the flyprof CLI wants an attach action's result; not in the list of
      * accepted options a user sees */
-    [KEY_REPLY] = {"reply", OPT_REQUIRED, "reply=PATH"},
+    [KEY_REPLY] = {"reply", OPT_REQUIRED, "reply=PATH", 1},
     [KEY_LOG] = {"log", OPT_REQUIRED, "log=PATH"},
     [KEY_EVENTS] = {"events", OPT_REQUIRED, "events=N"},
     [KEY_CSTACK] = {"cstack", OPT_REQUIRED, "cstack=auto|off"},
     [KEY_WALK] = {"walk", OPT_REQUIRED, "walk=vm|agct"},
     /* test-only: makes every N-th stack walk fault on purpose inside the crash guard; not in
      * the list of accepted options a user sees */
-    [KEY_FAULTEVERY] = {"_faultevery", OPT_REQUIRED, "_faultevery=N"},
+    [KEY_FAULTEVERY] = {"_faultevery", OPT_REQUIRED, "_faultevery=N", 1},
+    /* internal: attach -d's own stop, after the duration the user asked plus a margin, in case
+     * the CLI is gone before it can stop profiling; not what the user asked for */
+    [KEY_SAFETY] = {"safety", OPT_REQUIRED, "safety=TIME", 1},
+    [KEY_IDLE] = {"idle", OPT_FLAG, "idle"},
 };
 
 static const struct {
@@ -148,40 +156,11 @@ static void scan_digits(const char *s, size_t n, uint64_t *v, size_t *len, int *
     *len = i;
 }
 
-/* options_parse_time on a counted string: values inside the option string are not
- * NUL-terminated. */
-static int parse_time_n(const char *s, size_t n, uint64_t *ns)
-{
-    static const struct {
-        const char *unit;
-        uint64_t mul;
-    } units[] = {
-        {"", 1}, {"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000},
-    };
-    uint64_t v;
-    size_t len, i;
-    int range;
-
-    scan_digits(s, n, &v, &len, &range);
-    if (len == 0)
-        return -EINVAL;
-    for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-        if (strlen(units[i].unit) == n - len && memcmp(units[i].unit, s + len, n - len) == 0)
-            break;
-    }
-    if (i == sizeof(units) / sizeof(units[0]))
-        return -EINVAL;
-    if (range || v > UINT64_MAX / units[i].mul)
-        return -ERANGE;
-    *ns = v * units[i].mul;
-    return 0;
-}
-
 int options_parse_time(const char *s, uint64_t *ns)
 {
     if (!s || !ns)
         return -EINVAL;
-    return parse_time_n(s, strlen(s), ns);
+    return fpl_optval_time(s, strlen(s), ns);
 }
 
 /* A cpu or wall interval: TIME within [OPTIONS_MIN_INTERVAL_NS, OPTIONS_MAX_INTERVAL_NS]. */
@@ -189,7 +168,7 @@ static int parse_interval(const char *key, const char *v, size_t n, uint64_t *ns
                           size_t errlen)
 {
     struct quoted q;
-    int rc = parse_time_n(v, n, ns);
+    int rc = fpl_optval_time(v, n, ns);
 
     if (rc == -EINVAL)
         return fail(err, errlen, "bad value '%s' for %s: " OPTIONS_TIME_HINT, quote(&q, v, n), key);
@@ -313,8 +292,18 @@ static int apply(struct options *o, enum opt_key k, const char *v, size_t n, cha
         memcpy(o->reply, v, n);
         o->reply[n] = '\0';
         return 0;
+    case KEY_IDLE:
+        o->idle = 1;
+        return 0;
+    case KEY_SAFETY:
+        rc = fpl_optval_time(v, n, &o->safety_ns);
+        if (rc || o->safety_ns == 0 || o->safety_ns > OPTIONS_MAX_DURATION_NS)
+            return fail(err, errlen,
+                        "bad value '%s' for safety: expected a TIME from 1ns to 365 days",
+                        quote(&q, v, n));
+        return 0;
     case KEY_DURATION:
-        rc = parse_time_n(v, n, &o->duration_ns);
+        rc = fpl_optval_time(v, n, &o->duration_ns);
         if (rc == -EINVAL)
             return fail(err, errlen, "bad value '%s' for duration: " OPTIONS_TIME_HINT,
                         quote(&q, v, n));
@@ -351,6 +340,21 @@ static int apply(struct options *o, enum opt_key k, const char *v, size_t n, cha
         break;
     }
     return fail(err, errlen, "options: internal error on key %d", (int)k);
+}
+
+/* Appends one item to o->shown (comma-separated); an item that does not fit whole is left out
+ * and so are the ones after it. */
+static void add_shown(struct options *o, const char *item, size_t len)
+{
+    size_t have = strlen(o->shown), sep = have ? 1 : 0;
+    if (o->shown_full || have + sep + len >= sizeof(o->shown)) {
+        o->shown_full = 1;
+        return;
+    }
+    if (sep)
+        o->shown[have++] = ',';
+    memcpy(o->shown + have, item, len);
+    o->shown[have + len] = '\0';
 }
 
 int options_parse(const char *s, struct options *out, char *err, size_t errlen)
@@ -417,6 +421,8 @@ int options_parse(const char *s, struct options *out, char *err, size_t errlen)
         rc = apply(&o, (enum opt_key)k, v, vlen, err, errlen);
         if (rc)
             return rc;
+        if (!opt_keys[k].hidden)
+            add_shown(&o, p, len);
         if (!*end)
             break;
         p = end + 1; /* "cpu," ends here: one trailing comma is tolerated */
@@ -424,55 +430,19 @@ int options_parse(const char *s, struct options *out, char *err, size_t errlen)
     /* Naming only wall means "wall instead of cpu"; naming neither means the default mode. */
     if ((seen & (1u << KEY_WALL)) && !(seen & (1u << KEY_CPU)))
         o.cpu_interval_ns = 0;
+    /* the user's own duration= wins over the CLI's safety stop */
+    if (!o.duration_ns)
+        o.duration_ns = o.safety_ns;
+    if (o.idle && (seen & ~(1u << KEY_IDLE | 1u << KEY_REPLY | 1u << KEY_START)))
+        return fail(err, errlen,
+                    "idle loads the agent without profiling: it takes no other option (give "
+                    "the sampling options when profiling starts: flyprof start PID, or "
+                    "Flyprof.start)");
     *out = o;
     return 0;
 }
 
 int options_expand_file(const char *tmpl, int pid, long start_sec, char *out, size_t outlen)
 {
-    char pidbuf[16], stamp[32];
-    int have_stamp = 0;
-    size_t j = 0;
-    const char *p;
-
-    if (!tmpl || !out)
-        return -EINVAL;
-    if (outlen == 0)
-        return -ENAMETOOLONG;
-    for (p = tmpl; *p; p++) {
-        const char *piece = p;
-        size_t n = 1;
-
-        if (p[0] == '%' && p[1] == 'p') {
-            snprintf(pidbuf, sizeof(pidbuf), "%d", pid);
-            piece = pidbuf;
-            n = strlen(pidbuf);
-            p++;
-        } else if (p[0] == '%' && p[1] == 't') {
-            if (!have_stamp) {
-                time_t t = (time_t)start_sec;
-                struct tm tm;
-                if (!localtime_r(&t, &tm) ||
-                    strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm) == 0) {
-                    out[0] = '\0';
-                    return -EINVAL;
-                }
-                have_stamp = 1;
-            }
-            piece = stamp;
-            n = strlen(stamp);
-            p++;
-        } else if (p[0] == '%' && p[1] == '%') {
-            p++; /* piece is the first '%' */
-        }
-        /* j < outlen holds; keep room for the NUL */
-        if (n >= outlen - j) {
-            out[0] = '\0';
-            return -ENAMETOOLONG;
-        }
-        memcpy(out + j, piece, n);
-        j += n;
-    }
-    out[j] = '\0';
-    return 0;
+    return fpl_optval_expand_file(tmpl, pid, start_sec, out, outlen);
 }

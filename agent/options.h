@@ -29,6 +29,13 @@
  *                                  frames; default auto (on), off: Java frames only
  *   _faultevery=N                  test-only, not listed to users: every N-th stack walk
  *                                  faults on purpose inside the crash guard
+ *   idle                           load without profiling (-agentpath: profiling starts later
+ *                                  through the Java API or `flyprof start`); no other option
+ *                                  but an action start may come with it
+ * Internal keys, set by the flyprof CLI and never shown (options.shown, error messages):
+ *   reply=PATH                     where an attach action's result goes
+ *   safety=TIME                    stop after TIME unless duration= is given: attach -d's
+ *                                  margin for a CLI that dies before it sends stop
  * Neither cpu nor wall named: CPU sampling on at 10ms. Only wall named: CPU sampling off.
  * cpu and wall intervals lie in [OPTIONS_MIN_INTERVAL_NS, OPTIONS_MAX_INTERVAL_NS].
  * TIME: decimal digits, then an optional unit ns, us, ms or s; a bare number is nanoseconds.
@@ -90,6 +97,13 @@ struct options {
     int walk_agct;                /* walk=agct: AsyncGetCallTrace alone, no recovery */
     unsigned fault_every;         /* test-only _faultevery=N: every N-th walk faults on
                                    * purpose inside the crash guard; 0: never */
+    uint64_t safety_ns;           /* internal safety=TIME (duration_ns holds the stop in force) */
+    int idle;                     /* load without profiling */
+    /* what the user asked for, for the log's HEADER and outputs: the items of the option
+     * string except actions and internal keys, comma-separated (items that do not fit whole
+     * in the buffer are left out, shown_full set) */
+    char shown[OPTIONS_FILE_MAX];
+    int shown_full;
 };
 
 /* Fills *o with the defaults (CPU sampling at 10ms, action start, raw ""). */
@@ -104,13 +118,15 @@ int options_parse(const char *s, struct options *o, char *err, size_t errlen);
 
 /* Parses TIME: digits with an optional unit ns|us|ms|s (no unit: ns) into *ns; no range check
  * (0 is accepted). Returns 0, -EINVAL when malformed (or s/ns NULL), or -ERANGE when the value
- * does not fit in 64 bits of nanoseconds. */
+ * does not fit in 64 bits of nanoseconds. The grammar is fpl_optval_time's, shared with the
+ * CLI. */
 int options_parse_time(const char *s, uint64_t *ns);
 
 /* Expands the path template tmpl into out[0..outlen): %p -> pid (decimal), %t -> start_sec as
  * local time YYYYmmdd-HHMMSS, %% -> %; any other '%' is kept literally. Returns 0, -EINVAL
  * when tmpl or out is NULL or start_sec has no local time, or -ENAMETOOLONG when the result
- * and its NUL do not fit in outlen. On error out is "" (when outlen > 0). */
+ * and its NUL do not fit in outlen. On error out is "" (when outlen > 0). This is
+ * fpl_optval_expand_file, shared with the CLI, which finds the files the agent named. */
 int options_expand_file(const char *tmpl, int pid, long start_sec, char *out, size_t outlen);
 
 #endif

@@ -162,10 +162,11 @@ static void put_header(struct writer *w)
     fpl_put_v(b, s->opts.wall_interval_ns);
     fpl_put_v(b, s->opts.wall_threads);
     fpl_put_v(b, s->opts.depth);
-    fpl_put_str(b, s->opts.raw);
+    fpl_put_str(b, s->opts.shown); /* what the user asked for, not the CLI's internals */
     fpl_put_str(b, s->jvm_name);
     fpl_put_str(b, s->jvm_version);
     fpl_put_str(b, s->command);
+    fpl_put_str(b, FLYPROF_VERSION); /* appended: older readers stop before it */
     fpl_rec_end(b, r);
 }
 

@@ -905,15 +905,6 @@ int attach_load(const struct attach_target *t, const char *lib, const char *opti
 
 /* --- the agent library ------------------------------------------------------------------ */
 
-int attach_valid_time(const char *s)
-{
-    size_t d = strspn(s, "0123456789");
-    if (d == 0)
-        return 0;
-    const char *u = s + d;
-    return !*u || !strcmp(u, "ns") || !strcmp(u, "us") || !strcmp(u, "ms") || !strcmp(u, "s");
-}
-
 int attach_find_agent(char *out, size_t cap, char *err, size_t errlen)
 {
     static const char rel[] = "/../lib/" AGENT_NAME;

@@ -125,10 +125,6 @@ int attach_load(const struct attach_target *t, const char *lib, const char *opti
  * libflyprof.so, resolved. Returns 0 or -ENOENT. */
 int attach_find_agent(char *out, size_t cap, char *err, size_t errlen);
 
-/* 1 when s is a TIME the agent accepts (digits and an optional unit ns, us, ms or s), so the
- * CLI can reject a bad -i before it starts or attaches to anything. */
-int attach_valid_time(const char *s);
-
 /* The path under which the target can load the agent: the libflyprof.so already mapped in it
  * (so actions reach the live instance); else lib itself when the target sees the same file
  * there and can read it; else a copy the target can read, made in its /tmp

@@ -13,14 +13,11 @@
 #include "out_events.h"
 
 #define EXIT_FAIL 1
-#define EXIT_USAGE 2
 #define ERR_MAX 1024
-
-static const char usage_text[] = "usage:\n" CMD_EVENTS_USAGE;
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Prints "flyprof: events: <message>" and this command's usage; returns EXIT_USAGE. */
+/* Prints "flyprof: events: <message>" and where the usage is; returns CLI_EXIT_USAGE. */
 static int usage_error(const char *fmt, ...)
 {
     char msg[ERR_MAX];
@@ -28,28 +25,7 @@ static int usage_error(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
-    cli_msg_error("events: %s", msg);
-    fputs(usage_text, stderr);
-    return EXIT_USAGE;
-}
-
-/* "--name VALUE" or "--name=VALUE" (or the short form) at argv[*i]: 1 with *val set, 0 when
- * not this option, -1 when its value is missing. */
-static int opt_value(int argc, char **argv, int *i, const char *lng, const char *shrt,
-                     const char **val)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(lng);
-    if (strncmp(a, lng, n) == 0 && a[n] == '=') {
-        *val = a + n + 1;
-        return 1;
-    }
-    if (strcmp(a, lng) != 0 && !(shrt && strcmp(a, shrt) == 0))
-        return 0;
-    if (*i + 1 >= argc)
-        return -1;
-    *val = argv[++*i];
-    return 1;
+    return cli_msg_usage("events", "events: %s", msg);
 }
 
 static int ends_with(const char *s, const char *suffix)
@@ -81,7 +57,7 @@ static void warn(const struct eventlog *el, const char *in)
                       in);
 }
 
-int cmd_events_main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     const char *in = NULL, *out = NULL, *thread = NULL, *from_s = NULL, *to_s = NULL;
     int table_only = 0;
@@ -90,24 +66,24 @@ int cmd_events_main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *v = NULL;
         int m;
-        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-            fputs(usage_text, stdout);
-            return 0;
+        if (cli_args_is_help(argv[i])) {
+            cli_args_help(&cmd_events, stdout);
+            return CLI_EXIT_OK;
         } else if (strcmp(argv[i], "--table") == 0) {
             table_only = 1;
-        } else if ((m = opt_value(argc, argv, &i, "--thread", NULL, &v)) != 0) {
+        } else if ((m = cli_args_value(argc, argv, &i, "--thread", NULL, &v)) != 0) {
             if (m < 0)
                 return usage_error("--thread needs a regular expression");
             thread = v;
-        } else if ((m = opt_value(argc, argv, &i, "--from", NULL, &v)) != 0) {
+        } else if ((m = cli_args_value(argc, argv, &i, "--from", NULL, &v)) != 0) {
             if (m < 0)
                 return usage_error("--from needs a time such as 2.5s or 14:03:05");
             from_s = v;
-        } else if ((m = opt_value(argc, argv, &i, "--to", NULL, &v)) != 0) {
+        } else if ((m = cli_args_value(argc, argv, &i, "--to", NULL, &v)) != 0) {
             if (m < 0)
                 return usage_error("--to needs a time such as 2.5s or 14:03:05");
             to_s = v;
-        } else if ((m = opt_value(argc, argv, &i, "--output", "-o", &v)) != 0) {
+        } else if ((m = cli_args_value(argc, argv, &i, "--output", "-o", &v)) != 0) {
             if (m < 0)
                 return usage_error("-o needs a file (.txt or .csv, or - for stdout)");
             out = v;
@@ -187,3 +163,25 @@ out:
         regfree(&re);
     return code;
 }
+
+const struct cli_cmd cmd_events = {
+    "events",
+    "the events a program logged with dev.flyprof.Events, and their intervals",
+    "usage: flyprof events IN.fpl [--thread RE] [--from T] [--to T] [--table]\n"
+    "                      [-o FILE.txt|FILE.csv]\n"
+    "\n"
+    "Lists the events logged with dev.flyprof.Events, per thread and in order: each event's\n"
+    "time since the first event and distance from the thread's previous one in ns, n and the\n"
+    "string; then count, min, p50, p99 and max of the interval for each pair of consecutive\n"
+    "event numbers (n -> next n on the same thread).\n"
+    "\n"
+    "options:\n"
+    "  --thread RE           only threads whose name matches RE (POSIX ERE)\n"
+    "  --from T, --to T      only events in this time window (as for convert)\n"
+    "  --table               only the interval table\n"
+    "  -o FILE               write there (.txt: text, .csv: one row per event); default stdout\n"
+    "\n"
+    "example:\n"
+    "  flyprof events app.fpl --thread '^http-' --table\n",
+    run,
+};

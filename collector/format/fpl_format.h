@@ -32,7 +32,8 @@ enum fpl_rec {
     /* v header_version(1), v pid, u8 clock (enum fpl_clock), u64 ticks_per_sec,
      * u64 anchor_ticks, u64 anchor_mono_ns, u64 anchor_real_ns,
      * v cpu_interval_ns (0: off), u8 engine (enum fpl_engine), v wall_interval_ns (0: off),
-     * v wall_threads, v depth, str options, str jvm_name, str jvm_version, str command */
+     * v wall_threads, v depth, str options (as the user gave them), str jvm_name,
+     * str jvm_version, str command, str agent_version (appended; absent in older logs) */
     FPL_REC_HEADER = 1,
     /* u64 ticks, u64 mono_ns, u64 real_ns: a later clock anchor (readers may refine) */
     FPL_REC_ANCHOR = 2,

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "names.h"
+
 #define ARENA_BLOCK (64u << 10)
 
 struct profile_arena_block {
@@ -167,6 +169,21 @@ static const char *arena_display(struct profile *p, const char *a, const char *s
     clean(d, ca + 1, a, la);
     memcpy(d + ca, sep, ls);
     clean(d + ca + ls, cb + 1, b, lb);
+    return d;
+}
+
+/* "class.name" with the class's run-to-run parts dropped (names.h). */
+static const char *display_normalized(struct profile *p, const char *cls, const char *name)
+{
+    char small[512], *c = small;
+    size_t n = strlen(cls);
+    if (n >= sizeof(small) && !(c = malloc(n + 1)))
+        return NULL;
+    memcpy(c, cls, n + 1);
+    names_class(c);
+    const char *d = arena_display(p, c, ".", name);
+    if (c != small)
+        free(c);
     return d;
 }
 
@@ -339,7 +356,8 @@ static int on_header(void *ctx, const struct reader_header *h)
     o->jvm_name = arena_str(p, h->jvm_name);
     o->jvm_version = arena_str(p, h->jvm_version);
     o->command = arena_str(p, h->command);
-    if (!o->options || !o->jvm_name || !o->jvm_version || !o->command)
+    o->agent_version = arena_str(p, h->agent_version);
+    if (!o->options || !o->jvm_name || !o->jvm_version || !o->command || !o->agent_version)
         return -ENOMEM;
     p->have_header = 1;
     if (p->window.set && h->ticks_per_sec)
@@ -399,8 +417,10 @@ static int on_method(void *ctx, const struct reader_method *rm)
         return -ENOMEM;
     if (rm->kind == FPL_METHOD_MARKER || rm->kind == FPL_METHOD_CFUNC || !m->class_name[0])
         m->display = arena_display(p, "", "", m->name);
-    else
+    else if (p->raw_names)
         m->display = arena_display(p, m->class_name, ".", m->name);
+    else
+        m->display = display_normalized(p, m->class_name, m->name);
     if (!m->display)
         return -ENOMEM;
     if (rm->nlines) {
@@ -844,6 +864,7 @@ struct profile *profile_new(void)
     p->cell_last = PROFILE_NONE;
     static const char empty[] = "";
     p->header.options = p->header.jvm_name = p->header.jvm_version = p->header.command = empty;
+    p->header.agent_version = empty;
     return p;
 }
 

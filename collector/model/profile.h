@@ -8,6 +8,10 @@
  * upscaled weight is weight * candidates / chosen (collector/FORMAT.md, section 10); a CPU
  * sample's upscaled weight is its weight. Outputs show upscaled weights.
  *
+ * Frame names (profile_method.display) are normalized by default: generated classes lose the
+ * counters and addresses that differ from run to run (names.h), so two runs of a program give
+ * the same names; raw_names keeps them as logged.
+ *
  * Output writers (out_*.c, summary.c) read the struct directly; it is filled by
  * profile_read_* and read-only afterwards. Memory: every string and array hangs off the
  * profile and lives until profile_free. Never prints, never exits. Any thread; a profile is
@@ -61,6 +65,7 @@ struct profile_header {
     const char *jvm_name;
     const char *jvm_version;
     const char *command;
+    const char *agent_version; /* "" for logs of agents that did not write it */
 };
 
 struct profile_anchor {
@@ -200,6 +205,7 @@ struct profile_pending;
 
 struct profile {
     char name[256]; /* the log's name, for messages */
+    int raw_names;  /* set before reading: frame names as logged, not normalized (names.h) */
     int have_header;
     uint64_t headers; /* HEADER records seen (the first one is kept) */
     struct profile_header header;

@@ -488,7 +488,7 @@ static int add_entry(struct builder *b, struct render_select *s, const struct pr
         }
         u.pre[u.npre++] = b->thread_name[slot] - 1;
     }
-    if (e->kind == FPL_KIND_WALL && s->o.state == RENDER_STATE_ALL &&
+    if (e->kind == FPL_KIND_WALL && s->o.state == RENDER_STATE_ALL && !s->o.no_states &&
         render_state_frame(e->state)) {
         if ((state = name_intern(t, render_state_frame(e->state), RENDER_STATE)) == NONE)
             return -ENOMEM;
@@ -1008,12 +1008,24 @@ static uint64_t child_hash(uint32_t parent, uint32_t name)
 
 int render_tree_match(const struct render_tree *t, const struct render_tree *base, uint64_t *out)
 {
+    uint32_t *node = malloc((t->nnodes ? t->nnodes : 1) * sizeof(*node));
+    if (!node)
+        return -ENOMEM;
+    int rc = render_tree_match_nodes(t, base, node);
+    for (size_t i = 0; rc == 0 && i < t->nnodes; i++)
+        out[i] = node[i] == NONE ? 0 : base->nodes[node[i]].total;
+    free(node);
+    return rc;
+}
+
+int render_tree_match_nodes(const struct render_tree *t, const struct render_tree *base,
+                            uint32_t *bnode)
+{
     /* base's nodes by (parent, name) */
     struct hashtab child = {0};
-    uint32_t *bnode = malloc((t->nnodes ? t->nnodes : 1) * sizeof(*bnode));
     uint32_t *bname = malloc((t->nnames ? t->nnames : 1) * sizeof(*bname));
     int rc = -ENOMEM;
-    if (!bnode || !bname || hashtab_reserve(&child, base->nnodes))
+    if (!bname || hashtab_reserve(&child, base->nnodes))
         goto out;
     for (size_t i = 1; i < base->nnodes; i++) {
         const struct render_node *nd = &base->nodes[i];
@@ -1041,12 +1053,10 @@ int render_tree_match(const struct render_tree *t, const struct render_tree *bas
             }
         }
         bnode[i] = m;
-        out[i] = m == NONE ? 0 : base->nodes[m].total;
     }
     rc = 0;
 out:
     hashtab_destroy(&child);
-    free(bnode);
     free(bname);
     return rc;
 }
@@ -1096,6 +1106,9 @@ void render_default_title(const struct profile *p, int kind, char *buf, size_t l
             snprintf(z, sizeof(z), "%.3f s", (double)w->to_ns / 1e9);
         snprintf(win, sizeof(win), ", window %s to %s", a, z);
     }
-    snprintf(buf, len, "%s profile of %s, %.2f s%s, %llu samples", render_kind_name(kind), what,
-             (double)profile_duration_ns(p) / 1e9, win, (unsigned long long)samples);
+    char ver[48] = "";
+    if (p->have_header && p->header.agent_version[0])
+        snprintf(ver, sizeof(ver), ", flyprof %.32s", p->header.agent_version);
+    snprintf(buf, len, "%s profile of %s, %.2f s%s, %llu samples%s", render_kind_name(kind), what,
+             (double)profile_duration_ns(p) / 1e9, win, (unsigned long long)samples, ver);
 }

@@ -37,6 +37,7 @@ struct render_opts {
      * limit. Outputs that always prune (the flame graph) use their own default for 0. */
     double min_share;
     uint32_t max_nodes;
+    int no_states;         /* wall samples without their thread-state leaf frame */
 };
 
 /* Frame types, for colors and legends. */
@@ -157,8 +158,8 @@ struct render_tree {
 /* Builds the call tree of p's selected cells (render_select_entry), merging frames by display
  * name (and node type) along the path. The path of a cell: a "[cpu]" / "[wall]" root (RENDER_KIND) with
  * PROFILE_KIND_ALL, then the thread's name (RENDER_THREAD) with o->threads, then the frames
- * root first, then for a wall sample of known state when no state filter is set a state leaf
- * ("[parked]", RENDER_STATE, see render_state_frame). With o->reverse the frames and the state
+ * root first, then for a wall sample of known state when no state filter is set and
+ * o->no_states is not a state leaf ("[parked]", RENDER_STATE, see render_state_frame). With o->reverse the frames and the state
  * leaf come in reverse order (leaf first: state, executing method, ..., entry point) below the
  * same kind and thread roots. An undefined stack is the one frame PROFILE_UNKNOWN_STACK, an
  * empty one PROFILE_EMPTY_STACK, an undefined method PROFILE_UNKNOWN_FRAME (all RENDER_MARKER).
@@ -197,6 +198,11 @@ int render_tree_walk(struct render_tree *t, const struct profile *p, const struc
 int render_tree_match(const struct render_tree *t, const struct render_tree *base,
                       uint64_t *out);
 
+/* As render_tree_match, giving for every node of t the index of the node of base with the same
+ * path, or UINT32_MAX. out has t->nnodes entries. Returns 0 or -ENOMEM. */
+int render_tree_match_nodes(const struct render_tree *t, const struct render_tree *base,
+                            uint32_t *out);
+
 /* The node of t below parent named name, or UINT32_MAX. */
 uint32_t render_tree_child(const struct render_tree *t, uint32_t parent, const char *name);
 
@@ -217,9 +223,9 @@ int render_state_parse(const char *s);
 /* "cpu", "wall" or "cpu+wall" for a resolved kind. */
 const char *render_kind_name(int kind);
 
-/* "cpu profile of <command> (pid N), <duration> s, <samples> samples" and similar, into buf
- * (one line, cut with "..." when long; the window when one is set). kind may be
- * PROFILE_KIND_AUTO. */
+/* "cpu profile of <command> (pid N), <duration> s, <samples> samples, flyprof <agent version>"
+ * and similar, into buf (one line, cut with "..." when long; the window when one is set; no
+ * version for logs that do not say it). kind may be PROFILE_KIND_AUTO. */
 void render_default_title(const struct profile *p, int kind, char *buf, size_t len);
 
 #endif

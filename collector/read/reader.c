@@ -145,6 +145,8 @@ static int rec_header(struct reader *r, struct fpl_cur *c)
     h.jvm_name = get_str(c);
     h.jvm_version = get_str(c);
     h.command = get_str(c);
+    /* appended fields: absent in logs of older agents */
+    h.agent_version = c->p < c->end ? get_str(c) : (struct reader_str){"", 0};
     if (c->bad || !r->ops->header)
         return 0;
     return r->ops->header(r->ctx, &h);

@@ -43,6 +43,7 @@ struct reader_header {
     struct reader_str jvm_name;
     struct reader_str jvm_version;
     struct reader_str command;
+    struct reader_str agent_version; /* "" in logs of agents before it was added */
 };
 
 /* One entry of a method's line table. */

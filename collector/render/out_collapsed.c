@@ -6,7 +6,8 @@
  * stacks and 32 threads, which the first version kept whole to sort it).
  *
  * A line is a path of names: the [cpu]/[wall] root and the thread's name ("pre" elements),
- * then the frames of a stack. Names are interned by their text, so equal ids mean equal text.
+ * then the frames of a stack, and for a wall sample its thread-state leaf ("[sleeping]"; first
+ * after the roots with reverse). Names are interned by their text, so equal ids mean equal text.
  * The distinct stack sequences are sorted once in the byte order of their joined text; each
  * selected cell becomes a unit (its pre names and its stack's rank), the units are merged by
  * a hash and sorted by (pre names, stack rank), which is the byte order of the whole lines;
@@ -24,6 +25,7 @@
 
 #define NONE UINT32_MAX
 #define MAX_PRE 2 /* [cpu]/[wall], thread */
+#define NSTATE (FPL_STATE_NATIVE + 1) /* state leaves: 0 none, then enum fpl_state */
 
 /* One selected (pre names, stack) pair and its summed weight. */
 struct unit {
@@ -48,6 +50,7 @@ struct fold {
     const struct profile *p;
     int reverse;
     int annotate; /* a render_annotation suffix on each frame */
+    int states;   /* wall lines end in their thread-state frame */
     char **owned; /* annotated names made here, freed with the fold */
     size_t nowned, owned_cap;
     /* names, interned by text */
@@ -58,7 +61,8 @@ struct fold {
                             * annotate): name + 1, 0 not yet */
     uint32_t *thread_name; /* per thread slot (+1: undefined thread) */
     /* stack sequences, made for the stacks that are used */
-    uint32_t *stack_seq; /* per stack slot (+1: undefined stack): seq + 1, 0 not yet */
+    uint32_t *stack_seq; /* per (stack slot (+1: undefined stack), state leaf): seq + 1, 0 not
+                          * yet */
     struct seq *seqs;
     size_t nseqs, seqs_cap;
     uint32_t *elems;
@@ -141,14 +145,15 @@ static uint32_t frame_name(struct fold *f, const struct profile_frame *fr)
 
 /* The sequence of stack index si (PROFILE_NONE: undefined), made the first time; NONE when
  * out of memory. */
-static uint32_t stack_seq(struct fold *f, uint32_t si)
+static uint32_t stack_seq(struct fold *f, uint32_t si, int state)
 {
     const struct profile *p = f->p;
-    size_t slot = si == PROFILE_NONE ? p->nstacks : si;
+    size_t slot = (si == PROFILE_NONE ? p->nstacks : si) * NSTATE + (size_t)state;
     if (f->stack_seq[slot])
         return f->stack_seq[slot] - 1;
     const struct profile_stack *st = si == PROFILE_NONE ? NULL : &p->stacks[si];
-    uint32_t n = st && st->nframes ? st->nframes : 1;
+    uint32_t nf = st && st->nframes ? st->nframes : 1;
+    uint32_t n = nf + (state ? 1 : 0);
     if (f->nelems + n > f->elems_cap) {
         size_t cap = f->elems_cap ? f->elems_cap : 4096;
         while (cap < f->nelems + n)
@@ -168,14 +173,24 @@ static uint32_t stack_seq(struct fold *f, uint32_t si)
         f->seqs_cap = cap;
     }
     uint32_t *out = f->elems + f->nelems;
+    if (state) {
+        /* the state leaf: the line's last frame, or its first after the roots with reverse */
+        uint32_t leaf = name_id(f, render_state_frame(state));
+        if (leaf == NONE)
+            return NONE;
+        if (f->reverse)
+            *out++ = leaf;
+        else
+            out[nf] = leaf;
+    }
     if (!st || !st->nframes) {
         out[0] = name_id(f, st ? PROFILE_EMPTY_STACK : PROFILE_UNKNOWN_STACK);
         if (out[0] == NONE)
             return NONE;
     } else {
-        for (uint32_t i = 0; i < n; i++) {
+        for (uint32_t i = 0; i < nf; i++) {
             /* stacks are stored leaf first */
-            out[i] = frame_name(f, &st->frames[f->reverse ? i : n - 1 - i]);
+            out[i] = frame_name(f, &st->frames[f->reverse ? i : nf - 1 - i]);
             if (out[i] == NONE)
                 return NONE;
         }
@@ -250,7 +265,11 @@ static int add_entry(struct fold *f, const struct profile_entry *e, int all, int
         }
         u.pre[u.npre++] = f->thread_name[slot] - 1;
     }
-    if ((u.seq = stack_seq(f, e->stack)) == NONE)
+    int state = f->states && e->kind == FPL_KIND_WALL && e->state < NSTATE &&
+                        render_state_frame(e->state)
+                    ? e->state
+                    : 0;
+    if ((u.seq = stack_seq(f, e->stack, state)) == NONE)
         return -ENOMEM;
     return unit_add(f, &u);
 }
@@ -346,11 +365,13 @@ static void fold_destroy(struct fold *f)
     hashtab_destroy(&f->unit_index);
 }
 
-/* Folds the cells of kind (resolved), only those sel selects when sel is set. */
+/* Folds the cells of kind (resolved), only those sel selects when sel is set; with states, wall
+ * lines end in their thread-state frame. */
 static int write_folded(const struct profile *p, int kind, int threads, struct render_select *sel,
-                        int reverse, FILE *out, char *err, size_t errlen)
+                        int reverse, int states, FILE *out, char *err, size_t errlen)
 {
-    struct fold f = {.p = p, .reverse = reverse, .annotate = sel && sel->o.annotate};
+    struct fold f = {.p = p, .reverse = reverse, .annotate = sel && sel->o.annotate,
+                     .states = states};
     struct fpl_buf line = {0};
     uint32_t *order = NULL;
     int all = kind == PROFILE_KIND_ALL, rc = -ENOMEM;
@@ -358,7 +379,7 @@ static int write_folded(const struct profile *p, int kind, int threads, struct r
     f.method_name = calloc((p->nmethods + 1) * (f.annotate ? FOLD_TYPES : 1),
                            sizeof(*f.method_name));
     f.thread_name = calloc(p->nthreads + 1, sizeof(*f.thread_name));
-    f.stack_seq = calloc(p->nstacks + 1, sizeof(*f.stack_seq));
+    f.stack_seq = calloc((p->nstacks + 1) * NSTATE, sizeof(*f.stack_seq));
     if (!f.method_name || !f.thread_name || !f.stack_seq)
         goto nomem;
     rc = 0;
@@ -423,11 +444,14 @@ out:
 int out_collapsed_write(const struct profile *p, const struct out_collapsed_opts *o, FILE *f,
                         char *err, size_t errlen)
 {
-    return write_folded(p, profile_resolve_kind(p, o->kind), o->threads, NULL, 0, f, err, errlen);
+    return write_folded(p, profile_resolve_kind(p, o->kind), o->threads, NULL, 0, o->states, f,
+                        err, errlen);
 }
 
 int out_collapsed_write_select(const struct profile *p, struct render_select *sel, int threads,
                                int reverse, FILE *f, char *err, size_t errlen)
 {
-    return write_folded(p, sel->kind, threads, sel, reverse, f, err, errlen);
+    /* a state filter makes the leaf the same on every line: left out, as in the call trees */
+    int states = !sel->o.no_states && sel->o.state == RENDER_STATE_ALL;
+    return write_folded(p, sel->kind, threads, sel, reverse, states, f, err, errlen);
 }

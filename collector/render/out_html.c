@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "esc.h"
 #include "fpl_codec.h"
 
 /* The page template and its assets, generated at configure time by collector/html/embed.cmake
@@ -174,112 +175,17 @@ static void put_num(struct fpl_buf *b, uint64_t v)
     fpl_put_u8(b, (uint8_t)end[v]);
 }
 
-/* Decodes one UTF-8 (or CESU-8 surrogate, as in JVM modified UTF-8) sequence at s[0..len).
- * Returns its length and the code point in *cp; 1 and U+FFFD for an invalid byte. */
-static size_t utf8_next(const unsigned char *s, size_t len, uint32_t *cp)
-{
-    unsigned char c = s[0];
-    size_t need;
-    uint32_t v, min;
-    if (c < 0x80) {
-        *cp = c;
-        return 1;
-    }
-    if (c >= 0xc2 && c <= 0xdf) {
-        need = 1, v = c & 0x1f, min = 0x80;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        need = 2, v = c & 0x0f, min = 0x800;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        need = 3, v = c & 0x07, min = 0x10000;
-    } else {
-        *cp = 0xfffd;
-        return 1;
-    }
-    if (len < need + 1)
-        goto bad;
-    for (size_t i = 1; i <= need; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            goto bad;
-        v = v << 6 | (s[i] & 0x3f);
-    }
-    if (v < min || v > 0x10ffff)
-        goto bad;
-    *cp = v;
-    return need + 1;
-bad:
-    *cp = 0xfffd;
-    return 1;
-}
-
-/* s as a JSON string literal that is pure ASCII and safe inside a <script> element. */
-static void put_json_str(struct fpl_buf *b, const char *str)
-{
-    const unsigned char *s = (const unsigned char *)str;
-    size_t len = strlen(str);
-    char tmp[16];
-    fpl_put_u8(b, '"');
-    for (size_t i = 0; i < len;) {
-        uint32_t cp;
-        size_t n = utf8_next(s + i, len - i, &cp);
-        i += n;
-        if (cp == '"' || cp == '\\') {
-            fpl_put_u8(b, '\\');
-            fpl_put_u8(b, (uint8_t)cp);
-        } else if (cp >= 0x20 && cp < 0x7f && cp != '<' && cp != '>' && cp != '&') {
-            fpl_put_u8(b, (uint8_t)cp);
-        } else if (cp < 0x10000) {
-            snprintf(tmp, sizeof(tmp), "\\u%04x", (unsigned)cp);
-            put_str(b, tmp);
-        } else {
-            cp -= 0x10000;
-            snprintf(tmp, sizeof(tmp), "\\u%04x\\u%04x", 0xd800u + (cp >> 10),
-                     0xdc00u + (cp & 0x3ff));
-            put_str(b, tmp);
-        }
-    }
-    fpl_put_u8(b, '"');
-}
-
-/* s as HTML text (the <title> element): markup characters and non-ASCII as references,
- * control characters as spaces. */
-static void put_html_text(struct fpl_buf *b, const char *str)
-{
-    const unsigned char *s = (const unsigned char *)str;
-    size_t len = strlen(str);
-    char tmp[16];
-    for (size_t i = 0; i < len;) {
-        uint32_t cp;
-        i += utf8_next(s + i, len - i, &cp);
-        if (cp >= 0xd800 && cp <= 0xdfff)
-            cp = 0xfffd; /* a lone surrogate is no character in HTML */
-        if (cp < 0x20 || cp == 0x7f) {
-            fpl_put_u8(b, ' ');
-        } else if (cp == '<' || cp == '>' || cp == '&' || cp == '"' || cp == '\'') {
-            put_str(b, cp == '<'   ? "&lt;"
-                       : cp == '>' ? "&gt;"
-                       : cp == '&' ? "&amp;"
-                       : cp == '"' ? "&quot;"
-                                   : "&#39;");
-        } else if (cp < 0x7f) {
-            fpl_put_u8(b, (uint8_t)cp);
-        } else {
-            snprintf(tmp, sizeof(tmp), "&#x%x;", (unsigned)cp);
-            put_str(b, tmp);
-        }
-    }
-}
-
 static void put_key(struct fpl_buf *b, const char *key)
 {
     fpl_put_u8(b, ',');
-    put_json_str(b, key);
+    esc_json(b, key);
     fpl_put_u8(b, ':');
 }
 
 /* names, types, n and tree (with the given key suffix: "" or "2") of fl; with base, the base
- * weights of the nodes in the same order. */
+ * weights of the nodes in the same order, and with lost their weight of frames only in base. */
 static int put_tree(struct fpl_buf *b, const struct flat *fl, const char *suffix,
-                    const uint64_t *base)
+                    const uint64_t *base, const uint64_t *lost)
 {
     const struct render_tree *t = fl->t;
     size_t n = t->nnodes;
@@ -294,7 +200,7 @@ static int put_tree(struct fpl_buf *b, const struct flat *fl, const char *suffix
     for (size_t i = 0; i < fl->nentries; i++) {
         if (i)
             fpl_put_u8(b, ',');
-        put_json_str(b, t->names[fl->names[i]]);
+        esc_json(b, t->names[fl->names[i]]);
     }
     fpl_put_u8(b, ']');
     snprintf(key, sizeof(key), "types%s", suffix);
@@ -332,6 +238,14 @@ static int put_tree(struct fpl_buf *b, const struct flat *fl, const char *suffix
         fpl_put_u8(b, '"');
         for (size_t k = 0; k < n; k++)
             put_num(b, base[fl->order[k]]);
+        fpl_put_u8(b, '"');
+    }
+    if (lost) {
+        snprintf(key, sizeof(key), "lost%s", suffix);
+        put_key(b, key);
+        fpl_put_u8(b, '"');
+        for (size_t k = 0; k < n; k++)
+            put_num(b, lost[fl->order[k]]);
         fpl_put_u8(b, '"');
     }
     free(rem);
@@ -374,7 +288,7 @@ static int write_page(FILE *f, const char *title, const struct fpl_buf *data, ch
     struct fpl_buf t = {0};
     int rc = 0;
 
-    put_html_text(&t, title);
+    esc_html(&t, title);
     if (t.failed || data->failed) {
         fpl_buf_free(&t);
         snprintf(err, errlen, "html: out of memory");
@@ -424,11 +338,11 @@ static void put_head(struct fpl_buf *b, const struct profile *p, const struct re
     put_str(b, "{\"v\":");
     put_u64(b, OUT_HTML_DATA_VERSION);
     put_key(b, "title");
-    put_json_str(b, title);
+    esc_json(b, title);
     put_key(b, "subtitle");
-    put_json_str(b, subtitle);
+    esc_json(b, subtitle);
     put_key(b, "kind");
-    put_json_str(b, kind_name(t->kind));
+    esc_json(b, kind_name(t->kind));
     put_key(b, "interval_ns");
     put_u64(b, interval);
     put_key(b, "samples");
@@ -501,7 +415,7 @@ int out_html_write(const struct profile *p, const struct render_opts *opts, FILE
         render_default_title(p, t.kind, title, sizeof(title));
     describe(p, subtitle, sizeof(subtitle));
     put_head(&data, p, &t, o, title, subtitle);
-    if ((rc = put_tree(&data, &fl, "", NULL)) != 0) {
+    if ((rc = put_tree(&data, &fl, "", NULL, NULL)) != 0) {
         no_memory(err, errlen);
         goto out;
     }
@@ -529,15 +443,203 @@ static void diff_titles(const struct profile *base, const struct profile *cur,
     snprintf(subtitle, slen, "against the base: %s", bt);
 }
 
-/* One orientation of a diff into data under the key suffix: cur's tree, and base's weights
- * matched to its nodes. The first one (suffix "") also writes the head and the titles. */
+/* The tree a diff draws: cur's tree, and under each of its frames, after its own children, the
+ * frames base has there and cur has not ("only in base", with their descendants), so a frame
+ * that went away is seen with the share it lost. Such a frame is as wide as its base weight
+ * scaled to cur's total (its share of base, in cur's units); its ancestors widen by as much.
+ * base[i] is node i's weight in base (0 when cur's frame is not in base); lost[i] the width of
+ * frames only in base in i's subtree (all of it for one of them): i's own weight in cur is
+ * total - lost. Node names index cur's names, then base's (offset cur->nnames). */
+struct diff_tree {
+    struct render_tree t; /* nodes and names only, owned here; names point into cur and base */
+    uint64_t *base;
+    uint64_t *lost;
+};
+
+static void diff_tree_destroy(struct diff_tree *d)
+{
+    free(d->t.nodes);
+    free(d->t.names);
+    free(d->base);
+    free(d->lost);
+    memset(d, 0, sizeof(*d));
+}
+
+/* The first child of base node b that cur does not have (used[] 0) -- the first of all, or
+ * the first after the child `after` when that is not NONE -- or NONE. */
+static uint32_t only_in_base(const struct render_tree *tb, const uint8_t *used, uint32_t b,
+                             uint32_t after)
+{
+    if (b == NONE)
+        return NONE;
+    uint32_t c = after == NONE ? tb->nodes[b].first_child : tb->nodes[after].next_sibling;
+    while (c != NONE && used[c])
+        c = tb->nodes[c].next_sibling;
+    return c;
+}
+
+static int diff_tree_build(struct diff_tree *d, const struct render_tree *tc,
+                           const struct render_tree *tb)
+{
+    uint32_t *match = malloc((tc->nnodes ? tc->nnodes : 1) * sizeof(*match));
+    uint8_t *used = calloc(tb->nnodes ? tb->nnodes : 1, 1);
+    size_t n = tc->nnodes, k = 0;
+    int rc = -ENOMEM;
+
+    memset(d, 0, sizeof(*d));
+    if (!match || !used || render_tree_match_nodes(tc, tb, match) != 0)
+        goto out;
+    for (size_t i = 0; i < tc->nnodes; i++) {
+        if (match[i] != NONE)
+            used[match[i]] = 1;
+    }
+    for (size_t i = 0; i < tb->nnodes; i++)
+        n += !used[i];
+    d->t.nodes = malloc((n ? n : 1) * sizeof(*d->t.nodes));
+    d->t.names = malloc((tc->nnames + tb->nnames + 1) * sizeof(*d->t.names));
+    d->base = calloc(n ? n : 1, sizeof(*d->base));
+    d->lost = calloc(n ? n : 1, sizeof(*d->lost));
+    /* per merged node: the cur or base node it is, and whether it is base's */
+    uint32_t *src = malloc((n ? n : 1) * sizeof(*src));
+    uint32_t *last = malloc((n ? n : 1) * sizeof(*last)); /* per merged node: its last child */
+    uint8_t *ghost = calloc(n ? n : 1, 1);
+    if (!d->t.nodes || !d->t.names || !d->base || !d->lost || !src || !last || !ghost) {
+        free(src);
+        free(last);
+        free(ghost);
+        goto out;
+    }
+    memcpy(d->t.names, tc->names, tc->nnames * sizeof(*d->t.names));
+    memcpy(d->t.names + tc->nnames, tb->names, tb->nnames * sizeof(*d->t.names));
+    d->t.nnames = tc->nnames + tb->nnames;
+    d->t.kind = tc->kind;
+    d->t.samples = tc->samples;
+
+    /* preorder over the merged tree: a cur node's children are its cur children, then its
+     * match's children only in base; a base-only node's children are all its base children */
+    if (tc->nnodes == 0)
+        goto done;
+    uint32_t at = 0; /* merged index of the node being placed */
+    uint32_t v = 0;
+    int g = 0;
+    uint32_t parent = NONE;
+    for (;;) {
+        const struct render_node *s = g ? &tb->nodes[v] : &tc->nodes[v];
+        at = (uint32_t)k++;
+        d->t.nodes[at] = (struct render_node){
+            .name = (uint32_t)(s->name + (g ? tc->nnames : 0)),
+            .type = s->type,
+            .merged = s->merged,
+            .parent = parent,
+            .first_child = NONE,
+            .next_sibling = NONE,
+            .depth = parent == NONE ? 0 : d->t.nodes[parent].depth + 1};
+        src[at] = v;
+        ghost[at] = (uint8_t)g;
+        last[at] = NONE;
+        if (parent != NONE) {
+            if (last[parent] == NONE)
+                d->t.nodes[parent].first_child = at;
+            else
+                d->t.nodes[last[parent]].next_sibling = at;
+            last[parent] = at;
+        }
+        /* descend */
+        uint32_t child = NONE;
+        int cg = g;
+        if (!g && tc->nodes[v].first_child != NONE) {
+            child = tc->nodes[v].first_child;
+        } else if (!g) {
+            child = only_in_base(tb, used, match[v], NONE);
+            cg = 1;
+        } else {
+            child = tb->nodes[v].first_child;
+        }
+        if (child != NONE) {
+            parent = at;
+            v = child;
+            g = cg;
+            continue;
+        }
+        /* next sibling, climbing while there is none */
+        for (;;) {
+            if (parent == NONE)
+                goto done;
+            uint32_t sib = NONE;
+            int sg = g;
+            if (!g) {
+                sib = tc->nodes[v].next_sibling;
+                if (sib == NONE) {
+                    sib = only_in_base(tb, used, match[src[parent]], NONE);
+                    sg = 1;
+                }
+            } else if (!ghost[parent]) {
+                sib = only_in_base(tb, used, match[src[parent]], v);
+            } else {
+                sib = tb->nodes[v].next_sibling;
+            }
+            if (sib != NONE) {
+                v = sib;
+                g = sg;
+                break;
+            }
+            /* up: the parent's own position */
+            v = src[parent];
+            g = ghost[parent];
+            parent = d->t.nodes[parent].parent;
+        }
+    }
+done:
+    d->t.nnodes = k;
+    /* weights, children before parents (preorder backwards): a base-only frame is as wide as
+     * its base weight scaled to cur's total; the others as their cur weight plus what the
+     * frames only in base below them add */
+    {
+        uint64_t ctot = tc->nnodes ? tc->nodes[0].total : 0;
+        uint64_t btot = tb->nnodes ? tb->nodes[0].total : 0;
+        for (size_t i = k; i-- > 0;) {
+            struct render_node *nd = &d->t.nodes[i];
+            if (ghost[i]) {
+                d->base[i] = tb->nodes[src[i]].total;
+                nd->total = btot ? (uint64_t)((unsigned __int128)d->base[i] * ctot / btot) : 0;
+                d->lost[i] = nd->total;
+            } else {
+                d->base[i] = match[src[i]] == NONE ? 0 : tb->nodes[match[src[i]]].total;
+                nd->total = tc->nodes[src[i]].total + d->lost[i];
+            }
+            if (nd->parent != NONE && !ghost[i])
+                d->lost[nd->parent] += d->lost[i];
+            else if (nd->parent != NONE && !ghost[nd->parent])
+                d->lost[nd->parent] += nd->total;
+        }
+        for (size_t i = 0; i < k; i++)
+            d->t.nodes[i].self = d->t.nodes[i].total;
+        for (size_t i = 1; i < k; i++)
+            d->t.nodes[d->t.nodes[i].parent].self -= d->t.nodes[i].total;
+        d->t.total = k ? d->t.nodes[0].total : 0;
+    }
+    free(src);
+    free(last);
+    free(ghost);
+    rc = 0;
+out:
+    free(match);
+    free(used);
+    if (rc)
+        diff_tree_destroy(d);
+    return rc;
+}
+
+/* One orientation of a diff into data under the key suffix: cur's tree with base's weights
+ * matched to its nodes, and the frames only in base (diff_tree). The first one (suffix "")
+ * also writes the head and the titles. */
 static int put_diff_tree(struct fpl_buf *data, const struct profile *base,
                          const struct profile *cur, const struct render_opts *o, const char *suffix,
                          char *title, size_t tlen, char *err, size_t errlen)
 {
     struct render_tree tc = {0}, tb = {0};
+    struct diff_tree dt = {0};
     struct flat fl = {0};
-    uint64_t *matched = NULL;
     char subtitle[1100];
     int rc;
 
@@ -545,17 +647,12 @@ static int put_diff_tree(struct fpl_buf *data, const struct profile *base,
         return rc;
     if ((rc = render_tree_build(&tc, cur, o, err, errlen)) != 0)
         goto out;
-    if ((rc = flat_init(&fl, &tc)) != 0) {
+    if ((rc = diff_tree_build(&dt, &tc, &tb)) != 0) {
+        no_memory(err, errlen);
+        goto out;
+    }
+    if ((rc = flat_init(&fl, &dt.t)) != 0) {
         empty_tree(rc, err, errlen);
-        goto out;
-    }
-    matched = malloc(tc.nnodes * sizeof(*matched));
-    if (!matched) {
-        rc = no_memory(err, errlen);
-        goto out;
-    }
-    if ((rc = render_tree_match(&tc, &tb, matched)) != 0) {
-        snprintf(err, errlen, "html: matching the base tree failed: %s", strerror(-rc));
         goto out;
     }
     if (!*suffix) {
@@ -566,10 +663,10 @@ static int put_diff_tree(struct fpl_buf *data, const struct profile *base,
         put_key(data, "base_total");
         put_u64(data, tb.total);
     }
-    if ((rc = put_tree(data, &fl, suffix, matched)) != 0)
+    if ((rc = put_tree(data, &fl, suffix, dt.base, dt.lost)) != 0)
         no_memory(err, errlen);
 out:
-    free(matched);
+    diff_tree_destroy(&dt);
     flat_destroy(&fl);
     render_tree_destroy(&tc);
     render_tree_destroy(&tb);

@@ -35,6 +35,7 @@ enum {
     FLD_SAMPLE_LABEL = 3,
     FLD_LABEL_KEY = 1,
     FLD_LABEL_STR = 2,
+    FLD_LABEL_NUM = 3,
     FLD_MAPPING_ID = 1,
     FLD_MAPPING_FILENAME = 5,
     FLD_MAPPING_HAS_FUNCTIONS = 7,
@@ -60,7 +61,8 @@ enum {
 /* The one mapping every location belongs to. Without a mapping, pprof adds one of its own and
  * tries to symbolize its addresses with local binaries ("Main binary filename not
  * available."); a mapping that says it has functions, file names and line numbers is left
- * alone. */
+ * alone. It is named after the profiled program (the main class or jar of the JVM's command,
+ * as tools show a binary's name), MAPPING_NAME when the log does not say. */
 #define MAPPING_ID 1
 #define MAPPING_NAME "[jvm]"
 
@@ -129,7 +131,7 @@ struct pprof_w {
     uint64_t *thread_str;        /* per thread index: string index + 1, 0 none yet */
     uint64_t unknown_thread_str; /* + 1 */
     uint64_t state_str[STATES + 1];
-    uint64_t key_thread, key_state;
+    uint64_t key_thread, key_tid, key_state;
     int nomem;
 };
 
@@ -511,6 +513,13 @@ static void put_sample(struct pprof_w *w, const struct profile_entry *e)
     pb_uint64(b, FLD_LABEL_KEY, w->key_thread);
     pb_uint64_opt(b, FLD_LABEL_STR, thread);
     pb_end(b, l);
+    if (e->thread != PROFILE_NONE) {
+        /* numeric, so threads of one name stay apart (pprof -tagfocus thread_id=...) */
+        l = pb_begin(b, FLD_SAMPLE_LABEL);
+        pb_uint64(b, FLD_LABEL_KEY, w->key_tid);
+        pb_uint64_opt(b, FLD_LABEL_NUM, p->threads[e->thread].os_tid);
+        pb_end(b, l);
+    }
     if (wall) {
         l = pb_begin(b, FLD_SAMPLE_LABEL);
         pb_uint64(b, FLD_LABEL_KEY, w->key_state);
@@ -571,6 +580,22 @@ static void value_type(struct pprof_w *w, uint32_t field, const char *type, cons
     pb_uint64(&w->top, FLD_VALUE_TYPE_TYPE, t);
     pb_uint64(&w->top, FLD_VALUE_TYPE_UNIT, u);
     pb_end(&w->top, m);
+}
+
+/* The profiled program's name for the mapping: the first word of the JVM's command (its main
+ * class, or its jar without the directory), cleaned; MAPPING_NAME when unknown. */
+static const char *program_name(const struct profile *p, char *buf, size_t cap)
+{
+    const char *c = p->have_header ? p->header.command : "";
+    size_t n = strcspn(c, " \t");
+    const char *slash = memrchr(c, '/', n);
+    if (slash) {
+        n -= (size_t)(slash + 1 - c);
+        c = slash + 1;
+    }
+    if (!n || profile_clean(buf, cap, c, n) == 0)
+        snprintf(buf, cap, "%s", MAPPING_NAME);
+    return buf;
 }
 
 static void put_mapping(struct pprof_w *w, uint64_t name)
@@ -734,6 +759,7 @@ int out_pprof_write(const struct profile *p, const struct render_opts *o, FILE *
         default_type = intern(&w, t);
     }
     w.key_thread = intern(&w, "thread");
+    w.key_tid = intern(&w, "thread_id");
     w.key_state = intern(&w, "state");
     for (int s = 0; s <= STATES; s++)
         w.state_str[s] = intern(&w, state_names[s]);
@@ -755,7 +781,8 @@ int out_pprof_write(const struct profile *p, const struct render_opts *o, FILE *
         w.kind == FPL_KIND_CPU || (w.kind == PROFILE_KIND_ALL && p->header.cpu_interval_ns);
     uint64_t period_type = intern(&w, cpu_period ? "cpu" : "wall");
     uint64_t period_unit = intern(&w, "nanoseconds");
-    uint64_t mapping_name = intern(&w, MAPPING_NAME);
+    char program[256];
+    uint64_t mapping_name = intern(&w, program_name(p, program, sizeof(program)));
     uint64_t period = cpu_period ? p->header.cpu_interval_ns : p->header.wall_interval_ns;
     uint64_t comments[3];
     size_t nc = 0;

@@ -1,6 +1,5 @@
-/* out_text.c: the plain-text report (see out_text.h). The flat tables come from a forward
- * tree without thread roots, so recursion is counted once per path and state leaves fold into
- * their method; the call tree printed is the one the options ask for. */
+/* out_text.c: the plain-text report (see out_text.h). The flat tables are top.h's, as in the
+ * summary; the call tree printed is the one the options ask for. */
 #include "out_text.h"
 
 #include <errno.h>
@@ -8,95 +7,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define NONE UINT32_MAX
+#include "top.h"
 
-struct flat {
-    uint32_t name;
-    uint64_t self;
-    uint64_t total;
-};
+#define NONE UINT32_MAX
 
 static double pct(uint64_t w, uint64_t total)
 {
     return total ? 100.0 * (double)w / (double)total : 0.0;
 }
 
-static int cmp_self(const void *a, const void *b, void *names)
+static double pct_fp(unsigned __int128 w, unsigned __int128 total)
 {
-    const struct flat *x = a, *y = b;
-    if (x->self != y->self)
-        return x->self < y->self ? 1 : -1;
-    return strcmp(((const char **)names)[x->name], ((const char **)names)[y->name]);
+    return total ? 100.0 * profile_fp_double(w) / profile_fp_double(total) : 0.0;
 }
 
-static int cmp_total(const void *a, const void *b, void *names)
+static void write_flat_table(FILE *f, struct top *t, size_t top, int by_total)
 {
-    const struct flat *x = a, *y = b;
-    if (x->total != y->total)
-        return x->total < y->total ? 1 : -1;
-    return strcmp(((const char **)names)[x->name], ((const char **)names)[y->name]);
-}
-
-static int synthetic(uint8_t type)
-{
-    return type == RENDER_THREAD || type == RENDER_KIND || type == RENDER_STATE;
-}
-
-/* Per-name self and total weights, gathered while render_tree_walk visits the forward tree:
- * a name counts once per path for total (its outermost node), a state leaf's self is its
- * method's. */
-struct flats {
-    struct flat *by; /* per name, allocated at the first visit (the names are all known) */
-    size_t nnames;
-};
-
-static int flat_visit(void *ctx, const struct render_tree *t, const struct render_visit *v)
-{
-    struct flats *fs = ctx;
-    if (!fs->by) {
-        fs->nnames = t->nnames;
-        fs->by = calloc(t->nnames ? t->nnames : 1, sizeof(*fs->by));
-        if (!fs->by)
-            return -ENOMEM;
-    }
-    if (v->depth == 0)
-        return 0;
-    if (v->type == RENDER_STATE) {
-        /* a state leaf's time is its method's own */
-        if (v->depth > 1 && !synthetic(v->parent_type))
-            fs->by[v->parent_name].self += v->self;
-        return 0;
-    }
-    if (synthetic(v->type))
-        return 0;
-    fs->by[v->name].self += v->self;
-    if (v->outermost)
-        fs->by[v->name].total += v->total;
-    return 0;
-}
-
-/* The rows with weight, moved to the front of fs->by (each with its name); their count. */
-static size_t flat_rows(struct flats *fs)
-{
-    size_t rows = 0;
-    for (uint32_t k = 0; k < fs->nnames; k++) {
-        if (fs->by[k].total || fs->by[k].self) {
-            fs->by[rows] = fs->by[k];
-            fs->by[rows++].name = k;
-        }
-    }
-    return rows;
-}
-
-static void write_flat_table(FILE *f, const struct render_tree *t, struct flat *rows, size_t n,
-                             size_t top, int by_total)
-{
-    qsort_r(rows, n, sizeof(*rows), by_total ? cmp_total : cmp_self, (void *)t->names);
-    if (!by_total) {
-        /* methods that only call others have no place in a self table */
-        while (n > 0 && rows[n - 1].self == 0)
-            n--;
-    }
+    size_t n;
+    top_sort(t, by_total, &n);
+    if (by_total)
+        n = t->n; /* methods that only call others have no place in a self table */
     size_t show = n < top ? n : top;
     fprintf(f, "\nTop %zu of %zu methods by %s weight:\n", show, n, by_total ? "total" : "self");
     if (by_total)
@@ -104,48 +34,39 @@ static void write_flat_table(FILE *f, const struct render_tree *t, struct flat *
     else
         fprintf(f, "%12s %7s %12s %7s  %s\n", "self", "self%", "total", "total%", "method");
     for (size_t i = 0; i < show; i++) {
-        uint64_t a = by_total ? rows[i].total : rows[i].self;
-        uint64_t b = by_total ? rows[i].self : rows[i].total;
-        fprintf(f, "%12" PRIu64 " %6.2f%% %12" PRIu64 " %6.2f%%  %s\n", a, pct(a, t->total), b,
-                pct(b, t->total), t->names[rows[i].name]);
+        const struct top_row *r = &t->rows[i];
+        unsigned __int128 a = by_total ? r->total : r->self, b = by_total ? r->self : r->total;
+        fprintf(f, "%12" PRIu64 " %6.2f%% %12" PRIu64 " %6.2f%%  %s\n", profile_fp_round(a),
+                pct_fp(a, t->all), profile_fp_round(b), pct_fp(b, t->all), r->name);
     }
     if (!n)
         fprintf(f, "  (no samples)\n");
 }
 
-/* The two flat tables of one kind. The forward tree they come from is walked, not kept: with
- * a budget of the whole weight only its root (and a chain of frames holding all of it) stays,
- * so the tables of a profile of any size take the memory of its distinct stacks. */
+/* The two flat tables of one kind (top.h: names merge, recursion counts once, a state leaf's
+ * time is its method's), over the cells o selects. */
 static int write_flats(FILE *f, const struct profile *p, const struct render_opts *o, int kind,
                        size_t top, int label, char *err, size_t errlen)
 {
     struct render_opts fo = *o;
-    struct render_tree t;
-    struct flats fs = {0};
+    struct render_select sel;
+    struct top t;
     fo.kind = kind;
-    fo.threads = 0;
-    fo.reverse = 0;
-    fo.min_share = 1;
-    fo.max_nodes = 0;
-    int rc = render_tree_walk(&t, p, &fo, flat_visit, &fs, err, errlen);
-    if (rc == -ENOMEM)
-        snprintf(err, errlen, "text: out of memory");
+    int rc = render_select_init(&sel, p, &fo, err, errlen);
+    if (rc)
+        return rc;
+    rc = top_build(&t, p, &sel);
+    render_select_destroy(&sel);
     if (rc) {
-        free(fs.by);
+        snprintf(err, errlen, "text: out of memory");
         return rc;
     }
-    if (!fs.by && !(fs.by = calloc(1, sizeof(*fs.by)))) {
-        render_tree_destroy(&t);
-        snprintf(err, errlen, "text: out of memory");
-        return -ENOMEM;
-    }
-    size_t n = flat_rows(&fs);
     if (label)
-        fprintf(f, "\n== %s samples: weight %" PRIu64 " ==\n", render_kind_name(t.kind), t.total);
-    write_flat_table(f, &t, fs.by, n, top, 0);
-    write_flat_table(f, &t, fs.by, n, top, 1);
-    free(fs.by);
-    render_tree_destroy(&t);
+        fprintf(f, "\n== %s samples: weight %" PRIu64 " ==\n", render_kind_name(kind),
+                profile_fp_round(t.all));
+    write_flat_table(f, &t, top, 0);
+    write_flat_table(f, &t, top, 1);
+    top_destroy(&t);
     return 0;
 }
 

@@ -6,137 +6,41 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <time.h>
 
-#include "fpl_hash.h"
-#include "hashtab.h"
+#include "esc.h"
+#include "fpl_codec.h"
+#include "render.h"
+#include "top.h"
 
 #define SUMMARY_THREADS 20 /* rows in a thread table */
-
-/* Names of frames, deduplicated, so overloads and different bcis of one method are one row.
- * Ids 0..2 are the placeholders for undefined references and empty stacks. */
-enum { NAME_UNKNOWN, NAME_UNKNOWN_STACK, NAME_EMPTY, NAME_FIRST };
-
-struct names {
-    const char **name; /* id -> name */
-    size_t n;
-    uint32_t *of_method; /* method index -> id */
-};
-
-static void names_destroy(struct names *nm)
-{
-    free(nm->name);
-    free(nm->of_method);
-}
-
-static int names_build(const struct profile *p, struct names *nm)
-{
-    struct hashtab index = {0}; /* name -> id */
-    nm->name = malloc((p->nmethods + NAME_FIRST) * sizeof(*nm->name));
-    nm->of_method = malloc((p->nmethods + 1) * sizeof(*nm->of_method));
-    if (!nm->name || !nm->of_method || hashtab_reserve(&index, p->nmethods)) {
-        names_destroy(nm);
-        return -ENOMEM;
-    }
-    nm->name[NAME_UNKNOWN] = PROFILE_UNKNOWN_FRAME;
-    nm->name[NAME_UNKNOWN_STACK] = PROFILE_UNKNOWN_STACK;
-    nm->name[NAME_EMPTY] = PROFILE_EMPTY_STACK;
-    nm->n = NAME_FIRST;
-    for (size_t m = 0; m < p->nmethods; m++) {
-        const char *s = p->methods[m].display;
-        uint64_t h = fpl_hash_str(s);
-        struct hashtab_probe pr;
-        uint32_t k = hashtab_first(&index, h, &pr);
-        while (k != HASHTAB_NONE && strcmp(nm->name[k], s) != 0)
-            k = hashtab_next(&index, &pr);
-        if (k == HASHTAB_NONE) {
-            k = (uint32_t)nm->n++;
-            nm->name[k] = s;
-            hashtab_add(&index, h, k); /* cannot fail: reserved */
-        }
-        nm->of_method[m] = k;
-    }
-    hashtab_destroy(&index);
-    return 0;
-}
-
-static uint32_t frame_name(const struct names *nm, const struct profile_frame *f)
-{
-    return f->method == PROFILE_NONE ? NAME_UNKNOWN : nm->of_method[f->method];
-}
-
-/* A row while ranking: the exact (fixed-point) weight, rounded only for display. */
-struct method_row {
-    const char *name;
-    unsigned __int128 fp;
-};
-
-static int cmp_method(const void *a, const void *b)
-{
-    const struct method_row *x = a, *y = b;
-    if (x->fp != y->fp)
-        return x->fp < y->fp ? 1 : -1;
-    return strcmp(x->name, y->name);
-}
 
 int summary_top_methods(const struct profile *p, int kind, int total, struct summary_method *out,
                         size_t max, size_t *n)
 {
-    struct names nm = {0};
-    unsigned __int128 *w = NULL;
-    uint64_t *stamp = NULL;
-    struct method_row *rows = NULL;
-    int rc = names_build(p, &nm);
-
+    struct render_opts o = {.kind = kind, .state = RENDER_STATE_ALL};
+    struct render_select sel;
+    struct top t;
+    char err[64];
     *n = 0;
+    if (render_select_init(&sel, p, &o, err, sizeof(err)) != 0)
+        return -EINVAL;
+    int rc = top_build(&t, p, &sel);
+    render_select_destroy(&sel);
     if (rc)
         return rc;
-    w = calloc(nm.n, sizeof(*w));
-    stamp = calloc(nm.n, sizeof(*stamp));
-    rows = malloc(nm.n * sizeof(*rows));
-    if (!w || !stamp || !rows) {
-        rc = -ENOMEM;
-        goto out;
+    size_t rows;
+    top_sort(&t, total, &rows);
+    if (total)
+        rows = t.n;
+    *n = rows < max ? rows : max;
+    for (size_t i = 0; i < *n; i++) {
+        unsigned __int128 w = total ? t.rows[i].total : t.rows[i].self;
+        out[i] = (struct summary_method){t.rows[i].name, profile_fp_round(w), profile_fp_double(w)};
     }
-    for (size_t i = 0; i < p->nentries; i++) {
-        const struct profile_entry *e = &p->entries[i];
-        if (e->kind != kind)
-            continue;
-        if (e->stack == PROFILE_NONE || p->stacks[e->stack].nframes == 0) {
-            profile_fp_add(&w[e->stack == PROFILE_NONE ? NAME_UNKNOWN_STACK : NAME_EMPTY],
-                           e->upscaled);
-            continue;
-        }
-        const struct profile_stack *st = &p->stacks[e->stack];
-        if (!total) {
-            profile_fp_add(&w[frame_name(&nm, &st->frames[0])], e->upscaled);
-            continue;
-        }
-        /* a recursive method counts once per sample: stamp each name with this cell */
-        for (uint32_t k = 0; k < st->nframes; k++) {
-            uint32_t id = frame_name(&nm, &st->frames[k]);
-            if (stamp[id] != i + 1) {
-                stamp[id] = i + 1;
-                profile_fp_add(&w[id], e->upscaled);
-            }
-        }
-    }
-    size_t nrows = 0;
-    for (size_t id = 0; id < nm.n; id++) {
-        if (w[id])
-            rows[nrows++] = (struct method_row){nm.name[id], w[id]};
-    }
-    qsort(rows, nrows, sizeof(*rows), cmp_method);
-    *n = nrows < max ? nrows : max;
-    for (size_t i = 0; i < *n; i++)
-        out[i] = (struct summary_method){rows[i].name, profile_fp_round(rows[i].fp),
-                                         profile_fp_double(rows[i].fp)};
-out:
-    free(rows);
-    free(stamp);
-    free(w);
-    names_destroy(&nm);
-    return rc;
+    top_destroy(&t);
+    return 0;
 }
 
 uint64_t summary_hist_quantile(const struct profile *p, double q)
@@ -263,6 +167,8 @@ static void write_header(const struct profile *p, const char *name, FILE *f)
         fprintf(f, "  command      %s\n", h->command[0] ? h->command : "(unknown)");
         fprintf(f, "  pid          %" PRIu64 "\n", h->pid);
         fprintf(f, "  started      %s\n", fmt_real(a, sizeof(a), h->anchor_real_ns));
+        fprintf(f, "  agent        flyprof %s\n",
+                h->agent_version[0] ? h->agent_version : "(version not in the log)");
     } else {
         fprintf(f, "  header       missing (its chunk was damaged or lost): jvm, command, pid "
                    "and start time unknown\n");
@@ -683,5 +589,355 @@ int summary_write(const struct profile *p, const char *name, FILE *f, char *err,
         rc = errno ? -errno : -EIO;
         snprintf(err, errlen, "summary: write failed: %s", strerror(-rc));
     }
+    return rc;
+}
+
+/* ---- JSON (SUMMARY_JSON.md) ---- */
+
+static void js_str(struct fpl_buf *b, const char *s)
+{
+    esc_json(b, s);
+}
+
+static void js_u64(struct fpl_buf *b, uint64_t v)
+{
+    char t[24];
+    int n = snprintf(t, sizeof(t), "%" PRIu64, v);
+    fpl_put_bytes(b, t, (size_t)n);
+}
+
+static void js_dbl(struct fpl_buf *b, double v, int decimals)
+{
+    char t[64];
+    int n = snprintf(t, sizeof(t), "%.*f", decimals, v);
+    fpl_put_bytes(b, t, (size_t)n);
+}
+
+static void js_raw(struct fpl_buf *b, const char *s)
+{
+    fpl_put_bytes(b, s, strlen(s));
+}
+
+/* ',"key":' (no comma for the first key of an object: first set). */
+static void js_key(struct fpl_buf *b, const char *key, int *first)
+{
+    if (!*first)
+        fpl_put_u8(b, ',');
+    *first = 0;
+    js_str(b, key);
+    fpl_put_u8(b, ':');
+}
+
+/* A fixed-point weight in sampling intervals of interval ns, as whole ns (nearest). */
+static uint64_t fp_ns(unsigned __int128 fp, uint64_t interval)
+{
+    unsigned __int128 ns = (fp * interval + (PROFILE_FP_ONE >> 1)) >> PROFILE_FP_SHIFT;
+    if (interval && fp > ((unsigned __int128)UINT64_MAX << PROFILE_FP_SHIFT) / interval)
+        return UINT64_MAX;
+    return ns > UINT64_MAX ? UINT64_MAX : (uint64_t)ns;
+}
+
+static uint64_t interval_of(const struct profile *p, int kind)
+{
+    if (!p->have_header)
+        return 0;
+    return kind == FPL_KIND_CPU ? p->header.cpu_interval_ns : p->header.wall_interval_ns;
+}
+
+/* The failed stack walks of kind by their marker leaf ("[agct:GC_active]": samples), as the
+ * text summary's "% failed stack walks" counts them. */
+static int js_failed(struct fpl_buf *b, const struct profile *p, int kind)
+{
+    uint64_t *by = calloc(p->nmethods + 1, sizeof(*by));
+    if (!by)
+        return -ENOMEM;
+    for (size_t i = 0; i < p->nentries; i++) {
+        const struct profile_entry *e = &p->entries[i];
+        if (e->kind != kind || e->stack == PROFILE_NONE || !p->stacks[e->stack].nframes)
+            continue;
+        const struct profile_frame *leaf = &p->stacks[e->stack].frames[0];
+        if (leaf->method != PROFILE_NONE && profile_frame_is_marker(p, leaf) &&
+            strcmp(profile_frame_name(p, leaf), "[no_Java_frames]") != 0)
+            by[leaf->method] += e->count;
+    }
+    int first = 1;
+    fpl_put_u8(b, '{');
+    for (size_t m = 0; m < p->nmethods; m++) {
+        if (by[m]) {
+            js_key(b, p->methods[m].display, &first);
+            js_u64(b, by[m]);
+        }
+    }
+    fpl_put_u8(b, '}');
+    free(by);
+    return 0;
+}
+
+static int js_kind(struct fpl_buf *b, const struct profile *p, int kind)
+{
+    const struct profile_total *t = &p->total[kind];
+    uint64_t iv = interval_of(p, kind), dstacks, dthreads, dframes, markers, mk[PROFILE_KINDS];
+    int first = 1;
+    count_dangling(p, &dstacks, &dthreads, &dframes, &markers, mk);
+    fpl_put_u8(b, '{');
+    js_key(b, "samples", &first);
+    js_u64(b, t->count);
+    js_key(b, "weight", &first);
+    if (kind == FPL_KIND_CPU)
+        js_u64(b, t->weight);
+    else
+        js_dbl(b, profile_fp_double(t->upscaled), 4);
+    if (kind == FPL_KIND_WALL) {
+        js_key(b, "raw_weight", &first);
+        js_u64(b, t->weight);
+    }
+    js_key(b, "weight_ns", &first);
+    js_u64(b, fp_ns(t->upscaled, iv));
+    js_key(b, "failed_samples", &first);
+    js_u64(b, mk[kind]);
+    js_key(b, "failed", &first);
+    int rc = js_failed(b, p, kind);
+    fpl_put_u8(b, '}');
+    return rc;
+}
+
+/* Every thread with samples: its id, name, and weights in ns (wall by state). */
+static int js_threads(struct fpl_buf *b, const struct profile *p)
+{
+    size_t n = p->nthreads + 1; /* the last gathers undefined thread ids */
+    unsigned __int128(*w)[2 + FPL_STATE_NATIVE + 2] = calloc(n, sizeof(*w));
+    if (!w)
+        return -ENOMEM;
+    /* w[t][0] cpu, [1] wall, [2 + s] wall in state s (s > FPL_STATE_NATIVE: the last) */
+    for (size_t i = 0; i < p->nentries; i++) {
+        const struct profile_entry *e = &p->entries[i];
+        size_t t = e->thread == PROFILE_NONE ? p->nthreads : e->thread;
+        if (e->kind == FPL_KIND_CPU) {
+            profile_fp_add(&w[t][0], e->upscaled);
+        } else if (e->kind == FPL_KIND_WALL) {
+            size_t s = e->state <= FPL_STATE_NATIVE ? e->state : FPL_STATE_NATIVE + 1;
+            profile_fp_add(&w[t][1], e->upscaled);
+            profile_fp_add(&w[t][2 + s], e->upscaled);
+        }
+    }
+    uint64_t civ = interval_of(p, FPL_KIND_CPU), wiv = interval_of(p, FPL_KIND_WALL);
+    int any = 0;
+    fpl_put_u8(b, '[');
+    for (size_t t = 0; t < n; t++) {
+        if (!w[t][0] && !w[t][1])
+            continue;
+        int first = 1;
+        if (any)
+            fpl_put_u8(b, ',');
+        any = 1;
+        fpl_put_u8(b, '{');
+        js_key(b, "name", &first);
+        js_str(b, t < p->nthreads ? p->threads[t].display : PROFILE_UNKNOWN_THREAD);
+        js_key(b, "tid", &first);
+        if (t < p->nthreads)
+            js_u64(b, p->threads[t].os_tid);
+        else
+            js_raw(b, "null");
+        js_key(b, "cpu_ns", &first);
+        js_u64(b, fp_ns(w[t][0], civ));
+        js_key(b, "wall_ns", &first);
+        js_u64(b, fp_ns(w[t][1], wiv));
+        js_key(b, "wall_by_state_ns", &first);
+        int f2 = 1;
+        fpl_put_u8(b, '{');
+        for (size_t s = 0; s <= FPL_STATE_NATIVE + 1; s++) {
+            if (!w[t][2 + s])
+                continue;
+            js_key(b, s <= FPL_STATE_NATIVE ? state_name((unsigned)s) : "other", &f2);
+            js_u64(b, fp_ns(w[t][2 + s], wiv));
+        }
+        fpl_put_u8(b, '}');
+        fpl_put_u8(b, '}');
+    }
+    fpl_put_u8(b, ']');
+    free(w);
+    return 0;
+}
+
+/* The SUMMARY_TOP heaviest methods of both kinds, by self or total weight. */
+static int js_top(struct fpl_buf *b, const struct profile *p, int by_total)
+{
+    struct summary_method rows[SUMMARY_TOP];
+    int any = 0;
+    fpl_put_u8(b, '[');
+    for (int k = 0; k < PROFILE_KINDS; k++) {
+        size_t n;
+        if (!p->total[k].count)
+            continue;
+        int rc = summary_top_methods(p, k, by_total, rows, SUMMARY_TOP, &n);
+        if (rc)
+            return rc;
+        double all = profile_fp_double(p->total[k].upscaled);
+        uint64_t iv = interval_of(p, k);
+        for (size_t i = 0; i < n; i++) {
+            int first = 1;
+            if (any)
+                fpl_put_u8(b, ',');
+            any = 1;
+            fpl_put_u8(b, '{');
+            js_key(b, "method", &first);
+            js_str(b, rows[i].name);
+            js_key(b, "kind", &first);
+            js_str(b, kind_name(k));
+            js_key(b, "weight", &first);
+            js_dbl(b, rows[i].exact, k == FPL_KIND_CPU ? 0 : 4);
+            js_key(b, "weight_ns", &first);
+            js_u64(b, (uint64_t)llround(rows[i].exact * (double)iv));
+            js_key(b, "share", &first);
+            js_dbl(b, all > 0 ? rows[i].exact / all : 0.0, 6);
+            fpl_put_u8(b, '}');
+        }
+    }
+    fpl_put_u8(b, ']');
+    return 0;
+}
+
+static void js_agent(struct fpl_buf *b, const struct profile *p)
+{
+    int first = 1;
+    fpl_put_u8(b, '{');
+    js_key(b, "version", &first);
+    if (p->have_header && p->header.agent_version[0])
+        js_str(b, p->header.agent_version);
+    else
+        js_raw(b, "null");
+    js_key(b, "handler_p50_ns", &first);
+    js_u64(b, summary_hist_quantile(p, 0.5));
+    js_key(b, "handler_p99_ns", &first);
+    js_u64(b, summary_hist_quantile(p, 0.99));
+    js_key(b, "handler_max_ns", &first);
+    js_u64(b, p->have_hist ? p->hist_max_ns : 0);
+    js_key(b, "writer_cpu_ns", &first);
+    js_u64(b, p->counters[FPL_CTR_WRITER_CPU_NS]);
+    js_key(b, "log_bytes", &first);
+    js_u64(b, p->stats.file_bytes);
+    js_key(b, "signals", &first);
+    js_u64(b, p->counters[FPL_CTR_SIGNALS] + p->counters[FPL_CTR_WALL_SIGNALS]);
+    js_key(b, "samples_pushed", &first);
+    js_u64(b, p->counters[FPL_CTR_SAMPLES]);
+    js_key(b, "walks_failed", &first);
+    int f2 = 1;
+    fpl_put_u8(b, '{');
+    for (int n = 0; n < FPL_AGCT_CODES && FPL_CTR_AGCT_BASE + n < FPL_CTR_MAX; n++) {
+        if (p->counters[FPL_CTR_AGCT_BASE + n]) {
+            js_key(b, fpl_agct_name(-n), &f2);
+            js_u64(b, p->counters[FPL_CTR_AGCT_BASE + n]);
+        }
+    }
+    fpl_put_u8(b, '}');
+    js_key(b, "walks_recovered", &first);
+    js_u64(b, p->counters[FPL_CTR_AGCT_RECOVERED]);
+    fpl_put_u8(b, '}');
+}
+
+static void js_log(struct fpl_buf *b, const struct profile *p)
+{
+    const struct reader_stats *s = &p->stats;
+    int first = 1;
+    fpl_put_u8(b, '{');
+    js_key(b, "complete", &first);
+    js_raw(b, p->end_seen ? "true" : "false");
+    js_key(b, "chunks", &first);
+    js_u64(b, s->chunks_ok);
+    js_key(b, "chunks_damaged", &first);
+    js_u64(b, s->chunks_damaged);
+    js_key(b, "chunks_lost", &first);
+    js_u64(b, s->chunks_lost);
+    js_key(b, "bad_records", &first);
+    js_u64(b, s->bad_records);
+    fpl_put_u8(b, '}');
+}
+
+int summary_write_json(const struct profile *p, const char *name, FILE *f, char *err, size_t errlen)
+{
+    const struct profile_header *h = &p->header;
+    struct fpl_buf b = {0};
+    const char *how;
+    int first = 1, rc = 0;
+
+    fpl_put_u8(&b, '{');
+    js_key(&b, "format", &first);
+    js_str(&b, "flyprof-summary");
+    js_key(&b, "version", &first);
+    js_u64(&b, SUMMARY_JSON_VERSION);
+    js_key(&b, "log", &first);
+    js_str(&b, name);
+    js_key(&b, "jvm", &first);
+    if (p->have_header && (h->jvm_name[0] || h->jvm_version[0])) {
+        char jvm[320];
+        snprintf(jvm, sizeof(jvm), "%s%s%s", h->jvm_name, h->jvm_name[0] ? " " : "",
+                 h->jvm_version);
+        js_str(&b, jvm);
+    } else {
+        js_raw(&b, "null");
+    }
+    js_key(&b, "command", &first);
+    if (p->have_header && h->command[0])
+        js_str(&b, h->command);
+    else
+        js_raw(&b, "null");
+    js_key(&b, "pid", &first);
+    if (p->have_header)
+        js_u64(&b, h->pid);
+    else
+        js_raw(&b, "null");
+    js_key(&b, "started_ns", &first);
+    if (p->have_header)
+        js_u64(&b, h->anchor_real_ns);
+    else
+        js_raw(&b, "null");
+    js_key(&b, "duration_ns", &first);
+    js_u64(&b, duration_ns(p, &how));
+    js_key(&b, "options", &first);
+    js_str(&b, p->have_header ? h->options : "");
+    js_key(&b, "engine", &first);
+    js_str(&b, p->have_header && h->cpu_interval_ns ? engine_name(h->engine) : "none");
+    js_key(&b, "interval_ns", &first);
+    int f2 = 1;
+    fpl_put_u8(&b, '{');
+    js_key(&b, "cpu", &f2);
+    js_u64(&b, interval_of(p, FPL_KIND_CPU));
+    js_key(&b, "wall", &f2);
+    js_u64(&b, interval_of(p, FPL_KIND_WALL));
+    fpl_put_u8(&b, '}');
+    for (int k = 0; k < PROFILE_KINDS && !rc; k++) {
+        js_key(&b, kind_name(k), &first);
+        rc = js_kind(&b, p, k);
+    }
+    js_key(&b, "drops", &first);
+    js_u64(&b, p->counters[FPL_CTR_RING_DROPS]);
+    if (!rc) {
+        js_key(&b, "threads", &first);
+        rc = js_threads(&b, p);
+    }
+    if (!rc) {
+        js_key(&b, "top_self", &first);
+        rc = js_top(&b, p, 0);
+    }
+    if (!rc) {
+        js_key(&b, "top_total", &first);
+        rc = js_top(&b, p, 1);
+    }
+    js_key(&b, "agent", &first);
+    js_agent(&b, p);
+    js_key(&b, "log_state", &first);
+    js_log(&b, p);
+    js_raw(&b, "}\n");
+    if (rc || b.failed) {
+        fpl_buf_free(&b);
+        snprintf(err, errlen, "summary: out of memory");
+        return -ENOMEM;
+    }
+    errno = 0;
+    if (fwrite(b.data, 1, b.len, f) != b.len || fflush(f) != 0 || ferror(f)) {
+        rc = errno ? -errno : -EIO;
+        snprintf(err, errlen, "summary: write failed: %s", strerror(-rc));
+    }
+    fpl_buf_free(&b);
     return rc;
 }

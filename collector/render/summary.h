@@ -1,4 +1,4 @@
-/* summary.h: the human-readable summary of a profile (`flyprof summary`): the JVM and command,
+/* summary.h: the summary of a profile (`flyprof summary`, text or JSON): the JVM and command,
  * start time and duration, sampling setup, samples per kind (for wall: raw and upscaled weight,
  * estimated thread-seconds, and the wall ticks), events of dev.flyprof.Events (recorded,
  * dropped, truncated), failures by cause, drops, the heaviest methods by self and total
@@ -25,9 +25,9 @@ struct summary_method {
 
 /* The up-to-max heaviest methods of kind (FPL_KIND_CPU or FPL_KIND_WALL), by self weight
  * (the method is the leaf) or, with total set, by total weight (the method is anywhere in the
- * stack, counted once per sample even when it recurses). Weights are upscaled (profile.h), as
- * in the folded output. Sorted by exact weight, then name. Stores the rows in out[0..*n).
- * Returns 0 or -ENOMEM. */
+ * stack, counted once per sample even when it recurses): top.h's rows over every sample of the
+ * kind. Weights are upscaled (profile.h), as in the folded output. Sorted by exact weight,
+ * then name. Stores the rows in out[0..*n). Returns 0 or -ENOMEM. */
 int summary_top_methods(const struct profile *p, int kind, int total, struct summary_method *out,
                         size_t max, size_t *n);
 
@@ -39,5 +39,14 @@ uint64_t summary_hist_quantile(const struct profile *p, double q);
 /* Writes the summary of p (read from the log `name`) to f. Returns 0, -ENOMEM, or -EIO when
  * writing failed; err[0..errlen) then says what failed. */
 int summary_write(const struct profile *p, const char *name, FILE *f, char *err, size_t errlen);
+
+/* The layout of summary_write_json, collector/format/SUMMARY_JSON.md: stable; keys are only
+ * added, and a change of meaning takes a new version. */
+#define SUMMARY_JSON_VERSION 1
+
+/* The same facts as summary_write, as one JSON object (and a newline) to f: the keys of
+ * collector/format/SUMMARY_JSON.md. Returns as summary_write. */
+int summary_write_json(const struct profile *p, const char *name, FILE *f, char *err,
+                       size_t errlen);
 
 #endif

@@ -200,20 +200,29 @@ def test_hostile(c):
 
 def test_diff(c):
     page = c.browser.dump(c.path("diff.html"), bw.hash_of())
-    want = {  # name: (total, base, delta in share)
-        "d.A.run": (10, 20, 0.0),
-        "d.A.b": (2, 12, 0.2 - 0.6),
-        "d.A.c": (6, 8, 0.6 - 0.4),
-        "d.A.d": (2, 0, 0.2),
+    want = {  # name: (total in NEW, base, delta in share, depth)
+        "d.A.run": (10, 25, 0.0, 1),
+        "d.A.b": (2, 12, 0.2 - 0.48, 2),
+        "d.A.c": (6, 8, 0.6 - 0.32, 2),
+        "d.A.d": (2, 0, 0.2, 2),
+        "d.A.e": (0, 5, -0.2, 2),  # only in the base: drawn with the share it lost
+        "d.A.f": (0, 5, -0.2, 3),
     }
-    for name, (total, base, delta) in want.items():
-        f = page.one(name, 1 if name == "d.A.run" else 2)
+    for name, (total, base, delta, depth) in want.items():
+        f = page.one(name, depth)
         check(f.total == total and f.base == base, "%s: total %g base %s", name, f.total, f.base)
         check(abs(f.delta - delta) < 1e-6, "%s: delta %s, want %g", name, f.delta, delta)
+    # widths: the frame only in the base is as wide as its lost share of NEW (5/25 of 10 = 2),
+    # so d.A.run (10 of its own, 2 lost below it) is 6 times as wide
+    run, gone = page.one("d.A.run", 1), page.one("d.A.e", 2)
+    c.note(close(gone.width / run.width, 2.0 / 12.0, 0.01, "diff: d.A.e's width of d.A.run's"))
     check(page.heading.startswith("diff: cpu profile of java Cur"), "heading %r", page.heading)
     page = c.browser.dump(c.path("diff.html"), bw.hash_of("A\\.c"))
     c.note(close(page.share, 0.6, 0.00001, "diff search A.c, new share"))
-    c.note(close(page.base_share, 0.4, 0.00001, "diff search A.c, base share"))
+    c.note(close(page.base_share, 0.32, 0.00001, "diff search A.c, base share"))
+    page = c.browser.dump(c.path("diff.html"), bw.hash_of("A\\.e"))
+    c.note(close(page.share, 0.0, 0.00001, "diff search A.e (only in base), new share"))
+    c.note(close(page.base_share, 0.2, 0.00001, "diff search A.e, base share"))
     page = c.browser.dump(c.path("diff.html"), bw.hash_of(view="callers"))
     f = page.one("d.A.b", 1)
     check(f.total == 2 and f.base == 12, "callers d.A.b: %s base %s", f, f.base)
@@ -280,9 +289,11 @@ def test_interaction(c):
     check(r["found"], "App.work not drawn: %s", r)
     check(r["tipShown"], "no tooltip on hover: %s", r)
     tip = r["tip"]
-    for part in ["demo.App.work", "Java method", "55 samples", "550.0 ms", "55.00%",
-                 "15 samples", "15.00%", "Click to zoom"]:
+    for part in ["demo.App.work", "Java method", "weight 55", "550.0 ms", "55.00%",
+                 "weight 15", "15.00%", "Click to zoom"]:
         check(part in tip, "tooltip lacks %r: %r", part, tip)
+    # a weight is not a number of samples (the root once said "192 samples" of 191)
+    check("samples" not in tip, "tooltip calls a weight samples: %r", tip)
     check(r["zoom"] == "demo.App.work", "click did not zoom: %s", r)
     check("work" in r["crumbs"] and "all" in r["crumbs"], "crumbs %r", r["crumbs"])
     check(r["resetEnabled"], "reset button disabled while zoomed")

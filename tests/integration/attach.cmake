@@ -1,5 +1,5 @@
 # Attach tests: `flyprof attach|start|stop|dump|status|list` against workload JVMs started
-# without the agent (tests/integration/test_attach*.py; test_attach_common.py is their shared
+# without the agent (or with it loaded idle, test_attach_sessions.py) (tests/integration/test_attach*.py; test_attach_common.py is their shared
 # module). One ctest per (test, JDK), int_<test>_<jdk>, on the JDKs integration.cmake found.
 # This fragment is included before integration.cmake (fragments are sorted), so the tests are
 # added at the end of the directory, once its JDK list and Python are known.
@@ -20,7 +20,7 @@ function(_flyprof_attach_tests)
         string(REGEX REPLACE "-(amd64|x64|x86_64|arm64|aarch64)$" "" _label "${_label}")
         string(REGEX REPLACE "[^A-Za-z0-9._-]" "_" _label "${_label}")
         foreach(_t attach attach_cycles attach_errors attach_user stuck_handler agent_cpu
-                attach_churn class_unload)
+                attach_churn class_unload attach_sessions)
             add_test(NAME int_${_t}_${_label}
                 COMMAND ${_int_python} ${_attach_dir}/test_${_t}.py
                     --build ${CMAKE_BINARY_DIR} --java ${_jdk}/bin/java

@@ -1,6 +1,7 @@
-# Render integration tests (tests/integration/test_names*.py): real JVMs produce frame names of
-# every shape (non-ASCII, lambdas, hidden classes...) and the rendered outputs must hold them in
-# a form the tools people use can parse. One ctest per (test, JDK) -- int_<test>_<jdk> -- on the
+# Render integration tests (tests/integration/test_names.py, test_lambda_diff.py,
+# test_summary_json.py): real JVMs
+# produce frame names of every shape (non-ASCII, lambdas, hidden classes...) and the rendered
+# outputs must hold them in a form the tools people use can parse, the same in every run. One ctest per (test, JDK) -- int_<test>_<jdk> -- on the
 # JDKs integration.cmake chose (included before this file: the fragments are sorted).
 if(NOT DEFINED _int_jdks OR NOT DEFINED _int_python)
     message(WARNING "flyprof: render integration tests need integration.cmake's JDK list; "
@@ -8,7 +9,7 @@ if(NOT DEFINED _int_jdks OR NOT DEFINED _int_python)
     return()
 endif()
 
-set(_rnd_int_tests names)
+set(_rnd_int_tests names lambda_diff summary_json)
 foreach(_jdk IN LISTS _int_jdks)
     get_filename_component(_label "${_jdk}" NAME)
     string(REGEX REPLACE "^java-" "" _label "${_label}")

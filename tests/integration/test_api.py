@@ -22,6 +22,9 @@ samples and no CPU samples; after stop(), start("wall=10ms,wallthreads=2,...") f
 w2.fpl with a 10 ms, 2-thread header, ticks choosing at most 2 threads, and wall samples of
 the workload's sleeping threads; then start("cpu=10ms,wall=20ms,...") gives w3.fpl with both
 kinds.
+Agent loaded `idle` (-agentpath:...=idle): no log is written at startup or exit; isLoaded() is
+true and status() says running=0; start("cpu=5ms,file=i.fpl") from Java works and i.fpl is a
+complete 5 ms CPU log. `idle,cpu=5ms` is refused at startup with a message naming idle.
 Sample counts are floors far below what the workload produces on an idle machine (1 s of CPU
 at 10 ms is 100 samples; >= 10 is asked), because other builds may share the cores.
 """
@@ -196,6 +199,32 @@ def test(t):
     w3 = os.path.join(d, "w3.fpl")
     t.logs.append(w3)
     complete_log(t, w3, ["cpu", "wall"], min_samples=5)
+
+    # -- agent loaded idle: the application starts profiling itself
+    idir = t.path("idle")
+    os.makedirs(idir)
+    run = t.run("api_idle", [t.java, "-agentpath:%s=idle" % t.agent, "-cp", t.jar,
+                             ft.WORKLOAD_PKG + "ApiUse", "idle", idir], 120)
+    t.check_jvm(run)
+    s = Steps(t, run)
+    s.ok("loaded", "true")
+    s.status("status_idle", running=0)
+    s.ok("start")
+    s.status("status_started", running=1, cpu=5000000)
+    s.ok("stop")
+    i = os.path.join(idir, "i.fpl")
+    t.logs.append(i)
+    li = complete_log(t, i, ["cpu"])
+    t.check(li.header["cpu_interval_ns"] == 5_000_000, "i.fpl: CPU interval %d ns",
+            li.header["cpu_interval_ns"])
+    t.check(sorted(os.listdir(idir)) == ["i.fpl"] and
+            not any(f.startswith("flyprof-") for f in os.listdir(t.tmp)),
+            "idle wrote logs of its own: %s %s", os.listdir(idir), os.listdir(t.tmp))
+    bad = t.run("api_idle_bad", [t.java, "-agentpath:%s=idle,cpu=5ms" % t.agent, "-version"],
+                60)
+    t.check(bad.returncode != 0 and "idle loads the agent without profiling" in bad.stderr,
+            "idle,cpu=5ms: exit %s, stderr %r", bad.returncode, bad.stderr[-300:])
+    t.note("idle: i.fpl %d CPU samples started from Java", len(li.cpu_samples()))
 
 
 if __name__ == "__main__":

@@ -35,8 +35,9 @@ def body(t):
     time.sleep(0.5)
     fpl = t.path("churn.fpl")
     t.logs.append(fpl)
+    # -i is the cpu interval; --wall the wall one (the ticks below are counted at 10 ms)
     r = ac.flyprof(t, "start", ["start", jvm.pid, "-o", fpl, "-e", "cpu,wall", "-i", "10ms",
-                                "--", "wallthreads=1024"])
+                                "--wall", "10ms", "--", "wallthreads=1024"])
     ac.expect(t, r, 0, "profiling process %d" % jvm.pid)
     time.sleep(1.5)
     with open(quiet, "w"):

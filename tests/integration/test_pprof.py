@@ -13,8 +13,10 @@ symbolization attempt). Asserts:
 - from `-raw` (the decoded profile, exact values): the cpu nanoseconds add up to the folded
   output's total weight x 10 ms exactly; the units' cumulative shares are 1:2:3 within 5 points
   (the same run's folded shares are checked tighter by test_split123); every sample has a
-  `thread` label and the worker's is `split-worker`; wall samples have a `state` label of a
+  `thread` label and a numeric `thread_id` label, the worker's are `split-worker` and one id
+  (the OS tid, a number shared by no other thread name); wall samples have a `state` label of a
   known state and the wall total matches the folded wall output within rounding;
+- the mapping is named after the program (its main class), not `[jvm]`;
 - functions and lines: kernel's locations are in Split123.java under its package directory, on
   lines of kernel's body, and `-list` finds the source with -source_path at java/src.
 
@@ -60,6 +62,7 @@ class Raw:
         self.default = None
         self.samples = []     # (values, [location ids leaf first], {label: value})
         self.locations = {}   # id -> (function name, file, line)
+        self.mappings = []    # file names
         section = None
         for line in text.splitlines():
             if line in ("Samples:", "Locations", "Mappings"):
@@ -84,6 +87,10 @@ class Raw:
                 elif line.strip() and self.samples:
                     for k, v in re.findall(r"(\w+):\[([^\]]*)\]", line):
                         self.samples[-1][2][k] = v
+            elif section == "Mappings":
+                m = re.match(r"^\s*\d+: 0x[0-9a-f]+/0x[0-9a-f]+/0x[0-9a-f]+ (\S+)", line)
+                if m:
+                    self.mappings.append(m.group(1))
             elif section == "Locations":
                 m = re.match(r"^\s*(\d+): 0x[0-9a-f]+ M=\d+ (.*) (\S*):(-?\d+) s=\d+", line)
                 if m:
@@ -180,6 +187,16 @@ def test(t):
     t.check(not any("state" in lab for _, _, lab in raw.samples), "a cpu sample with a state")
     threads = {lab["thread"] for _, _, lab in raw.samples}
     t.check("split-worker" in threads, "no split-worker thread label; threads: %s", threads)
+    t.check(all(re.match(r"^[1-9][0-9]*$", lab.get("thread_id", "")) for _, _, lab in raw.samples),
+            "a sample without a numeric thread_id label")
+    ids = {}
+    for _, _, lab in raw.samples:
+        ids.setdefault(lab["thread_id"], set()).add(lab["thread"])
+    t.check(all(len(names) == 1 for names in ids.values()), "a thread_id with two names: %s", ids)
+    worker_ids = {i for i, names in ids.items() if "split-worker" in names}
+    t.check(len(worker_ids) == 1, "split-worker has thread ids %s", worker_ids)
+    t.check(raw.mappings == [PKG.rstrip(".")], "mappings %s, want the main class %s",
+            raw.mappings, PKG.rstrip("."))
 
     # kernel on top, as pprof ranks it
     top = pprof("pprof -top cpu", ["-top", "-nodecount=5", "-sample_index=cpu", pb])

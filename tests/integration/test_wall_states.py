@@ -18,8 +18,9 @@ Asserts:
 - states: each thread's dominant wall state is its own (busy running, sleeper sleeping, parker
   parked, blocked blocked) and holds >= 80% of its wall weight (measured: ~99%; the rest is the
   moment between two sleeps or parks). The states come from the log itself, decoded by
-  test_wall_fpl.py (the folded output has no state yet); when `--kind wall` folded output carries
-  state leaf frames (`[parked]`), their per-thread states must agree as well.
+  test_wall_fpl.py; the `--kind wall` folded output must end every stack of the four in a state
+  leaf frame (`[parked]`) and its per-thread states must agree as well; with --no-states it has
+  none.
 """
 import os
 import sys
@@ -87,15 +88,24 @@ def check_wall(t, fpl_path, what):
                 what, n, want, 100.0 * d[want] / tot)
 
     fs = fpl.folded_states(p)
-    if fs is None:
-        t.note("%s: folded wall output has no state leaf frames: states checked in the log only",
-               what)
-        return
+    t.check(fs is not None, "%s: the folded wall output has no state leaf frames", what)
     for n, want in FOUR.items():
         d = fs.get(n, {})
         t.note("%s: %s states (folded): %s", what, n, fpl.fmt_states(d))
         dom = max(d, key=d.get) if d else None
         t.check(dom == want, "%s: folded: thread %s is mostly %s, want %s", what, n, dom, want)
+        t.check(d.get("unknown", 0) == 0, "%s: folded: %d of thread %s's wall weight has no state "
+                "frame", what, d.get("unknown", 0), n)
+
+    out = fpl_path[:-len(".fpl")] + ".nostates.collapsed"
+    r = t.flyprof("convert --no-states", ["convert", fpl_path, "-o", out, "--kind", "wall",
+                                          "--threads", "--no-states"])
+    t.check(r.returncode == 0, "flyprof convert --no-states: exit status %s", r.returncode)
+    with open(out, encoding="utf-8", errors="replace") as f:
+        bare = ft.Profile.parse(f.read(), True)
+    t.check(fpl.folded_states(bare) is None, "%s: --no-states still has state frames", what)
+    t.check(bare.total() == p.total(), "%s: --no-states weighs %d, with states %d", what,
+            bare.total(), p.total())
 
 
 def test(t):

@@ -20,7 +20,8 @@ flyprof_collector_test(test_collector_damage)
 
 # The CLI test drives a flyprof binary given on its command line: the normal one, and one
 # built with sanitizers from the same sources.
-add_executable(test_collector_cli ${_col_tests}/test_collector_cli.c ${_col_helpers}
+add_executable(test_collector_cli ${_col_tests}/test_collector_cli.c ${_col_tests}/cli_run.c
+    ${_col_helpers}
     ${_col_dir}/format/fpl_chunk.c)
 set_target_properties(test_collector_cli PROPERTIES RUNTIME_OUTPUT_DIRECTORY
     ${CMAKE_BINARY_DIR}/tests)

@@ -19,7 +19,7 @@ const char GOLDEN_CPU[] =
     "com.example.App.main;[unknown];os::javaTimeNanos 1\n"
     "com.example.App.main;com.example.App.work 3\n"
     "com.example.App.main;com.example.App.work;com.example.App.hash 5\n"
-    "java.lang.Thread.run;com.foo.Bar$$Lambda$14/0x0000000800c03000.run;com.example.App.fib;"
+    "java.lang.Thread.run;com.foo.Bar$$Lambda.run;com.example.App.fib;"
     "com.example.App.fib;com.example.App.fib 4\n";
 
 const char GOLDEN_CPU_THREADS[] =
@@ -29,11 +29,15 @@ const char GOLDEN_CPU_THREADS[] =
     "main;com.example.App.main;com.example.App.work 2\n"
     "main;com.example.App.main;com.example.App.work;com.example.App.hash 5\n"
     "pool-1_worker_2;[agct:unknown_Java] 1\n"
-    "pool-1_worker_2;java.lang.Thread.run;com.foo.Bar$$Lambda$14/0x0000000800c03000.run;"
+    "pool-1_worker_2;java.lang.Thread.run;com.foo.Bar$$Lambda.run;"
     "com.example.App.fib;com.example.App.fib;com.example.App.fib 4\n";
 
 const char GOLDEN_WALL[] = "com.example.App.main;com.example.App.work;com.example.App.hash 6\n"
                            "java.lang.Thread.run;java.lang.Thread.sleep0 9\n";
+
+const char GOLDEN_WALL_STATES[] =
+    "com.example.App.main;com.example.App.work;com.example.App.hash;[running] 6\n"
+    "java.lang.Thread.run;java.lang.Thread.sleep0;[sleeping] 9\n";
 
 #define MS (GOLDEN_TPS / 1000) /* ticks per millisecond */
 

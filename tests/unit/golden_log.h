@@ -13,7 +13,8 @@ int golden_log_build(struct fplgen *g, int with_end);
  * and wall samples. */
 extern const char GOLDEN_CPU[];
 extern const char GOLDEN_CPU_THREADS[];
-extern const char GOLDEN_WALL[];
+extern const char GOLDEN_WALL[];        /* without state frames (out_collapsed_opts.states 0) */
+extern const char GOLDEN_WALL_STATES[]; /* with them: what `flyprof convert --kind wall` writes */
 
 #define GOLDEN_CPU_SAMPLES 14
 #define GOLDEN_CPU_WEIGHT 15

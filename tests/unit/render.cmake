@@ -18,7 +18,8 @@ endforeach()
 
 # The CLI test drives a flyprof binary given on its command line: the normal one, and the
 # sanitizer build collector.cmake makes from the same sources.
-add_executable(test_render_cli ${_rnd_tests}/test_render_cli.c ${_rnd_helpers}
+add_executable(test_render_cli ${_rnd_tests}/test_render_cli.c ${_rnd_tests}/cli_run.c
+    ${_rnd_helpers}
     ${_rnd_dir}/format/fpl_chunk.c)
 set_target_properties(test_render_cli PROPERTIES RUNTIME_OUTPUT_DIRECTORY
     ${CMAKE_BINARY_DIR}/tests)

@@ -3,227 +3,268 @@
  * runs against a copy of the binary next to a stand-in agent library, with `sh` as the
  * command, so the JAVA_TOOL_OPTIONS it builds can be read back without a JVM. */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_run.h"
 #include "fpl_format.h"
 #include "fplgen.h"
 #include "golden_log.h"
 #include "harness.h"
 #include "slurp.h"
 
-static char dir[PATH_MAX]; /* scratch directory */
-static const char *bin;    /* the flyprof under test */
-
-struct run {
-    int code; /* exit code, or 128 + signal */
-    char *out;
-    char *err;
-};
-
-static void path_in(char *out, size_t cap, const char *name)
-{
-    snprintf(out, cap, "%s/%s", dir, name);
-}
-
-/* Starts argv (argv[0] the program) in cwd with stdout/stderr to files; returns the pid. */
-static pid_t start(const char *cwd, char *const argv[])
-{
-    char o[PATH_MAX + 16], e[PATH_MAX + 16];
-    path_in(o, sizeof(o), "stdout.txt");
-    path_in(e, sizeof(e), "stderr.txt");
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        int fo = open(o, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int fe = open(e, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0 || chdir(cwd) != 0)
-            _exit(99);
-        execv(argv[0], argv);
-        _exit(98);
-    }
-    return pid;
-}
-
-static struct run finish(pid_t pid)
-{
-    struct run r = {-1, NULL, NULL};
-    char o[PATH_MAX + 16], e[PATH_MAX + 16];
-    int st;
-    if (pid > 0 && waitpid(pid, &st, 0) == pid)
-        r.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    path_in(o, sizeof(o), "stdout.txt");
-    path_in(e, sizeof(e), "stderr.txt");
-    r.out = slurp(o);
-    r.err = slurp(e);
-    if (!r.out)
-        r.out = calloc(1, 1);
-    if (!r.err)
-        r.err = calloc(1, 1);
-    return r;
-}
-
-/* Runs the flyprof under test (or prog when given) with the NULL-terminated arguments. */
-static struct run run_prog(const char *prog, const char *cwd, ...)
-{
-    char *argv[32];
-    int n = 0;
-    va_list ap;
-    argv[n++] = (char *)prog;
-    va_start(ap, cwd);
-    for (char *a; n < 31 && (a = va_arg(ap, char *)) != NULL;)
-        argv[n++] = a;
-    va_end(ap);
-    argv[n] = NULL;
-    return finish(start(cwd, argv));
-}
-
-#define RUN(...) run_prog(bin, dir, __VA_ARGS__, (char *)NULL)
-
-static void run_free(struct run *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-static int has(const char *text, const char *want)
-{
-    if (text && strstr(text, want))
-        return 1;
-    fprintf(stderr, "expected [%s] in:\n%s\n", want, text ? text : "(null)");
-    return 0;
-}
-
 static void test_convert(void)
 {
-    struct run r;
+    struct cli_run r;
     char out[PATH_MAX + 32];
 
-    r = RUN("convert", "golden.fpl", "-o", "g.collapsed");
+    r = CLI_RUN("convert", "golden.fpl", "-o", "g.collapsed");
     CHECK_EQ_U(r.code, 0);
     CHECK(strcmp(r.err, "") == 0);
-    run_free(&r);
-    path_in(out, sizeof(out), "g.collapsed");
+    cli_run_free(&r);
+    cli_run_path(out, sizeof(out), "g.collapsed");
     char *text = slurp(out);
     CHECK(text && strcmp(text, GOLDEN_CPU) == 0);
     free(text);
 
-    r = RUN("convert", "golden.fpl", "--threads", "-o", "-");
+    r = CLI_RUN("convert", "golden.fpl", "--threads", "-o", "-");
     CHECK_EQ_U(r.code, 0);
     CHECK(strcmp(r.out, GOLDEN_CPU_THREADS) == 0);
-    run_free(&r);
+    cli_run_free(&r);
 
-    r = RUN("convert", "--kind", "wall", "golden.fpl", "--output=g.folded");
+    r = CLI_RUN("convert", "--kind", "wall", "golden.fpl", "--output=g.folded");
     CHECK_EQ_U(r.code, 0);
-    run_free(&r);
-    path_in(out, sizeof(out), "g.folded");
+    cli_run_free(&r);
+    cli_run_path(out, sizeof(out), "g.folded");
     text = slurp(out);
-    CHECK(text && strcmp(text, GOLDEN_WALL) == 0);
+    CHECK(text && cli_run_same(text, GOLDEN_WALL_STATES));
     free(text);
 
-    r = RUN("convert", "golden.fpl", "-o", "g.svg");
+    r = CLI_RUN("convert", "golden.fpl", "-o", "g.svg");
     CHECK_EQ_U(r.code, 2);
-    CHECK(has(r.err, "unknown output format '.svg' of 'g.svg': use one of .collapsed"));
-    run_free(&r);
+    CHECK(cli_run_has(r.err, "unknown output format '.svg' of 'g.svg': use one of .collapsed"));
+    cli_run_free(&r);
 
-    r = RUN("convert", "golden.fpl", "-o", "g");
+    r = CLI_RUN("convert", "golden.fpl", "-o", "g");
     CHECK_EQ_U(r.code, 2);
-    CHECK(has(r.err, "cannot tell the output format of 'g' (no extension)"));
-    run_free(&r);
+    CHECK(cli_run_has(r.err, "cannot tell the output format of 'g' (no extension)"));
+    cli_run_free(&r);
 
-    r = RUN("convert", "golden.fpl", "-o", "g.out", "--format", "collapsed");
+    r = CLI_RUN("convert", "golden.fpl", "-o", "g.out", "--format", "collapsed");
     CHECK_EQ_U(r.code, 0);
-    run_free(&r);
+    cli_run_free(&r);
 
-    r = RUN("convert", "golden.fpl", "-o", "g.collapsed", "--kind", "gpu");
+    r = CLI_RUN("convert", "golden.fpl", "-o", "g.collapsed", "--kind", "gpu");
     CHECK_EQ_U(r.code, 2);
-    CHECK(has(r.err, "unknown kind 'gpu'"));
-    run_free(&r);
+    CHECK(cli_run_has(r.err, "unknown kind 'gpu'"));
+    cli_run_free(&r);
 
-    r = RUN("convert", "golden.fpl");
+    r = CLI_RUN("convert", "golden.fpl");
     CHECK_EQ_U(r.code, 2);
-    CHECK(has(r.err, "no output"));
-    CHECK(has(r.err, "usage:"));
-    run_free(&r);
+    CHECK(cli_run_has(r.err, "no output"));
+    cli_run_free(&r);
 
-    r = RUN("convert", "missing.fpl", "-o", "x.collapsed");
+    r = CLI_RUN("convert", "missing.fpl", "-o", "x.collapsed");
     CHECK_EQ_U(r.code, 1);
-    CHECK(has(r.err, "flyprof: cannot open 'missing.fpl': No such file or directory"));
-    run_free(&r);
-    path_in(out, sizeof(out), "x.collapsed");
+    CHECK(cli_run_has(r.err, "flyprof: cannot open 'missing.fpl': No such file or directory"));
+    cli_run_free(&r);
+    cli_run_path(out, sizeof(out), "x.collapsed");
     CHECK(access(out, F_OK) != 0); /* nothing created on failure */
 
-    r = RUN("convert", "notes.txt", "-o", "x.collapsed");
+    r = CLI_RUN("convert", "notes.txt", "-o", "x.collapsed");
     CHECK_EQ_U(r.code, 1);
-    CHECK(has(r.err, "'notes.txt': not a flyprof log"));
-    run_free(&r);
+    CHECK(cli_run_has(r.err, "'notes.txt': not a flyprof log"));
+    cli_run_free(&r);
 
-    r = RUN("convert", "v7.fpl", "-o", "x.collapsed");
+    r = CLI_RUN("convert", "v7.fpl", "-o", "x.collapsed");
     CHECK_EQ_U(r.code, 1);
-    CHECK(has(r.err, "'v7.fpl': unsupported version 7"));
-    run_free(&r);
+    CHECK(cli_run_has(r.err, "'v7.fpl': unsupported version 7"));
+    cli_run_free(&r);
 
-    r = RUN("convert", "golden.fpl", "-o", "no/such/dir/x.collapsed");
+    r = CLI_RUN("convert", "golden.fpl", "-o", "no/such/dir/x.collapsed");
     CHECK_EQ_U(r.code, 1);
-    CHECK(has(r.err, "cannot create 'no/such/dir/x.collapsed'"));
-    run_free(&r);
+    CHECK(cli_run_has(r.err, "cannot create 'no/such/dir/x.collapsed'"));
+    cli_run_free(&r);
 
     /* a cut log converts, with a warning */
-    r = RUN("convert", "cut.fpl", "-o", "-");
+    r = CLI_RUN("convert", "cut.fpl", "-o", "-");
     CHECK_EQ_U(r.code, 0);
-    CHECK(has(r.err, "no END record"));
+    CHECK(cli_run_has(r.err, "no END record"));
     CHECK(strlen(r.out) > 0);
-    run_free(&r);
+    cli_run_free(&r);
 }
 
 static void test_summary_and_usage(void)
 {
-    struct run r;
+    struct cli_run r;
 
-    r = RUN("summary", "golden.fpl");
+    r = CLI_RUN("summary", "golden.fpl");
     CHECK_EQ_U(r.code, 0);
-    CHECK(has(r.out, "flyprof summary of golden.fpl"));
-    CHECK(has(r.out, "14 samples, weight 15"));
-    CHECK(has(r.out, "com.example.App.hash"));
-    CHECK(has(r.out, "ring drops: 3"));
-    run_free(&r);
+    CHECK(cli_run_has(r.out, "flyprof summary of golden.fpl"));
+    CHECK(cli_run_has(r.out, "14 samples, weight 15"));
+    CHECK(cli_run_has(r.out, "com.example.App.hash"));
+    CHECK(cli_run_has(r.out, "ring drops: 3"));
+    cli_run_free(&r);
 
-    r = RUN("summary", "missing.fpl");
+    /* --json: one line, the facts of the text; the golden log's numbers (the JSON is parsed
+     * and cross-checked against the text on a real log by int_summary_json) */
+    r = CLI_RUN("summary", "--json", "golden.fpl");
+    CHECK_EQ_U(r.code, 0);
+    CHECK(cli_run_same(r.err, ""));
+    CHECK_EQ_U(cli_run_lines(r.out), 1);
+    CHECK(r.out[0] == '{' && strlen(r.out) > 2 && strcmp(r.out + strlen(r.out) - 2, "}\n") == 0);
+    CHECK(cli_run_has(r.out, "\"format\":\"flyprof-summary\",\"version\":1,"));
+    CHECK(cli_run_has(r.out, "\"pid\":4242,"));
+    CHECK(cli_run_has(r.out, "\"duration_ns\":2000000000,"));
+    CHECK(cli_run_has(r.out, "\"interval_ns\":{\"cpu\":10000000,\"wall\":50000000}"));
+    CHECK(cli_run_has(r.out, "\"cpu\":{\"samples\":14,\"weight\":15,\"weight_ns\":150000000,"
+                             "\"failed_samples\":1,\"failed\":{\"[agct:unknown_Java]\":1}}"));
+    CHECK(cli_run_has(r.out, "\"wall\":{\"samples\":7,\"weight\":14.5000,\"raw_weight\":7,"
+                             "\"weight_ns\":725000000,"));
+    CHECK(cli_run_has(r.out, "\"drops\":3,"));
+    CHECK(cli_run_has(r.out,
+                      "{\"name\":\"pool-1_worker_2\",\"tid\":101,\"cpu_ns\":50000000,"
+                      "\"wall_ns\":437500000,\"wall_by_state_ns\":{\"sleeping\":437500000}}"));
+    CHECK(cli_run_has(r.out, "\"tid\":null,"));
+    CHECK(cli_run_has(r.out, "\"top_self\":[{\"method\":\"com.example.App.hash\",\"kind\":\"cpu\","
+                             "\"weight\":5,\"weight_ns\":50000000,\"share\":0.333333}"));
+    CHECK(cli_run_has(r.out, "{\"method\":\"java.lang.Thread.sleep0\",\"kind\":\"wall\","
+                             "\"weight\":8.7500,\"weight_ns\":437500000,"));
+    CHECK(cli_run_has(r.out, "\"log_state\":{\"complete\":true,"));
+    cli_run_free(&r);
+    r = CLI_RUN("summary", "--json", "cut.fpl");
+    CHECK_EQ_U(r.code, 0);
+    CHECK(cli_run_has(r.out, "\"log_state\":{\"complete\":false,"));
+    cli_run_free(&r);
+
+    r = CLI_RUN("summary", "missing.fpl");
     CHECK_EQ_U(r.code, 1);
-    CHECK(has(r.err, "cannot open 'missing.fpl'"));
-    run_free(&r);
+    CHECK(cli_run_has(r.err, "cannot open 'missing.fpl'"));
+    cli_run_free(&r);
 
-    r = RUN("summary");
+    r = CLI_RUN("summary");
     CHECK_EQ_U(r.code, 2);
-    CHECK(has(r.err, "no input log"));
-    run_free(&r);
+    CHECK(cli_run_has(r.err, "no input log"));
+    cli_run_free(&r);
 
-    r = RUN("summary", "a.fpl", "b.fpl");
+    r = CLI_RUN("summary", "a.fpl", "b.fpl");
     CHECK_EQ_U(r.code, 2);
-    run_free(&r);
+    cli_run_free(&r);
+}
 
-    r = RUN("frobnicate");
-    CHECK_EQ_U(r.code, 2);
-    CHECK(has(r.err, "unknown command 'frobnicate'"));
-    run_free(&r);
+/* A usage error: exit 2, the error on one line and one line pointing at the help, so the error
+ * does not scroll away under a page of usage. */
+static void check_usage_error(struct cli_run *r, const char *want, const char *hint)
+{
+    CHECK_EQ_U(r->code, 2);
+    CHECK(cli_run_has(r->err, want));
+    CHECK(cli_run_has(r->err, hint));
+    CHECK_EQ_U(cli_run_lines(r->err), 2);
+    CHECK(cli_run_same(r->out, ""));
+    cli_run_free(r);
+}
 
-    r = RUN("--help");
+static void test_help(void)
+{
+    static const char *const cmds[] = {"record", "attach",  "start", "stop",    "dump",  "status",
+                                       "list",   "convert", "diff",  "summary", "events"};
+    struct cli_run r, r2;
+
+    /* the overview: every command on one line, short enough for a terminal */
+    r = CLI_RUN("--help");
     CHECK_EQ_U(r.code, 0);
-    CHECK(has(r.out, "flyprof convert IN.fpl -o OUT"));
-    run_free(&r);
+    CHECK(cli_run_lines(r.out) <= 25);
+    for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+        char line[64];
+        snprintf(line, sizeof(line), "\n  %-9s ", cmds[i]);
+        CHECK(cli_run_has(r.out, line));
+    }
+    CHECK(cli_run_has(r.out, "flyprof help COMMAND"));
+    r2 = CLI_RUN("help");
+    CHECK(r2.code == 0 && cli_run_same(r2.out, r.out));
+    cli_run_free(&r2);
+    r2 = CLI_RUN("-h");
+    CHECK(r2.code == 0 && cli_run_same(r2.out, r.out));
+    cli_run_free(&r2);
+    cli_run_free(&r);
 
-    r = run_prog(bin, dir, (char *)NULL);
-    CHECK_EQ_U(r.code, 2);
-    CHECK(has(r.err, "usage:"));
-    run_free(&r);
+    /* per command: usage, options, an example; `help CMD` and `CMD --help` alike */
+    for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+        char want[64];
+        r = CLI_RUN("help", cmds[i]);
+        CHECK_EQ_U(r.code, 0);
+        snprintf(want, sizeof(want), "usage: flyprof %s", cmds[i]);
+        CHECK(strncmp(r.out, want, strlen(want)) == 0);
+        CHECK(cli_run_has(r.out, "\nexample"));
+        CHECK(cli_run_lines(r.out) <= 40);
+        snprintf(want, sizeof(want), "\n  flyprof %s ", cmds[i]);
+        CHECK(cli_run_has(r.out, want) || strcmp(cmds[i], "list") == 0);
+        r2 = CLI_RUN(cmds[i], "--help");
+        CHECK(r2.code == 0 && cli_run_same(r2.out, r.out));
+        cli_run_free(&r2);
+        cli_run_free(&r);
+    }
+
+    r = CLI_RUN("--version");
+    CHECK_EQ_U(r.code, 0);
+    CHECK(strncmp(r.out, "flyprof ", 8) == 0 && strspn(r.out + 8, "0123456789.") >= 5);
+    CHECK_EQ_U(cli_run_lines(r.out), 1);
+    cli_run_free(&r);
+
+    r = CLI_RUN("frobnicate");
+    check_usage_error(&r, "flyprof: unknown command 'frobnicate'", "'flyprof help'");
+    r = cli_run_prog(cli_run_bin, cli_run_dir, (char *)NULL);
+    check_usage_error(&r, "flyprof: no command given", "'flyprof help'");
+    r = CLI_RUN("help", "frobnicate");
+    check_usage_error(&r, "unknown command 'frobnicate'", "'flyprof help'");
+    r = CLI_RUN("convert", "golden.fpl");
+    check_usage_error(&r, "convert: no output", "'flyprof help convert'");
+    r = CLI_RUN("convert", "golden.fpl", "-o", "-", "--kind", "gpu");
+    check_usage_error(&r, "unknown kind 'gpu'", "'flyprof help convert'");
+    r = CLI_RUN("diff", "golden.fpl");
+    check_usage_error(&r, "diff: needs two logs", "'flyprof help diff'");
+    r = CLI_RUN("summary", "--bogus", "golden.fpl");
+    check_usage_error(&r, "summary: unknown option '--bogus'", "'flyprof help summary'");
+    r = CLI_RUN("record", "-o", "x.fpl");
+    check_usage_error(&r, "record: no command", "'flyprof help record'");
+    r = CLI_RUN("attach", "-d", "5");
+    check_usage_error(&r, "attach: which JVM?", "'flyprof help attach'");
+    r = CLI_RUN("stop", "12x");
+    check_usage_error(&r, "stop: '12x' is not a process id", "'flyprof help stop'");
+    r = CLI_RUN("dump", "1", "-x");
+    check_usage_error(&r, "dump: unknown option '-x'", "'flyprof help dump'");
+    r = CLI_RUN("status");
+    check_usage_error(&r, "status: which JVM?", "'flyprof help status'");
+    r = CLI_RUN("start", "1", "-e", "gpu");
+    check_usage_error(&r, "start: unknown event 'gpu'", "'flyprof help start'");
+    r = CLI_RUN("list", "x");
+    check_usage_error(&r, "list: unexpected argument 'x'", "'flyprof help list'");
+    r = CLI_RUN("start", "1", "-i", "5ms", "cpu=2ms");
+    check_usage_error(&r, "start: the sampling modes are given twice", "'flyprof help start'");
+    r = CLI_RUN("attach", "1", "--wall", "5 ms");
+    check_usage_error(&r, "attach: bad --wall interval '5 ms'", "'flyprof help attach'");
+
+    /* -d takes seconds or a time with a unit; pid 1 is never a JVM here, so a -d that parses
+     * fails later, at the target, with exit 1 */
+    static const char *const good[] = {"5", "2.5", "5s", "500ms", "2min", "1h", "250000us"};
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        r = CLI_RUN("attach", "1", "-d", good[i]);
+        CHECK_EQ_U(r.code, 1);
+        CHECK(strstr(r.err, "bad duration") == NULL);
+        cli_run_free(&r);
+    }
+    static const char *const bad[] = {"0", "-1", "5x", "s", "1e3", "0x10", "400d", "0.0000000001"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char want[64];
+        r = CLI_RUN("start", "1", "-d", bad[i]);
+        snprintf(want, sizeof(want), "start: bad duration '%s' for -d", bad[i]);
+        check_usage_error(&r, want, "'flyprof help start'");
+    }
 }
 
 /* Copies the binary to <root>/bin/flyprof; with lib set, puts a stand-in agent library in
@@ -232,8 +273,9 @@ static int make_install(const char *root, int lib, char *flyprof, size_t cap)
 {
     char cmd[3 * PATH_MAX + 64];
     snprintf(flyprof, cap, "%s/bin/flyprof", root);
-    snprintf(cmd, sizeof(cmd), "mkdir -p '%s/bin' '%s/lib' && cp '%s' '%s'%s%s%s", root, root, bin,
-             flyprof, lib ? " && : > '" : "", lib ? root : "", lib ? "/lib/libflyprof.so'" : "");
+    snprintf(cmd, sizeof(cmd), "mkdir -p '%s/bin' '%s/lib' && cp '%s' '%s'%s%s%s", root, root,
+             cli_run_bin, flyprof, lib ? " && : > '" : "", lib ? root : "",
+             lib ? "/lib/libflyprof.so'" : "");
     return system(cmd);
 }
 
@@ -241,19 +283,19 @@ static void test_record(void)
 {
     char root[PATH_MAX + 16], fly[PATH_MAX + 32], lib[PATH_MAX + 64], want[4 * PATH_MAX];
     char jto[PATH_MAX + 32], real_dir[PATH_MAX], real_root[PATH_MAX + 16];
-    struct run r;
+    struct cli_run r;
 
-    path_in(root, sizeof(root), "inst");
+    cli_run_path(root, sizeof(root), "inst");
     CHECK(make_install(root, 1, fly, sizeof(fly)) == 0);
-    CHECK(realpath(dir, real_dir) != NULL);
+    CHECK(realpath(cli_run_dir, real_dir) != NULL);
     CHECK(realpath(root, real_root) != NULL);
     snprintf(lib, sizeof(lib), "%s/lib/libflyprof.so", real_root);
-    path_in(jto, sizeof(jto), "jto.txt");
+    cli_run_path(jto, sizeof(jto), "jto.txt");
 
     /* defaults; an existing JAVA_TOOL_OPTIONS is kept; the command's exit code comes back */
     setenv("JAVA_TOOL_OPTIONS", "-Xmx64m", 1);
-    r = run_prog(fly, dir, "record", "--", "sh", "-c",
-                 "printf '%s' \"$JAVA_TOOL_OPTIONS\" > jto.txt; exit 3", (char *)NULL);
+    r = cli_run_prog(fly, cli_run_dir, "record", "--", "sh", "-c",
+                     "printf '%s' \"$JAVA_TOOL_OPTIONS\" > jto.txt; exit 3", (char *)NULL);
     unsetenv("JAVA_TOOL_OPTIONS");
     CHECK_EQ_U(r.code, 3);
     snprintf(want, sizeof(want), "-Xmx64m -agentpath:%s=cpu=10ms,file=%s/flyprof-%%p.fpl", lib,
@@ -263,76 +305,106 @@ static void test_record(void)
     if (got && strcmp(got, want) != 0)
         fprintf(stderr, "JAVA_TOOL_OPTIONS: got [%s], want [%s]\n", got, want);
     free(got);
-    CHECK(has(r.err, "warning: no profile at"));
-    run_free(&r);
+    CHECK(cli_run_has(r.err, "warning: no profile at"));
+    cli_run_free(&r);
 
     /* both kinds, an interval, extra agent options between two '--'; the "profile" the
      * command writes (at %p = its pid) is found */
-    r = run_prog(fly, dir, "record", "-e", "cpu,wall", "-i", "5ms", "-o", "out-%p.fpl", "--",
-                 "threads", "depth=64", "--", "sh", "-c",
-                 "printf '%s' \"$JAVA_TOOL_OPTIONS\" > jto.txt; : > out-$$.fpl", (char *)NULL);
+    r = cli_run_prog(fly, cli_run_dir, "record", "-e", "cpu,wall", "-i", "5ms", "-o", "out-%p.fpl",
+                     "--", "threads", "depth=64", "--", "sh", "-c",
+                     "printf '%s' \"$JAVA_TOOL_OPTIONS\" > jto.txt; : > out-$$.fpl", (char *)NULL);
     CHECK_EQ_U(r.code, 0);
     snprintf(want, sizeof(want),
-             "-agentpath:%s=cpu=5ms,wall=5ms,file=%s/out-%%p.fpl,threads,depth=64", lib, real_dir);
+             "-agentpath:%s=cpu=5ms,wall=50ms,file=%s/out-%%p.fpl,threads,depth=64", lib, real_dir);
     got = slurp(jto);
     CHECK(got && strcmp(got, want) == 0);
     if (got && strcmp(got, want) != 0)
         fprintf(stderr, "JAVA_TOOL_OPTIONS: got [%s], want [%s]\n", got, want);
     free(got);
-    CHECK(has(r.err, "flyprof: profile written to "));
-    CHECK(has(r.err, "/out-"));
-    run_free(&r);
+    CHECK(cli_run_has(r.err, "flyprof: profile written to "));
+    CHECK(cli_run_has(r.err, "/out-"));
+    /* -i went to cpu only, and flyprof says which interval each mode got */
+    CHECK(cli_run_has(r.err, "flyprof: recording cpu every 5ms, wall every 50ms (-i sets the cpu "
+                             "interval; --wall TIME sets the wall one)\n"));
+    cli_run_free(&r);
 
-    r = run_prog(fly, dir, "record", "-o", "a,b.fpl", "--", "true", (char *)NULL);
+    /* --wall sets the wall interval (and turns wall sampling on); -i with -e wall alone is the
+     * wall interval */
+    r = cli_run_prog(fly, cli_run_dir, "record", "-i", "2ms", "--wall", "20ms", "--", "sh", "-c",
+                     "printf '%s' \"$JAVA_TOOL_OPTIONS\" > jto.txt", (char *)NULL);
+    CHECK_EQ_U(r.code, 0);
+    snprintf(want, sizeof(want), "-agentpath:%s=cpu=2ms,wall=20ms,file=%s/flyprof-%%p.fpl", lib,
+             real_dir);
+    got = slurp(jto);
+    CHECK(got && cli_run_same(got, want));
+    free(got);
+    CHECK(cli_run_has(r.err, "flyprof: recording cpu every 2ms, wall every 20ms\n"));
+    cli_run_free(&r);
+    r = cli_run_prog(fly, cli_run_dir, "record", "-e", "wall", "-i", "30000us", "--", "sh", "-c",
+                     "printf '%s' \"$JAVA_TOOL_OPTIONS\" > jto.txt", (char *)NULL);
+    CHECK_EQ_U(r.code, 0);
+    snprintf(want, sizeof(want), "-agentpath:%s=wall=30ms,file=%s/flyprof-%%p.fpl", lib, real_dir);
+    got = slurp(jto);
+    CHECK(got && cli_run_same(got, want));
+    free(got);
+    CHECK(cli_run_has(r.err, "flyprof: recording wall every 30ms\n"));
+    cli_run_free(&r);
+    r = cli_run_prog(fly, cli_run_dir, "record", "-e", "cpu", "--wall", "20ms", "--", "true",
+                     (char *)NULL);
     CHECK_EQ_U(r.code, 2);
-    CHECK(has(r.err, "contains a comma"));
-    run_free(&r);
+    CHECK(cli_run_has(r.err, "-e cpu leaves wall-clock sampling off: use -e cpu,wall"));
+    cli_run_free(&r);
 
-    r = run_prog(fly, dir, "record", "-e", "gpu", "--", "true", (char *)NULL);
+    r = cli_run_prog(fly, cli_run_dir, "record", "-o", "a,b.fpl", "--", "true", (char *)NULL);
     CHECK_EQ_U(r.code, 2);
-    CHECK(has(r.err, "unknown event 'gpu'"));
-    run_free(&r);
+    CHECK(cli_run_has(r.err, "contains a comma"));
+    cli_run_free(&r);
 
-    r = run_prog(fly, dir, "record", "-i", "10 parsecs", "--", "true", (char *)NULL);
+    r = cli_run_prog(fly, cli_run_dir, "record", "-e", "gpu", "--", "true", (char *)NULL);
     CHECK_EQ_U(r.code, 2);
-    CHECK(has(r.err, "bad interval '10 parsecs'"));
-    run_free(&r);
+    CHECK(cli_run_has(r.err, "unknown event 'gpu'"));
+    cli_run_free(&r);
 
-    r = run_prog(fly, dir, "record", "-o", "x.fpl", (char *)NULL);
+    r = cli_run_prog(fly, cli_run_dir, "record", "-i", "10 parsecs", "--", "true", (char *)NULL);
     CHECK_EQ_U(r.code, 2);
-    CHECK(has(r.err, "no command"));
-    run_free(&r);
+    CHECK(cli_run_has(r.err, "bad interval '10 parsecs'"));
+    cli_run_free(&r);
 
-    r = run_prog(fly, dir, "record", "--", "/nonexistent/java", (char *)NULL);
+    r = cli_run_prog(fly, cli_run_dir, "record", "-o", "x.fpl", (char *)NULL);
+    CHECK_EQ_U(r.code, 2);
+    CHECK(cli_run_has(r.err, "no command"));
+    cli_run_free(&r);
+
+    r = cli_run_prog(fly, cli_run_dir, "record", "--", "/nonexistent/java", (char *)NULL);
     CHECK_EQ_U(r.code, 127);
-    CHECK(has(r.err, "cannot run '/nonexistent/java'"));
-    run_free(&r);
+    CHECK(cli_run_has(r.err, "cannot run '/nonexistent/java'"));
+    cli_run_free(&r);
 
     /* a SIGTERM sent to flyprof reaches the command, whose exit code comes back */
     char ready[PATH_MAX + 16];
-    path_in(ready, sizeof(ready), "ready");
+    cli_run_path(ready, sizeof(ready), "ready");
     unlink(ready);
     char *argv[] = {fly,  "record", "--",
                     "sh", "-c",     "trap 'exit 42' TERM; : > ready; while :; do sleep 0.02; done",
                     NULL};
-    pid_t pid = start(dir, argv);
+    pid_t pid = cli_run_start(cli_run_dir, argv);
     for (int i = 0; i < 1000 && access(ready, F_OK) != 0; i++)
         usleep(10000);
     CHECK(access(ready, F_OK) == 0);
     kill(pid, SIGTERM);
-    r = finish(pid);
+    r = cli_run_finish(pid);
     CHECK_EQ_U(r.code, 42);
-    run_free(&r);
+    cli_run_free(&r);
 
     /* no agent library next to the binary */
     char bare[PATH_MAX + 16], fly2[PATH_MAX + 32];
-    path_in(bare, sizeof(bare), "bare");
+    cli_run_path(bare, sizeof(bare), "bare");
     CHECK(make_install(bare, 0, fly2, sizeof(fly2)) == 0);
-    r = run_prog(fly2, dir, "record", "--", "true", (char *)NULL);
+    r = cli_run_prog(fly2, cli_run_dir, "record", "--", "true", (char *)NULL);
     CHECK_EQ_U(r.code, 1);
-    CHECK(has(r.err, "agent library not found at '"));
-    CHECK(has(r.err, "/bare/bin/../lib/libflyprof.so'"));
-    run_free(&r);
+    CHECK(cli_run_has(r.err, "agent library not found at '"));
+    CHECK(cli_run_has(r.err, "/bare/bin/../lib/libflyprof.so'"));
+    cli_run_free(&r);
 }
 
 static int make_inputs(void)
@@ -345,7 +417,7 @@ static int make_inputs(void)
     v7[8] = 7;
     if ((rc = fplgen_init(&g)) != 0 || (rc = golden_log_build(&g, 1)) != 0)
         return rc;
-    path_in(p, sizeof(p), "golden.fpl");
+    cli_run_path(p, sizeof(p), "golden.fpl");
     rc = fplgen_save(&g, p);
     fplgen_destroy(&g);
     if (rc)
@@ -359,47 +431,28 @@ static int make_inputs(void)
     fplgen_destroy(&g);
     if (!d)
         return -ENOMEM;
-    path_in(p, sizeof(p), "cut.fpl");
+    cli_run_path(p, sizeof(p), "cut.fpl");
     rc = fplgen_write_file(p, d, cut);
     free(d);
     if (rc)
         return rc;
-    path_in(p, sizeof(p), "notes.txt");
+    cli_run_path(p, sizeof(p), "notes.txt");
     if ((rc = fplgen_write_file(p, "some notes, not a log\n", 22)) != 0)
         return rc;
-    path_in(p, sizeof(p), "v7.fpl");
+    cli_run_path(p, sizeof(p), "v7.fpl");
     return fplgen_write_file(p, v7, sizeof(v7));
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s PATH_TO_FLYPROF\n", argv[0]);
-        return 2;
-    }
-    static char bin_abs[PATH_MAX];
-    if (!realpath(argv[1], bin_abs)) {
-        perror(argv[1]);
-        return 1;
-    }
-    bin = bin_abs; /* the commands run in the scratch directory */
-    snprintf(dir, sizeof(dir), "%s/flyprof-cli-XXXXXX",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    int rc = cli_run_setup(argc, argv, "flyprof-cli");
+    if (rc)
+        return rc;
     CHECK(make_inputs() == 0);
     test_convert();
     test_summary_and_usage();
+    test_help();
     test_record();
-    if (!harness_fail) {
-        char cmd[PATH_MAX + 16];
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "could not remove %s\n", dir);
-    } else {
-        fprintf(stderr, "files kept in %s\n", dir);
-    }
+    cli_run_cleanup(harness_fail);
     return harness_result("test_collector_cli");
 }

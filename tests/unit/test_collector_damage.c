@@ -137,7 +137,7 @@ static void render(const struct profile *p)
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return;
-    struct out_collapsed_opts o = {FPL_KIND_CPU, 1};
+    struct out_collapsed_opts o = {FPL_KIND_CPU, 1, 0};
     CHECK(out_collapsed_write(p, &o, f, err, sizeof(err)) == 0);
     CHECK(summary_write(p, "damaged.fpl", f, err, sizeof(err)) == 0);
     fclose(f);

@@ -39,7 +39,7 @@ static char *collapsed(const struct profile *p, int kind, int threads)
     char *buf = NULL, err[256];
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    struct out_collapsed_opts o = {kind, threads};
+    struct out_collapsed_opts o = {kind, threads, 0};
     if (!f)
         return NULL;
     int rc = out_collapsed_write(p, &o, f, err, sizeof(err));

@@ -447,7 +447,7 @@ struct dtree {
     char **names;
     const char *types;
     uint32_t *name, *par, *dep;
-    uint64_t *tot, *self, *base;
+    uint64_t *tot, *self, *base, *lost;
 };
 
 static int digit(char c)
@@ -485,6 +485,7 @@ static void dtree_free(struct dtree *t)
     free(t->dep);
     free(t->tot);
     free(t->self);
+    free(t->lost);
     free(t->base);
     memset(t, 0, sizeof(*t));
 }
@@ -567,6 +568,17 @@ static int dtree_decode(struct dtree *t, const struct jobj *o, const char *suffi
             if (num(&s, &t->base[i]))
                 goto out;
         if (!t->base || *s)
+            goto out;
+    }
+    snprintf(k, sizeof(k), "lost%s", suffix);
+    const struct jfield *lost = jget(o, k, 's');
+    if (lost) {
+        t->lost = calloc(n, sizeof(*t->lost));
+        s = lost->s;
+        for (size_t i = 0; t->lost && i < n; i++)
+            if (num(&s, &t->lost[i]))
+                goto out;
+        if (!t->lost || *s)
             goto out;
     }
     rc = 0;
@@ -938,6 +950,7 @@ static void test_hostile_names(void)
 static const struct cell diff_base[] = {
     {"main", "d.A.run|d.A.b", 12},
     {"main", "d.A.run|d.A.c", 8},
+    {"main", "d.A.run|d.A.e|d.A.f", 5}, /* only in the base */
 };
 static const struct cell diff_cur[] = {
     {"main", "d.A.run|d.A.b", 2},
@@ -945,10 +958,12 @@ static const struct cell diff_cur[] = {
     {"main", "d.A.run|d.A.d", 2},
 };
 
-/* Diff: cur's tree with base's weights; shares normalized by each profile's own total. */
+/* Diff: cur's tree with base's weights; shares normalized by each profile's own total; the
+ * frames only in base (d.A.e, d.A.f) drawn where they were, as wide as the share they lost
+ * (5/25 of cur's 10: 2), widening d.A.run and the root by as much. */
 static void test_diff(void)
 {
-    struct profile *base = load_cells("java Base", diff_base, 2);
+    struct profile *base = load_cells("java Base", diff_base, 3);
     struct profile *cur = load_cells("java Cur", diff_cur, 3);
     struct render_opts o = opts(PROFILE_KIND_AUTO, 0, 0);
     char *html = page(base, cur, &o);
@@ -960,32 +975,38 @@ static void test_diff(void)
     const struct jfield *total = jget(&d, "total", 'n'), *title = jget(&d, "title", 's');
     const struct jfield *sub = jget(&d, "subtitle", 's');
     CHECK(diff && diff->num == 1);
-    CHECK(bt && bt->num == 20);
+    CHECK(bt && bt->num == 25);
     CHECK(total && total->num == 10);
     CHECK(title && strncmp(title->s, "diff: ", 6) == 0 && strstr(title->s, "java Cur"));
     CHECK(sub && strstr(sub->s, "java Base"));
-    CHECK(dtree_decode(&t, &d, "") == 0 && t.base);
-    if (t.base) {
+    CHECK(dtree_decode(&t, &d, "") == 0 && t.base && t.lost);
+    if (t.base && t.lost) {
         static const struct {
             const char *path;
-            uint64_t cur, base;
+            uint64_t width, lost, base;
             double delta;
         } want[] = {
-            {"d.A.run", 10, 20, 0.0},
-            {"d.A.run;d.A.b", 2, 12, 0.2 - 0.6},
-            {"d.A.run;d.A.c", 6, 8, 0.6 - 0.4},
-            {"d.A.run;d.A.d", 2, 0, 0.2}, /* not in the base */
+            {"d.A.run", 12, 2, 25, 0.0},
+            {"d.A.run;d.A.b", 2, 0, 12, 0.2 - 0.48},
+            {"d.A.run;d.A.c", 6, 0, 8, 0.6 - 0.32},
+            {"d.A.run;d.A.d", 2, 0, 0, 0.2},            /* not in the base */
+            {"d.A.run;d.A.e", 2, 2, 5, -0.2},           /* only in the base */
+            {"d.A.run;d.A.e;d.A.f", 2, 2, 5, -0.2},
         };
-        CHECK_EQ_U(t.n, 5);
-        CHECK_EQ_U(t.base[0], 20);
-        for (size_t k = 0; k < 4; k++) {
+        CHECK_EQ_U(t.n, 7);
+        CHECK_EQ_U(t.base[0], 25);
+        CHECK_EQ_U(t.tot[0], 12);
+        CHECK_EQ_U(t.tot[0] - t.lost[0], 10); /* the root's own weight is cur's total */
+        for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
             uint32_t v = dtree_find(&t, want[k].path);
             CHECK(v != UINT32_MAX);
             if (v == UINT32_MAX)
                 continue;
-            CHECK_EQ_U(t.tot[v], want[k].cur);
+            CHECK_EQ_U(t.tot[v], want[k].width);
+            CHECK_EQ_U(t.lost[v], want[k].lost);
             CHECK_EQ_U(t.base[v], want[k].base);
-            double delta = (double)t.tot[v] / (double)t.tot[0] - (double)t.base[v] / bt->num;
+            double own = (double)(t.tot[v] - t.lost[v]), all = (double)(t.tot[0] - t.lost[0]);
+            double delta = own / all - (double)t.base[v] / bt->num;
             CHECK(delta > want[k].delta - 1e-9 && delta < want[k].delta + 1e-9);
         }
         dtree_free(&t);
@@ -997,7 +1018,10 @@ static void test_diff(void)
         CHECK(v != UINT32_MAX && r.tot[v] == 2 && r.base[v] == 12);
         v = dtree_find(&r, "d.A.d");
         CHECK(v != UINT32_MAX && r.tot[v] == 2 && r.base[v] == 0);
-        CHECK_EQ_U(r.n, 7);
+        /* callers: the leaf only in the base (d.A.f) is a root of its own, with its callers */
+        v = dtree_find(&r, "d.A.f;d.A.e;d.A.run");
+        CHECK(v != UINT32_MAX && r.tot[v] == 2 && r.lost && r.lost[v] == 2 && r.base[v] == 5);
+        CHECK_EQ_U(r.n, 10);
         dtree_free(&r);
     }
     jobj_free(&d);
@@ -1170,7 +1194,7 @@ static int write_fixtures(const char *dir)
     rc = rc ? rc : save_cells(dir, "tiny.fpl", "java Tiny", tiny_cells, 4);
     rc = rc ? rc
             : save_cells(dir, "hostile.fpl", "java \"</title><b>\" caf\xc3\xa9", hostile_cells, 3);
-    rc = rc ? rc : save_cells(dir, "base.fpl", "java Base", diff_base, 2);
+    rc = rc ? rc : save_cells(dir, "base.fpl", "java Base", diff_base, 3);
     rc = rc ? rc : save_cells(dir, "cur.fpl", "java Cur", diff_cur, 3);
     rc = rc ? rc : save_cells(dir, "types.fpl", "java Types", types_cells, 5);
     if (rc == 0) {

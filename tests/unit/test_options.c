@@ -347,9 +347,9 @@ static void test_duration(void)
 static void test_errors(void)
 {
     static const char accepted[] =
-        "(accepted: start, stop, dump, status, cpu[=TIME], wall[=TIME], "
-        "engine=cputimer|itimer|perf, wallthreads=N, filter, depth=N, walk=vm|agct, file=PATH, "
-        "log=PATH, threads, duration=TIME, events=N, cstack=auto|off)";
+        "(accepted: cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, wallthreads=N, filter, "
+        "depth=N, walk=vm|agct, file=PATH, log=PATH, threads, duration=TIME, events=N, "
+        "cstack=auto|off, idle)";
     char want[512];
     char small[8];
     int rc;
@@ -359,7 +359,11 @@ static void test_errors(void)
     ERR("cpu,wal=5ms", "unknown option 'wal'");
     ERR(" cpu", "unknown option ' cpu'");
     ERR("CPU", "unknown option 'CPU'");
-    ERR("=5ms", "option '=5ms' has no name (accepted: start,");
+    ERR("=5ms", "option '=5ms' has no name (accepted: cpu[=TIME],");
+    /* the list offers only what a user gives: no action, no internal key */
+    ERR("bogus", "(accepted: cpu");
+    CHECK(strstr(err, "reply") == NULL && strstr(err, "safety") == NULL);
+    CHECK(strstr(err, "start") == NULL && strstr(err, "status") == NULL);
     ERR("=", "option '=' has no name");
 
     ERR("cpu,,wall", "empty option (item 2)");
@@ -388,6 +392,36 @@ static void test_errors(void)
     CHECK(rc == -EINVAL);
     CHECK(err[0] != '\0');
     CHECK(options_parse("cpu", &o, NULL, 0) == 0);
+}
+
+/* What the log shows: the user's options, without the action and the CLI's internal keys;
+ * safety= stops like duration= unless duration= is given; idle stands alone. */
+static void test_shown_safety_idle(void)
+{
+    CHECK(OK("start,cpu=5ms,file=/tmp/x.fpl,reply=/tmp/r,safety=40000ms,threads"));
+    CHECK(strcmp(o.shown, "cpu=5ms,file=/tmp/x.fpl,threads") == 0);
+    CHECK_EQ_U(o.duration_ns, 40000 * MS);
+    CHECK(strcmp(o.reply, "/tmp/r") == 0);
+    CHECK(OK("safety=40s,duration=3s"));
+    CHECK_EQ_U(o.duration_ns, 3000 * MS);
+    CHECK(strcmp(o.shown, "duration=3s") == 0);
+    CHECK(OK("stop,file=/tmp/y.html"));
+    CHECK(strcmp(o.shown, "file=/tmp/y.html") == 0);
+    CHECK(OK(""));
+    CHECK(strcmp(o.shown, "") == 0);
+    ERR("safety=0", "bad value '0' for safety");
+    ERR("safety=", "option 'safety' needs a value");
+
+    CHECK(OK("idle"));
+    CHECK(o.idle == 1 && o.action == OPTIONS_START);
+    CHECK(strcmp(o.shown, "idle") == 0);
+    CHECK(OK("start,idle,reply=/tmp/r"));
+    CHECK(o.idle == 1);
+    CHECK(OK("cpu"));
+    CHECK(o.idle == 0);
+    ERR("idle,cpu=5ms", "idle loads the agent without profiling: it takes no other option");
+    ERR("file=x.fpl,idle", "it takes no other option");
+    ERR("idle=1", "option 'idle' takes no value");
 }
 
 static void test_raw_and_huge(void)
@@ -774,6 +808,7 @@ int main(void)
     test_file();
     test_duration();
     test_errors();
+    test_shown_safety_idle();
     test_raw_and_huge();
     test_parse_time();
     test_expand_file();

@@ -393,6 +393,15 @@ static const char *label(const struct dprof *d, const struct dsample *s, const c
     return NULL;
 }
 
+/* The numeric label key of s, or -1 when absent. */
+static int64_t label_num(const struct dprof *d, const struct dsample *s, const char *key)
+{
+    for (size_t i = 0; i < s->nlabels; i++)
+        if (strcmp(str(d, s->labels[i].key), key) == 0)
+            return s->labels[i].num;
+    return -1;
+}
+
 static int valid_utf8(const char *s, size_t n)
 {
     const uint8_t *p = (const uint8_t *)s;
@@ -439,7 +448,9 @@ static void check_structure(const struct dprof *d)
     CHECK_EQ_U(d->nmappings, 1);
     if (d->nmappings == 1) {
         CHECK_EQ_U(d->maps[0].id, 1);
-        CHECK(strcmp(str(d, d->maps[0].file), "[jvm]") == 0);
+        /* named after the program: a word, no directory */
+        const char *m = str(d, d->maps[0].file);
+        CHECK(m[0] && !strpbrk(m, "/ \t"));
         CHECK_EQ_U(d->maps[0].flags, 7);
         CHECK_EQ_U(d->maps[0].other, 0);
     }
@@ -771,10 +782,25 @@ static void test_golden_cpu(void)
     CHECK_EQ_U(d.nsamples, cells);
     CHECK_EQ_U(sum_values(&d, 0), GOLDEN_CPU_SAMPLES);
     CHECK_EQ_U(sum_values(&d, 1), GOLDEN_CPU_WEIGHT * 10000000ull);
+    /* the thread's name and its numeric id (same-named threads stay apart); the sample of the
+     * undefined thread has no id */
     for (size_t i = 0; i < d.nsamples; i++) {
-        CHECK(label(&d, &d.samples[i], "state") == NULL); /* CPU samples: no state */
-        CHECK_EQ_U(d.samples[i].nlabels, 1);
+        const struct dsample *s = &d.samples[i];
+        const char *name = label(&d, s, "thread");
+        int64_t tid = label_num(&d, s, "thread_id");
+        CHECK(label(&d, s, "state") == NULL); /* CPU samples: no state */
+        CHECK(name != NULL);
+        if (!name)
+            continue;
+        if (strcmp(name, PROFILE_UNKNOWN_THREAD) == 0) {
+            CHECK_EQ_U(s->nlabels, 1);
+        } else {
+            CHECK_EQ_U(s->nlabels, 2);
+            CHECK_EQ_U(tid, strcmp(name, "main") == 0 ? 100 : 101);
+        }
     }
+    /* the mapping is named after the program: the first word of the command */
+    CHECK(strcmp(str(&d, d.maps[0].file), "java") == 0);
 
     /* the stacks, folded back from the pprof samples, are the folded output's */
     char *s = fold(&d, 1, 10000000, 1);
@@ -798,7 +824,7 @@ static void test_golden_cpu(void)
     CHECK(fn && fn->file == 0 && strcmp(str(&d, fn->sys), "[agct:unknown_Java]") == 0);
     fn = func_named(&d, "os::javaTimeNanos");
     CHECK(fn && fn->file == 0);
-    fn = func_named(&d, "com.foo.Bar$$Lambda$14/0x0000000800c03000.run");
+    fn = func_named(&d, "com.foo.Bar$$Lambda.run");
     CHECK(fn && fn->file == 0); /* no source file */
     CHECK(func_named(&d, PROFILE_UNKNOWN_FRAME) != NULL);
     CHECK(func_named(&d, PROFILE_UNKNOWN_STACK) != NULL);
@@ -1239,6 +1265,45 @@ static void test_big(void)
     profile_free(p);
 }
 
+/* The mapping is named after the program: a jar without its directory, or a main class; the
+ * placeholder when the log does not say (no header). */
+static void test_mapping_name(void)
+{
+    static const struct {
+        const char *command, *want;
+    } cases[] = {
+        {"/opt/app/app.jar --port 80", "app.jar"},
+        {"com.example.Main arg", "com.example.Main"},
+        {"", "[jvm]"},
+    };
+    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+        struct fplgen g;
+        struct fplgen_header h = HDR;
+        h.command = cases[k].command;
+        CHECK(fplgen_init(&g) == 0);
+        fplgen_header(&g, &h);
+        fplgen_thread(&g, 1, 11, "t");
+        fplgen_method(&g, 1, FPL_METHOD_JAVA, "A", "a", "()V", "", 0, NULL);
+        const struct reader_frame fr[] = {{1, 0, 0}};
+        fplgen_stack(&g, 1, 1, fr);
+        fplgen_sample(&g, 2000, 1, 1, 1, FPL_KIND_CPU, FPL_STATE_RUNNING);
+        fplgen_end(&g, 1000 + 5000000);
+        CHECK(fplgen_flush(&g) == 0);
+        struct profile *p = load(&g);
+        fplgen_destroy(&g);
+        CHECK(p != NULL);
+        if (!p)
+            continue;
+        struct dprof d;
+        char err[256];
+        struct render_opts o = opts(FPL_KIND_CPU);
+        CHECK_EQ_U(render(p, &o, &d, NULL, NULL, err, sizeof(err)), 0);
+        CHECK(d.nmappings == 1 && strcmp(str(&d, d.maps[0].file), cases[k].want) == 0);
+        dprof_free(&d);
+        profile_free(p);
+    }
+}
+
 int main(void)
 {
     test_pb();
@@ -1248,6 +1313,7 @@ int main(void)
     test_golden_select();
     test_bytes_and_errors();
     test_lines();
+    test_mapping_name();
     test_utf8();
     test_big();
     return harness_result("test_pprof");

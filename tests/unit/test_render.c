@@ -17,7 +17,7 @@
 #include "render.h"
 
 static const struct render_opts DEFAULTS = {.kind = PROFILE_KIND_AUTO,
-                                             .state = RENDER_STATE_ALL};
+                                            .state = RENDER_STATE_ALL};
 
 /* Reads a generator's log into a new profile, with a window when from/to are given. */
 static struct profile *load_gen(struct fplgen *g, const struct profile_time *from,
@@ -128,7 +128,7 @@ static const char TREE_CPU[] = "all 15/0 K\n"
                                "    com.example.App.work 8/3 J\n"
                                "      com.example.App.hash 5/5 J\n"
                                "  java.lang.Thread.run 4/0 J\n"
-                               "    com.foo.Bar$$Lambda$14/0x0000000800c03000.run 4/0 J\n"
+                               "    com.foo.Bar$$Lambda.run 4/0 J\n"
                                "      com.example.App.fib 4/0 J\n"
                                "        com.example.App.fib 4/0 J\n"
                                "          com.example.App.fib 4/4 J\n";
@@ -153,7 +153,7 @@ static const char TREE_CPU_REV_THREADS[] =
     "    com.example.App.fib 4/0 J\n"
     "      com.example.App.fib 4/0 J\n"
     "        com.example.App.fib 4/0 J\n"
-    "          com.foo.Bar$$Lambda$14/0x0000000800c03000.run 4/0 J\n"
+    "          com.foo.Bar$$Lambda.run 4/0 J\n"
     "            java.lang.Thread.run 4/4 J\n";
 
 /* wall: 8.75 (sleeping) + 5.75 (running) = 14.5, laid out as [0, 5.75) and [5.75, 14.5) */
@@ -266,7 +266,7 @@ static void test_trees(void)
                "    com.example.App.work 8/3 J\n"
                "      com.example.App.hash 5/5 J\n"
                "  java.lang.Thread.run 4/0 J\n"
-               "    com.foo.Bar$$Lambda$14/0x0000000800c03000.run 4/0 J\n"
+               "    com.foo.Bar$$Lambda.run 4/0 J\n"
                "      com.example.App.fib 4/0 J\n"
                "        com.example.App.fib 4/0 J\n"
                "          com.example.App.fib 4/4 J\n",
@@ -281,7 +281,7 @@ static void test_trees(void)
                "  pool-1_worker_2 5/0 T\n"
                "    [agct:unknown_Java] 1/1 M\n"
                "    java.lang.Thread.run 4/0 J\n"
-               "      com.foo.Bar$$Lambda$14/0x0000000800c03000.run 4/0 J\n"
+               "      com.foo.Bar$$Lambda.run 4/0 J\n"
                "        com.example.App.fib 4/0 J\n"
                "          com.example.App.fib 4/0 J\n"
                "            com.example.App.fib 4/4 J\n",
@@ -502,7 +502,7 @@ static const char TEXT_CPU[] =
     "           8  53.33%            3  20.00%  com.example.App.work\n"
     "           5  33.33%            5  33.33%  com.example.App.hash\n"
     "           4  26.67%            4  26.67%  com.example.App.fib\n"
-    "           4  26.67%            0   0.00%  com.foo.Bar$$Lambda$14/0x0000000800c03000.run\n"
+    "           4  26.67%            0   0.00%  com.foo.Bar$$Lambda.run\n"
     "           4  26.67%            0   0.00%  java.lang.Thread.run\n"
     "           1   6.67%            1   6.67%  [agct:unknown_Java]\n"
     "           1   6.67%            1   6.67%  [unknown stack]\n"
@@ -518,7 +518,7 @@ static const char TEXT_CPU[] =
     "  6.67%   0.00%            1      [unknown]\n"
     "  6.67%   6.67%            1        os::javaTimeNanos\n"
     " 26.67%   0.00%            4    java.lang.Thread.run\n"
-    " 26.67%   0.00%            4      com.foo.Bar$$Lambda$14/0x0000000800c03000.run\n"
+    " 26.67%   0.00%            4      com.foo.Bar$$Lambda.run\n"
     " 26.67%   0.00%            4        com.example.App.fib\n"
     " 26.67%   0.00%            4          com.example.App.fib\n"
     " 26.67%  26.67%            4            com.example.App.fib\n"
@@ -557,7 +557,8 @@ static void test_text(void)
         fprintf(stderr, "text: got\n%s\n", got);
     free(got);
 
-    /* wall with threads and a title: the state leaf counts as its method's self time */
+    /* wall with threads and a title: the state leaf counts as its method's self time; the
+     * tables share the exact upscaled weights (8.75 and 5.75 of 14.5), as the summary's */
     o.kind = FPL_KIND_WALL;
     o.threads = 1;
     o.title = "wall of fame";
@@ -567,8 +568,8 @@ static void test_text(void)
     CHECK(got && strstr(got, "selected:  7 samples, weight 15 (0.750 thread-seconds)\n"));
     CHECK(got && strstr(got, "Top 2 of 2 methods by self weight:\n"
                              "        self   self%        total  total%  method\n"
-                             "           9  60.00%            9  60.00%  java.lang.Thread.sleep0\n"
-                             "           6  40.00%            6  40.00%  com.example.App.hash\n"));
+                             "           9  60.34%            9  60.34%  java.lang.Thread.sleep0\n"
+                             "           6  39.66%            6  39.66%  com.example.App.hash\n"));
     CHECK(got && strstr(got, " 60.00%  60.00%            9          [sleeping]\n"));
     CHECK(got && strstr(got, "options:   threads\n"));
     free(got);

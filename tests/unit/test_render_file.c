@@ -20,7 +20,7 @@
 #include "render_file.h"
 
 static const struct render_opts DEFAULTS = {.kind = PROFILE_KIND_AUTO,
-                                             .state = RENDER_STATE_ALL};
+                                            .state = RENDER_STATE_ALL};
 static char dir[] = "/tmp/test_render_file.XXXXXX";
 
 static struct profile *load_golden(void)
@@ -199,14 +199,14 @@ static void test_folded(const struct profile *p)
                  "[agct:unknown_Java] 1\n"
                  "[unknown stack] 1\n"
                  "com.example.App.fib;com.example.App.fib;com.example.App.fib;"
-                 "com.foo.Bar$$Lambda$14/0x0000000800c03000.run;java.lang.Thread.run 4\n"
+                 "com.foo.Bar$$Lambda.run;java.lang.Thread.run 4\n"
                  "com.example.App.hash;com.example.App.work;com.example.App.main 5\n"
                  "com.example.App.work;com.example.App.main 3\n"
                  "os::javaTimeNanos;[unknown];com.example.App.main 1\n");
     o.include = "fib|hash";
     check_folded(p, &o,
                  "com.example.App.fib;com.example.App.fib;com.example.App.fib;"
-                 "com.foo.Bar$$Lambda$14/0x0000000800c03000.run;java.lang.Thread.run 4\n"
+                 "com.foo.Bar$$Lambda.run;java.lang.Thread.run 4\n"
                  "com.example.App.hash;com.example.App.work;com.example.App.main 5\n");
     o = DEFAULTS;
     o.state = FPL_STATE_SLEEPING; /* the automatic kind becomes wall */
@@ -220,8 +220,22 @@ static void test_folded(const struct profile *p)
     check_folded(p, &o,
                  "[cpu];main;com.example.App.main;com.example.App.work 2\n"
                  "[cpu];main;com.example.App.main;com.example.App.work;com.example.App.hash 5\n"
-                 "[wall];main;com.example.App.main;com.example.App.work;com.example.App.hash 6\n"
-                 "[wall];pool-1_worker_2;java.lang.Thread.run;java.lang.Thread.sleep0 9\n");
+                 "[wall];main;com.example.App.main;com.example.App.work;com.example.App.hash;"
+                 "[running] 6\n"
+                 "[wall];pool-1_worker_2;java.lang.Thread.run;java.lang.Thread.sleep0;"
+                 "[sleeping] 9\n");
+    /* wall lines end in their state frame, as in the flame graph: first with reverse (below
+     * the roots), none with no_states */
+    o = DEFAULTS;
+    o.kind = FPL_KIND_WALL;
+    check_folded(p, &o, GOLDEN_WALL_STATES);
+    o.reverse = 1;
+    check_folded(p, &o,
+                 "[running];com.example.App.hash;com.example.App.work;com.example.App.main 6\n"
+                 "[sleeping];java.lang.Thread.sleep0;java.lang.Thread.run 9\n");
+    o.reverse = 0;
+    o.no_states = 1;
+    check_folded(p, &o, GOLDEN_WALL);
 }
 
 static void test_other_formats(const struct profile *p)

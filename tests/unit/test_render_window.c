@@ -117,7 +117,7 @@ static char *windowed(const struct profile_time *from, const struct profile_time
     }
     free(data);
     FILE *f = open_memstream(&buf, &len);
-    struct out_collapsed_opts o = {FPL_KIND_CPU, 0};
+    struct out_collapsed_opts o = {FPL_KIND_CPU, 0, 0};
     if (f) {
         out_collapsed_write(p, &o, f, err, sizeof(err));
         fclose(f);
@@ -254,7 +254,7 @@ static char *fold_window(struct fplgen *g, uint64_t from, uint64_t to, struct pr
     }
     free(data);
     FILE *f = open_memstream(&buf, &len);
-    struct out_collapsed_opts o = {FPL_KIND_CPU, 0};
+    struct out_collapsed_opts o = {FPL_KIND_CPU, 0, 0};
     if (f) {
         out_collapsed_write(p, &o, f, err, sizeof(err));
         fclose(f);

@@ -85,7 +85,7 @@
       NAME: new Uint32Array(n), TOT: new Float64Array(n), SELF: new Float64Array(n),
       X: new Float64Array(n), DEP: new Uint32Array(n), END: new Uint32Array(n),
       PAR: new Int32Array(n),
-      BASE: null, maxDepth: 0, cache: {}
+      BASE: null, LOST: null, maxDepth: 0, cache: {}
     };
   }
 
@@ -95,7 +95,7 @@
     return t;
   }
 
-  function decodeTree(names, typeStr, n, str, baseStr) {
+  function decodeTree(names, typeStr, n, str, baseStr, lostStr) {
     var T = makeTree(names, typesOf(typeStr, names.length), n);
     var NAME = T.NAME, TOT = T.TOT, SELF = T.SELF, X = T.X, DEP = T.DEP, END = T.END, PAR = T.PAR;
     var num = reader(str);
@@ -139,7 +139,21 @@
       T.BASE = new Float64Array(n);
       for (var b = 0; b < n; b++) T.BASE[b] = bn();
     }
+    if (lostStr != null) {
+      var ln = reader(lostStr);
+      T.LOST = new Float64Array(n);
+      for (var l = 0; l < n; l++) T.LOST[l] = ln();
+    }
     return T;
+  }
+
+  /* A diff tree holds frames only in the base, drawn as wide as the share they lost: LOST is
+   * that width within each node, so a node's own (new) weight is TOT - LOST; TOT lays out. */
+  function cur(Tr, i) {
+    return Tr.LOST ? Tr.TOT[i] - Tr.LOST[i] : Tr.TOT[i];
+  }
+  function onlyInBase(Tr, i) {
+    return !!Tr.LOST && i !== 0 && Tr.TOT[i] > 0 && Tr.LOST[i] >= Tr.TOT[i];
   }
 
   /* Ranks of the frame table entries by name (then type): children are sorted by it. */
@@ -265,9 +279,11 @@
     if (views[name]) return views[name];
     var t0 = performance.now();
     if (name === home) {
-      views[name] = decodeTree(D.names, D.types, D.n, D.tree, diff ? D.base : null);
+      views[name] = decodeTree(D.names, D.types, D.n, D.tree, diff ? D.base : null,
+                               diff && D.lost != null ? D.lost : null);
     } else if (diff) {
-      views[name] = decodeTree(D.names2, D.types2, D.n2, D.tree2, D.base2);
+      views[name] = decodeTree(D.names2, D.types2, D.n2, D.tree2, D.base2,
+                               D.lost2 != null ? D.lost2 : null);
     } else {
       views[name] = invertTree(tree(home));
     }
@@ -304,7 +320,9 @@
   }
   function weightText(w) {
     var t = dur(w);
-    return fmtInt(w) + (D.kind === "all" ? "" : " samples") + (t ? " \u00b7 " + t : "");
+    /* a weight counts sampling intervals (upscaled for wall), not samples: say so, and the
+     * time it stands for when the interval is known */
+    return "weight " + fmtInt(w) + (t ? " \u00b7 " + t : "");
   }
 
   /* ---- colors ---------------------------------------------------------------------------- */
@@ -359,7 +377,7 @@
   }
   function deltaOf(Tr, i) {
     var b = D.base_total ? Tr.BASE[i] / D.base_total : 0;
-    return (Tr.TOT[0] ? Tr.TOT[i] / Tr.TOT[0] : 0) - b;
+    return (cur(Tr, 0) ? cur(Tr, i) / cur(Tr, 0) : 0) - b;
   }
   /* The change that gets the darkest color: the largest change, but at least 1 point, so
    * that noise between two similar profiles stays pale. */
@@ -410,29 +428,28 @@
       for (var a = parentOf(T, Z); a >= 0; a = parentOf(T, a)) if (MATCH[T.NAME[a]]) anc = true;
       while (i < T.n) {
         if (MATCH[T.NAME[i]]) {
-          w += T.TOT[i];
+          w += cur(T, i);
           if (T.BASE) bw += T.BASE[i];
-          if (i >= Z && i < zEnd) zw += T.TOT[i];
+          if (i >= Z && i < zEnd) zw += cur(T, i);
           i = T.END[i];
         } else {
           i++;
         }
       }
-      if (anc) zw = T.TOT[Z];
-      var share = T.TOT[0] ? w / T.TOT[0] : 0;
+      if (anc) zw = cur(T, Z);
+      var share = cur(T, 0) ? w / cur(T, 0) : 0;
       box.classList.add("fp-on");
       box.setAttribute("data-share", share.toFixed(6));
       box.setAttribute("data-weight", String(w));
-      var text = "Matched " + pct(share) + " \u00b7 " + fmtInt(w) +
-                 (D.kind === "all" ? "" : " samples");
+      var text = "Matched " + pct(share) + " \u00b7 weight " + fmtInt(w);
       if (diff) {
         var bs = D.base_total ? bw / D.base_total : 0;
         box.setAttribute("data-base-share", bs.toFixed(6));
         text += " (base " + pct(bs) + ")";
       }
-      if (Z !== 0) text += " \u00b7 " + pct(T.TOT[Z] ? zw / T.TOT[Z] : 0) + " of zoom";
+      if (Z !== 0) text += " \u00b7 " + pct(cur(T, Z) ? zw / cur(T, Z) : 0) + " of zoom";
       box.textContent = text;
-      box.title = fmtInt(w) + " of " + fmtInt(T.TOT[0]) + " samples have a frame matching /" +
+      box.title = "weight " + fmtInt(w) + " of " + fmtInt(cur(T, 0)) + " has a frame matching /" +
                   src + "/";
       $("fp-stats").setAttribute("data-ms-search", (performance.now() - t0).toFixed(1));
     }
@@ -491,7 +508,7 @@
     ctx.fillStyle = frameFill(i, dimmed);
     var gap = w >= 3 ? 1 : 0;
     ctx.fillRect(x, y, w - gap, ROW - 1);
-    var text = i === 0 ? "all \u00b7 " + weightText(T.TOT[0]) : label(T.NAME[i], w);
+    var text = i === 0 ? "all \u00b7 " + weightText(cur(T, 0)) : label(T.NAME[i], w);
     if (i === 0 && ctx.measureText(text).width > w - 8) text = "all";
     if (text) {
       var light = MATCH ? MATCH[T.NAME[i]] : diff && i !== 0 && diffLevel(T, i) > 13;
@@ -500,7 +517,7 @@
     }
     drawnCount++;
     if (dump) {
-      var line = [T.names[T.NAME[i]], T.TOT[i], T.SELF[i], T.DEP[i],
+      var line = [T.names[T.NAME[i]], cur(T, i), onlyInBase(T, i) ? 0 : T.SELF[i], T.DEP[i],
                   MATCH && MATCH[T.NAME[i]] ? 1 : 0, x.toFixed(1), w.toFixed(1)];
       if (diff) line.push(T.BASE[i], deltaOf(T, i).toFixed(6));
       dump.push(line.join("\t"));
@@ -625,25 +642,27 @@
 
   function showTip(v, cx, cy) {
     tip.textContent = "";
-    var e = T.NAME[v], ty = TYPES[T.types[e]] || TYPES[0], all = T.TOT[0];
+    var e = T.NAME[v], ty = TYPES[T.types[e]] || TYPES[0], all = cur(T, 0);
+    var gone = onlyInBase(T, v), self = gone ? 0 : T.SELF[v];
     var name = document.createElement("div");
     name.className = "fp-name";
     name.textContent = v === 0 ? "all" : T.names[e];
     tip.appendChild(name);
     var kind = document.createElement("div");
     kind.className = "fp-kind";
-    kind.textContent = v === 0 ? "every selected sample" : ty.tip;
+    kind.textContent = v === 0 ? "every selected sample" :
+      gone ? ty.tip + ", only in the base: drawn as wide as the share it lost" : ty.tip;
     tip.appendChild(kind);
     var tb = document.createElement("table"), body = document.createElement("tbody");
     tb.appendChild(body);
     row(body, diff ? "Total (new)" : "Total",
-        weightText(T.TOT[v]) + " \u00b7 " + pct(T.TOT[v] / all));
-    row(body, diff ? "Self (new)" : "Self",
-        weightText(T.SELF[v]) + " \u00b7 " + pct(T.SELF[v] / all));
-    if (Z !== 0 && v !== Z && T.DEP[v] > T.DEP[Z]) row(body, "Of zoomed", pct(T.TOT[v] / T.TOT[Z]));
+        weightText(cur(T, v)) + " \u00b7 " + pct(cur(T, v) / all) + (gone ? " (not in new)" : ""));
+    row(body, diff ? "Self (new)" : "Self", weightText(self) + " \u00b7 " + pct(self / all));
+    if (Z !== 0 && v !== Z && T.DEP[v] > T.DEP[Z] && cur(T, Z))
+      row(body, "Of zoomed", pct(cur(T, v) / cur(T, Z)));
     if (diff) {
       var bs = D.base_total ? T.BASE[v] / D.base_total : 0, d = deltaOf(T, v);
-      row(body, "Total (base)", fmtInt(T.BASE[v]) + " samples \u00b7 " + pct(bs) +
+      row(body, "Total (base)", "weight " + fmtInt(T.BASE[v]) + " \u00b7 " + pct(bs) +
           (T.BASE[v] ? "" : " (not in base)"));
       row(body, "Change", pts(d), d > 0 ? "fp-up" : d < 0 ? "fp-down" : "");
     }
@@ -683,9 +702,10 @@
       HOVER = v;
       outline(v);
       $("fp-info").textContent = v < 0 ? summary() :
-        (v === 0 ? "all" : T.names[T.NAME[v]]) + " \u2014 " + pct(T.TOT[v] / T.TOT[0]) +
+        (v === 0 ? "all" : T.names[T.NAME[v]]) + " \u2014 " + pct(cur(T, v) / cur(T, 0)) +
         " total, " +
-        pct(T.SELF[v] / T.TOT[0]) + " self";
+        pct((onlyInBase(T, v) ? 0 : T.SELF[v]) / cur(T, 0)) + " self" +
+        (onlyInBase(T, v) ? " (only in the base)" : "");
     }
     if (v < 0) tip.hidden = true;
     else showTip(v, ev.clientX, ev.clientY);
@@ -793,7 +813,7 @@
       k.appendChild(document.createTextNode("shrank " + pts(-sc) + " "));
       k.appendChild(ramp);
       k.appendChild(document.createTextNode(" " + pts(sc) + " grew"));
-      k.title = "Each frame's change in share of all samples, new minus base";
+      k.title = "Each frame's change in share of the total weight, new minus base";
       box.appendChild(k);
       return;
     }

@@ -21,15 +21,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       {@code DIR/z.fpl} must not appear);</li>
  *   <li>{@code wall} (the agent was started with {@code wall=...} only): stop, start
  *       {@code wall=10ms,wallthreads=2} into {@code DIR/w2.fpl} with three sleeping threads,
- *       stop, start {@code cpu=10ms,wall=20ms} into {@code DIR/w3.fpl}, stop.</li>
+ *       stop, start {@code cpu=10ms,wall=20ms} into {@code DIR/w3.fpl}, stop;</li>
  *   <li>{@code render} (the agent was started idle, or stopped: any profile is stopped
  *       first): start {@code cpu=10ms} into {@code DIR/api.html}, dump {@code DIR/dump.html}
  *       while running, stop; with a render budget too small (FLYPROF_RENDER_BUDGET) the dump
- *       and the stop throw, saying why.</li>
+ *       and the stop throw, saying why;</li>
+ *   <li>{@code idle} (the agent was loaded with {@code idle}, not profiling): status, start
+ *       {@code cpu=5ms} into {@code DIR/i.fpl}, status, stop.</li>
  * </ul>
  */
 public final class ApiUse {
-    static final String USAGE = "ApiUse agent|noagent|wall|render DIR";
+    static final String USAGE = "ApiUse agent|noagent|wall|render|idle DIR";
     private static volatile long sink;
 
     private ApiUse() {
@@ -200,6 +202,21 @@ public final class ApiUse {
         });
     }
 
+    static void idle(String dir) throws Exception {
+        step("loaded", () -> Flyprof.isLoaded());
+        step("status_idle", Flyprof::status);
+        step("start", () -> {
+            Flyprof.start("cpu=5ms,file=" + dir + "/i.fpl");
+            return null;
+        });
+        step("status_started", Flyprof::status);
+        burn(1.0);
+        step("stop", () -> {
+            Flyprof.stop();
+            return null;
+        });
+    }
+
     public static void main(String[] args) throws Exception {
         if (args.length != 2) {
             System.err.println("usage: " + USAGE);
@@ -210,6 +227,8 @@ public final class ApiUse {
             wall(args[1]);
         } else if (mode.equals("render")) {
             render(args[1]);
+        } else if (mode.equals("idle")) {
+            idle(args[1]);
         } else if (mode.equals("agent") || mode.equals("noagent")) {
             api(args[1]);
             filter();

@@ -1,0 +1,213 @@
+/* cli_select.c: the selection options of convert and diff, and reading a log with warnings
+ * (see cli_select.h). */
+#include "cli_select.h"
+
+#include <regex.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_args.h"
+#include "cli_msg.h"
+#include "render_file.h"
+
+#define ERR_MAX 1024
+
+/* Warns on stderr about damage the reader met, so a converted output is not trusted blindly. */
+static void warn_damage(const struct profile *p, const char *in)
+{
+    const struct reader_stats *s = &p->stats;
+    if (s->chunks_damaged || s->chunks_lost || s->chunks_bad_framing || s->bad_records)
+        cli_msg_error(
+            "warning: '%s' is damaged: %llu damaged regions skipped (%llu bytes), %llu "
+            "chunks lost, %llu chunks ended early, %llu undecodable records skipped; their "
+            "samples are missing",
+            in, (unsigned long long)s->chunks_damaged, (unsigned long long)s->bytes_skipped,
+            (unsigned long long)s->chunks_lost, (unsigned long long)s->chunks_bad_framing,
+            (unsigned long long)s->bad_records);
+    if (!p->end_seen)
+        cli_msg_error("warning: '%s' has no END record: it was cut off (crash) or is still being "
+                      "written",
+                      in);
+}
+
+int cli_select_option(const char *cmd, int argc, char **argv, int *i, struct cli_select *a)
+{
+    static const struct {
+        const char *lng, *shrt, *what;
+        size_t off;
+    } valued[] = {
+        {"--output", "-o", "a file", offsetof(struct cli_select, out)},
+        {"--format", NULL, "a format (" RENDER_FILE_FORMAT_NAMES ")",
+         offsetof(struct cli_select, format)},
+        {"--kind", NULL, "cpu, wall or all", offsetof(struct cli_select, kind)},
+        {"--state", NULL, "a state (" RENDER_STATE_NAMES ")", offsetof(struct cli_select, state)},
+        {"--include", NULL, "a regular expression", offsetof(struct cli_select, include)},
+        {"--exclude", NULL, "a regular expression", offsetof(struct cli_select, exclude)},
+        {"--from", NULL, "a time such as 2.5s or 14:03:05", offsetof(struct cli_select, from)},
+        {"--to", NULL, "a time such as 2.5s or 14:03:05", offsetof(struct cli_select, to)},
+        {"--title", NULL, "a text", offsetof(struct cli_select, title)},
+    };
+    if (strcmp(argv[*i], "--threads") == 0) {
+        a->threads = 1;
+        return 1;
+    }
+    if (strcmp(argv[*i], "--reverse") == 0) {
+        a->reverse = 1;
+        return 1;
+    }
+    if (strcmp(argv[*i], "--no-states") == 0) {
+        a->no_states = 1;
+        return 1;
+    }
+    if (strcmp(argv[*i], "--annotate") == 0) {
+        a->annotate = 1;
+        return 1;
+    }
+    if (strcmp(argv[*i], "--raw-names") == 0) {
+        a->raw_names = 1;
+        return 1;
+    }
+    for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++) {
+        const char *v = NULL;
+        const char *opt = argv[*i];
+        int m = cli_args_value(argc, argv, i, valued[k].lng, valued[k].shrt, &v);
+        if (m == 0)
+            continue;
+        if (m < 0) {
+            return cli_msg_usage(cmd, "%s: %s needs %s", cmd, opt, valued[k].what);
+        }
+        *(const char **)((char *)a + valued[k].off) = v;
+        return 1;
+    }
+    return 0;
+}
+
+/* Checks a regex given to --include / --exclude before any log is read. */
+static int check_regex(const char *cmd, const char *opt, const char *re)
+{
+    regex_t r;
+    char msg[256];
+    int rc = regcomp(&r, re, REG_EXTENDED | REG_NOSUB);
+    if (rc == 0) {
+        regfree(&r);
+        return 0;
+    }
+    regerror(rc, &r, msg, sizeof(msg));
+    return cli_msg_usage(cmd, "%s: %s: bad regular expression '%s': %s (POSIX extended syntax)",
+                         cmd, opt, re, msg);
+}
+
+int cli_select_parse(const char *cmd, const struct cli_select *a, struct render_opts *o,
+                     struct profile_time *from, struct profile_time *to)
+{
+    char err[ERR_MAX];
+    int rc;
+
+    memset(o, 0, sizeof(*o));
+    o->kind = PROFILE_KIND_AUTO;
+    o->state = RENDER_STATE_ALL;
+    o->threads = a->threads;
+    o->reverse = a->reverse;
+    o->no_states = a->no_states;
+    o->annotate = a->annotate;
+    o->include = a->include;
+    o->exclude = a->exclude;
+    o->title = a->title;
+    if (a->kind) {
+        if (strcmp(a->kind, "cpu") == 0)
+            o->kind = FPL_KIND_CPU;
+        else if (strcmp(a->kind, "wall") == 0)
+            o->kind = FPL_KIND_WALL;
+        else if (strcmp(a->kind, "all") == 0)
+            o->kind = PROFILE_KIND_ALL;
+        else
+            return cli_msg_usage(cmd, "%s: unknown kind '%s': use cpu, wall or all", cmd, a->kind);
+    }
+    if (a->state && (o->state = render_state_parse(a->state)) < 0)
+        return cli_msg_usage(cmd, "%s: unknown state '%s': use one of %s", cmd, a->state,
+                             RENDER_STATE_NAMES);
+    if (a->include && (rc = check_regex(cmd, "--include", a->include)) != 0)
+        return rc;
+    if (a->exclude && (rc = check_regex(cmd, "--exclude", a->exclude)) != 0)
+        return rc;
+    from->kind = to->kind = PROFILE_TIME_NONE;
+    if (a->from && profile_time_parse(a->from, from, err, sizeof(err)) != 0)
+        return cli_msg_usage(cmd, "%s: --from: %s", cmd, err);
+    if (a->to && profile_time_parse(a->to, to, err, sizeof(err)) != 0)
+        return cli_msg_usage(cmd, "%s: --to: %s", cmd, err);
+    if (a->from && a->to && from->kind == to->kind && from->ns >= to->ns)
+        return cli_msg_usage(cmd, "%s: empty time window: --from %s is not before --to %s", cmd,
+                             a->from, a->to);
+    return 0;
+}
+
+struct profile *cli_select_read(const char *in, const struct profile_time *from,
+                                const struct profile_time *to, int raw_names)
+{
+    char err[ERR_MAX];
+    struct profile *p = profile_new();
+    if (!p) {
+        cli_msg_error("out of memory");
+        return NULL;
+    }
+    p->raw_names = raw_names;
+    if (profile_set_window_times(p, from, to, err, sizeof(err)) != 0) {
+        cli_msg_error("%s", err);
+        profile_free(p);
+        return NULL;
+    }
+    if (profile_read_file(p, in, err, sizeof(err)) != 0) {
+        cli_msg_error("%s", err);
+        profile_free(p);
+        return NULL;
+    }
+    warn_damage(p, in);
+    const struct profile_window *w = &p->window;
+    if (w->set && !w->resolved)
+        cli_msg_error("warning: '%s' has no clock information (header lost): --from/--to cannot be "
+                      "placed, no samples are selected",
+                      in);
+    else if (w->untimed)
+        cli_msg_error("warning: '%s': %llu samples read before any clock information were left out "
+                      "of the window",
+                      in, (unsigned long long)w->untimed);
+    if (w->set && w->resolved && !p->samples) {
+        char a[48] = "", b[48] = "";
+        if (w->has_from)
+            snprintf(a, sizeof(a), " from %.3f s", (double)w->from_ns / 1e9);
+        if (w->has_to)
+            snprintf(b, sizeof(b), " to %.3f s", (double)w->to_ns / 1e9);
+        cli_msg_error(
+            "warning: '%s' has no samples in the window%s%s after its start (%llu samples "
+            "outside it)",
+            in, a, b, (unsigned long long)w->skipped);
+    }
+    return p;
+}
+
+void cli_select_warn_empty(const struct profile *p, const char *in, const struct render_opts *o)
+{
+    struct render_select s;
+    char err[ERR_MAX];
+    if (render_select_init(&s, p, o, err, sizeof(err)) != 0)
+        return;
+    int kind = s.kind;
+    uint64_t n = 0;
+    for (size_t i = 0; i < p->nentries; i++)
+        n += render_select_entry(&s, &p->entries[i]) ? p->entries[i].count : 0;
+    render_select_destroy(&s);
+    const struct profile_window *w = &p->window;
+    int windowed = w->set && w->resolved;
+    /* an empty window was said while reading; the kind it would resolve to means nothing */
+    if (n || (windowed && !p->samples))
+        return;
+    if (!p->samples)
+        cli_msg_error("warning: '%s' has no samples: the output is empty", in);
+    else if (kind != PROFILE_KIND_ALL && !p->total[kind].count)
+        cli_msg_error("warning: '%s' has no %s samples%s: the output is empty", in,
+                      render_kind_name(kind), windowed ? " in the window" : "");
+    else
+        cli_msg_error("warning: '%s': no %s samples match the selection: the output is empty", in,
+                      render_kind_name(kind));
+}

@@ -1,0 +1,56 @@
+/* cli_select.h: the selection options convert and diff share (--kind, --threads, --state,
+ * --include, --exclude, --from, --to, --reverse, --title, and -o / --format), and reading a
+ * log with the warnings a user needs about it (damage, a window or selection that holds
+ * nothing). Prints usage errors and warnings. CLI main thread.
+ */
+#ifndef CLI_SELECT_H
+#define CLI_SELECT_H
+
+#include "profile.h"
+#include "render.h"
+
+/* The options as given. */
+struct cli_select {
+    const char *out, *format, *kind, *state, *include, *exclude, *from, *to, *title;
+    int threads, reverse, raw_names, no_states, annotate;
+};
+
+/* Their part of a command's help (the "selection:" block). */
+#define CLI_SELECT_HELP                                                                            \
+    "selection:\n"                                                                                 \
+    "  --kind cpu|wall|all   samples shown (default cpu when there are any, else wall)\n"          \
+    "  --threads             one root frame per thread\n"                                          \
+    "  --state STATE         only wall samples in this thread state: running, blocked,\n"          \
+    "                        waiting, timed_waiting, parked, sleeping, native\n"                   \
+    "  --include RE          keep stacks with a frame (or thread) matching RE (POSIX ERE)\n"       \
+    "  --exclude RE          drop stacks with a frame (or thread) matching RE\n"                   \
+    "  --from T, --to T      only samples from T up to T: seconds after the start (2.5, 2.5s,\n"   \
+    "                        500ms, 2min) or a clock time (14:03:05, 2026-11-21T14:03:05)\n"       \
+    "  --reverse             callers view: leaf frames at the root\n"                              \
+    "  --no-states           wall samples without their thread-state frame ([sleeping], ...)\n"    \
+    "  --annotate            folded output: how each frame ran, as flamegraph.pl's java\n"      \
+    "                        palette reads it: _[j] compiled, _[i] inlined, _[0] interpreted,\n" \
+    "                        _[1] C1, _[k] kernel\n"                                            \
+    "  --title TEXT          the title of the output\n"                                            \
+    "  --raw-names           frame names as the JVM gave them: generated classes keep their\n"     \
+    "                        counters and addresses (Demo$$Lambda$5/0x0000000800c01a10 instead\n"  \
+    "                        of Demo$$Lambda), so two runs no longer merge\n"
+
+/* Matches a selection option (or -o / --output, --format) at argv[*i], advancing over its
+ * value. Returns 1 when matched, 0 when not, or CLI_EXIT_USAGE after printing a usage error. */
+int cli_select_option(const char *cmd, int argc, char **argv, int *i, struct cli_select *a);
+
+/* Turns the options into render options and window bounds; prints usage errors. Returns 0 or
+ * CLI_EXIT_USAGE. */
+int cli_select_parse(const char *cmd, const struct cli_select *a, struct render_opts *o,
+                     struct profile_time *from, struct profile_time *to);
+
+/* Reads the log in with the window (frame names as logged with raw_names); warns about damage
+ * and about what the window left out. Returns the profile, or NULL after printing why. */
+struct profile *cli_select_read(const char *in, const struct profile_time *from,
+                                const struct profile_time *to, int raw_names);
+
+/* Warns when o selects nothing of p (read from in). */
+void cli_select_warn_empty(const struct profile *p, const char *in, const struct render_opts *o);
+
+#endif
