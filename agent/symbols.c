@@ -1,6 +1,8 @@
 /* symbols.c: native code addresses to function names (see symbols.h). Writer thread. */
 #include "symbols.h"
 
+#include "bigmem.h"
+
 #include <ctype.h>
 #include <dlfcn.h>
 #include <elf.h>
@@ -13,8 +15,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include "bigmem.h"
 
 #define NAME_MAX_LEN 1024
 
@@ -37,8 +37,8 @@ struct mod {
     const char *strtab;                 /* inside map (or inside the vDSO image) */
     size_t strsz;
     struct sym *syms;                   /* functions sorted by value (bigmem.h) */
-    size_t syms_bytes;
     uint32_t nsyms;
+    size_t syms_bytes;
     int alive;                          /* in the latest loader scan */
 };
 
@@ -61,9 +61,9 @@ static void mod_unload(struct mod *m)
         munmap(m->map, m->maplen);
     bigmem_free(m->syms, m->syms_bytes);
     m->map = NULL;
-    m->syms_bytes = 0;
     m->syms = NULL;
     m->nsyms = 0;
+    m->syms_bytes = 0;
 }
 
 void symbols_free(struct symbols *s)
@@ -164,10 +164,46 @@ static struct mod *find_mod(struct symbols *s, uintptr_t pc)
 
 /* ---- ELF symbol tables ------------------------------------------------------------------ */
 
-static int by_value(const void *a, const void *b)
+/* Sorts a[0..n) by value, in place: a heap sort, because glibc's qsort takes a malloc'ed
+ * buffer as large as the array (see bigmem.h for why the writer avoids that). */
+static void sort_syms(struct sym *a, size_t n)
 {
-    const struct sym *x = a, *y = b;
-    return x->value < y->value ? -1 : x->value > y->value;
+    if (n < 2)
+        return;
+    /* heapify: sift down every parent, last first */
+    for (size_t start = n / 2; start-- > 0;) {
+        for (size_t r = start;;) {
+            size_t c = 2 * r + 1;
+            if (c >= n)
+                break;
+            if (c + 1 < n && a[c + 1].value > a[c].value)
+                c++;
+            if (a[r].value >= a[c].value)
+                break;
+            struct sym t = a[r];
+            a[r] = a[c];
+            a[c] = t;
+            r = c;
+        }
+    }
+    for (size_t end = n - 1; end > 0; end--) {
+        struct sym t = a[0];
+        a[0] = a[end];
+        a[end] = t;
+        for (size_t r = 0;;) {
+            size_t c = 2 * r + 1;
+            if (c >= end)
+                break;
+            if (c + 1 < end && a[c + 1].value > a[c].value)
+                c++;
+            if (a[r].value >= a[c].value)
+                break;
+            t = a[r];
+            a[r] = a[c];
+            a[c] = t;
+            r = c;
+        }
+    }
 }
 
 /* How much a name should be preferred among aliases at one address: a plain name over one
@@ -216,8 +252,8 @@ static int read_symtab(struct symbols *s, struct mod *m, const unsigned char *da
     size_t n = tab->sh_size / sizeof(Elf64_Sym);
     const char *strtab = (const char *)(data + str->sh_offset);
     size_t strsz = str->sh_size;
-    /* mapped apart: libjvm's table is MBs, which glibc would keep resident after a free */
-    struct sym *out = bigmem_alloc((n ? n : 1) * sizeof(*out));
+    size_t out_bytes = (n ? n : 1) * sizeof(struct sym);
+    struct sym *out = bigmem_alloc(out_bytes);
     if (!out)
         return -1;
     uint32_t k = 0;
@@ -232,7 +268,7 @@ static int read_symtab(struct symbols *s, struct mod *m, const unsigned char *da
         out[k].name = sy[i].st_name;
         k++;
     }
-    qsort(out, k, sizeof(*out), by_value);
+    sort_syms(out, k);
     /* one entry per address: the preferred alias, the largest size */
     uint32_t j = 0;
     for (uint32_t i = 0; i < k; i++) {
@@ -248,9 +284,9 @@ static int read_symtab(struct symbols *s, struct mod *m, const unsigned char *da
         }
         out[j++] = out[i];
     }
-    struct sym *shrunk = bigmem_resize(out, (n ? n : 1) * sizeof(*out), (j ? j : 1) * sizeof(*out));
+    struct sym *shrunk = bigmem_resize(out, out_bytes, (j ? j : 1) * sizeof(*out));
     m->syms = shrunk ? shrunk : out;
-    m->syms_bytes = (shrunk ? (j ? j : 1) : (n ? n : 1)) * sizeof(*out);
+    m->syms_bytes = shrunk ? (j ? j : 1) * sizeof(*out) : out_bytes;
     m->nsyms = j;
     m->strtab = strtab;
     m->strsz = strsz;
