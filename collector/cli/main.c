@@ -20,6 +20,7 @@
 #include "attach.h"
 #include "cli_msg.h"
 #include "cmd_attach.h"
+#include "cmd_jitter.h"
 #include "profile.h"
 #include "render.h"
 #include "render_file.h"
@@ -58,6 +59,7 @@ static const char usage_text[] =
     "  flyprof summary IN.fpl\n"
     "      samples by kind, failures by cause, drops, hottest methods, threads, agent cost\n"
     CMD_ATTACH_USAGE
+    CMD_JITTER_USAGE
     "  flyprof -h | --help\n";
 
 static void usage(FILE *f)
@@ -732,6 +734,8 @@ int main(int argc, char **argv)
         return cmd_summary(argc - 1, argv + 1);
     if (strcmp(cmd, "record") == 0)
         return cmd_record(argc - 1, argv + 1);
+    if (strcmp(cmd, "jitter") == 0)
+        return cmd_jitter_run(argc - 1, argv + 1);
     if (cmd_attach_is_command(cmd))
         return cmd_attach_main(argc - 1, argv + 1);
     return usage_error("unknown command '%s'", cmd);
