@@ -20,7 +20,11 @@ Four parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof
              the steady phase ends; the process CPU time is read through the process CPU clock at
              the same instants, in a run with the agent and one without.
 
-Usage: bench.py --build DIR [--java PATH] [--quick] [--rounds N] [--parts cpu,depth,filter,wall]
+4. jitter -- flyprof jitter beside oslat (rt-tests) on the same CPUs: p99, p99.9, max and
+             stalls of 10 us or more per second (jitter_bench.py).
+
+Usage: bench.py --build DIR [--java PATH] [--quick] [--rounds N]
+                [--parts cpu,depth,filter,wall,jitter]
                 [--out DIR]
 `scripts/bench` builds (scripts/setup) and runs this.
 """
@@ -37,6 +41,8 @@ import subprocess
 import sys
 import threading
 import time
+
+import jitter_bench
 
 HEAP = ["-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch"]
 SAMPLER_COMM = "flyprof wall sa"   # "flyprof wall sampler", cut to 15 chars by the kernel
@@ -872,8 +878,8 @@ def main():
     ap.add_argument("--build", required=True, help="flyprof build directory")
     ap.add_argument("--java", help="java launcher (default JAVA_HOME, else JDK 17, else PATH)")
     ap.add_argument("--quick", action="store_true", help="about 2 minutes instead of 10")
-    ap.add_argument("--parts", default="cpu,depth,filter,wall",
-                    help="which parts to run (default all: cpu,depth,filter,wall)")
+    ap.add_argument("--parts", default="cpu,depth,filter,wall,jitter",
+                    help="which parts to run (default all: cpu,depth,filter,wall,jitter)")
     ap.add_argument("--rounds", type=int, help="CPU overhead rounds (default 5, quick 2)")
     ap.add_argument("--work-seconds", type=float,
                     help="CPU seconds of work per FixedWork thread, without the agent "
@@ -922,7 +928,8 @@ def main():
     report = {"environment": env, "quick": q, "parts": parts}
     t0 = time.monotonic()
     for part, fn in (("cpu", part_cpu), ("depth", part_depth), ("filter", part_filter),
-                     ("wall", part_wall)):
+                     ("wall", part_wall),
+                     ("jitter", lambda a, r: jitter_bench.part_jitter(a, r, log))):
         if part in parts:
             fn(args, report)
     report["seconds"] = time.monotonic() - t0
