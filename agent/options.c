@@ -11,7 +11,8 @@
 
 #define OPTIONS_ACCEPTED                                                                           \
     "start, stop, dump, status, cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, "            \
-    "wallthreads=N, filter, depth=N, file=PATH, log=PATH, threads, duration=TIME"
+    "wallthreads=N, filter, depth=N, file=PATH, log=PATH, threads, duration=TIME, "               \
+    "hiccup[=TIME], stall=TIME"
 #define OPTIONS_TIME_HINT "expected TIME such as 10ms (units ns, us, ms, s)"
 
 enum opt_kind {
@@ -36,6 +37,8 @@ enum opt_key {
     KEY_DURATION,
     KEY_REPLY,
     KEY_LOG,
+    KEY_HICCUP,
+    KEY_STALL,
     KEY_COUNT,
 };
 
@@ -61,6 +64,8 @@ static const struct {
      * accepted options a user sees */
     [KEY_REPLY] = {"reply", OPT_REQUIRED, "reply=PATH"},
     [KEY_LOG] = {"log", OPT_REQUIRED, "log=PATH"},
+    [KEY_HICCUP] = {"hiccup", OPT_OPTIONAL, "hiccup[=TIME]"},
+    [KEY_STALL] = {"stall", OPT_REQUIRED, "stall=TIME"},
 };
 
 static const struct {
@@ -298,6 +303,32 @@ static int apply(struct options *o, enum opt_key k, const char *v, size_t n, cha
             return fail(err, errlen, "bad value '%s' for duration: expected a TIME greater than 0",
                         quote(&q, v, n));
         return 0;
+    case KEY_HICCUP:
+        if (!v) {
+            o->hiccup_ns = OPTIONS_DEFAULT_HICCUP_NS;
+            return 0;
+        }
+        rc = parse_time_n(v, n, &o->hiccup_ns);
+        if (rc == -EINVAL)
+            return fail(err, errlen, "bad value '%s' for hiccup: " OPTIONS_TIME_HINT,
+                        quote(&q, v, n));
+        if (rc == -ERANGE || o->hiccup_ns < OPTIONS_MIN_INTERVAL_NS ||
+            o->hiccup_ns > OPTIONS_MAX_HICCUP_NS)
+            return fail(err, errlen,
+                        "bad value '%s' for hiccup: the resolution must be from 100us to 1s",
+                        quote(&q, v, n));
+        return 0;
+    case KEY_STALL:
+        rc = parse_time_n(v, n, &o->stall_ns);
+        if (rc == -EINVAL)
+            return fail(err, errlen, "bad value '%s' for stall: " OPTIONS_TIME_HINT,
+                        quote(&q, v, n));
+        if (rc == -ERANGE || o->stall_ns == 0 || o->stall_ns > OPTIONS_MAX_INTERVAL_NS)
+            return fail(err, errlen,
+                        "bad value '%s' for stall: the threshold must be above 0 and at most 1 "
+                        "day (86400s)",
+                        quote(&q, v, n));
+        return 0;
     case KEY_COUNT:
         break;
     }
@@ -375,6 +406,11 @@ int options_parse(const char *s, struct options *out, char *err, size_t errlen)
     /* Naming only wall means "wall instead of cpu"; naming neither means the default mode. */
     if ((seen & (1u << KEY_WALL)) && !(seen & (1u << KEY_CPU)))
         o.cpu_interval_ns = 0;
+    /* stall= alone asks for hiccup mode at its default resolution */
+    if ((seen & (1u << KEY_STALL)) && !o.hiccup_ns)
+        o.hiccup_ns = OPTIONS_DEFAULT_HICCUP_NS;
+    if (o.hiccup_ns && !o.stall_ns)
+        o.stall_ns = OPTIONS_DEFAULT_STALL_NS;
     *out = o;
     return 0;
 }

@@ -19,6 +19,8 @@
  *                                  expanded later by options_expand_file
  *   threads                        one stack root per thread in rendered outputs
  *   duration=TIME                  1ns..OPTIONS_MAX_DURATION_NS
+ *   hiccup[=TIME]                  hiccup probes waking every TIME (100us..1s, default 1ms)
+ *   stall=TIME                     a probe this late is a stall (default 5ms); implies hiccup
  * Neither cpu nor wall named: CPU sampling on at 10ms. Only wall named: CPU sampling off.
  * cpu and wall intervals lie in [OPTIONS_MIN_INTERVAL_NS, OPTIONS_MAX_INTERVAL_NS].
  * TIME: decimal digits, then an optional unit ns, us, ms or s; a bare number is nanoseconds.
@@ -41,6 +43,9 @@
 #define OPTIONS_MIN_INTERVAL_NS 100000ull                           /* 100 us */
 #define OPTIONS_MAX_INTERVAL_NS (86400ull * 1000000000ull)          /* 1 day */
 #define OPTIONS_MAX_DURATION_NS (365ull * 86400ull * 1000000000ull) /* 365 days */
+#define OPTIONS_DEFAULT_HICCUP_NS 1000000ull                         /* 1 ms */
+#define OPTIONS_MAX_HICCUP_NS 1000000000ull                          /* 1 s */
+#define OPTIONS_DEFAULT_STALL_NS 5000000ull                          /* 5 ms */
 
 enum options_action {
     OPTIONS_START = 0,
@@ -61,6 +66,8 @@ struct options {
     int file_given;              /* file= appeared */
     int threads;                 /* per-thread roots in rendered outputs */
     uint64_t duration_ns;        /* 0: until stop or VM exit */
+    uint64_t hiccup_ns;          /* hiccup probes' resolution; 0: hiccup mode off */
+    uint64_t stall_ns;           /* stall threshold (set when hiccup_ns is) */
     char raw[OPTIONS_FILE_MAX];  /* the option string as given (cut to OPTIONS_FILE_MAX - 1
                                   * bytes), for the log; "" when parsed from NULL */
     char log[OPTIONS_FILE_MAX];   /* log=PATH: keep the raw .fpl log there when file= names a

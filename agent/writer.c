@@ -16,6 +16,7 @@
 #include "fpl_chunk.h"
 #include "fpl_codec.h"
 #include "fpl_format.h"
+#include "hiccup.h"
 #include "keymap.h"
 #include "methods.h"
 #include "sample.h"
@@ -633,6 +634,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     int duration_over = 0;
     for (;;) {
         unsigned n = drain(&w, DRAIN_BATCH);
+        hiccup_drain(&w.chunk);
         uint64_t now = mono_ns();
         if (w.s->deadline_mono_ns && now >= w.s->deadline_mono_ns) {
             duration_over = 1;
@@ -658,6 +660,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     while (drain(&w, UINT32_MAX) > 0)
         ;
     flush_pending(&w, mono_ns());
+    hiccup_drain(&w.chunk); /* the probes' last intervals (they stopped with sampling) */
     /* every sample is named: dead threads' entries need not wait for us any more */
     threads_set_deferred_purge(jni, 0);
     put_counters(&w);
