@@ -20,7 +20,9 @@
 #include "attach.h"
 #include "cli_msg.h"
 #include "cmd_attach.h"
+#include "cmd_hiccups.h"
 #include "cmd_jitter.h"
+#include "out_hiccups.h"
 #include "profile.h"
 #include "render.h"
 #include "render_file.h"
@@ -57,8 +59,10 @@ static const char usage_text[] =
     "      --reverse             callers view: leaf frames at the root\n"
     "      --title TEXT          the title of the output\n"
     "  flyprof summary IN.fpl\n"
-    "      samples by kind, failures by cause, drops, hottest methods, threads, agent cost\n"
+    "      samples by kind, failures by cause, drops, hottest methods, threads, agent cost,\n"
+    "      and with hiccup mode the longest stalls and their causes\n"
     CMD_ATTACH_USAGE
+    CMD_HICCUPS_USAGE
     CMD_JITTER_USAGE
     "  flyprof -h | --help\n";
 
@@ -432,7 +436,8 @@ static int cmd_summary(int argc, char **argv)
         return 1;
     }
     int rc = profile_read_file(p, in, err, sizeof(err));
-    if (rc == 0 && (rc = summary_write(p, in, stdout, err, sizeof(err))) != 0)
+    if (rc == 0 && ((rc = summary_write(p, in, stdout, err, sizeof(err))) != 0 ||
+                    (rc = out_hiccups_summary(stdout, p, in, err, sizeof(err))) != 0))
         cli_msg_error("writing the summary: %s", err);
     else if (rc)
         cli_msg_error("%s", err);
@@ -734,6 +739,8 @@ int main(int argc, char **argv)
         return cmd_summary(argc - 1, argv + 1);
     if (strcmp(cmd, "record") == 0)
         return cmd_record(argc - 1, argv + 1);
+    if (strcmp(cmd, "hiccups") == 0)
+        return cmd_hiccups_run(argc - 1, argv + 1);
     if (strcmp(cmd, "jitter") == 0)
         return cmd_jitter_run(argc - 1, argv + 1);
     if (cmd_attach_is_command(cmd))
