@@ -121,6 +121,12 @@ static void probe_loop(struct probe *p, JNIEnv *jni)
     int64_t sp_prev = sp ? perfdata_get(perf.safepoints) : 0;
     int64_t spt_prev = sp ? perfdata_get(perf.safepoint_time) : 0;
     int64_t sync_prev = sp ? perfdata_get(perf.sync_time) : 0;
+    /* HotSpot adds a safepoint's time to sun.rt.safepointTime only after it has released the
+     * threads, so the stall's safepoint time is read one wake-up later: the stall waits in
+     * `pending` with the time counters as they were before it */
+    struct stall pending;
+    int have_pending = 0;
+    int64_t pend_spt = 0, pend_sync = 0;
     for (;;) {
         int last = atomic_load_explicit(&stopping, memory_order_relaxed);
         uint64_t t0 = tsc_read_sigsafe();
@@ -140,19 +146,29 @@ static void probe_loop(struct probe *p, JNIEnv *jni)
                 cur->max_ns = late;
                 cur->max_at = t0 + res_ticks;
             }
+            if (have_pending) {
+                pending.safepoint_ns = perfdata_ns(&perf, perfdata_get(perf.safepoint_time) -
+                                                              pend_spt);
+                pending.sync_ns = perfdata_ns(&perf, perfdata_get(perf.sync_time) - pend_sync);
+                push_stall(p, &pending);
+                have_pending = 0;
+            }
             if (late >= thr_ns) {
                 struct stall s = {t0 + res_ticks, t1, rd - rd_prev, 0, 0, 0,
                                   fd >= 0 ? FPL_STALL_RUN_DELAY : 0};
-                if (sp) {
-                    s.safepoints = (uint64_t)(perfdata_get(perf.safepoints) - sp_prev);
-                    s.safepoint_ns = perfdata_ns(&perf, perfdata_get(perf.safepoint_time) -
-                                                            spt_prev);
-                    s.sync_ns = perfdata_ns(&perf, perfdata_get(perf.sync_time) - sync_prev);
-                    s.flags |= FPL_STALL_SAFEPOINTS;
-                }
                 cur->stalls++;
                 cur->stalled_ns += late;
-                push_stall(p, &s);
+                if (sp) {
+                    /* the count moves when a safepoint begins: it is right already */
+                    s.safepoints = (uint64_t)(perfdata_get(perf.safepoints) - sp_prev);
+                    s.flags |= FPL_STALL_SAFEPOINTS;
+                    pending = s;
+                    pend_spt = spt_prev;
+                    pend_sync = sync_prev;
+                    have_pending = 1;
+                } else {
+                    push_stall(p, &s);
+                }
             }
             rd_prev = rd;
             if (sp) {
@@ -160,6 +176,13 @@ static void probe_loop(struct probe *p, JNIEnv *jni)
                 spt_prev = perfdata_get(perf.safepoint_time);
                 sync_prev = perfdata_get(perf.sync_time);
             }
+        }
+        if (last && have_pending) {
+            pending.safepoint_ns = perfdata_ns(&perf, perfdata_get(perf.safepoint_time) -
+                                                          pend_spt);
+            pending.sync_ns = perfdata_ns(&perf, perfdata_get(perf.sync_time) - pend_sync);
+            push_stall(p, &pending);
+            have_pending = 0;
         }
         if (!last && t1 < cur->end)
             continue;

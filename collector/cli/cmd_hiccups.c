@@ -21,7 +21,7 @@
 #define DEFAULT_TOP 20
 
 const char cmd_hiccups_help[] =
-    "usage: flyprof hiccups IN.fpl [--top N] [--hlog F] [--csv F] [--influx URL]\n"
+    "usage: flyprof hiccups IN.fpl [--top N] [--stalls F] [--hlog F] [--csv F] [--influx URL]\n"
     "\n"
     "Shows the hiccups of a log recorded with the agent option hiccup[=RESOLUTION] (and\n"
     "stall=THRESHOLD): per probe (java: a Java thread, stopped by safepoints and GC; os: a\n"
@@ -31,6 +31,9 @@ const char cmd_hiccups_help[] =
     "\n"
     "options:\n"
     "  --top N         the N longest stalls (default 20)\n"
+    "  --stalls F      every stall as CSV: start, end (ns since the epoch), duration_ns,\n"
+    "                  probe, cause, GC and OS-probe overlap, run-queue wait, safepoints and\n"
+    "                  their time, samples in its window\n"
     "  --hlog F        HdrHistogram interval log: one histogram per probe and second\n"
     "  --csv F         time series: time (ns since the epoch), probe, count, p50, p99, p99.9\n"
     "                  and max in ns, when the max began, % stalled, GC ms, safepoint ms\n"
@@ -55,7 +58,7 @@ static int usage(const char *fmt, ...)
 
 int cmd_hiccups_run(int argc, char **argv)
 {
-    const char *in = NULL, *hlog = NULL, *csv = NULL, *influx = NULL;
+    const char *in = NULL, *hlog = NULL, *csv = NULL, *influx = NULL, *stalls = NULL;
     size_t top = DEFAULT_TOP;
     char err[ERR_MAX];
 
@@ -75,6 +78,8 @@ int cmd_hiccups_run(int argc, char **argv)
             dst = &csv, name = "--csv";
         else if (strcmp(a, "--influx") == 0 || strncmp(a, "--influx=", 9) == 0)
             dst = &influx, name = "--influx";
+        else if (strcmp(a, "--stalls") == 0 || strncmp(a, "--stalls=", 9) == 0)
+            dst = &stalls, name = "--stalls";
         else if (strcmp(a, "--top") == 0 || strncmp(a, "--top=", 6) == 0)
             name = "--top";
         if (dst || strcmp(name, "--top") == 0) {
@@ -138,6 +143,16 @@ int cmd_hiccups_run(int argc, char **argv)
         if ((rc = export_open(&e, &eo, err, sizeof(err))) != 0 ||
             (rc = out_hiccups_export(p, &h, e, err, sizeof(err))) != 0) {
             cli_msg_error("hiccups: %s", err);
+            goto out;
+        }
+    }
+    if (stalls) {
+        FILE *f = fopen(stalls, "w");
+        rc = f ? out_hiccups_stalls_csv(f, p, &h) : -errno;
+        if (f && (fclose(f) != 0 && !rc))
+            rc = -errno;
+        if (rc) {
+            cli_msg_error("hiccups: cannot write '%s': %s", stalls, strerror(-rc));
             goto out;
         }
     }

@@ -5,7 +5,7 @@
 
 /* Its part of `flyprof --help`. */
 #define CMD_HICCUPS_USAGE                                                                          \
-    "  flyprof hiccups IN.fpl [--top N] [--hlog F] [--csv F] [--influx URL]\n"                   \
+    "  flyprof hiccups IN.fpl [--top N] [--stalls F] [--hlog F] [--csv F] [--influx URL]\n"      \
     "      the hiccups of a log recorded with the agent option hiccup: delays, stalls and\n"   \
     "      their causes (gc, safepoint, os/cpu, unknown); exports one point per probe and\n"   \
     "      second\n"

@@ -170,6 +170,11 @@ int out_hiccups_text(FILE *f, const struct profile *p, const struct hiccups *h, 
         order[i] = &h->stalls[i];
     qsort(order, h->nstalls, sizeof(*order), cmp_longest);
     size_t n = top < h->nstalls ? top : h->nstalls;
+    if (!n) {
+        fprintf(f, "  %zu stall%s\n", h->nstalls, h->nstalls == 1 ? "" : "s");
+        free(order);
+        return ferror(f) ? -EIO : 0;
+    }
     fprintf(f, "  The %zu longest stall%s of %zu:\n", n, n == 1 ? "" : "s", h->nstalls);
     fprintf(f, "    %9s %-12s %8s %-5s %-9s %s\n", "at (s)", "clock", "length", "probe", "cause",
             "why");
@@ -223,6 +228,24 @@ int out_hiccups_export(const struct profile *p, const struct hiccups *h, struct 
             return rc;
     }
     return 0;
+}
+
+int out_hiccups_stalls_csv(FILE *f, const struct profile *p, const struct hiccups *h)
+{
+    fprintf(f, "start,end,duration_ns,probe,cause,gc_overlap_ns,os_overlap_ns,run_delay_ns,"
+               "safepoints,safepoint_ns,samples\n");
+    for (size_t i = 0; i < h->nstalls; i++) {
+        const struct hiccups_stall *s = &h->stalls[i];
+        fprintf(f, "%llu,%llu,%llu,%s,%s,%llu,%llu,%llu,%llu,%llu,%llu\n",
+                (unsigned long long)profile_ticks_to_real_ns(p, s->start),
+                (unsigned long long)profile_ticks_to_real_ns(p, s->end),
+                (unsigned long long)s->duration_ns, hiccups_probe_name(s->probe),
+                hiccups_cause_name(s->cause), (unsigned long long)s->gc_overlap_ns,
+                (unsigned long long)s->os_overlap_ns, (unsigned long long)s->run_delay_ns,
+                (unsigned long long)s->safepoints, (unsigned long long)s->safepoint_ns,
+                (unsigned long long)s->samples);
+    }
+    return ferror(f) ? -EIO : 0;
 }
 
 int out_hiccups_summary(FILE *f, const struct profile *p, const char *path, char *err,

@@ -27,6 +27,12 @@ int out_hiccups_text(FILE *f, const struct profile *p, const struct hiccups *h, 
 int out_hiccups_export(const struct profile *p, const struct hiccups *h, struct exporter *e,
                        char *err, size_t errlen);
 
+/* Writes every stall as a CSV line, in time order, under the header
+ *   start,end,duration_ns,probe,cause,gc_overlap_ns,os_overlap_ns,run_delay_ns,safepoints,
+ *   safepoint_ns,samples
+ * (start and end in ns since the epoch). Returns 0 or -EIO. */
+int out_hiccups_stalls_csv(FILE *f, const struct profile *p, const struct hiccups *h);
+
 /* For `flyprof summary`: reads the hiccups of the log at path (p read from it) and, when it
  * has any, writes the report with the 5 longest stalls. Returns 0 or -errno (err filled). */
 int out_hiccups_summary(FILE *f, const struct profile *p, const char *path, char *err,
