@@ -22,9 +22,11 @@ Four parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof
 
 4. jitter -- flyprof jitter beside oslat (rt-tests) on the same CPUs: p99, p99.9, max and
              stalls of 10 us or more per second (jitter_bench.py).
+5. hiccup -- the CPU cost of hiccup mode's two probe threads at 1 ms and 10 ms
+             (hiccup_bench.py).
 
 Usage: bench.py --build DIR [--java PATH] [--quick] [--rounds N]
-                [--parts cpu,depth,filter,wall,jitter]
+                [--parts cpu,depth,filter,wall,jitter,hiccup]
                 [--out DIR]
 `scripts/bench` builds (scripts/setup) and runs this.
 """
@@ -42,6 +44,7 @@ import sys
 import threading
 import time
 
+import hiccup_bench
 import jitter_bench
 
 HEAP = ["-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch"]
@@ -878,8 +881,9 @@ def main():
     ap.add_argument("--build", required=True, help="flyprof build directory")
     ap.add_argument("--java", help="java launcher (default JAVA_HOME, else JDK 17, else PATH)")
     ap.add_argument("--quick", action="store_true", help="about 2 minutes instead of 10")
-    ap.add_argument("--parts", default="cpu,depth,filter,wall,jitter",
-                    help="which parts to run (default all: cpu,depth,filter,wall,jitter)")
+    ap.add_argument("--parts", default="cpu,depth,filter,wall,jitter,hiccup",
+                    help="which parts to run (default all: cpu,depth,filter,wall,jitter,"
+                         "hiccup)")
     ap.add_argument("--rounds", type=int, help="CPU overhead rounds (default 5, quick 2)")
     ap.add_argument("--work-seconds", type=float,
                     help="CPU seconds of work per FixedWork thread, without the agent "
@@ -929,7 +933,8 @@ def main():
     t0 = time.monotonic()
     for part, fn in (("cpu", part_cpu), ("depth", part_depth), ("filter", part_filter),
                      ("wall", part_wall),
-                     ("jitter", lambda a, r: jitter_bench.part_jitter(a, r, log))):
+                     ("jitter", lambda a, r: jitter_bench.part_jitter(a, r, log)),
+                     ("hiccup", lambda a, r: hiccup_bench.part_hiccup(a, r, log))):
         if part in parts:
             fn(args, report)
     report["seconds"] = time.monotonic() - t0
