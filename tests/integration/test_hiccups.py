@@ -97,6 +97,37 @@ def check_gc(t, name, fpl, since_ns=0):
             "the longest logged pause %.1f ms", name, largest / MS, longest / MS)
     t.note("%s: %d pauses (longest %.1f ms), largest Java hiccup %.1f ms, Java stalls %s", name,
            len(pauses), longest / MS, largest / MS, causes(java))
+    return intervals
+
+
+HDR_JAR = "/usr/share/java/hdrhistogram.jar"
+
+
+def check_hlog(t, name, fpl, intervals):
+    """The hiccups' .hlog, decoded by HdrHistogram's own reader, holds the CSV's intervals:
+    one histogram per probe and second, with the same counts and maxima within a bucket."""
+    if not os.path.isfile(HDR_JAR):
+        if os.environ.get("CI") == "true":
+            t.check(False, "%s is missing (package libhdrhistogram-java)", HDR_JAR)
+        t.note("%s: no %s here: .hlog not checked", name, HDR_JAR)
+        return
+    hl = t.path(name + ".hlog")
+    r = ac.flyprof(t, "hiccups --hlog " + name, ["hiccups", fpl, "--hlog", hl, "--top", "0"])
+    ac.expect(t, r, 0)
+    check = os.path.join(os.path.dirname(os.path.abspath(__file__)), "java", "HlogCheck.java")
+    r = t.run("HlogCheck " + name, [t.java, "-cp", HDR_JAR, check, hl], 120)
+    t.check(r.returncode == 0, "%s: HdrHistogram's reader failed: %s", name, r.stderr[-1500:])
+    hists = [l.split() for l in r.stdout.splitlines() if l.startswith("hist ")]
+    t.check(len(hists) == len(intervals), "%s: %d histograms in the .hlog, %d intervals", name,
+            len(hists), len(intervals))
+    for h, row in zip(hists, intervals):
+        t.check(h[1] == row["probe"] and int(h[4]) == int(row["count"]),
+                "%s: histogram %s %s counts %s, the CSV %s %s", name, h[1], h[2], h[4],
+                row["probe"], row["count"])
+        mx, want = int(h[8]), int(row["max_ns"])
+        t.check(abs(mx - want) <= max(1, want // 100), "%s: Java's max %d, flyprof's %d", name,
+                mx, want)
+    t.note("%s: HdrHistogram read %d interval histograms of both probes", name, len(hists))
 
 
 def causes(stalls):
@@ -156,7 +187,8 @@ def run_agentpath(t, cpu):
     _, fpl = t.run_java("gc", "GcPauses", [300, 4, 400],
                         agent_options="hiccup,stall=5ms",
                         jvm_options=GC_OPTS + gc_log_opts(t, "gc"))
-    check_gc(t, "gc", fpl)
+    intervals = check_gc(t, "gc", fpl)
+    check_hlog(t, "gc", fpl, intervals)
 
     hogs = Hogs(t, cpu)
     try:
