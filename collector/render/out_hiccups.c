@@ -248,6 +248,46 @@ int out_hiccups_stalls_csv(FILE *f, const struct profile *p, const struct hiccup
     return ferror(f) ? -EIO : 0;
 }
 
+/* "p50_ns":N,"p99_ns":N,"p999_ns":N,"max_ns":N of a probe's delays. */
+static void json_percentiles(FILE *f, const struct hdr *t)
+{
+    static const struct hdr empty = {.min = UINT64_MAX};
+    if (!t)
+        t = &empty;
+    fprintf(f, "\"p50_ns\":%llu,\"p99_ns\":%llu,\"p999_ns\":%llu,\"max_ns\":%llu",
+            (unsigned long long)hdr_percentile(t, 50), (unsigned long long)hdr_percentile(t, 99),
+            (unsigned long long)hdr_percentile(t, 99.9), (unsigned long long)t->max);
+}
+
+int out_hiccups_json(FILE *f, const struct profile *p, const struct hiccups *h)
+{
+    if (!h->present) {
+        fputs("null", f);
+        return ferror(f) ? -EIO : 0;
+    }
+    fprintf(f, "{\"resolution_ns\":%llu,\"threshold_ns\":%llu,",
+            (unsigned long long)h->resolution_ns, (unsigned long long)h->threshold_ns);
+    json_percentiles(f, h->total[FPL_PROBE_JAVA]);
+    fputs(",\"os\":{", f);
+    json_percentiles(f, h->total[FPL_PROBE_OS]);
+    fprintf(f, "},\"gc_pauses\":%zu,\"gc_ns\":%llu,", h->ngcs, (unsigned long long)h->gc_ns);
+    if (h->have_safepoints)
+        fprintf(f, "\"safepoints\":%llu,\"safepoint_ns\":%llu,",
+                (unsigned long long)h->safepoints, (unsigned long long)h->safepoint_ns);
+    else
+        fputs("\"safepoints\":null,\"safepoint_ns\":null,", f);
+    fputs("\"stalls\":[", f);
+    for (size_t i = 0; i < h->nstalls; i++) {
+        const struct hiccups_stall *s = &h->stalls[i];
+        fprintf(f, "%s{\"start_ns\":%llu,\"duration_ns\":%llu,\"probe\":\"%s\",\"cause\":\"%s\"}",
+                i ? "," : "", (unsigned long long)profile_ticks_to_real_ns(p, s->start),
+                (unsigned long long)s->duration_ns, hiccups_probe_name(s->probe),
+                hiccups_cause_name(s->cause));
+    }
+    fputs("]}", f);
+    return ferror(f) ? -EIO : 0;
+}
+
 int out_hiccups_summary(FILE *f, const struct profile *p, const char *path, char *err,
                         size_t errlen)
 {

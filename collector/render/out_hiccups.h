@@ -33,6 +33,16 @@ int out_hiccups_export(const struct profile *p, const struct hiccups *h, struct 
  * (start and end in ns since the epoch). Returns 0 or -EIO. */
 int out_hiccups_stalls_csv(FILE *f, const struct profile *p, const struct hiccups *h);
 
+/* The value of the `hiccups` key of `flyprof summary --json` (no newline): null when the log
+ * has no hiccup records, else
+ *   {"resolution_ns":N,"threshold_ns":N,"p50_ns":N,"p99_ns":N,"p999_ns":N,"max_ns":N,
+ *    "os":{"p50_ns":N,"p99_ns":N,"p999_ns":N,"max_ns":N},
+ *    "gc_pauses":N,"gc_ns":N,"safepoints":N|null,"safepoint_ns":N|null,
+ *    "stalls":[{"start_ns":N,"duration_ns":N,"probe":"java","cause":"gc"},...]}
+ * where the top-level percentiles are the Java probe's delays (the JVM's view), "os" the OS
+ * probe's, start_ns is ns since the epoch and stalls are in time order. Returns 0 or -EIO. */
+int out_hiccups_json(FILE *f, const struct profile *p, const struct hiccups *h);
+
 /* For `flyprof summary`: reads the hiccups of the log at path (p read from it) and, when it
  * has any, writes the report with the 5 longest stalls. Returns 0 or -errno (err filled). */
 int out_hiccups_summary(FILE *f, const struct profile *p, const char *path, char *err,

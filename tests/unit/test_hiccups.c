@@ -268,6 +268,37 @@ static void test_log(void)
         CHECK(strstr(buf, "4 samples in its window: A.b in worker (3); C.d in worker (1)"));
         CHECK(strstr(buf, "1 safepoint, 18ms"));
     }
+    f = tmpfile();
+    CHECK(f && out_hiccups_json(f, p, &h) == 0);
+    if (f) {
+        rewind(f);
+        char buf[8192];
+        size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+        buf[n] = 0;
+        fclose(f);
+        snprintf(want, sizeof(want),
+                 "{\"resolution_ns\":1000000,\"threshold_ns\":5000000,\"p50_ns\":%llu,",
+                 (unsigned long long)fpl_hdr_highest(fpl_hdr_index(50000)));
+        CHECK(strncmp(buf, want, strlen(want)) == 0);
+        CHECK(strstr(buf, ",\"max_ns\":200000000,\"os\":{\"p50_ns\":"));
+        CHECK(strstr(buf, "\"gc_pauses\":1,\"gc_ns\":190000000,\"safepoints\":3,"
+                          "\"safepoint_ns\":400000000,\"stalls\":[{\"start_ns\":"
+                          "1700000000200000000,\"duration_ns\":200000000,\"probe\":\"java\","
+                          "\"cause\":\"gc\"},{\"start_ns\":1700000000250000000,"));
+        CHECK(n > 2 && strcmp(buf + n - 2, "]}") == 0);
+        CHECK(strstr(buf, "\"cause\":\"safepoint\"") && strstr(buf, "\"cause\":\"os/cpu\"") &&
+              strstr(buf, "\"cause\":\"unknown\""));
+    }
+    struct hiccups none;
+    memset(&none, 0, sizeof(none));
+    f = tmpfile();
+    CHECK(f && out_hiccups_json(f, p, &none) == 0);
+    if (f) {
+        char buf[16] = "";
+        rewind(f);
+        CHECK(fread(buf, 1, sizeof(buf) - 1, f) == 4 && strcmp(buf, "null") == 0);
+        fclose(f);
+    }
     hiccups_free(&h);
     profile_free(p);
     snprintf(path, sizeof(path), "rm -rf %s", dir);
