@@ -530,7 +530,8 @@ int cmd_jitter_run(int argc, char **argv)
     jclock_anchor(&end);
     jitter_join(run);
     if (end.mono_ns > st.anchor.mono_ns + 500000000ull)
-        hz = (double)(end.ticks - st.anchor.ticks) * 1e9 / (double)(end.mono_ns - st.anchor.mono_ns);
+        hz = (double)(end.ticks - st.anchor.ticks) * 1e9 /
+             (double)(end.mono_ns - st.anchor.mono_ns);
 
     struct jitter_report_opts ro = {
         .hz = hz,

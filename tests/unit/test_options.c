@@ -306,7 +306,8 @@ static void test_hiccup(void)
     CHECK_EQ_U(o.hiccup_ns, 1 * MS);
     CHECK_EQ_U(o.stall_ns, 2 * MS);
     CHECK(OK("hiccup=1s"));
-    ERR_EXACT("hiccup=99us", "bad value '99us' for hiccup: the resolution must be from 100us to 1s");
+    ERR_EXACT("hiccup=99us",
+              "bad value '99us' for hiccup: the resolution must be from 100us to 1s");
     ERR("hiccup=2s", "from 100us to 1s");
     ERR("hiccup=fast", "bad value 'fast' for hiccup: expected TIME");
     ERR_EXACT("stall", "option 'stall' needs a value (stall=TIME)");
