@@ -15,7 +15,7 @@ static struct gcevents_pause ring[RING];
  * thread's acquire load pairs with it before overwriting. */
 static _Atomic uint64_t head, tail;
 static _Atomic uint64_t dropped; /* a statistic: relaxed, orders nothing */
-static uint64_t started;   /* ticks at the open GarbageCollectionStart (GC thread only) */
+static uint64_t started;         /* ticks at the open GarbageCollectionStart (GC thread only) */
 static const struct perfdata *perf;
 static int64_t last_inv[PERFDATA_MAX_COLLECTORS];
 /* release by gcevents_start after perf and last_inv are set; the finish callback's acquire
@@ -29,12 +29,10 @@ int gcevents_start(jvmtiEnv *jvmti, const struct perfdata *pd)
         last_inv[i] = perfdata_get(perf->invocations[i]);
     started = 0;
     atomic_store_explicit(&enabled, 1, memory_order_release);
-    if ((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE,
-                                           JVMTI_EVENT_GARBAGE_COLLECTION_START,
-                                           NULL) != JVMTI_ERROR_NONE ||
-        (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE,
-                                           JVMTI_EVENT_GARBAGE_COLLECTION_FINISH,
-                                           NULL) != JVMTI_ERROR_NONE) {
+    if ((*jvmti)->SetEventNotificationMode(
+            jvmti, JVMTI_ENABLE, JVMTI_EVENT_GARBAGE_COLLECTION_START, NULL) != JVMTI_ERROR_NONE ||
+        (*jvmti)->SetEventNotificationMode(
+            jvmti, JVMTI_ENABLE, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, NULL) != JVMTI_ERROR_NONE) {
         gcevents_stop(jvmti);
         return -EINVAL;
     }
@@ -44,10 +42,10 @@ int gcevents_start(jvmtiEnv *jvmti, const struct perfdata *pd)
 void gcevents_stop(jvmtiEnv *jvmti)
 {
     atomic_store_explicit(&enabled, 0, memory_order_release);
-    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE,
-                                       JVMTI_EVENT_GARBAGE_COLLECTION_START, NULL);
-    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE,
-                                       JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, NULL);
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_GARBAGE_COLLECTION_START,
+                                       NULL);
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH,
+                                       NULL);
 }
 
 void JNICALL gcevents_on_start(jvmtiEnv *jvmti)

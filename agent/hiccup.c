@@ -19,25 +19,25 @@
 #include "perfdata.h"
 #include "tsc.h"
 
-#define SLOTS 4             /* intervals a probe may be ahead of the writer */
-#define STALLS 256          /* stalls a probe may be ahead of the writer */
+#define SLOTS 4    /* intervals a probe may be ahead of the writer */
+#define STALLS 256 /* stalls a probe may be ahead of the writer */
 #define INTERVAL_NS 1000000000ull
 #define STOP_GRACE_NS 1000000000ull
 
 struct interval {
-    uint64_t start, end;    /* ticks */
+    uint64_t start, end; /* ticks */
     uint64_t wakeups, max_ns, max_at, stalls, stalled_ns, run_delay_ns;
-    struct hdr hist;        /* delays, ns */
+    struct hdr hist; /* delays, ns */
 };
 
 struct stall {
-    uint64_t start, end;    /* ticks */
+    uint64_t start, end; /* ticks */
     uint64_t run_delay_ns, safepoints, safepoint_ns, sync_ns;
-    uint8_t flags;          /* FPL_STALL_* */
+    uint8_t flags; /* FPL_STALL_* */
 };
 
 struct probe {
-    int kind;               /* enum fpl_probe */
+    int kind; /* enum fpl_probe */
     /* interval n % SLOTS is filled while n == published; release on publish orders the
      * slot's contents before the count (the writer's acquire load pairs with it) */
     _Atomic uint64_t published;
@@ -147,15 +147,15 @@ static void probe_loop(struct probe *p, JNIEnv *jni)
                 cur->max_at = t0 + res_ticks;
             }
             if (have_pending) {
-                pending.safepoint_ns = perfdata_ns(&perf, perfdata_get(perf.safepoint_time) -
-                                                              pend_spt);
+                pending.safepoint_ns =
+                    perfdata_ns(&perf, perfdata_get(perf.safepoint_time) - pend_spt);
                 pending.sync_ns = perfdata_ns(&perf, perfdata_get(perf.sync_time) - pend_sync);
                 push_stall(p, &pending);
                 have_pending = 0;
             }
             if (late >= thr_ns) {
-                struct stall s = {t0 + res_ticks, t1, rd - rd_prev, 0, 0, 0,
-                                  fd >= 0 ? FPL_STALL_RUN_DELAY : 0};
+                struct stall s = {
+                    t0 + res_ticks, t1, rd - rd_prev, 0, 0, 0, fd >= 0 ? FPL_STALL_RUN_DELAY : 0};
                 cur->stalls++;
                 cur->stalled_ns += late;
                 if (sp) {
@@ -178,8 +178,7 @@ static void probe_loop(struct probe *p, JNIEnv *jni)
             }
         }
         if (last && have_pending) {
-            pending.safepoint_ns = perfdata_ns(&perf, perfdata_get(perf.safepoint_time) -
-                                                          pend_spt);
+            pending.safepoint_ns = perfdata_ns(&perf, perfdata_get(perf.safepoint_time) - pend_spt);
             pending.sync_ns = perfdata_ns(&perf, perfdata_get(perf.sync_time) - pend_sync);
             push_stall(p, &pending);
             have_pending = 0;
@@ -376,8 +375,8 @@ static int64_t steal_ns(void)
         return -1;
     unsigned long long v[8];
     int ok = fgets(line, sizeof(line), f) &&
-             sscanf(line, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2],
-                    &v[3], &v[4], &v[5], &v[6], &v[7]) == 8;
+             sscanf(line, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+                    &v[4], &v[5], &v[6], &v[7]) == 8;
     fclose(f);
     long hz = sysconf(_SC_CLK_TCK);
     return ok && hz > 0 ? (int64_t)(v[7] * (1000000000ull / (unsigned long long)hz)) : -1;

@@ -87,8 +87,8 @@ int perfdata_open(struct perfdata *p, const char *path)
             break;
         const char *name = (const char *)b + off + noff;
         size_t nmax = (size_t)(elen - noff);
-        if (memchr(name, 0, nmax) && (size_t)doff + (type == 'J' ? 8u : (size_t)vlen) <=
-                                         (size_t)elen)
+        if (memchr(name, 0, nmax) &&
+            (size_t)doff + (type == 'J' ? 8u : (size_t)vlen) <= (size_t)elen)
             take(p, name, b + off + doff, type, vlen);
         off += elen;
     }

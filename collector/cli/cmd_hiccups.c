@@ -138,8 +138,13 @@ int cmd_hiccups_run(int argc, char **argv)
                       "written",
                       in);
     if (hlog || csv || influx) {
-        struct export_opts eo = {hlog, csv, influx, "hiccups", "flyprof hiccups: probe delays "
-                                 "in ns", profile_ticks_to_real_ns(p, p->base_ticks)};
+        struct export_opts eo = {hlog,
+                                 csv,
+                                 influx,
+                                 "hiccups",
+                                 "flyprof hiccups: probe delays "
+                                 "in ns",
+                                 profile_ticks_to_real_ns(p, p->base_ticks)};
         if ((rc = export_open(&e, &eo, err, sizeof(err))) != 0 ||
             (rc = out_hiccups_export(p, &h, e, err, sizeof(err))) != 0) {
             cli_msg_error("hiccups: %s", err);

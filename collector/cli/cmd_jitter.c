@@ -192,9 +192,9 @@ static int parse_args(int argc, char **argv, struct args *a)
     a->bins = 20;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = NULL;
-        static const char *const valued[] = {"-c", "-d", "-r", "-t", "--hlog", "--csv",
-                                             "--influx", "--outliers", "--bins", "--knee",
-                                             "--min"};
+        static const char *const valued[] = {"-c",     "-d",     "-r",       "-t",
+                                             "--hlog", "--csv",  "--influx", "--outliers",
+                                             "--bins", "--knee", "--min"};
         if (strcmp(o, "--sum") == 0) {
             a->sum = 1;
             continue;
@@ -273,8 +273,7 @@ static uint64_t epoch_ns(const struct jclock_anchor *a, double hz, uint64_t tick
     return (uint64_t)((long double)a->real_ns + d);
 }
 
-static void keep_worst(struct worst *w, int cpu, uint64_t start_ns, uint64_t max_ns,
-                       uint64_t at_ns)
+static void keep_worst(struct worst *w, int cpu, uint64_t start_ns, uint64_t max_ns, uint64_t at_ns)
 {
     int k = WORST - 1;
     if (max_ns <= w[k].max_ns)
@@ -485,8 +484,7 @@ int cmd_jitter_run(int argc, char **argv)
            jitter_report_time((double)a.threshold_ns, t3, sizeof(t3)));
     printf("TSC: %.2f MHz, %s; resolution: one read takes %.1f ns (%llu ticks): shorter "
            "delays are not seen\n",
-           hz / 1e6, invariant ? "invariant" : "NOT invariant", res_ns,
-           (unsigned long long)cost);
+           hz / 1e6, invariant ? "invariant" : "NOT invariant", res_ns, (unsigned long long)cost);
     fflush(stdout);
     if (!invariant)
         cli_msg_error("warning: the TSC is not invariant (CPUID 0x80000007): its rate may change "
@@ -530,8 +528,8 @@ int cmd_jitter_run(int argc, char **argv)
     jclock_anchor(&end);
     jitter_join(run);
     if (end.mono_ns > st.anchor.mono_ns + 500000000ull)
-        hz = (double)(end.ticks - st.anchor.ticks) * 1e9 /
-             (double)(end.mono_ns - st.anchor.mono_ns);
+        hz =
+            (double)(end.ticks - st.anchor.ticks) * 1e9 / (double)(end.mono_ns - st.anchor.mono_ns);
 
     struct jitter_report_opts ro = {
         .hz = hz,

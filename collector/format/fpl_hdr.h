@@ -15,13 +15,13 @@
 
 #include <stdint.h>
 
-#define FPL_HDR_SUB_BITS 8                        /* sub-bucket count 256: 2 digits */
-#define FPL_HDR_HALF_BITS (FPL_HDR_SUB_BITS - 1)  /* 128 sub-buckets per bucket above 0 */
+#define FPL_HDR_SUB_BITS 8                       /* sub-bucket count 256: 2 digits */
+#define FPL_HDR_HALF_BITS (FPL_HDR_SUB_BITS - 1) /* 128 sub-buckets per bucket above 0 */
 #define FPL_HDR_HALF (1u << FPL_HDR_HALF_BITS)
 #define FPL_HDR_DIGITS 2
 #define FPL_HDR_LOWEST 1ull
-#define FPL_HDR_HIGHEST 3600000000000ull          /* 1 h in ns */
-#define FPL_HDR_BUCKETS 35                        /* 256 << 34 = 2^42 > FPL_HDR_HIGHEST */
+#define FPL_HDR_HIGHEST 3600000000000ull /* 1 h in ns */
+#define FPL_HDR_BUCKETS 35               /* 256 << 34 = 2^42 > FPL_HDR_HIGHEST */
 #define FPL_HDR_COUNTS ((FPL_HDR_BUCKETS + 1) * FPL_HDR_HALF) /* 4608 */
 
 /* The counts-array index of v (ns). */

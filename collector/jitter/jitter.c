@@ -14,15 +14,15 @@ struct jitter_cpu {
     int cpu;
     pthread_t thread;
     int created;
-    atomic_int ready;            /* release: the thread runs pinned; read by jitter_start */
-    atomic_int ended;            /* release: the last slot is published; read by the reader */
+    atomic_int ready; /* release: the thread runs pinned; read by jitter_start */
+    atomic_int ended; /* release: the last slot is published; read by the reader */
     /* slot n % JITTER_SLOTS is filled while n == published; release on publish orders the
      * slot's contents before the count; the reader's acquire load pairs with it */
     _Atomic uint64_t published;
     /* release on release orders the reader's emptying of a slot before the spin thread's
      * acquire load, which lets it write into that slot again */
     _Atomic uint64_t released;
-    struct jitter_slot *slots;   /* JITTER_SLOTS */
+    struct jitter_slot *slots; /* JITTER_SLOTS */
 };
 
 void jitter_counts_reset(struct jitter_counts *c)
@@ -52,7 +52,11 @@ static void count_slow(struct jitter_slot *s, uint64_t d, uint64_t at, uint64_t 
 }
 
 #define READ1(i) t[i] = jclock_read()
-#define READ4(i) READ1(i); READ1(i + 1); READ1(i + 2); READ1(i + 3)
+#define READ4(i)                                                                                   \
+    READ1(i);                                                                                      \
+    READ1(i + 1);                                                                                  \
+    READ1(i + 2);                                                                                  \
+    READ1(i + 3)
 
 static void *spin_main(void *arg)
 {

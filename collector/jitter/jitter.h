@@ -46,12 +46,12 @@ struct jitter_outlier {
 
 struct jitter_slot {
     struct jitter_counts c;
-    uint64_t nout;      /* interruptions kept in out: the first JITTER_OUT_MAX of c.nint */
+    uint64_t nout; /* interruptions kept in out: the first JITTER_OUT_MAX of c.nint */
     struct jitter_outlier out[JITTER_OUT_MAX];
 };
 
 struct jitter_config {
-    const int *cpus;          /* CPUs to measure (the caller keeps the array alive) */
+    const int *cpus; /* CPUs to measure (the caller keeps the array alive) */
     unsigned ncpu;
     double hz;                /* TSC ticks per second */
     uint64_t duration_ticks;  /* the run's length */
@@ -63,10 +63,10 @@ struct jitter_cpu;
 
 struct jitter_run {
     struct jitter_config cfg;
-    struct jitter_cpu *cpu;   /* cfg.ncpu */
-    uint64_t start_tick;      /* when measuring began (set by jitter_start) */
-    atomic_int go;            /* set once every spin thread runs on its CPU */
-    atomic_int stop;          /* set by jitter_stop */
+    struct jitter_cpu *cpu; /* cfg.ncpu */
+    uint64_t start_tick;    /* when measuring began (set by jitter_start) */
+    atomic_int go;          /* set once every spin thread runs on its CPU */
+    atomic_int stop;        /* set by jitter_stop */
 };
 
 /* Starts one pinned spin thread per CPU and returns once all of them measure. Returns 0, or

@@ -107,8 +107,8 @@ int jitter_report_histogram(FILE *f, int cpu, const struct jitter_counts *c,
             top = per_bin[i];
     }
     double secs = (double)(c->end - c->start) / o->hz;
-    fprintf(f, "CPU %d: %llu gaps between TSC reads in %.3f s\n", cpu,
-            (unsigned long long)c->reads, secs);
+    fprintf(f, "CPU %d: %llu gaps between TSC reads in %.3f s\n", cpu, (unsigned long long)c->reads,
+            secs);
     fprintf(f, "%7s %10s %14s %9s %10s  Graph ln(%s)\n", "Time", "Ticks", o->sum ? "Sum" : "Count",
             "Percent", "Cumulative", o->sum ? "sum" : "count");
     /* the bar takes what the columns leave of the line */
@@ -175,8 +175,8 @@ int jitter_report_table(FILE *f, const int *cpus, const struct jitter_counts *c,
     static const struct {
         const char *name;
         double pct; /* < 0: not a quantile */
-    } q[] = {{"int_min", 0},      {"int_p50", 50},       {"int_mean", -1},
-             {"int_p90", 90},     {"int_p99", 99},       {"int_p99.9", 99.9},
+    } q[] = {{"int_min", 0},        {"int_p50", 50},         {"int_mean", -1},
+             {"int_p90", 90},       {"int_p99", 99},         {"int_p99.9", 99.9},
              {"int_p99.99", 99.99}, {"int_p99.999", 99.999}, {"int_max", 100}};
     char b[32];
     struct hdr *h = malloc(sizeof(*h));

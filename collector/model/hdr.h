@@ -13,9 +13,9 @@
 
 struct hdr {
     uint64_t counts[FPL_HDR_COUNTS];
-    uint64_t total;      /* values recorded */
-    uint64_t min, max;   /* exact, ns; min is UINT64_MAX while empty */
-    long double sum;     /* of the values, for the mean */
+    uint64_t total;    /* values recorded */
+    uint64_t min, max; /* exact, ns; min is UINT64_MAX while empty */
+    long double sum;   /* of the values, for the mean */
 };
 
 /* Empties h. */

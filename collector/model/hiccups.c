@@ -23,8 +23,8 @@ struct ctx {
     int failed;
     size_t cap_i, cap_s, cap_g, cap_p;
     /* pass 2 */
-    uint64_t *pmax_end;  /* max end of stalls[0..i] */
-    struct acc *acc;     /* per stall */
+    uint64_t *pmax_end; /* max end of stalls[0..i] */
+    struct acc *acc;    /* per stall */
 };
 
 /* Grows *arr (elements of size elem, capacity *cap) to hold n + 1. */
@@ -63,7 +63,7 @@ static int on_hiccup(void *vc, const struct reader_hiccup *r)
     hdr_reset(iv->hist);
     for (size_t i = 0; i < r->nbuckets; i++) {
         unsigned idx = r->buckets[i].index >= FPL_HDR_COUNTS ? FPL_HDR_COUNTS - 1
-                                                              : (unsigned)r->buckets[i].index;
+                                                             : (unsigned)r->buckets[i].index;
         hdr_record_index(iv->hist, idx, r->buckets[i].count);
     }
     if (iv->hist->total)
@@ -138,10 +138,9 @@ static int on_pause_stats(void *vc, const struct reader_pause_stats *r)
         return 0;
     if (grow((void **)&h->pauses, &c->cap_p, h->npauses, sizeof(*h->pauses)))
         return -ENOMEM;
-    h->pauses[h->npauses++] = (struct hiccups_pause){r->start, r->end, r->flags, r->safepoints,
-                                                     r->safepoint_ns, r->sync_ns, r->steal_ns,
-                                                     r->cpus, r->stalls_dropped,
-                                                     r->gcs_dropped};
+    h->pauses[h->npauses++] = (struct hiccups_pause){
+        r->start,   r->end,      r->flags, r->safepoints,     r->safepoint_ns,
+        r->sync_ns, r->steal_ns, r->cpus,  r->stalls_dropped, r->gcs_dropped};
     return 0;
 }
 
@@ -189,8 +188,7 @@ int hiccups_cause(int probe, uint64_t duration_ns, uint64_t run_delay_ns, uint64
      * run-queue wait after a collection is its own threads' */
     if (probe == FPL_PROBE_JAVA && gc_overlap_ns * 2 >= d)
         return HICCUPS_GC;
-    uint64_t sp = probe == FPL_PROBE_JAVA && safepoints ? (safepoint_ns < d ? safepoint_ns : d)
-                                                         : 0;
+    uint64_t sp = probe == FPL_PROBE_JAVA && safepoints ? (safepoint_ns < d ? safepoint_ns : d) : 0;
     uint64_t os = run_delay_ns < d ? run_delay_ns : d;
     if (probe == FPL_PROBE_JAVA && os_overlap_ns > os)
         os = os_overlap_ns < d ? os_overlap_ns : d;
@@ -276,13 +274,13 @@ static int analyse(struct ctx *c)
             /* an OS-probe stall overlapping this one starts at most max_len before it */
             for (size_t j = i; j-- > 0 && h->stalls[j].start + max_len >= s->start;) {
                 if (h->stalls[j].probe == FPL_PROBE_OS)
-                    s->os_overlap_ns += ns(c, overlap(s->start, s->end, h->stalls[j].start,
-                                                      h->stalls[j].end));
+                    s->os_overlap_ns +=
+                        ns(c, overlap(s->start, s->end, h->stalls[j].start, h->stalls[j].end));
             }
             for (size_t j = i + 1; j < h->nstalls && h->stalls[j].start <= s->end; j++) {
                 if (h->stalls[j].probe == FPL_PROBE_OS)
-                    s->os_overlap_ns += ns(c, overlap(s->start, s->end, h->stalls[j].start,
-                                                      h->stalls[j].end));
+                    s->os_overlap_ns +=
+                        ns(c, overlap(s->start, s->end, h->stalls[j].start, h->stalls[j].end));
             }
         }
         s->cause = hiccups_cause(s->probe, s->duration_ns, s->run_delay_ns, s->safepoints,
@@ -308,8 +306,7 @@ static int analyse(struct ctx *c)
             p0++;
         for (size_t q = p0; q < h->npauses && h->pauses[q].start < iv->end; q++) {
             const struct hiccups_pause *pp = &h->pauses[q];
-            uint64_t len = pp->end - pp->start, o = overlap(iv->start, iv->end, pp->start,
-                                                            pp->end);
+            uint64_t len = pp->end - pp->start, o = overlap(iv->start, iv->end, pp->start, pp->end);
             if (!(pp->flags & FPL_PAUSE_SAFEPOINTS) || !len)
                 continue;
             iv->have_safepoints = 1;
@@ -387,8 +384,8 @@ int hiccups_read(struct hiccups *h, const struct profile *p, const char *path, c
         if (!c.pmax_end || !c.acc)
             rc = -ENOMEM;
         for (size_t i = 0; rc == 0 && i < h->nstalls; i++)
-            c.pmax_end[i] = i && c.pmax_end[i - 1] > h->stalls[i].end ? c.pmax_end[i - 1]
-                                                                     : h->stalls[i].end;
+            c.pmax_end[i] =
+                i && c.pmax_end[i - 1] > h->stalls[i].end ? c.pmax_end[i - 1] : h->stalls[i].end;
         if (rc == 0) {
             memset(&ops, 0, sizeof(ops));
             ops.sample = on_sample;

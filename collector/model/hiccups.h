@@ -34,12 +34,12 @@ enum hiccups_cause {
 #define HICCUPS_TOP_STACKS 3
 
 struct hiccups_interval {
-    int probe;                    /* enum fpl_probe */
-    uint64_t start, end;          /* ticks */
+    int probe;           /* enum fpl_probe */
+    uint64_t start, end; /* ticks */
     uint64_t wakeups, max_ns, max_ticks, stalls, stalled_ns, run_delay_ns;
-    struct hdr *hist;             /* the delays, ns */
-    uint64_t gc_ns;               /* GC pause time inside the interval */
-    uint64_t safepoint_ns;        /* safepoint time, from PAUSE_STATS prorated by overlap */
+    struct hdr *hist;      /* the delays, ns */
+    uint64_t gc_ns;        /* GC pause time inside the interval */
+    uint64_t safepoint_ns; /* safepoint time, from PAUSE_STATS prorated by overlap */
     int have_safepoints;
 };
 
@@ -50,48 +50,48 @@ struct hiccups_stack {
 };
 
 struct hiccups_stall {
-    int probe;                    /* enum fpl_probe */
-    uint8_t flags;                /* FPL_STALL_* */
-    uint64_t start, end;          /* ticks: when the probe should have run, when it did */
+    int probe;           /* enum fpl_probe */
+    uint8_t flags;       /* FPL_STALL_* */
+    uint64_t start, end; /* ticks: when the probe should have run, when it did */
     uint64_t duration_ns;
     uint64_t run_delay_ns, safepoints, safepoint_ns, sync_ns;
-    uint64_t gc_overlap_ns;       /* of GC pauses with [start, end] */
-    uint64_t os_overlap_ns;       /* of OS-probe stalls with [start, end] (Java probe) */
-    int gc;                       /* index into gcs of the pause overlapping most, or -1 */
-    int cause;                    /* enum hiccups_cause */
+    uint64_t gc_overlap_ns;          /* of GC pauses with [start, end] */
+    uint64_t os_overlap_ns;          /* of OS-probe stalls with [start, end] (Java probe) */
+    int gc;                          /* index into gcs of the pause overlapping most, or -1 */
+    int cause;                       /* enum hiccups_cause */
     uint64_t samples, sample_weight; /* samples taken in [start, end] */
     size_t nstacks;
     struct hiccups_stack stacks[HICCUPS_TOP_STACKS]; /* the heaviest, by weight */
 };
 
 struct hiccups_gc {
-    uint64_t start, end;          /* ticks */
-    char *collector;              /* "" unknown */
+    uint64_t start, end; /* ticks */
+    char *collector;     /* "" unknown */
 };
 
 struct hiccups_pause {
-    uint64_t start, end;          /* ticks */
-    uint8_t flags;                /* FPL_PAUSE_* */
+    uint64_t start, end; /* ticks */
+    uint8_t flags;       /* FPL_PAUSE_* */
     uint64_t safepoints, safepoint_ns, sync_ns, steal_ns, cpus, stalls_dropped, gcs_dropped;
 };
 
 struct hiccups {
-    int present;                  /* any hiccup record was read */
-    int have_settings;            /* an interval was read: the two below are known */
+    int present;                          /* any hiccup record was read */
+    int have_settings;                    /* an interval was read: the two below are known */
     uint64_t resolution_ns, threshold_ns; /* of the first interval */
-    struct hiccups_interval *intervals; /* by probe, then start */
+    struct hiccups_interval *intervals;   /* by probe, then start */
     size_t nintervals;
     struct hiccups_stall *stalls; /* by start */
     size_t nstalls;
-    struct hiccups_gc *gcs;       /* by start */
+    struct hiccups_gc *gcs; /* by start */
     size_t ngcs;
     struct hiccups_pause *pauses; /* by start */
     size_t npauses;
     struct hdr *total[HICCUPS_PROBES]; /* each probe's delays over the whole log */
     uint64_t wakeups[HICCUPS_PROBES], stalls_by_probe[HICCUPS_PROBES];
     uint64_t stalled_ns[HICCUPS_PROBES];
-    uint64_t by_cause[HICCUPS_PROBES][HICCUPS_CAUSES];   /* stall counts */
-    uint64_t cause_ns[HICCUPS_PROBES][HICCUPS_CAUSES];   /* stall time */
+    uint64_t by_cause[HICCUPS_PROBES][HICCUPS_CAUSES]; /* stall counts */
+    uint64_t cause_ns[HICCUPS_PROBES][HICCUPS_CAUSES]; /* stall time */
     uint64_t gc_ns, safepoints, safepoint_ns, sync_ns, steal_ns;
     int have_safepoints, have_steal;
     uint64_t stalls_dropped, gcs_dropped;

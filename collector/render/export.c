@@ -25,14 +25,14 @@ int export_open(struct exporter **ep, const struct export_opts *o, char *err, si
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
-    if (o->hlog && (rc = out_hlog_open(&e->hlog, o->hlog, o->start_ns, o->comment, err,
-                                       errlen)) != 0)
+    if (o->hlog &&
+        (rc = out_hlog_open(&e->hlog, o->hlog, o->start_ns, o->comment, err, errlen)) != 0)
         goto fail;
     if (o->csv && (rc = out_csv_open(&e->csv, o->csv, err, errlen)) != 0)
         goto fail;
-    if (o->influx && (rc = out_influx_open(&e->influx, o->influx,
-                                           o->measurement ? o->measurement : "latency", err,
-                                           errlen)) != 0)
+    if (o->influx &&
+        (rc = out_influx_open(&e->influx, o->influx, o->measurement ? o->measurement : "latency",
+                              err, errlen)) != 0)
         goto fail;
     *ep = e;
     return 0;
@@ -54,14 +54,16 @@ int export_point(struct exporter *e, const struct export_point *p, char *err, si
 {
     int rc = 0, r;
     char e2[512];
-    if (e->hlog && (r = out_hlog_write(e->hlog, p->probe, p->start_ns, p->length_ns, p->hist,
-                                       rc ? e2 : err, rc ? sizeof(e2) : errlen)) != 0 && !rc)
+    if (e->hlog &&
+        (r = out_hlog_write(e->hlog, p->probe, p->start_ns, p->length_ns, p->hist, rc ? e2 : err,
+                            rc ? sizeof(e2) : errlen)) != 0 &&
+        !rc)
         rc = r;
     if (e->csv && (r = out_csv_write(e->csv, p, rc ? e2 : err, rc ? sizeof(e2) : errlen)) != 0 &&
         !rc)
         rc = r;
-    if (e->influx && (r = out_influx_write(e->influx, p, rc ? e2 : err,
-                                           rc ? sizeof(e2) : errlen)) != 0 && !rc)
+    if (e->influx &&
+        (r = out_influx_write(e->influx, p, rc ? e2 : err, rc ? sizeof(e2) : errlen)) != 0 && !rc)
         rc = r;
     return rc;
 }

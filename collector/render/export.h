@@ -13,23 +13,23 @@
 
 /* One probe's interval. */
 struct export_point {
-    const char *probe;        /* "cpu0", "java", "os": a tag (no commas, spaces, '=') */
-    uint64_t start_ns;        /* interval start, ns since the epoch */
+    const char *probe; /* "cpu0", "java", "os": a tag (no commas, spaces, '=') */
+    uint64_t start_ns; /* interval start, ns since the epoch */
     uint64_t length_ns;
-    const struct hdr *hist;   /* the delays measured in the interval, ns */
-    uint64_t max_time_ns;     /* when the longest delay (hist->max) began, ns since the epoch */
-    double stalled_pct;       /* share of the interval lost to stalls above the threshold */
-    double gc_ms;             /* GC pause time in the interval; < 0: not measured */
-    double safepoint_ms;      /* safepoint time in the interval; < 0: not measured */
+    const struct hdr *hist; /* the delays measured in the interval, ns */
+    uint64_t max_time_ns;   /* when the longest delay (hist->max) began, ns since the epoch */
+    double stalled_pct;     /* share of the interval lost to stalls above the threshold */
+    double gc_ms;           /* GC pause time in the interval; < 0: not measured */
+    double safepoint_ms;    /* safepoint time in the interval; < 0: not measured */
 };
 
 struct export_opts {
-    const char *hlog;         /* paths or URL; NULL: not wanted */
+    const char *hlog; /* paths or URL; NULL: not wanted */
     const char *csv;
-    const char *influx;       /* http://host:port/write?db=NAME or udp://host:port */
-    const char *measurement;  /* the InfluxDB measurement: "jitter", "hiccups" */
-    const char *comment;      /* first line of the .hlog, without '#' (may be NULL) */
-    uint64_t start_ns;        /* the run's start, ns since the epoch */
+    const char *influx;      /* http://host:port/write?db=NAME or udp://host:port */
+    const char *measurement; /* the InfluxDB measurement: "jitter", "hiccups" */
+    const char *comment;     /* first line of the .hlog, without '#' (may be NULL) */
+    uint64_t start_ns;       /* the run's start, ns since the epoch */
 };
 
 struct exporter;

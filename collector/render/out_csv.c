@@ -43,10 +43,9 @@ int out_csv_write(struct out_csv *c, const struct export_point *p, char *err, si
 {
     const struct hdr *h = p->hist;
     fprintf(c->f, "%llu,%s,%llu,%llu,%llu,%llu,%llu,%llu,%.3f,", (unsigned long long)p->start_ns,
-            p->probe, (unsigned long long)h->total,
-            (unsigned long long)hdr_percentile(h, 50), (unsigned long long)hdr_percentile(h, 99),
-            (unsigned long long)hdr_percentile(h, 99.9), (unsigned long long)h->max,
-            (unsigned long long)p->max_time_ns, p->stalled_pct);
+            p->probe, (unsigned long long)h->total, (unsigned long long)hdr_percentile(h, 50),
+            (unsigned long long)hdr_percentile(h, 99), (unsigned long long)hdr_percentile(h, 99.9),
+            (unsigned long long)h->max, (unsigned long long)p->max_time_ns, p->stalled_pct);
     if (p->gc_ms >= 0)
         fprintf(c->f, "%.3f", p->gc_ms);
     fputc(',', c->f);

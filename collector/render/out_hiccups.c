@@ -98,11 +98,10 @@ static void write_samples(FILE *f, const struct profile *p, const struct hiccups
     for (size_t k = 0; k < s->nstacks; k++) {
         const struct profile_stack *st = profile_stack_find(p, s->stacks[k].stack_id);
         const struct profile_thread *th = profile_thread_find(p, s->stacks[k].thread_id);
-        const char *leaf = st && st->nframes ? profile_frame_name(p, &st->frames[0])
-                                              : PROFILE_UNKNOWN_STACK;
+        const char *leaf =
+            st && st->nframes ? profile_frame_name(p, &st->frames[0]) : PROFILE_UNKNOWN_STACK;
         fprintf(f, "%s %s in %s (%llu)", k ? ";" : "", leaf,
-                th ? th->display : PROFILE_UNKNOWN_THREAD,
-                (unsigned long long)s->stacks[k].weight);
+                th ? th->display : PROFILE_UNKNOWN_THREAD, (unsigned long long)s->stacks[k].weight);
     }
     fputc('\n', f);
 }
@@ -147,17 +146,17 @@ int out_hiccups_text(FILE *f, const struct profile *p, const struct hiccups *h, 
         fprintf(f, ", the longest %s%s%s%s", dur(longest, b2, sizeof(b2)),
                 longest_name[0] ? " (" : "", longest_name, longest_name[0] ? ")" : "");
     if (h->have_safepoints)
-        fprintf(f, "; %llu safepoints, %s (reaching them %s)",
-                (unsigned long long)h->safepoints, dur(h->safepoint_ns, b3, sizeof(b3)),
-                dur(h->sync_ns, b4, sizeof(b4)));
+        fprintf(f, "; %llu safepoints, %s (reaching them %s)", (unsigned long long)h->safepoints,
+                dur(h->safepoint_ns, b3, sizeof(b3)), dur(h->sync_ns, b4, sizeof(b4)));
     else
         fprintf(f, "; safepoints unknown (no PerfData)");
     if (h->have_steal)
         fprintf(f, "; steal %s", dur(h->steal_ns, b5, sizeof(b5)));
     fputc('\n', f);
     if (h->stalls_dropped || h->gcs_dropped)
-        fprintf(f, "  warning: %llu stalls and %llu GC pauses were lost (the agent's writer fell "
-                   "behind)\n",
+        fprintf(f,
+                "  warning: %llu stalls and %llu GC pauses were lost (the agent's writer fell "
+                "behind)\n",
                 (unsigned long long)h->stalls_dropped, (unsigned long long)h->gcs_dropped);
     if (!h->nstalls) {
         fprintf(f, "  no stalls\n");
@@ -272,8 +271,8 @@ int out_hiccups_json(FILE *f, const struct profile *p, const struct hiccups *h)
     json_percentiles(f, h->total[FPL_PROBE_OS]);
     fprintf(f, "},\"gc_pauses\":%zu,\"gc_ns\":%llu,", h->ngcs, (unsigned long long)h->gc_ns);
     if (h->have_safepoints)
-        fprintf(f, "\"safepoints\":%llu,\"safepoint_ns\":%llu,",
-                (unsigned long long)h->safepoints, (unsigned long long)h->safepoint_ns);
+        fprintf(f, "\"safepoints\":%llu,\"safepoint_ns\":%llu,", (unsigned long long)h->safepoints,
+                (unsigned long long)h->safepoint_ns);
     else
         fputs("\"safepoints\":null,\"safepoint_ns\":null,", f);
     fputs("\"stalls\":[", f);

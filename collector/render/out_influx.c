@@ -18,18 +18,18 @@
 
 struct out_influx {
     int udp;
-    int fd;                       /* UDP: connected socket */
+    int fd; /* UDP: connected socket */
     char host[256], port[16];
-    char target[1024];            /* HTTP: path and query */
+    char target[1024]; /* HTTP: path and query */
     char url[1100];
     char measurement[64];
-    char hostname[256];           /* the host tag */
+    char hostname[256]; /* the host tag */
     struct sockaddr_storage addr;
     socklen_t addrlen;
     int family, socktype, protocol;
-    char *buf;                    /* lines not sent yet */
+    char *buf; /* lines not sent yet */
     size_t len, cap;
-    uint64_t first_ns;            /* CLOCK_MONOTONIC when the batch began */
+    uint64_t first_ns; /* CLOCK_MONOTONIC when the batch began */
 };
 
 static uint64_t mono_ns(void)
@@ -134,8 +134,7 @@ int out_influx_open(struct out_influx **xp, const char *url, const char *measure
         snprintf(err, errlen,
                  "unknown URL scheme in '%s'%s%.*s%s: use http://HOST:PORT/write?db=NAME or "
                  "udp://HOST:PORT",
-                 url, colon ? " ('" : "", colon ? (int)(colon - url) : 0, url,
-                 colon ? "')" : "");
+                 url, colon ? " ('" : "", colon ? (int)(colon - url) : 0, url, colon ? "')" : "");
         goto fail;
     }
     struct addrinfo hints = {0}, *ai = NULL;
@@ -203,15 +202,14 @@ size_t out_influx_line(const char *measurement, const char *host, const struct e
                           "max_time=%llui,stalled_pct=%.4f",
                           (unsigned long long)h->total, (unsigned long long)hdr_percentile(h, 50),
                           (unsigned long long)hdr_percentile(h, 99),
-                          (unsigned long long)hdr_percentile(h, 99.9),
-                          (unsigned long long)h->max, (unsigned long long)p->max_time_ns,
-                          p->stalled_pct);
+                          (unsigned long long)hdr_percentile(h, 99.9), (unsigned long long)h->max,
+                          (unsigned long long)p->max_time_ns, p->stalled_pct);
     if (p->gc_ms >= 0)
         n += (size_t)snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0, ",gc_ms=%.3f",
                               p->gc_ms);
     if (p->safepoint_ms >= 0)
-        n += (size_t)snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0,
-                              ",safepoint_ms=%.3f", p->safepoint_ms);
+        n += (size_t)snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0, ",safepoint_ms=%.3f",
+                              p->safepoint_ms);
     n += (size_t)snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0, " %llu",
                           (unsigned long long)p->start_ns);
     return n;
@@ -239,8 +237,8 @@ static int http_post(struct out_influx *x, const char *body, size_t n, char *err
     char head[1600], reply[512];
     int fd, rc = connect_to(x, &fd);
     if (rc) {
-        snprintf(err, errlen, "InfluxDB at '%s': cannot connect to %s port %s: %s", x->url,
-                 x->host, x->port, strerror(-rc));
+        snprintf(err, errlen, "InfluxDB at '%s': cannot connect to %s port %s: %s", x->url, x->host,
+                 x->port, strerror(-rc));
         return rc;
     }
     int hl = snprintf(head, sizeof(head),
@@ -314,8 +312,7 @@ int out_influx_flush(struct out_influx *x, char *err, size_t errlen)
     return rc;
 }
 
-int out_influx_write(struct out_influx *x, const struct export_point *p, char *err,
-                     size_t errlen)
+int out_influx_write(struct out_influx *x, const struct export_point *p, char *err, size_t errlen)
 {
     char line[1024];
     size_t n = out_influx_line(x->measurement, x->hostname, p, line, sizeof(line));

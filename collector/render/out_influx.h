@@ -27,8 +27,7 @@ int out_influx_open(struct out_influx **x, const char *url, const char *measurem
 /* Adds p's line to the batch; sends the batch when it is full or 5 s old. Returns 0 or
  * -errno when a send failed (HTTP status other than 2xx: -EPROTO, with the server's reply in
  * err). */
-int out_influx_write(struct out_influx *x, const struct export_point *p, char *err,
-                     size_t errlen);
+int out_influx_write(struct out_influx *x, const struct export_point *p, char *err, size_t errlen);
 
 /* Sends what is batched. Returns as out_influx_write. */
 int out_influx_flush(struct out_influx *x, char *err, size_t errlen);

@@ -81,8 +81,8 @@ static void test_v2_encoding(void)
     static unsigned char z[1 << 16], raw[1 << 17];
     hdr_reset(&h);
     hdr_record(&h, 3, 1);
-    hdr_record(&h, 4, 1);  /* adjacent non-zero counts */
-    hdr_record(&h, 6, 1);  /* a single zero between */
+    hdr_record(&h, 4, 1); /* adjacent non-zero counts */
+    hdr_record(&h, 6, 1); /* a single zero between */
     hdr_record(&h, 1000, 300);
     hdr_record(&h, 123456789, 1ull << 40); /* a count needing 6 LEB128 bytes */
     hdr_record(&h, 2500000000ull, 7);
@@ -142,8 +142,8 @@ static void test_files(void)
     hdr_reset(&h);
     for (uint64_t v = 1; v <= 1000; v++)
         hdr_record(&h, v * 1000, 1);
-    struct export_point pt = {"cpu1", 1700000000123000000ull, 1000000000ull, &h,
-                              1700000000623000000ull, 1.25, -1, 2.5};
+    struct export_point pt = {
+        "cpu1", 1700000000123000000ull, 1000000000ull, &h, 1700000000623000000ull, 1.25, -1, 2.5};
 
     snprintf(path, sizeof(path), "%s/a.hlog", dir);
     struct out_hlog *hl = NULL;
@@ -152,8 +152,10 @@ static void test_files(void)
     CHECK(out_hlog_write(hl, "cpu1", pt.start_ns, pt.length_ns, &h, err, sizeof(err)) == 0);
     CHECK(out_hlog_close(hl, err, sizeof(err)) == 0);
     char *s = slurp(path);
-    CHECK(s && strncmp(s, "#made by test_export\n#[Histogram log format version 1.3]\n"
-                          "#[StartTime: 1700000000.000 (seconds since epoch), ", 100) == 0);
+    CHECK(s && strncmp(s,
+                       "#made by test_export\n#[Histogram log format version 1.3]\n"
+                       "#[StartTime: 1700000000.000 (seconds since epoch), ",
+                       100) == 0);
     CHECK(s && strstr(s, "\n#[BaseTime: 1700000000.000 (seconds since epoch)]\n"
                          "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\","
                          "\"Interval_Compressed_Histogram\"\n"
@@ -206,8 +208,9 @@ static void test_influx_line(void)
     hdr_reset(&h);
     hdr_record(&h, 100, 3);
     hdr_record(&h, 5000, 1);
-    struct export_point pt = {"cpu 0,x=y", 1700000000000000001ull, 1000000000ull, &h,
-                              1700000000000000123ull, 0.5, 12.25, -1};
+    struct export_point pt = {
+        "cpu 0,x=y", 1700000000000000001ull, 1000000000ull, &h, 1700000000000000123ull, 0.5, 12.25,
+        -1};
     char line[512];
     size_t n = out_influx_line("jit ter=", "host,a", &pt, line, sizeof(line));
     const char *want = "jit\\ ter=,host=host\\,a,probe=cpu\\ 0\\,x\\=y count=4i,p50=100i,"

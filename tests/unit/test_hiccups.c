@@ -21,9 +21,9 @@
 #define MS 1000000ull
 #define T0 1000000000ull /* the log's start: 1 s of ticks */
 
-static void put_hiccup(struct fplgen *g, int probe, uint64_t start, uint64_t end,
-                       uint64_t wakeups, uint64_t max_ns, uint64_t max_at, uint64_t stalls,
-                       uint64_t stalled, size_t n, const uint64_t *idx, const uint64_t *cnt)
+static void put_hiccup(struct fplgen *g, int probe, uint64_t start, uint64_t end, uint64_t wakeups,
+                       uint64_t max_ns, uint64_t max_at, uint64_t stalls, uint64_t stalled,
+                       size_t n, const uint64_t *idx, const uint64_t *cnt)
 {
     struct fpl_buf b = {0};
     fpl_put_v(&b, (uint64_t)probe);
@@ -74,8 +74,8 @@ static void put_gc(struct fplgen *g, uint64_t start, uint64_t end, const char *n
     fpl_buf_free(&b);
 }
 
-static void put_pauses(struct fplgen *g, uint64_t start, uint64_t end, uint64_t sps,
-                       uint64_t sp_ns, uint64_t steal)
+static void put_pauses(struct fplgen *g, uint64_t start, uint64_t end, uint64_t sps, uint64_t sp_ns,
+                       uint64_t steal)
 {
     struct fpl_buf b = {0};
     fpl_put_u64(&b, start);
@@ -100,9 +100,21 @@ static int build(const char *path)
     struct fplgen g;
     if (fplgen_init(&g) != 0)
         return -1;
-    struct fplgen_header hd = {4242, FPL_CLOCK_TSC, 1000000000ull, T0, 5 * T0,
-                               1700000000000000000ull, 10 * MS, FPL_ENGINE_CPUTIMER, 0, 0, 64,
-                               "hiccup", "vm", "17", "Main"};
+    struct fplgen_header hd = {4242,
+                               FPL_CLOCK_TSC,
+                               1000000000ull,
+                               T0,
+                               5 * T0,
+                               1700000000000000000ull,
+                               10 * MS,
+                               FPL_ENGINE_CPUTIMER,
+                               0,
+                               0,
+                               64,
+                               "hiccup",
+                               "vm",
+                               "17",
+                               "Main"};
     fplgen_header(&g, &hd);
     struct reader_frame f1 = {1, 3, FPL_FRAME_JAVA}, f2 = {2, 0, FPL_FRAME_JAVA};
     fplgen_thread(&g, 1, 100, "worker");
@@ -114,12 +126,12 @@ static int build(const char *path)
     uint64_t jidx[] = {fpl_hdr_index(50000), fpl_hdr_index(2 * MS), fpl_hdr_index(7 * MS),
                        fpl_hdr_index(200 * MS)};
     uint64_t jcnt[] = {800, 97, 1, 1};
-    put_hiccup(&g, FPL_PROBE_JAVA, T0, 2 * T0, 899, 200 * MS, T0 + 200 * MS, 5, 250 * MS, 4,
-               jidx, jcnt);
+    put_hiccup(&g, FPL_PROBE_JAVA, T0, 2 * T0, 899, 200 * MS, T0 + 200 * MS, 5, 250 * MS, 4, jidx,
+               jcnt);
     uint64_t oidx[] = {fpl_hdr_index(30000)};
     uint64_t ocnt[] = {950};
-    put_hiccup(&g, FPL_PROBE_OS, T0 + 1000, 2 * T0 + 1000, 950, 31000, T0 + 5 * MS, 0, 0, 1,
-               oidx, ocnt);
+    put_hiccup(&g, FPL_PROBE_OS, T0 + 1000, 2 * T0 + 1000, 950, 31000, T0 + 5 * MS, 0, 0, 1, oidx,
+               ocnt);
     /* A: a GC covers 190 of its 200 ms: gc (though run_delay and safepoints say more) */
     put_stall(&g, FPL_PROBE_JAVA, BOTH, T0 + 200 * MS, T0 + 400 * MS, 150 * MS, 1, 199 * MS);
     put_gc(&g, T0 + 210 * MS, T0 + 400 * MS, "Serial full collection pauses");

@@ -11,20 +11,24 @@
  * the knee, the last unbounded; every gap in exactly one bin. */
 static void test_bins(void)
 {
-    static const uint64_t want[] = {14,    18,    22,     26,     30,      34,     38,
-                                    42,    46,    50,     100,    500,     1000,   5000,
+    static const uint64_t want[] = {14,    18,    22,     26,     30,      34,        38,
+                                    42,    46,    50,     100,    500,     1000,      5000,
                                     10000, 50000, 100000, 500000, 1000000, UINT64_MAX};
     for (unsigned i = 0; i < 20; i++)
         CHECK_EQ_U(jitter_report_bin_upper(i, 20, 50, 10), want[i]);
     static struct jitter_counts c;
     jitter_counts_reset(&c);
-    c.small[3] = 5;     /* below min: first bin */
-    c.small[14] = 7;    /* an upper bound is exclusive: second bin */
-    c.small[49] = 11;   /* last linear bin */
-    c.small[120] = 13;  /* 500 bin */
+    c.small[3] = 5;                    /* below min: first bin */
+    c.small[14] = 7;                   /* an upper bound is exclusive: second bin */
+    c.small[49] = 11;                  /* last linear bin */
+    c.small[120] = 13;                 /* 500 bin */
     hdr_record(&c.large, 1000000, 17); /* 1 ms at 1 GHz: 10^6 ticks */
-    struct jitter_report_opts o = {.hz = 1e9, .bins = 20, .knee_ticks = 50, .min_ticks = 10,
-                                   .threshold_ticks = 1000, .width = 80};
+    struct jitter_report_opts o = {.hz = 1e9,
+                                   .bins = 20,
+                                   .knee_ticks = 50,
+                                   .min_ticks = 10,
+                                   .threshold_ticks = 1000,
+                                   .width = 80};
     double per[20];
     jitter_report_bins(&c, &o, per);
     CHECK(per[0] == 5);
