@@ -65,8 +65,12 @@ struct jitter_run {
     struct jitter_config cfg;
     struct jitter_cpu *cpu; /* cfg.ncpu */
     uint64_t start_tick;    /* when measuring began (set by jitter_start) */
-    atomic_int go;          /* set once every spin thread runs on its CPU */
-    atomic_int stop;        /* set by jitter_stop */
+    /* release by jitter_start once every spin thread runs pinned and start_tick is set; the
+     * spin threads' acquire load pairs with it before they read start_tick */
+    atomic_int go;
+    /* set by jitter_stop; read relaxed at each interval's end: it orders nothing, a late look
+     * costs at most one more interval */
+    atomic_int stop;
 };
 
 /* Starts one pinned spin thread per CPU and returns once all of them measure. Returns 0, or

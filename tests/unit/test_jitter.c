@@ -1,8 +1,15 @@
 /* test_jitter.c: the jitter report's histogram bins (SLJ Test's spacing: linear from --min to
- * the knee, then 2x, 10x, 20x, 100x ... the knee) and its time format. The spin threads
- * themselves run in tests/integration/test_jitter.py, against an injected stall. */
+ * the knee, then 2x, 10x, 20x, 100x ... the knee) and its time format; and a short run of the
+ * spin threads whose slots must tile the run and whose counts must add up (also under
+ * ThreadSanitizer: the slot hand-over is lock-free). The injected-stall test is
+ * tests/integration/test_jitter.py. */
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
+
+#include "jclock.h"
+#include "jitter.h"
 
 #include "harness.h"
 #include "jitter_report.h"
@@ -50,8 +57,59 @@ static void test_bins(void)
     CHECK(strcmp(jitter_report_time(292079025, b, sizeof(b)), "292ms") == 0);
 }
 
+/* 0.3 s on one CPU in 20 ms intervals, read slowly enough that the spin thread must merge
+ * slots: every interval follows the last, the run is covered, each slot's gaps add up. */
+static void test_run(void)
+{
+    cpu_set_t set;
+    int cpu = 0;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+        while (cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &set))
+            cpu++;
+    }
+    double hz;
+    CHECK(jclock_rate(20, &hz) == 0);
+    struct jitter_config cfg = {&cpu, 1, hz, jclock_ticks(3e8, hz), jclock_ticks(2e7, hz),
+                                jclock_ticks(2e4, hz)};
+    static struct jitter_run run;
+    static struct jitter_counts total;
+    char err[256];
+    CHECK(jitter_start(&run, &cfg, err, sizeof(err)) == 0);
+    jitter_counts_reset(&total);
+    uint64_t slots = 0, periods = 0, prev_end = run.start_tick, contiguous = 1, sums = 1;
+    for (;;) {
+        int ended = jitter_ended(&run, 0);
+        const struct jitter_slot *s;
+        while ((s = jitter_next(&run, 0)) != NULL) {
+            uint64_t n = 0;
+            for (unsigned t = 0; t < JITTER_SMALL; t++)
+                n += s->c.small[t];
+            sums &= n + s->c.large.total == s->c.reads;
+            contiguous &= s->c.start == prev_end;
+            prev_end = s->c.end;
+            periods += s->c.periods;
+            slots++;
+            jitter_counts_add(&total, &s->c);
+            jitter_release(&run, 0);
+        }
+        if (ended)
+            break;
+        struct timespec ts = {0, 60000000}; /* slower than the slots fill: some merge */
+        nanosleep(&ts, NULL);
+    }
+    jitter_join(&run);
+    CHECK(slots >= 2);
+    CHECK(contiguous);
+    CHECK(sums);
+    CHECK(periods >= 15);
+    CHECK(total.reads > 1000);
+    CHECK(prev_end - run.start_tick >= cfg.duration_ticks);
+    CHECK(total.max >= 1);
+}
+
 int main(void)
 {
     test_bins();
+    test_run();
     return harness_result("test_jitter");
 }
