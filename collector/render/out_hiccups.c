@@ -290,6 +290,10 @@ int out_hiccups_json(FILE *f, const struct profile *p, const struct hiccups *h)
 int out_hiccups_summary(FILE *f, const struct profile *p, const char *path, char *err,
                         size_t errlen)
 {
+    /* a log whose header shows no hiccup option has none: spare the second read */
+    if (p->have_header && p->header.options && !strstr(p->header.options, "hiccup") &&
+        !strstr(p->header.options, "stall="))
+        return 0;
     struct hiccups h;
     int rc = hiccups_read(&h, p, path, err, errlen);
     if (rc)

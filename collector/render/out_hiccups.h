@@ -44,7 +44,8 @@ int out_hiccups_stalls_csv(FILE *f, const struct profile *p, const struct hiccup
 int out_hiccups_json(FILE *f, const struct profile *p, const struct hiccups *h);
 
 /* For `flyprof summary`: reads the hiccups of the log at path (p read from it) and, when it
- * has any, writes the report with the 5 longest stalls. Returns 0 or -errno (err filled). */
+ * has any, writes the report with the 5 longest stalls. A log whose header's options name
+ * neither hiccup nor stall= is not read again. Returns 0 or -errno (err filled). */
 int out_hiccups_summary(FILE *f, const struct profile *p, const char *path, char *err,
                         size_t errlen);
 

@@ -70,6 +70,13 @@ def bad_inputs(t, cpus):
                 "jitter %s: measured although the input was bad", args)
         t.note("refused %s: %s", " ".join(args), r.stderr.strip().splitlines()[0])
     t.check(not os.path.exists(out), "a bad --csv left the --hlog file %s behind", out)
+    # a TSC that is not invariant is measured anyway, with a warning (played by the env var)
+    env = dict(os.environ, FLYPROF_TSC_INVARIANT="0")
+    p = subprocess.run([t.cli, "jitter", "-c", str(cpus[0]), "-d", "0.2"], env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    t.check(p.returncode == 0 and "warning: the TSC is not invariant" in p.stderr and
+            "NOT invariant" in p.stdout, "no warning for a TSC that is not invariant: %s",
+            p.stderr.strip())
 
 
 def run_stalled(t, cpus, extra):
