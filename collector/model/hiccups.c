@@ -221,10 +221,15 @@ const char *hiccups_probe_name(int probe)
 static int analyse(struct ctx *c)
 {
     struct hiccups *h = c->h;
-    qsort(h->intervals, h->nintervals, sizeof(*h->intervals), cmp_interval);
-    qsort(h->stalls, h->nstalls, sizeof(*h->stalls), cmp_stall);
-    qsort(h->gcs, h->ngcs, sizeof(*h->gcs), cmp_gc);
-    qsort(h->pauses, h->npauses, sizeof(*h->pauses), cmp_pause);
+    /* an array never grown is NULL, which qsort may not be given even for 0 elements */
+    if (h->nintervals)
+        qsort(h->intervals, h->nintervals, sizeof(*h->intervals), cmp_interval);
+    if (h->nstalls)
+        qsort(h->stalls, h->nstalls, sizeof(*h->stalls), cmp_stall);
+    if (h->ngcs)
+        qsort(h->gcs, h->ngcs, sizeof(*h->gcs), cmp_gc);
+    if (h->npauses)
+        qsort(h->pauses, h->npauses, sizeof(*h->pauses), cmp_pause);
     for (int k = 0; k < HICCUPS_PROBES; k++) {
         h->total[k] = malloc(sizeof(*h->total[k]));
         if (!h->total[k])
@@ -393,6 +398,8 @@ int hiccups_read(struct hiccups *h, const struct profile *p, const char *path, c
         }
         for (size_t i = 0; rc == 0 && i < h->nstalls; i++) {
             struct acc *a = &c.acc[i];
+            if (!a->n)
+                continue; /* no samples in its window (a->s is NULL) */
             qsort(a->s, a->n, sizeof(*a->s), cmp_stack);
             h->stalls[i].nstacks = a->n < HICCUPS_TOP_STACKS ? a->n : HICCUPS_TOP_STACKS;
             memcpy(h->stalls[i].stacks, a->s, h->stalls[i].nstacks * sizeof(*a->s));
