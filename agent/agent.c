@@ -10,6 +10,7 @@
 
 #include "control.h"
 #include "gcevents.h"
+#include "handler.h"
 #include "methods.h"
 #include "natives.h"
 #include "options.h"
@@ -213,7 +214,8 @@ EXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
         methods_preload(jvmti, jni);
         natives_bind_loaded(jvmti, jni);
         char err[512];
-        if (threads_adopt_existing(jvmti, jni, control_thread_start, err, sizeof(err)) < 0)
+        if (threads_adopt_existing(jvmti, jni, control_thread_start, control_thread_end, err,
+                                   sizeof(err)) < 0)
             say(err);
     }
     int rc = 0;
@@ -250,4 +252,7 @@ EXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 EXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
 {
     (void)vm;
+    /* VMDeath stopped any session and gave the signals back; this covers a JVM that unloads
+     * agents without a VMDeath first */
+    handler_uninstall();
 }

@@ -31,6 +31,13 @@
 #include "wallclock.h"
 #include "writer.h"
 
+/* How long stop waits for what it stops. Longer than any healthy run takes (a handler run
+ * takes microseconds, a sampler tick milliseconds); what is still running after that is
+ * stuck (a thread stopped inside the handler, a JVMTI walk that never returns) and is left
+ * behind, said once on stderr: the JVM's exit must not hang on the agent. */
+#define HANDLER_WAIT_NS (2ull * 1000000000ull)
+#define SAMPLER_WAIT_NS (5ull * 1000000000ull)
+
 /* 8 MiB: at 1 ms on 100 busy threads the writer drains ~1 MB per 10 ms cycle; the bench
  * showed 16 MiB only adding resident memory */
 #define RING_BYTES (8u << 20)
@@ -214,14 +221,21 @@ static void get_property(const char *name, char *out, size_t len)
     }
 }
 
-/* Stops the engines and waits for running handlers. Called by control_stop and by the
- * writer when the duration ends; idempotent. */
-static void stop_sampling(void)
+/* Says msg on stderr, once per flag for the JVM's life (a stuck thread stays stuck). */
+static void say_once(atomic_int *said, const char *msg)
 {
-    if (atomic_exchange_explicit(&wall_on, 0, memory_order_acq_rel))
-        wallclock_stop();
-    if (atomic_exchange_explicit(&hiccup_on, 0, memory_order_acq_rel))
-        hiccup_stop();
+    /* relaxed: only which caller prints is decided here */
+    if (!atomic_exchange_explicit(said, 1, memory_order_relaxed)) {
+        fprintf(stderr, "flyprof: %s\n", msg);
+        fflush(stderr);
+    }
+}
+
+static atomic_int said_handler, said_sampler, said_writer;
+
+/* Stops the CPU engine, if one runs. Idempotent. */
+static void stop_cpu_engine(void)
+{
     int e = atomic_exchange_explicit(&engine_on, FPL_ENGINE_NONE, memory_order_acq_rel);
     if (e == FPL_ENGINE_CPUTIMER)
         cputimer_stop();
@@ -229,7 +243,85 @@ static void stop_sampling(void)
         itimer_stop();
     else if (e == FPL_ENGINE_PERF)
         perf_stop();
-    handler_deactivate();
+}
+
+/* Stops the engines and waits, bounded, for the sampler thread and running handlers. Called
+ * by control_stop and by the writer when the duration ends; idempotent. */
+static void stop_sampling(void)
+{
+    if (atomic_exchange_explicit(&wall_on, 0, memory_order_acq_rel) &&
+        wallclock_stop(SAMPLER_WAIT_NS) != 0)
+        say_once(&said_sampler, "the wall-clock sampler thread did not stop within 5 s (stuck "
+                                "in a JVM stack walk?); stopped waiting for it; wall-clock "
+                                "profiling cannot start again until it stops");
+    if (atomic_exchange_explicit(&hiccup_on, 0, memory_order_acq_rel))
+        hiccup_stop();
+    stop_cpu_engine();
+    if (handler_deactivate(HANDLER_WAIT_NS) != 0)
+        say_once(&said_handler, "a signal handler run did not return within 2 s (a thread "
+                                "stopped inside it?); stopped waiting for it; profiling cannot "
+                                "start again until it returns");
+    /* nothing of ours sends a signal any more: give the signals back (a handler run still
+     * stuck inside returns through our code, which stays loaded) */
+    handler_uninstall();
+}
+
+/* Called by the writer once a second: when another library replaced one of our handlers,
+ * stop the engine that sends that signal (its signals would now land in the other library's
+ * handler, and we would sample nothing), and say so once. The log has the counter. */
+static void check_handlers(void)
+{
+    unsigned lost = handler_check();
+    if (!lost)
+        return;
+    if ((lost & HANDLER_CPU) && atomic_load_explicit(&engine_on, memory_order_acquire)) {
+        stop_cpu_engine();
+        fprintf(stderr, "flyprof: another library replaced flyprof's handler of signal %d; CPU "
+                        "sampling stopped (the log and `flyprof summary` say so)\n",
+                handler_cpu_signo());
+    }
+    if ((lost & HANDLER_WALL) && atomic_exchange_explicit(&wall_on, 0, memory_order_acq_rel)) {
+        if (wallclock_stop(SAMPLER_WAIT_NS) != 0)
+            say_once(&said_sampler, "the wall-clock sampler thread did not stop within 5 s");
+        fprintf(stderr, "flyprof: another library replaced flyprof's handler of signal %d; "
+                        "wall-clock sampling stopped (the log and `flyprof summary` say so)\n",
+                handler_wall_signo());
+    }
+}
+
+/* Installs the signal handlers the options need; err says why not. */
+static int install_handlers(const struct options *o, char *err, size_t errlen)
+{
+    int flags = 0;
+    if (o->cpu_interval_ns)
+        flags |= o->engine == FPL_ENGINE_ITIMER ? HANDLER_ITIMER : HANDLER_CPU;
+    if (o->wall_interval_ns)
+        flags |= HANDLER_WALL;
+    int rc = handler_install(flags);
+    if (rc == -EBUSY)
+        snprintf(err, errlen,
+                 "engine=itimer needs SIGPROF (ITIMER_PROF sends no other signal), and SIGPROF "
+                 "already has a handler that is not flyprof's (another profiler or agent?): "
+                 "flyprof does not take it over. Use engine=cputimer or engine=perf, which "
+                 "run on a signal of their own");
+    else if (rc == -EAGAIN)
+        snprintf(err, errlen,
+                 "no free signal for flyprof: SIGPROF and SIGRTMIN+5 .. SIGRTMIN+12 all have "
+                 "handlers of other libraries, which flyprof does not take over");
+    else if (rc != 0)
+        snprintf(err, errlen, "cannot set up the signal handler: %s", strerror(-rc));
+    return rc;
+}
+
+/* Stops the writer (bounded): 0, or -ETIMEDOUT with err filled and said on stderr. */
+static int stop_writer(char *err, size_t errlen)
+{
+    if (writer_stop() == 0)
+        return 0;
+    snprintf(err, errlen, "the writer thread made no progress for 10 s; stopped waiting for it: "
+                          "the log %s may be incomplete", log_path);
+    say_once(&said_writer, err);
+    return -ETIMEDOUT;
 }
 
 int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen)
@@ -258,21 +350,40 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
         }
         ring_ready = 1;
     }
-    if (o->wall_interval_ns) {
+    /* a handler run of an earlier session that never returned may still write the ring and
+     * the scratch buffers: they cannot be handed to a new session until it has */
+    if (handler_deactivate(HANDLER_WAIT_NS) != 0) {
+        snprintf(err, errlen, "a signal handler run of the previous session has not returned "
+                              "(a thread stopped inside it?): profiling cannot start again "
+                              "until it does");
+        rc = -EBUSY;
+        goto out;
+    }
+    if (o->wall_interval_ns && wallclock_running()) {
+        snprintf(err, errlen, "the wall-clock sampler of the previous session has not stopped "
+                              "(stuck in a JVM stack walk?): wall-clock profiling cannot start "
+                              "again until it does");
+        rc = -EBUSY;
+        goto out;
+    }
+    {
         intptr_t env_off = 0;
         int64_t state_off = vmstructs_offset("JavaThread", "_thread_state");
         if (state_off > 0 && threads_env_offset(jvmti, jni, &env_off) == 0)
             handler_set_native_probe(env_off, (intptr_t)state_off);
     }
-    if ((rc = handler_init(&ring, o->depth)) != 0 || (rc = handler_install()) != 0) {
+    if ((rc = handler_init(&ring, o->depth)) != 0) {
         snprintf(err, errlen, "cannot set up the signal handler: %s", strerror(-rc));
         goto out;
     }
+    if ((rc = install_handlers(o, err, errlen)) != 0)
+        goto out;
     if (prepared_fd >= 0) {
         fd = prepared_fd;
         prepared_fd = -1;
     } else if ((fd = open_output(o, err, errlen)) < 0) {
         rc = fd;
+        handler_uninstall();
         goto out;
     }
 
@@ -283,11 +394,13 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     session.opts = *o;
     session.pid = (int)getpid();
     session.stop_sampling = stop_sampling;
+    session.periodic = check_handlers;
     session.finish = finish_output;
     get_property("java.vm.name", session.jvm_name, sizeof(session.jvm_name));
     get_property("java.vm.version", session.jvm_version, sizeof(session.jvm_version));
     get_property("sun.java.command", session.command, sizeof(session.command));
     counters_reset();
+    counters_add_sigsafe(FPL_CTR_CPU_SIGNO, (uint64_t)handler_cpu_signo());
     tsc_anchor(&session.start);
     if (o->duration_ns)
         session.deadline_mono_ns = mono_ns() + o->duration_ns;
@@ -295,6 +408,7 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     threads_set_deferred_purge(jni, 1); /* the writer names samples of threads that end */
     if ((rc = writer_start(&session, jni)) != 0) {
         threads_set_deferred_purge(jni, 0);
+        handler_uninstall();
         snprintf(err, errlen, "cannot start the writer thread");
         close(fd);
         goto out;
@@ -309,7 +423,13 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
             rc = cputimer_start(o->cpu_interval_ns);
         if (rc != 0) {
             snprintf(err, errlen, "cannot start the CPU timer: %s", strerror(-rc));
-            handler_deactivate();
+            if (rc == -EBUSY)
+                snprintf(err, errlen, "engine=itimer: the process's ITIMER_PROF is already "
+                                      "running for someone else (another profiler?); flyprof "
+                                      "does not take it over. Use engine=cputimer or perf");
+            if (handler_deactivate(HANDLER_WAIT_NS) != 0)
+                say_once(&said_handler, "a signal handler run did not return within 2 s");
+            handler_uninstall();
             writer_stop();
             goto out;
         }
@@ -349,7 +469,7 @@ int control_stop(char *err, size_t errlen)
         rc = -ENOENT;
     } else {
         stop_sampling();
-        writer_stop();
+        rc = stop_writer(err, errlen);
     }
     pthread_mutex_unlock(&lock);
     return rc;
@@ -414,7 +534,9 @@ int control_dump(const char *file, char *err, size_t errlen)
                  "dump %s: unknown format; use .fpl, .html, .collapsed, .pb.gz or .txt", file);
         rc = -EINVAL;
     } else if ((rc = writer_sync()) != 0) {
-        snprintf(err, errlen, "profiling stopped during the dump");
+        snprintf(err, errlen, rc == -ETIMEDOUT ? "the writer thread made no progress for 10 s: "
+                                                 "nothing dumped"
+                                               : "profiling stopped during the dump");
     } else if (is_log(file)) {
         /* the copy is a complete prefix of the log: every chunk in it verifies, and a reader
          * takes the missing END as "still running" */
@@ -456,6 +578,7 @@ void control_status(char *buf, size_t len)
 
 void control_thread_start(struct threads_entry *e)
 {
+    handler_wall_reset(e->slot); /* a new thread in the slot: no wall stack, no signal yet */
     cputimer_thread_start(e);
     perf_thread_start(e);
 }

@@ -26,7 +26,7 @@ void cputimer_thread_start(struct threads_entry *e)
     struct sigevent sev;
     memset(&sev, 0, sizeof(sev));
     sev.sigev_notify = SIGEV_THREAD_ID;
-    sev.sigev_signo = SIGPROF;
+    sev.sigev_signo = handler_cpu_signo(); /* SIGPROF unless another library handles it */
     sev.sigev_value.sival_int = HANDLER_COOKIE;
     sev._sigev_un._tid = e->tid;
     timer_t t;

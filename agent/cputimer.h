@@ -1,5 +1,6 @@
 /* cputimer.h: the default CPU engine: one CPU-time timer per Java thread
- * (timer_create on the thread's CPU clock, SIGEV_THREAD_ID, SIGPROF). Each sample weighs
+ * (timer_create on the thread's CPU clock, SIGEV_THREAD_ID, the CPU signal handler_install
+ * chose: SIGPROF, or a real-time signal when another library handles SIGPROF). Each sample weighs
  * 1 + si_overrun, because the kernel delivers at most one signal per tick (FACTS.md). */
 #ifndef CPUTIMER_H
 #define CPUTIMER_H

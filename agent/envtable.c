@@ -1,5 +1,6 @@
 /* envtable.c: tid -> JNIEnv for threads adopted at attach.
- * ASYNC-SIGNAL-SAFE: envtable_get_sigsafe runs in signal handlers. */
+ * ASYNC-SIGNAL-SAFE: envtable_get_sigsafe and envtable_current_env_sigsafe run in signal
+ * handlers. */
 #include "envtable.h"
 
 #include <errno.h>
@@ -16,6 +17,13 @@ struct cell {
 };
 
 static struct cell cells[CAP];
+
+/* HotSpot's thread-local probe (envtable_set_probe). Written once before handlers look
+ * entries up, then read-only: probe_ready's release/acquire orders the three fields. */
+static pthread_key_t probe_key;
+static intptr_t probe_env_off;
+static const void *probe_functions;
+static atomic_int probe_ready;
 
 static unsigned hash(int tid)
 {
@@ -55,25 +63,78 @@ void envtable_remove(int tid)
         if (t == EMPTY)
             return;
         if (t == tid) {
-            /* the thread is ending (ThreadEnd on itself) or the agent stops: its handler can
-             * no longer be looking it up concurrently with a reuse of the cell's env */
+            /* a handler that still reads the old entry checks its env against its own
+             * thread's before using it (envtable_get_sigsafe) */
             atomic_store_explicit(&cells[i].tid, TOMBSTONE, memory_order_release);
             return;
         }
     }
 }
 
-JNIEnv *envtable_get_sigsafe(int tid, uint32_t *slot1)
+/* The cell of tid, or NULL. */
+static struct cell *lookup(int tid)
 {
     for (unsigned n = 0, i = hash(tid); n < CAP; n++, i = (i + 1) & (CAP - 1)) {
         /* acquire: pairs with envtable_put's release of the tid */
         int t = atomic_load_explicit(&cells[i].tid, memory_order_acquire);
         if (t == EMPTY)
             return NULL;
-        if (t == tid) {
-            *slot1 = atomic_load_explicit(&cells[i].slot1, memory_order_relaxed);
-            return atomic_load_explicit(&cells[i].env, memory_order_relaxed);
-        }
+        if (t == tid)
+            return &cells[i];
     }
     return NULL;
+}
+
+int envtable_find(int tid, JNIEnv **env, uint32_t *slot1)
+{
+    struct cell *c = lookup(tid);
+    if (!c)
+        return 0;
+    *env = atomic_load_explicit(&c->env, memory_order_relaxed);
+    *slot1 = atomic_load_explicit(&c->slot1, memory_order_relaxed);
+    return 1;
+}
+
+void envtable_set_probe(pthread_key_t key, intptr_t env_off, const void *functions)
+{
+    probe_key = key;
+    probe_env_off = env_off;
+    probe_functions = functions;
+    /* release: a handler that sees the probe ready sees its fields */
+    atomic_store_explicit(&probe_ready, 1, memory_order_release);
+}
+
+int envtable_probe_ready(void)
+{
+    return atomic_load_explicit(&probe_ready, memory_order_acquire);
+}
+
+JNIEnv *envtable_current_env_sigsafe(void)
+{
+    if (!envtable_probe_ready())
+        return NULL;
+    /* HotSpot's own signal handler reads Thread::current the same way: glibc's
+     * pthread_getspecific reads the calling thread's key slots, without locks or allocation */
+    const char *thread = pthread_getspecific(probe_key);
+    if (!thread)
+        return NULL;
+    JNIEnv *env = (JNIEnv *)(thread + probe_env_off);
+    /* a JavaThread's JNIEnv points to the JNI function table; HotSpot's other threads (GC,
+     * VM) hold something else at that offset */
+    return *(const void *const *)env == probe_functions ? env : NULL;
+}
+
+JNIEnv *envtable_get_sigsafe(int tid, uint32_t *slot1)
+{
+    struct cell *c = lookup(tid);
+    if (!c)
+        return NULL;
+    JNIEnv *env = atomic_load_explicit(&c->env, memory_order_relaxed);
+    uint32_t s = atomic_load_explicit(&c->slot1, memory_order_relaxed);
+    /* the entry may belong to a thread that has ended and whose tid this thread now has:
+     * its env would be a dangling pointer for AsyncGetCallTrace */
+    if (envtable_probe_ready() && env != envtable_current_env_sigsafe())
+        return NULL;
+    *slot1 = s;
+    return env;
 }

@@ -21,6 +21,8 @@
 #include "fpl_format.h"
 #include "sample.h"
 #include "stackwalk.h"
+#include "testhook.h"
+#include "threads.h"
 #include "tls.h"
 #include "tsc.h"
 
@@ -41,18 +43,95 @@ static atomic_int scratch_busy[SCRATCH_COUNT];
 static atomic_int active;
 static atomic_int inflight;
 
-static int installed;
 static pid_t own_pid;
-static int wall_signo = -1;
-/* itimer weighting: the interval, and the process CPU time at the previous signal (exchanged,
- * so concurrent handlers split the elapsed time between them; relaxed: a statistic) */
+
+/* One signal flyprof handles: which, our handler, and the disposition it had before ours
+ * (restored at handler_uninstall, and what a signal that is not ours is passed on to). prev
+ * is written before our handler is installed and never while it is: a handler reads it
+ * without synchronization (the sigaction system call orders the two). */
+struct hsig {
+    int signo;                              /* 0: not installed */
+    void (*fn)(int, siginfo_t *, void *);
+    struct sigaction prev;
+    int lost;                               /* our handler was found replaced */
+};
+static void cpu_signal(int sig, siginfo_t *si, void *uc);
+static void wall_signal(int sig, siginfo_t *si, void *uc);
+static struct hsig cpu_hs = {.fn = cpu_signal};
+static struct hsig wall_hs = {.fn = wall_signal};
+
+/* 1 while this thread runs one of our handlers: the two signals block each other (sa_mask),
+ * so this catches any other way in (a foreign handler that chains to ours while ours runs).
+ * Initial-exec TLS: never allocated lazily, safe in a handler on any thread. */
+static __thread int in_handler __attribute__((tls_model("initial-exec")));
+/* 1 when this thread's last push reached the ring (a wall sample that was dropped must not
+ * become the stack the sampler repeats). Initial-exec TLS, as above. */
+static __thread int pushed __attribute__((tls_model("initial-exec")));
+
+/* Per registry slot, shared by the wall-clock sampler and the wall handler (see handler.h):
+ * - wall_pending: the tick id of the wall signal sent to the thread and not taken yet (0:
+ *   none). Set by the sampler before it sends (the only writer of non-zero values), cleared by
+ *   the handler when the signal arrives (release; the sampler loads with acquire).
+ * - wall_base: the thread's CPU time (ns) when its last wall stack was taken, 0: none. Stored
+ *   with release after that sample is in the ring, by the handler or by the sampler; the
+ *   sampler loads it with acquire, so a repeat it pushes comes after that sample in the ring. */
+static _Atomic uint32_t wall_pending[THREADS_MAX];
+static _Atomic uint64_t wall_base[THREADS_MAX];
+/* - wall_missed: ticks that chose the thread while its signal was still pending (added by the
+ *   sampler, taken by the handler with an exchange): the sample that signal brings weighs
+ *   1 + wall_missed, as a timer signal weighs 1 + overruns. Relaxed: a count. */
+static _Atomic uint32_t wall_missed[THREADS_MAX];
+/* itimer weighting: the interval, and the process CPU time up to which periods have been
+ * handed out as weights (advanced by CAS, so concurrent handlers split the elapsed time
+ * between them and what one handler rounds off, the next one gets; relaxed: nothing else is
+ * published through it) */
 static _Atomic uint64_t itimer_period;
 static _Atomic uint64_t itimer_cpu;
 
+static uint64_t process_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The calling thread's CPU time, ns (0 when unknown). */
+static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 void handler_set_itimer_period(uint64_t ns)
 {
-    atomic_store_explicit(&itimer_cpu, 0, memory_order_relaxed);
+    atomic_store_explicit(&itimer_cpu, ns ? process_cpu_ns() : 0, memory_order_relaxed);
     atomic_store_explicit(&itimer_period, ns, memory_order_relaxed);
+}
+
+/* The weight of one ITIMER_PROF signal: the process CPU time elapsed since the time already
+ * handed out, in periods, rounded to the nearest; the rounding error stays in itimer_cpu, so
+ * the weights add up to the process CPU time however the kernel spaces its signals (it sends
+ * at most one per tick: 4 ms of one CPU at HZ=250 against a 5 ms period came out as 1 period
+ * each, 25% too much, when every signal rounded on its own). At least 1: a signal is a
+ * sample; a weight given early is taken back from the next one. */
+static uint32_t itimer_weight(uint64_t period)
+{
+    uint64_t now = process_cpu_ns();
+    uint64_t base = atomic_load_explicit(&itimer_cpu, memory_order_relaxed);
+    uint64_t periods;
+    do {
+        periods = now > base ? (now - base + period / 2) / period : 0;
+        if (periods == 0)
+            periods = 1;
+        if (periods > UINT32_MAX)
+            periods = UINT32_MAX;
+    } while (!atomic_compare_exchange_weak_explicit(&itimer_cpu, &base, base + periods * period,
+                                                    memory_order_relaxed,
+                                                    memory_order_relaxed));
+    return (uint32_t)periods;
 }
 /* to tell "in native" from "running" on the sampled thread itself: its JavaThread is its
  * JNIEnv minus env_offset, and JavaThread::_thread_state sits at state_offset (0: unknown) */
@@ -65,14 +144,35 @@ void handler_set_native_probe(intptr_t env_off, intptr_t state_off)
     state_offset = state_off;
 }
 
-/* perf event fds that are ours (perf engine): set by handler_own_fd before an event is armed
- * (release), read by handlers (acquire). */
-#define MAX_PERF_FD 16384
-static _Atomic uint64_t perf_fds[MAX_PERF_FD / 64];
-/* CPU ns each event had counted at its previous signal: a sample weighs the periods elapsed
- * since, so signals the kernel folded or delayed still count. Only the thread that owns an
- * event handles its signals, one at a time (the event is re-armed at the end). */
-static uint64_t perf_last[MAX_PERF_FD];
+/* 1 when the calling thread is a Java thread in native code (its JVM state word says
+ * _thread_in_native or _thread_in_native_trans), 0 when not or unknown. */
+static int in_native(void)
+{
+    JNIEnv *env = tls_env_sigsafe();
+    if (!env || !state_offset)
+        return 0;
+    int js = *(const volatile int *)((const char *)env - env_offset + state_offset);
+    return js == 4 || js == 5;
+}
+
+/* perf event fds that are ours (perf engine), indexed by fd, for every fd the process can
+ * ever have: sized at the first perf start from the kernel's cap on fd numbers (perf.c reads
+ * /proc/sys/fs/nr_open, 1M by default), mapped without reserving memory, so only the pages
+ * around fds actually used by events become resident (8 bytes an fd). A fixed 16384 meant
+ * that a server with many sockets had events the handler did not recognize, never re-armed
+ * and never counted. perf_tab and perf_cap are published once (release) before any fd is
+ * marked; an entry is set by handler_own_fd before the event is armed (release) and read by
+ * handlers (acquire). */
+struct perf_slot {
+    _Atomic uint32_t owned;
+    uint32_t pad_;
+    /* CPU ns the event had counted at its previous signal: a sample weighs the periods
+     * elapsed since, so signals the kernel folded or delayed still count. Only the thread
+     * that owns an event handles its signals, one at a time (re-armed at the end). */
+    uint64_t last;
+};
+static struct perf_slot *_Atomic perf_tab;
+static _Atomic size_t perf_cap;
 static uint64_t perf_period;
 
 void handler_set_perf_period(uint64_t ns)
@@ -80,23 +180,38 @@ void handler_set_perf_period(uint64_t ns)
     perf_period = ns;
 }
 
-void handler_own_fd(int fd, int on)
+int handler_perf_init(size_t cap)
 {
-    if (fd < 0 || fd >= MAX_PERF_FD)
-        return;
-    uint64_t bit = 1ull << (fd % 64);
-    perf_last[fd] = 0;
-    if (on)
-        atomic_fetch_or_explicit(&perf_fds[fd / 64], bit, memory_order_release);
-    else
-        atomic_fetch_and_explicit(&perf_fds[fd / 64], ~bit, memory_order_release);
+    if (atomic_load_explicit(&perf_tab, memory_order_acquire))
+        return 0;
+    void *p = mmap(NULL, cap * sizeof(struct perf_slot), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        return -errno;
+    atomic_store_explicit(&perf_cap, cap, memory_order_relaxed);
+    /* release: the capacity before the table; handlers load the table with acquire */
+    atomic_store_explicit(&perf_tab, p, memory_order_release);
+    return 0;
 }
 
-static int perf_fd_owned(int fd)
+int handler_own_fd(int fd, int on)
 {
-    if (fd < 0 || fd >= MAX_PERF_FD)
-        return 0;
-    return (atomic_load_explicit(&perf_fds[fd / 64], memory_order_acquire) >> (fd % 64)) & 1;
+    struct perf_slot *t = atomic_load_explicit(&perf_tab, memory_order_acquire);
+    if (!t || fd < 0 || (size_t)fd >= atomic_load_explicit(&perf_cap, memory_order_relaxed))
+        return -ERANGE;
+    t[fd].last = 0;
+    /* release: last = 0 before a handler can see the fd as ours */
+    atomic_store_explicit(&t[fd].owned, on ? 1u : 0u, memory_order_release);
+    return 0;
+}
+
+/* The slot of fd if it is one of our perf events, else NULL. */
+static struct perf_slot *perf_fd_owned(int fd)
+{
+    struct perf_slot *t = atomic_load_explicit(&perf_tab, memory_order_acquire);
+    if (!t || fd < 0 || (size_t)fd >= atomic_load_explicit(&perf_cap, memory_order_relaxed))
+        return NULL;
+    return atomic_load_explicit(&t[fd].owned, memory_order_acquire) ? &t[fd] : NULL;
 }
 
 int handler_init(struct ring *r, unsigned d)
@@ -133,6 +248,7 @@ static void push(const struct sample_rec *h, int n, const struct sample_frame *f
     uint32_t nf = n > 0 ? (uint32_t)n : 0;
     uint32_t len = (uint32_t)(sizeof(struct sample_rec) + nf * sizeof(struct sample_frame));
     struct sample_rec *s = ring_reserve(ring, len);
+    pushed = s != NULL;
     if (!s)
         return; /* counted by the ring */
     *s = *h;
@@ -192,10 +308,68 @@ static void take_sample(struct sample_rec *h, void *uc)
     atomic_store_explicit(&scratch_busy[k], 0, memory_order_release);
 }
 
+/* Passes a signal that is not ours to the handler that was there before ours, if it was a
+ * handler: never to SIG_DFL (for SIGPROF and the real-time signals that ends the process) nor
+ * SIG_IGN. */
+static void chain(const struct hsig *hs, int sig, siginfo_t *si, void *uc)
+{
+    if (hs->prev.sa_flags & SA_SIGINFO) {
+        if (hs->prev.sa_sigaction)
+            hs->prev.sa_sigaction(sig, si, uc);
+    } else if (hs->prev.sa_handler != SIG_DFL && hs->prev.sa_handler != SIG_IGN) {
+        hs->prev.sa_handler(sig);
+    }
+}
+
+/* Counts a signal that reached our handler but is not ours, and passes it on. */
+static void foreign(const struct hsig *hs, int sig, siginfo_t *si, void *uc)
+{
+    counters_add_sigsafe(FPL_CTR_FOREIGN_SIGNALS, 1);
+    chain(hs, sig, si, uc);
+}
+
+/* Enters one of our handlers on this thread: 0, or -1 when this thread is already inside one
+ * (counted; the caller must not walk: AsyncGetCallTrace is not reentrant before JDK 23). */
+static int enter(void)
+{
+    if (in_handler) {
+        counters_add_sigsafe(FPL_CTR_HANDLER_NESTED, 1);
+        return -1;
+    }
+    in_handler = 1;
+    /* the flag is this thread's own: only a handler on this thread reads it */
+    atomic_signal_fence(memory_order_seq_cst);
+    return 0;
+}
+
+static void leave_handler(void)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    in_handler = 0;
+}
+
+/* The CPU signal: accepted only when provably sent for one of our engines -- a timer of ours
+ * (cputimer: our cookie in si_value), an event of ours (perf: an fd we own in si_fd), or the
+ * process itimer while our itimer engine runs (the only ITIMER_PROF of the process, and only
+ * ever on SIGPROF). Anything else is another library's, passed on. */
 static void cpu_signal(int sig, siginfo_t *si, void *uc)
 {
-    (void)sig;
     int saved_errno = errno;
+    uint32_t weight = 1;
+    struct perf_slot *perf = NULL;
+    if (si->si_code == SI_TIMER && si->si_value.sival_int == HANDLER_COOKIE) {
+        if (si->si_overrun > 0)
+            weight += (uint32_t)si->si_overrun;
+    } else if ((si->si_code == POLL_IN || si->si_code == POLL_HUP) &&
+               (perf = perf_fd_owned(si->si_fd)) != NULL) {
+        /* one of our perf events */
+    } else if (si->si_code == SI_KERNEL && sig == SIGPROF &&
+               atomic_load_explicit(&itimer_period, memory_order_relaxed)) {
+        weight = 0; /* computed below, once we know we are active */
+    } else {
+        foreign(&cpu_hs, sig, si, uc);
+        goto out;
+    }
     if (!atomic_load_explicit(&active, memory_order_seq_cst))
         goto out;
     atomic_fetch_add_explicit(&inflight, 1, memory_order_seq_cst);
@@ -203,50 +377,34 @@ static void cpu_signal(int sig, siginfo_t *si, void *uc)
         goto leave;
 
     uint64_t t0 = tsc_read_sigsafe();
-    uint32_t weight = 1;
-    if (si->si_code == SI_TIMER) {
-        if (si->si_value.sival_int != HANDLER_COOKIE)
-            goto leave; /* someone else's timer */
-        if (si->si_overrun > 0) {
-            weight += (uint32_t)si->si_overrun;
-            counters_add_sigsafe(FPL_CTR_OVERRUNS, (uint64_t)si->si_overrun);
-        }
-    } else if (si->si_code == POLL_IN || si->si_code == POLL_HUP) {
-        int fd = si->si_fd;
-        if (!perf_fd_owned(fd))
-            goto leave;
+    if (perf) {
         uint64_t count;
-        if (perf_period && read(fd, &count, sizeof(count)) == sizeof(count)) {
-            uint64_t periods = (count - perf_last[fd] + perf_period / 2) / perf_period;
-            perf_last[fd] = count;
-            if (periods > 1) {
+        if (perf_period && read(si->si_fd, &count, sizeof(count)) == sizeof(count)) {
+            uint64_t periods = (count - perf->last + perf_period / 2) / perf_period;
+            perf->last = count;
+            if (periods > 1)
                 weight = (uint32_t)periods;
-                counters_add_sigsafe(FPL_CTR_OVERRUNS, periods - 1);
-            }
         }
         /* perf engine: the event disabled itself after one overflow; re-arm it */
-        ioctl(fd, PERF_EVENT_IOC_REFRESH, 1);
-    } else if (si->si_code == SI_KERNEL) {
+        ioctl(si->si_fd, PERF_EVENT_IOC_REFRESH, 1);
+    } else if (weight == 0) {
         /* itimer: the kernel sends at most one ITIMER_PROF signal per tick whatever the
-         * interval, so weigh each by the process CPU time elapsed since the previous one */
-        uint64_t period = atomic_load_explicit(&itimer_period, memory_order_relaxed);
-        struct timespec ts;
-        if (period && clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) == 0) {
-            uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-            uint64_t prev = atomic_exchange_explicit(&itimer_cpu, now, memory_order_relaxed);
-            uint64_t periods = prev && now > prev ? (now - prev + period / 2) / period : 1;
-            if (periods > 1) {
-                weight = (uint32_t)(periods < UINT32_MAX ? periods : UINT32_MAX);
-                counters_add_sigsafe(FPL_CTR_OVERRUNS, periods - 1);
-            }
-        }
-    } else {
-        goto leave; /* sent by a process (kill/tgkill): not a profiling tick */
+         * interval, so weigh each by the process CPU time elapsed (itimer_weight) */
+        weight = itimer_weight(atomic_load_explicit(&itimer_period, memory_order_relaxed));
     }
+    if (weight > 1)
+        counters_add_sigsafe(FPL_CTR_OVERRUNS, weight - 1);
     counters_add_sigsafe(FPL_CTR_SIGNALS, 1);
+    if (testhook_armed_sigsafe() && in_native())
+        testhook_hang_sigsafe(); /* a test: this run never returns (testhook.h) */
     struct sample_rec h = {.ticks = t0, .weight = weight, .kind = FPL_KIND_CPU,
                            .state = FPL_STATE_RUNNING};
-    take_sample(&h, uc);
+    if (enter() == 0) {
+        take_sample(&h, uc);
+        leave_handler();
+    } else {
+        push(&h, SAMPLE_ERR_NO_SCRATCH, NULL); /* keep the weight, do not walk */
+    }
     counters_handler_time_sigsafe(tsc_ticks_to_ns_sigsafe(tsc_read_sigsafe() - t0));
 leave:
     atomic_fetch_sub_explicit(&inflight, 1, memory_order_seq_cst);
@@ -255,24 +413,45 @@ out:
 }
 
 /* The wall-clock signal, sent by the sampler with rt_tgsigqueueinfo: si_value carries the
- * cookie, the thread state the sampler read and the tick id (handler_wall_value). */
+ * cookie, the thread state the sampler read and the tick id (handler_wall_value). Only a
+ * signal queued by this process (si_pid) with our cookie is ours. */
 static void wall_signal(int sig, siginfo_t *si, void *uc)
 {
-    (void)sig;
     int saved_errno = errno;
+    uint64_t v = (uint64_t)(uintptr_t)si->si_value.sival_ptr;
+    if (si->si_code != SI_QUEUE || si->si_pid != own_pid || (v & 0xffff) != HANDLER_WALL_COOKIE) {
+        foreign(&wall_hs, sig, si, uc);
+        goto out;
+    }
     if (!atomic_load_explicit(&active, memory_order_seq_cst))
         goto out;
     atomic_fetch_add_explicit(&inflight, 1, memory_order_seq_cst);
     if (!atomic_load_explicit(&active, memory_order_seq_cst))
         goto leave;
-    uint64_t v = (uint64_t)(uintptr_t)si->si_value.sival_ptr;
-    if (si->si_code != SI_QUEUE || si->si_pid != own_pid || (v & 0xffff) != HANDLER_WALL_COOKIE)
-        goto leave; /* not our sampler's */
     uint64_t t0 = tsc_read_sigsafe();
     counters_add_sigsafe(FPL_CTR_WALL_SIGNALS, 1);
     struct sample_rec h = {.ticks = t0, .weight = 1, .kind = FPL_KIND_WALL,
                            .state = (uint8_t)((v >> 16) & 0xff), .tick = (uint32_t)(v >> 32)};
-    take_sample(&h, uc);
+    /* the ticks that chose this thread while this signal waited count in its weight */
+    uint32_t slot1 = tls_slot();
+    if (!slot1)
+        envtable_get_sigsafe(tls_tid_sigsafe(), &slot1);
+    if (slot1 && slot1 <= THREADS_MAX)
+        h.weight += atomic_exchange_explicit(&wall_missed[slot1 - 1], 0, memory_order_relaxed);
+    pushed = 0;
+    if (enter() == 0) {
+        take_sample(&h, uc);
+        leave_handler();
+    } else {
+        push(&h, SAMPLE_ERR_NO_SCRATCH, NULL);
+    }
+    if (h.slot1 && h.slot1 <= THREADS_MAX) {
+        uint32_t slot = h.slot1 - 1;
+        /* release: our sample is in the ring before the sampler may repeat it */
+        if (pushed)
+            atomic_store_explicit(&wall_base[slot], thread_cpu_ns(), memory_order_release);
+        atomic_store_explicit(&wall_pending[slot], 0, memory_order_release);
+    }
     counters_handler_time_sigsafe(tsc_ticks_to_ns_sigsafe(tsc_read_sigsafe() - t0));
 leave:
     atomic_fetch_sub_explicit(&inflight, 1, memory_order_seq_cst);
@@ -280,46 +459,155 @@ out:
     errno = saved_errno;
 }
 
-static int install(int signo, void (*fn)(int, siginfo_t *, void *))
+/* Whether a disposition leaves a signal to us: nobody handles it. SIG_IGN counts as free for
+ * SIGPROF only (a launcher may ignore it); a real-time signal set to SIG_IGN may be someone's
+ * sigwaitinfo channel. */
+static int is_free(int signo, const struct sigaction *sa)
 {
-    struct sigaction sa;
+    if (sa->sa_flags & SA_SIGINFO)
+        return 0;
+    return sa->sa_handler == SIG_DFL || (signo == SIGPROF && sa->sa_handler == SIG_IGN);
+}
+
+static int same_action(const struct sigaction *a, const struct sigaction *b)
+{
+    if ((a->sa_flags & SA_SIGINFO) != (b->sa_flags & SA_SIGINFO))
+        return 0;
+    return (a->sa_flags & SA_SIGINFO) ? a->sa_sigaction == b->sa_sigaction
+                                      : a->sa_handler == b->sa_handler;
+}
+
+static int is_ours(const struct hsig *hs, const struct sigaction *sa)
+{
+    return (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction == hs->fn;
+}
+
+/* Whether signo is free for us: nobody's handler on it and not taken by us already. */
+static int usable(int signo)
+{
+    struct sigaction old;
+    if (signo == cpu_hs.signo || signo == wall_hs.signo)
+        return 0;
+    return sigaction(signo, NULL, &old) == 0 && is_free(signo, &old);
+}
+
+/* The first real-time signal in SIGRTMIN+5 .. SIGRTMIN+12 nobody has a handler for (on JDK 17
+ * SIGRTMAX-2 looked free but our handler never ran). Real-time signals queue: a thread waiting
+ * for a CPU does not lose a tick's signal by merging it with the next. */
+static int pick_rt_signo(int not)
+{
+    for (int sig = SIGRTMIN + 5; sig <= SIGRTMIN + 12 && sig <= SIGRTMAX; sig++)
+        if (sig != not && usable(sig))
+            return sig;
+    return -EBUSY;
+}
+
+/* Installs hs's handler on signo, blocking `block` (the other profiling signal, 0: none)
+ * while it runs. Never replaces someone else's handler: when one appeared between the check
+ * and the install, it is put back and -EBUSY returned. */
+static int install_one(struct hsig *hs, int signo, int block)
+{
+    struct sigaction sa, seen;
+    if (sigaction(signo, NULL, &hs->prev) != 0)
+        return -errno;
+    if (!is_free(signo, &hs->prev))
+        return -EBUSY;
     memset(&sa, 0, sizeof(sa));
-    sa.sa_sigaction = fn;
+    sa.sa_sigaction = hs->fn;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    return sigaction(signo, &sa, NULL) == 0 ? 0 : -errno;
-}
-
-/* The first real-time signal in SIGRTMIN+5 .. SIGRTMIN+12 nobody has a handler for. */
-static int pick_wall_signo(void)
-{
-    for (int sig = SIGRTMIN + 5; sig <= SIGRTMIN + 12 && sig <= SIGRTMAX; sig++) {
-        struct sigaction old;
-        if (sigaction(sig, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
-            old.sa_handler == SIG_DFL)
-            return sig;
+    if (block > 0)
+        sigaddset(&sa.sa_mask, block);
+    if (sigaction(signo, &sa, &seen) != 0)
+        return -errno;
+    if (!same_action(&seen, &hs->prev)) {
+        sigaction(signo, &seen, NULL);
+        return -EBUSY;
     }
-    return -1;
+    hs->signo = signo;
+    hs->lost = 0;
+    return 0;
 }
 
-int handler_install(void)
+/* Puts back what was on hs's signal before ours, if ours is still there (a handler installed
+ * over ours stays). SIG_IGN first: that discards every instance still pending on any thread
+ * (a queued wall signal of a thread that blocks signals, a timer signal raised just before
+ * its timer was deleted), which the default action would turn into the end of the JVM. */
+static void uninstall_one(struct hsig *hs)
 {
-    if (installed)
-        return 0;
+    if (!hs->signo)
+        return;
+    struct sigaction cur, ign;
+    if (sigaction(hs->signo, NULL, &cur) == 0 && is_ours(hs, &cur)) {
+        memset(&ign, 0, sizeof(ign));
+        ign.sa_handler = SIG_IGN;
+        sigemptyset(&ign.sa_mask);
+        sigaction(hs->signo, &ign, NULL);
+        sigaction(hs->signo, &hs->prev, NULL);
+    }
+    hs->signo = 0;
+}
+
+int handler_install(int flags)
+{
     own_pid = getpid();
-    int rc = install(SIGPROF, cpu_signal);
-    if (rc == 0) {
-        wall_signo = pick_wall_signo();
-        rc = wall_signo > 0 ? install(wall_signo, wall_signal) : -EBUSY;
+    if (cpu_hs.signo || wall_hs.signo)
+        handler_uninstall();
+    int cpu = 0, wall = 0;
+    if (flags & (HANDLER_CPU | HANDLER_ITIMER)) {
+        cpu = usable(SIGPROF) ? SIGPROF : -EBUSY;
+        if (cpu < 0 && (flags & HANDLER_ITIMER))
+            return -EBUSY; /* ITIMER_PROF only ever sends SIGPROF */
+        if (cpu < 0)
+            cpu = pick_rt_signo(0);
+        if (cpu < 0)
+            return -EAGAIN;
     }
-    if (rc == 0)
-        installed = 1;
-    return rc;
+    if (flags & HANDLER_WALL) {
+        wall = pick_rt_signo(cpu);
+        if (wall < 0)
+            return -EAGAIN;
+    }
+    int rc = 0;
+    if (cpu > 0)
+        rc = install_one(&cpu_hs, cpu, wall);
+    if (rc == 0 && wall > 0)
+        rc = install_one(&wall_hs, wall, cpu);
+    if (rc != 0)
+        handler_uninstall();
+    return rc == -EBUSY ? -EAGAIN : rc;
+}
+
+void handler_uninstall(void)
+{
+    uninstall_one(&cpu_hs);
+    uninstall_one(&wall_hs);
+}
+
+unsigned handler_check(void)
+{
+    unsigned lost = 0;
+    struct hsig *all[] = {&cpu_hs, &wall_hs};
+    for (unsigned i = 0; i < 2; i++) {
+        struct sigaction cur;
+        struct hsig *hs = all[i];
+        if (!hs->signo || hs->lost || sigaction(hs->signo, NULL, &cur) != 0 || is_ours(hs, &cur))
+            continue;
+        hs->lost = 1;
+        lost |= i == 0 ? HANDLER_CPU : HANDLER_WALL;
+        counters_add_sigsafe(FPL_CTR_HANDLER_LOST, 1);
+    }
+    return lost;
+}
+
+int handler_cpu_signo(void)
+{
+    return cpu_hs.signo;
 }
 
 int handler_wall_signo(void)
 {
-    return wall_signo;
+    return wall_hs.signo;
 }
 
 uint64_t handler_wall_value(int state, uint32_t tick)
@@ -328,16 +616,97 @@ uint64_t handler_wall_value(int state, uint32_t tick)
            (uint64_t)tick << 32;
 }
 
+void handler_wall_claim(uint32_t slot, uint32_t tick)
+{
+    /* relaxed: only the sampler stores non-zero values; the signal that follows is what the
+     * handler's clearing answers */
+    if (slot < THREADS_MAX)
+        atomic_store_explicit(&wall_pending[slot], tick ? tick : 1, memory_order_relaxed);
+}
+
+uint32_t handler_wall_pending(uint32_t slot)
+{
+    return slot < THREADS_MAX ? atomic_load_explicit(&wall_pending[slot], memory_order_acquire)
+                              : 0;
+}
+
+uint32_t handler_wall_unclaim(uint32_t slot)
+{
+    if (slot >= THREADS_MAX)
+        return 0;
+    atomic_store_explicit(&wall_pending[slot], 0, memory_order_relaxed);
+    return atomic_exchange_explicit(&wall_missed[slot], 0, memory_order_relaxed);
+}
+
+void handler_wall_miss(uint32_t slot)
+{
+    handler_wall_miss_n(slot, 1);
+}
+
+void handler_wall_miss_n(uint32_t slot, uint32_t n)
+{
+    if (slot < THREADS_MAX && n)
+        atomic_fetch_add_explicit(&wall_missed[slot], n, memory_order_relaxed);
+}
+
+uint64_t handler_wall_base(uint32_t slot)
+{
+    return slot < THREADS_MAX ? atomic_load_explicit(&wall_base[slot], memory_order_acquire) : 0;
+}
+
+void handler_wall_set_base(uint32_t slot, uint64_t cpu_ns)
+{
+    if (slot < THREADS_MAX)
+        atomic_store_explicit(&wall_base[slot], cpu_ns, memory_order_release);
+}
+
+void handler_wall_reset(uint32_t slot)
+{
+    if (slot < THREADS_MAX) {
+        atomic_store_explicit(&wall_base[slot], 0, memory_order_relaxed);
+        atomic_store_explicit(&wall_pending[slot], 0, memory_order_relaxed);
+        atomic_store_explicit(&wall_missed[slot], 0, memory_order_relaxed);
+    }
+}
+
+void handler_wall_reset_all(void)
+{
+    for (uint32_t i = 0; i < THREADS_MAX; i++) {
+        /* relaxed: at a session start, before the sampler runs */
+        if (atomic_load_explicit(&wall_base[i], memory_order_relaxed) ||
+            atomic_load_explicit(&wall_pending[i], memory_order_relaxed) ||
+            atomic_load_explicit(&wall_missed[i], memory_order_relaxed))
+            handler_wall_reset(i);
+    }
+}
+
 void handler_activate(void)
 {
     atomic_store_explicit(&active, 1, memory_order_seq_cst);
 }
 
-void handler_deactivate(void)
+int handler_deactivate(uint64_t timeout_ns)
 {
     atomic_store_explicit(&active, 0, memory_order_seq_cst);
-    while (atomic_load_explicit(&inflight, memory_order_seq_cst) != 0)
+    /* a run takes microseconds; one that takes longer is on a thread that is not running
+     * (stopped by a debugger, frozen): waiting for it must not hang the JVM's exit */
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (handler_inflight() != 0) {
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        uint64_t waited = (uint64_t)(t.tv_sec - t0.tv_sec) * 1000000000ull +
+                          (uint64_t)t.tv_nsec - (uint64_t)t0.tv_nsec;
+        if (waited >= timeout_ns)
+            return -ETIMEDOUT;
         usleep(100);
+    }
+    return 0;
+}
+
+int handler_inflight(void)
+{
+    /* seq_cst: the other half of the Dekker pair with the handlers' entry (see above) */
+    return atomic_load_explicit(&inflight, memory_order_seq_cst);
 }
 
 int handler_active(void)

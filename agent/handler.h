@@ -3,6 +3,7 @@
 #define HANDLER_H
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ring.h"
@@ -10,12 +11,46 @@
 /* sigev_value / si_value cookie of the signals flyprof's own timers send */
 #define HANDLER_COOKIE 0x666c7970
 
-/* The wall-clock signal is chosen by handler_install: not SIGPROF, which the CPU engines use
- * at the same time; a real-time signal, because those queue (a thread waiting for a CPU must
- * not lose a tick's signal by merging it with the next, as a standard signal would); and one
- * nobody else handles: the first of SIGRTMIN+5 .. SIGRTMIN+12 whose disposition is still the
- * default (on JDK 17 SIGRTMAX-2 looked free but our handler never ran). Its si_value carries
- * HANDLER_WALL_COOKIE in the low 16 bits. */
+/* Signals. flyprof never replaces a handler that is not its own, and handles a signal only
+ * while a session runs (handler_install at start, handler_uninstall at stop).
+ * - The CPU signal (cputimer, perf, itimer): SIGPROF when nobody else handles it; otherwise
+ *   (another profiler took it) a free real-time signal of our own, which per-thread timers and
+ *   perf events can deliver as well. ITIMER_PROF can only send SIGPROF: engine=itimer is
+ *   refused when SIGPROF is taken.
+ * - The wall-clock signal: a real-time signal, because those queue (a thread waiting for a CPU
+ *   must not lose a tick's signal by merging it with the next, as a standard signal would),
+ *   nobody else handles: the first free one of SIGRTMIN+5 .. SIGRTMIN+12. Its si_value
+ *   carries HANDLER_WALL_COOKIE in the low 16 bits.
+ * Each handler accepts only signals that are provably ours (our timer cookie, our perf fds,
+ * our itimer while it runs, our pid with SI_QUEUE and the wall cookie); any other is counted
+ * (FPL_CTR_FOREIGN_SIGNALS) and passed on to the handler that was there before ours, if that
+ * was a handler. The two signals block each other while one is handled, so our handlers never
+ * nest on a thread (a re-entry is counted in FPL_CTR_HANDLER_NESTED and not walked). */
+#define HANDLER_CPU 1       /* handler_install: the CPU signal, any number */
+#define HANDLER_WALL 2      /* handler_install: the wall-clock signal */
+#define HANDLER_ITIMER 4    /* handler_install: the CPU signal, and it must be SIGPROF */
+
+/* Installs the handlers flags asks for, choosing their signals as above; replaces the
+ * handlers of an earlier session. Returns 0, -EBUSY (HANDLER_ITIMER: SIGPROF has another
+ * handler), -EAGAIN (no free signal) or -errno. Control context, profiling off. */
+int handler_install(int flags);
+
+/* Puts back the dispositions our handlers replaced (where ours are still installed: a
+ * handler someone installed over ours stays), discarding our signals still pending.
+ * Idempotent. Control context, after the engines stopped and handler_deactivate. */
+void handler_uninstall(void);
+
+/* Checks that our handlers are still installed. Returns the HANDLER_CPU / HANDLER_WALL bits
+ * of those found replaced by someone else since the last check (each is reported once and
+ * counted in FPL_CTR_HANDLER_LOST): their engines must stop, their signals now reach another
+ * library's handler. Any thread but a signal handler (once a second from the writer). */
+unsigned handler_check(void);
+
+/* The CPU signal chosen by handler_install (0: none): the signal timers and perf events of
+ * the CPU engines must send. */
+int handler_cpu_signo(void);
+
+/* The wall-clock signal chosen by handler_install (0: none). */
 int handler_wall_signo(void);
 
 #define HANDLER_WALL_COOKIE 0x5a17
@@ -23,17 +58,61 @@ int handler_wall_signo(void);
 /* The si_value the sampler sends with a wall signal: cookie, thread state, tick id. */
 uint64_t handler_wall_value(int state, uint32_t tick);
 
+/* Wall-clock bookkeeping per registry slot, shared by the sampler and the wall handler.
+ * At most one wall signal is outstanding per thread: the sampler claims the slot before it
+ * sends and sends no other while the claim stands (a thread that blocks signals must not
+ * collect one queued signal per tick: the queue limit is per user); the handler clears it.
+ * Each tick that finds the claim standing adds one to the slot's missed count, which the
+ * handler adds to the weight of the sample that signal brings.
+ * wall_base is the thread's CPU time when its last wall stack was taken (by the handler, or
+ * by the sampler through JVMTI): while the thread's CPU time stays there, it has not run and
+ * its stack has not changed, so the sampler repeats that stack instead of signalling or
+ * walking it. Sampler thread, except as noted. */
+
+/* Claims slot for a wall signal of tick (check handler_wall_pending first). */
+void handler_wall_claim(uint32_t slot, uint32_t tick);
+
+/* The tick id of the wall signal outstanding on slot, 0: none. */
+uint32_t handler_wall_pending(uint32_t slot);
+
+/* Gives up a claim: the signal could not be sent, or it is known to be gone. Returns the
+ * missed count, now the caller's (to weigh on the sample it takes instead). */
+uint32_t handler_wall_unclaim(uint32_t slot);
+
+/* Counts a tick that chose the slot's thread while its signal was still pending: not sent
+ * again, the sample that signal brings weighs one more. */
+void handler_wall_miss(uint32_t slot);
+
+/* Adds n to the slot's missed count (ticks a new signal's sample must also weigh). */
+void handler_wall_miss_n(uint32_t slot, uint32_t n);
+
+/* The thread CPU time (ns) at the slot's last wall stack, 0: none known. */
+uint64_t handler_wall_base(uint32_t slot);
+
+/* Records that a wall stack of the slot's thread, pushed before this call, was taken when the
+ * thread's CPU time was cpu_ns. */
+void handler_wall_set_base(uint32_t slot, uint64_t cpu_ns);
+
+/* Forgets the slot's state: a new thread took it (ThreadStart, adoption). Any thread. */
+void handler_wall_reset(uint32_t slot);
+
+/* Forgets every slot's state. At a session start, before the sampler runs. */
+void handler_wall_reset_all(void);
+
 /* Preallocates the scratch stack buffers for depth frames and binds the ring. Only while no
  * handler can run (profiling off). Returns 0 or -errno. */
 int handler_init(struct ring *ring, unsigned depth);
 
-/* Installs the handlers for SIGPROF (CPU) and the wall signal (idempotent). Returns 0
- * or -errno. */
-int handler_install(void);
+/* Allocates the table of our perf fds, once: one entry for each fd number below cap (the
+ * kernel's own cap on fd numbers), mapped lazily. Returns 0 or -errno. Control context,
+ * before the first handler_own_fd. */
+int handler_perf_init(size_t cap);
 
 /* Marks fd as (on = 1) or no longer as (on = 0) a perf event of ours: the handler re-arms
- * and samples only on signals from owned fds. Mark before arming, unmark before closing. */
-void handler_own_fd(int fd, int on);
+ * and samples only on signals from owned fds. Mark before arming, unmark before closing.
+ * Returns 0, or -ERANGE (no table, or an fd beyond it: nr_open was raised after the table was
+ * made; the caller must not use that event). Control context / JVMTI callbacks. */
+int handler_own_fd(int fd, int on);
 
 /* The perf engine's sampling period in ns, for weighting its samples. Before arming. */
 void handler_set_perf_period(uint64_t ns);
@@ -50,9 +129,15 @@ void handler_set_itimer_period(uint64_t ns);
 /* Turns sampling on: handlers from now on record. */
 void handler_activate(void);
 
-/* Turns sampling off and waits until no handler is running any more, so the ring and the
- * scratch buffers are quiescent when it returns. Not from a signal handler. */
-void handler_deactivate(void);
+/* Turns sampling off and waits up to timeout_ns until no handler is running any more, so the
+ * ring and the scratch buffers are quiescent. Returns 0, or -ETIMEDOUT when a handler run is
+ * still in progress (a thread stopped inside it): then the ring and the scratch buffers may
+ * still be written by that run whenever it resumes, so they must stay allocated and must not
+ * be reused until handler_inflight() is 0. Not from a signal handler. */
+int handler_deactivate(uint64_t timeout_ns);
+
+/* Handler runs in progress (0 when none). Any thread. */
+int handler_inflight(void);
 
 /* 1 while sampling is on. Any thread. */
 int handler_active(void);

@@ -18,6 +18,13 @@ static int set(uint64_t ns)
 
 int itimer_start(uint64_t interval_ns)
 {
+    /* the process has one ITIMER_PROF: if it runs, it is someone else's (ours is stopped
+     * between sessions), and setting it would take it over */
+    struct itimerval cur;
+    if (getitimer(ITIMER_PROF, &cur) == 0 &&
+        (cur.it_value.tv_sec || cur.it_value.tv_usec || cur.it_interval.tv_sec ||
+         cur.it_interval.tv_usec))
+        return -EBUSY;
     handler_set_itimer_period(interval_ns);
     return set(interval_ns);
 }

@@ -5,7 +5,8 @@
 
 #include <stdint.h>
 
-/* Returns 0 or -errno. Control context. */
+/* Starts ITIMER_PROF. Returns 0, -EBUSY when the process's ITIMER_PROF already runs (someone
+ * else's: flyprof does not take it over), or -errno. Control context. */
 int itimer_start(uint64_t interval_ns);
 
 /* Control context. */

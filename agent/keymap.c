@@ -35,10 +35,8 @@ void keymap_destroy(struct keymap *m)
 
 void keymap_clear(struct keymap *m)
 {
-    if (m->slots)
-        memset(m->slots, 0, m->cap * sizeof(*m->slots));
-    m->count = 0;
-    m->alen = 0;
+    /* the zero state is an empty map: keymap_put allocates again on first use */
+    keymap_destroy(m);
 }
 
 static int equal(const struct keymap *m, const struct keymap_slot *s, const void *key,
@@ -112,4 +110,16 @@ int keymap_put(struct keymap *m, const void *key, uint32_t len, uint32_t id)
 size_t keymap_bytes(const struct keymap *m)
 {
     return m->cap * sizeof(*m->slots) + m->acap;
+}
+
+int keymap_bound(struct keymap *const *maps, size_t n, size_t max_bytes)
+{
+    size_t bytes = 0;
+    for (size_t i = 0; i < n; i++)
+        bytes += keymap_bytes(maps[i]);
+    if (bytes <= max_bytes)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        keymap_clear(maps[i]);
+    return 1;
 }

@@ -1,6 +1,7 @@
 /* methods.h: jmethodIDs and their names. AGCT can only name a frame whose method already has
  * a jmethodID, and HotSpot creates them lazily: preload them for every loaded class and for
- * each class as it is prepared (FACTS.md). */
+ * each class as it is prepared (FACTS.md). A jmethodID outlives its class: one whose class
+ * was unloaded is named `[unloaded]` without asking JVMTI (methods_stale). */
 #ifndef METHODS_H
 #define METHODS_H
 
@@ -29,8 +30,14 @@ struct methods_info {
     struct methods_line *lines; /* sorted by bci */
 };
 
-/* Resolves a jmethodID through JVMTI. Returns 0, or -EINVAL when the id is not valid (then
- * *out holds a placeholder name). Writer thread. */
+/* 1 when id is stale by HotSpot's own structures: its class was unloaded (or the id freed),
+ * so it must not be handed to JVMTI; 0 when it is valid as far as they tell (or this JVM's
+ * layout is unknown). Reads metadata only through a fault-proof copy. Writer thread. */
+int methods_stale(jmethodID id);
+
+/* Resolves a jmethodID through JVMTI. Returns 0; -ENOENT when the id is stale
+ * (methods_stale: *out is the marker `[unloaded]`, and JVMTI was not called); or -EINVAL when
+ * JVMTI refused it (*out is the marker `[unknown_method]`). Writer thread. */
 int methods_resolve(jvmtiEnv *jvmti, JNIEnv *jni, jmethodID id, struct methods_info *out);
 
 /* Frees the strings of *m. */

@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -61,10 +62,9 @@ void perf_thread_start(struct threads_entry *e)
         return;
     }
     struct f_owner_ex owner = {F_OWNER_TID, e->tid};
-    handler_own_fd(fd, 1);
-    if (fcntl(fd, F_SETFL, O_ASYNC) != 0 || fcntl(fd, F_SETSIG, SIGPROF) != 0 ||
-        fcntl(fd, F_SETOWN_EX, &owner) != 0 || ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 ||
-        ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
+    if (handler_own_fd(fd, 1) != 0 || fcntl(fd, F_SETFL, O_ASYNC) != 0 ||
+        fcntl(fd, F_SETSIG, handler_cpu_signo()) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0 ||
+        ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 || ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
         counters_add_sigsafe(FPL_CTR_TIMER_ERRORS, 1);
         handler_own_fd(fd, 0);
         close(fd);
@@ -95,9 +95,30 @@ static void stop_one(struct threads_entry *e, void *arg)
     perf_thread_end(e);
 }
 
+/* The most fds a process may have on this kernel (every fd number is below it): nr_open,
+ * else the hard RLIMIT_NOFILE, else 1M (the kernel's default nr_open). */
+static size_t max_fds(void)
+{
+    char buf[32];
+    size_t n = 0;
+    int fd = open("/proc/sys/fs/nr_open", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t r = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        for (ssize_t i = 0; i < r && buf[i] >= '0' && buf[i] <= '9'; i++)
+            n = n * 10 + (size_t)(buf[i] - '0');
+    }
+    struct rlimit rl;
+    if (n == 0 && getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY)
+        n = (size_t)rl.rlim_max;
+    return n ? n : (size_t)1 << 20;
+}
+
 int perf_start(uint64_t interval_ns)
 {
     int rc = perf_probe();
+    if (rc == 0)
+        rc = handler_perf_init(max_fds());
     if (rc != 0)
         return rc;
     handler_set_perf_period(interval_ns);

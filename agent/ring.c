@@ -3,13 +3,16 @@
  *
  * ASYNC-SIGNAL-SAFE: ring_reserve, ring_commit, ring_discard and ring_drops run inside signal
  * handlers. They touch only the preallocated buffer and lock-free atomics: no allocation,
- * no locks, no system calls, no errno.
+ * no locks; the one system call is ring_commit's write(2) to the consumer's wakeup fd, once
+ * per crossing of the wakeup level (async-signal-safe; it may set errno, which the handlers
+ * save and restore).
  */
 #include "ring.h"
 
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 /* A handler may interrupt the thread that holds a non-lock-free atomic's internal lock. */
 _Static_assert(ATOMIC_LONG_LOCK_FREE == 2 && ATOMIC_LLONG_LOCK_FREE == 2,
@@ -55,7 +58,47 @@ int ring_init(struct ring *r, size_t capacity)
     atomic_init(&r->head, 0);
     atomic_init(&r->tail, 0);
     atomic_init(&r->drops, 0);
+    atomic_init(&r->wake_armed, 0);
+    r->wake_fd = -1;
     return 0;
+}
+
+void ring_set_wakeup(struct ring *r, int fd, size_t level)
+{
+    r->wake_fd = fd;
+    r->wake_level = level;
+    atomic_store_explicit(&r->wake_armed, 0, memory_order_seq_cst);
+}
+
+int ring_rearm(struct ring *r)
+{
+    if (r->wake_fd < 0)
+        return 0;
+    /* seq_cst, as the producers' exchange and the loads below: either a producer that moved
+     * head past the level sees the flag armed and writes the fd, or we see its head here
+     * (a store-load pair; acquire/release alone would let both miss) */
+    atomic_store_explicit(&r->wake_armed, 1, memory_order_seq_cst);
+    uint64_t h = atomic_load_explicit(&r->head, memory_order_seq_cst);
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    return h - t >= r->wake_level;
+}
+
+/* Wakes the consumer when the ring holds at least the wakeup level, once per ring_rearm. */
+static void maybe_wake(struct ring *r)
+{
+    if (r->wake_fd < 0 || !atomic_load_explicit(&r->wake_armed, memory_order_relaxed))
+        return;
+    /* relaxed: only a size estimate; the seq_cst exchange below is the handshake with
+     * ring_rearm */
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    uint64_t h = atomic_load_explicit(&r->head, memory_order_seq_cst);
+    if (h - t < r->wake_level)
+        return;
+    if (atomic_exchange_explicit(&r->wake_armed, 0, memory_order_seq_cst)) {
+        uint64_t one = 1;
+        ssize_t w = write(r->wake_fd, &one, sizeof(one));
+        (void)w; /* an eventfd write fails only when its counter is full: already awake */
+    }
 }
 
 void ring_destroy(struct ring *r)
@@ -118,12 +161,12 @@ void ring_commit(struct ring *r, void *payload)
 {
     _Atomic uint64_t *hp = header_of(payload);
 
-    (void)r;
     /* relaxed: our own BUSY store; no one else writes a header while it is busy. */
     uint64_t h = atomic_load_explicit(hp, memory_order_relaxed);
     /* release: pairs with the acquire load in ring_peek; the payload writes before it are
      * visible to the consumer once it sees BUSY cleared. */
     atomic_store_explicit(hp, HDR_LEN(h), memory_order_release);
+    maybe_wake(r);
 }
 
 void ring_discard(struct ring *r, void *payload)

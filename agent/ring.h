@@ -45,6 +45,14 @@
  *  - head: relaxed CAS; producers exchange no data through it, each only claims a range.
  *    (tail is loaded before head, so tail <= head always holds for the free-space check.)
  *  - drops: relaxed counter; orders nothing.
+ *  - wake_armed: seq_cst exchange in ring_commit against the seq_cst store + head load in
+ *    ring_rearm (a store-load handshake): a consumer that re-arms either sees the fill a
+ *    producer reached, or that producer sees the flag armed and wakes it.
+ *
+ * Consumer wakeup. Instead of polling an empty ring, the consumer sleeps until the ring holds
+ * wake_level bytes (ring_set_wakeup): the ring_commit that finds it there with the wakeup
+ * armed disarms it and writes 1 to wake_fd (an eventfd); the consumer re-arms it after
+ * draining (ring_rearm). So it wakes once per level's worth of records, not on a timer.
  * A record that is reserved and never committed or discarded stalls the consumer for good:
  * every reserve must be followed by exactly one commit or discard.
  */
@@ -66,6 +74,10 @@ struct ring {
     size_t mask;
     _Atomic uint64_t head;  /* producers: next byte to reserve (monotonic) */
     _Atomic uint64_t drops; /* reservations refused: ring full, len 0 or too large */
+    int wake_fd;            /* the consumer's eventfd, -1: no wakeups (set while no producer
+                             * runs) */
+    uint64_t wake_level;    /* bytes held that wake the consumer */
+    _Atomic int wake_armed; /* 1: the next commit at or above the level wakes the consumer */
     char pad_[64];          /* keeps tail off the cache line the producers write */
     _Atomic uint64_t tail;  /* consumer: next byte to read (monotonic) */
 };
@@ -100,6 +112,15 @@ void ring_commit(struct ring *r, void *payload);
 
 /* Producer. Abandons a reserved record; the consumer skips it. Async-signal-safe. */
 void ring_discard(struct ring *r, void *payload);
+
+/* Makes ring_commit write 1 to fd (an eventfd of the consumer's; -1: never) when the ring
+ * holds level bytes or more and the wakeup is armed; disarmed until ring_rearm. Only while no
+ * producer runs. */
+void ring_set_wakeup(struct ring *r, int fd, size_t level);
+
+/* Consumer. Arms the wakeup; returns 1 when the ring already holds the wakeup level (drain
+ * again instead of sleeping: the write may not come), else 0. Writer thread only. */
+int ring_rearm(struct ring *r);
 
 /* Consumer. Returns the next committed record's payload and its length in *len, or NULL when
  * the ring is empty or the next record is not committed yet (records are consumed in

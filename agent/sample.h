@@ -55,6 +55,10 @@ static inline int32_t sample_frame_bci(jint lineno)
 #define SAMPLE_ERR_NO_ENV (-100)        /* signal on a thread with no cached JNIEnv */
 #define SAMPLE_ERR_NO_SCRATCH (-101)    /* every scratch buffer busy (nested handlers) */
 #define SAMPLE_ERR_NO_JAVA_FRAMES (-102) /* a thread with no Java frames (JVM service thread) */
+/* Not a failure: a wall sample of a thread that has not run since its previous wall sample
+ * (its CPU time has not moved), so its stack is that sample's; the writer repeats it (or
+ * writes an [idle] marker when it no longer knows it). */
+#define SAMPLE_WALL_REPEAT (-103)
 
 /* kind of a tick record (samples use enum fpl_kind) */
 #define SAMPLE_KIND_TICK 0xff

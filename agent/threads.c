@@ -4,15 +4,19 @@
 #include "threads.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <urcu/urcu-memb.h>
 
+#include "counters.h"
 #include "envtable.h"
 #include "stackbounds.h"
+#include "testhook.h"
 #include "thread_filter.h"
 #include "tls.h"
 #include "vmstructs.h"
@@ -29,6 +33,15 @@ static int live_count;                  /* under lock */
 static int dead_count;                  /* under lock: dead entries not yet purged */
 static uint64_t purge_gen;              /* under lock */
 static int deferred;                    /* under lock: a writer purges (it names samples) */
+/* Adoption at attach (threads_adopt_existing). While `adopting`, ThreadStart and ThreadEnd
+ * of threads the registry does not know mark their tid in `skip`, so that a thread that ends
+ * while the adoption runs is never adopted (its ThreadEnd is over: nothing would remove its
+ * entry). All under lock; tids are below 2^22, the kernel's largest pid_max. */
+static int adopting;
+static uint64_t skip[(1u << 22) / 64];
+static int adopted_live;                /* under lock: live entries with `adopted` set */
+static jfieldID eetop_field;            /* Thread.eetop (the JavaThread*; 0 once it ended) */
+static void (*adopted_on_end)(struct threads_entry *);
 #define PURGE_BATCH 64
 
 /* Reads a thread's name through JVMTI into buf; "" on failure. Frees the local refs
@@ -93,6 +106,70 @@ static void purge_locked(JNIEnv *jni, int force)
     }
 }
 
+static void skip_set(int tid)
+{
+    if (tid > 0 && tid < (1 << 22))
+        skip[tid / 64] |= 1ull << (tid % 64);
+}
+
+static int skip_has(int tid)
+{
+    return tid <= 0 || tid >= (1 << 22) || ((skip[tid / 64] >> (tid % 64)) & 1);
+}
+
+/* Marks a live entry dead: no longer sampled or a candidate, its engine state torn down by
+ * on_end, its envtable entry (if adopted) removed. name: its final name, or NULL. Under
+ * lock. */
+static void mark_dead(struct threads_entry *e, const char *name,
+                      void (*on_end)(struct threads_entry *))
+{
+    set_live(e->slot, 0);
+    thread_filter_clear(e->slot);
+    if (name && name[0])
+        memcpy(e->name, name, THREADS_NAME_MAX);
+    if (on_end)
+        on_end(e);
+    if (e->adopted) {
+        JNIEnv *env;
+        uint32_t s1;
+        if (envtable_find(e->tid, &env, &s1) && s1 == e->slot + 1)
+            envtable_remove(e->tid);
+        e->adopted = 0;
+        adopted_live--;
+    }
+    e->alive = 0;
+    e->dead_gen = purge_gen;
+    if (!e->is_agent)
+        live_count--;
+    dead_count++;
+}
+
+/* On thread tid itself (env its JNIEnv), in ThreadStart or ThreadEnd, when it has no TLS slot:
+ * returns the slot + 1 of its adopted entry, taking it out of the envtable, or 0. An envtable
+ * entry of tid that is not this thread's (its env differs) is an adopted thread that ended
+ * unseen and whose tid this thread now has: that entry is retired. Under lock. */
+static uint32_t claim_adopted(int tid, JNIEnv *env)
+{
+    JNIEnv *aenv;
+    uint32_t aslot1;
+    if (!envtable_find(tid, &aenv, &aslot1))
+        return 0;
+    struct threads_entry *a = aslot1 && aslot1 <= THREADS_MAX ? slots[aslot1 - 1] : NULL;
+    if (aenv != env) {
+        if (a && a->alive && a->tid == tid && a->adopted)
+            mark_dead(a, NULL, adopted_on_end);
+        else
+            envtable_remove(tid);
+        return 0;
+    }
+    envtable_remove(tid);
+    if (a && a->adopted) {
+        a->adopted = 0; /* from now on its own TLS says who it is */
+        adopted_live--;
+    }
+    return aslot1;
+}
+
 /* A free slot, or UINT32_MAX when all THREADS_MAX are taken. Under lock. */
 static uint32_t take_slot(JNIEnv *jni)
 {
@@ -117,11 +194,10 @@ void threads_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
 
     pthread_mutex_lock(&lock);
     uint32_t slot1 = tls_slot();
-    if (!slot1 && envtable_get_sigsafe(tid, &slot1)) {
-        /* adopted at attach and now reported by ThreadStart: take it over through TLS */
-        envtable_remove(tid);
-        tls_set_slot(slot1);
-    }
+    if (!slot1 && (slot1 = claim_adopted(tid, jni)) != 0)
+        tls_set_slot(slot1); /* adopted at attach and now reported by ThreadStart */
+    if (adopting)
+        skip_set(tid); /* registered here: the adoption must not add it again */
     struct threads_entry *e = slot1 ? slots[slot1 - 1] : NULL;
     if (e && (e->tid != tid || !e->alive))
         e = NULL; /* a stale TLS slot (the main thread after its ThreadEnd) */
@@ -150,12 +226,54 @@ void threads_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
         memcpy(e->name, name, sizeof(name));
     }
     if (!e->is_agent) {
+        const char *hang = getenv("FLYPROF_TEST_HANG_THREAD"); /* testhook.h */
+        testhook_arm(hang && hang[0] && strcmp(name, hang) == 0);
         stackbounds_init_current();
         /* publish the env only after setup: the handler on this thread reads it */
         tls_set_env(jni);
         set_live(e->slot, 1);
         if (on_start)
             on_start(e);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+/* The counter that carries the CPU time of agent thread `name` (flyprof's own threads are
+ * named "flyprof ..."), or -1 for the writer, which reports its own. */
+static int agent_cpu_counter(const char *name)
+{
+    if (strcmp(name, "flyprof writer") == 0)
+        return -1;
+    if (strcmp(name, "flyprof wall sampler") == 0)
+        return FPL_CTR_SAMPLER_CPU_NS;
+    return FPL_CTR_AGENT_OTHER_CPU_NS;
+}
+
+/* CPU time of thread tid of this process, ns (0 when it cannot be read): the kernel's
+ * per-thread CPU clock, (~tid << 3) | CPUCLOCK_PERTHREAD | CPUCLOCK_SCHED. */
+static uint64_t tid_cpu_ns(int tid)
+{
+    struct timespec ts;
+    clockid_t clk = (clockid_t)((~(unsigned)tid << 3) | 6);
+    if (clock_gettime(clk, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void threads_agent_cpu(uint64_t *sampler_ns, uint64_t *other_ns)
+{
+    *sampler_ns = *other_ns = 0;
+    pthread_mutex_lock(&lock);
+    uint32_t used = atomic_load_explicit(&slots_used, memory_order_relaxed);
+    for (uint32_t s = 0; s < used; s++) {
+        struct threads_entry *e = slots[s];
+        if (!e || !e->alive || !e->is_agent)
+            continue;
+        int id = agent_cpu_counter(e->name);
+        if (id == FPL_CTR_SAMPLER_CPU_NS)
+            *sampler_ns += tid_cpu_ns(e->tid);
+        else if (id == FPL_CTR_AGENT_OTHER_CPU_NS)
+            *other_ns += tid_cpu_ns(e->tid);
     }
     pthread_mutex_unlock(&lock);
 }
@@ -171,21 +289,22 @@ void threads_on_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
 
     pthread_mutex_lock(&lock);
     uint32_t slot1 = tls_slot();
-    if (!slot1 && envtable_get_sigsafe(tid, &slot1))
-        envtable_remove(tid); /* a thread adopted at attach */
+    if (!slot1)
+        slot1 = claim_adopted(tid, jni); /* a thread adopted at attach */
+    if (!slot1 && adopting)
+        skip_set(tid); /* ending while the attach adopts: it must not be adopted */
     struct threads_entry *e = slot1 ? slots[slot1 - 1] : NULL;
     if (e && e->alive && e->tid == tid) {
-        set_live(e->slot, 0);
-        thread_filter_clear(e->slot);
-        if (name[0])
-            memcpy(e->name, name, sizeof(name));
-        if (on_end)
-            on_end(e);
-        e->alive = 0;
-        e->dead_gen = purge_gen;
-        if (!e->is_agent)
-            live_count--;
-        dead_count++;
+        int ctr = e->is_agent ? agent_cpu_counter(e->name) : -1;
+        if (ctr >= 0) {
+            /* an agent thread's CPU is counted while it lives (threads_agent_cpu) and, once
+             * it has ended, from here: its final figure, on itself */
+            struct timespec ts;
+            if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+                counters_add_sigsafe((unsigned)ctr, (uint64_t)ts.tv_sec * 1000000000ull +
+                                                        (uint64_t)ts.tv_nsec);
+        }
+        mark_dead(e, name, on_end);
     }
     /* while no writer names samples (profiling stopped), nothing needs the dead entries:
      * free them in batches here, so their Thread objects do not stay reachable */
@@ -300,9 +419,26 @@ int threads_refresh_name(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t slot1, int tid)
     return changed;
 }
 
+/* Retires adopted entries whose thread has ended although no ThreadEnd came (it was past
+ * posting it when the events were enabled): HotSpot clears Thread.eetop when a thread ends.
+ * Under lock. */
+static void retire_ended_adopted(JNIEnv *jni)
+{
+    if (!adopted_live || !eetop_field || !jni)
+        return;
+    uint32_t used = atomic_load_explicit(&slots_used, memory_order_relaxed);
+    for (uint32_t s = 0; s < used && adopted_live; s++) {
+        struct threads_entry *e = slots[s];
+        if (e && e->alive && e->adopted && e->gref &&
+            (*jni)->GetLongField(jni, e->gref, eetop_field) == 0)
+            mark_dead(e, NULL, adopted_on_end);
+    }
+}
+
 void threads_purge(JNIEnv *jni)
 {
     pthread_mutex_lock(&lock);
+    retire_ended_adopted(jni);
     purge_locked(jni, 0);
     pthread_mutex_unlock(&lock);
 }
@@ -316,13 +452,24 @@ int threads_count_live(void)
 }
 
 /* Registers a thread that is running but was never reported by ThreadStart (it started before
- * the attach): from another thread, so its JNIEnv goes into the envtable instead of TLS. */
-static void adopt(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, int tid, JNIEnv *env,
-                  void (*on_start)(struct threads_entry *))
+ * the attach): from another thread, so its JNIEnv goes into the envtable instead of TLS.
+ * jt is its JavaThread* as read from Thread.eetop, tid its kernel tid. Returns 1 when
+ * adopted, 0 when not (it ended meanwhile, or registered itself, or no room). */
+static int adopt(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, intptr_t jt, int tid,
+                 JNIEnv *env, void (*on_start)(struct threads_entry *))
 {
     char name[THREADS_NAME_MAX];
     read_name(jvmti, jni, thread, name, sizeof(name));
     pthread_mutex_lock(&lock);
+    /* Exact, because ThreadStart and ThreadEnd take this lock too: a thread whose ThreadEnd
+     * (or ThreadStart) ran since the list was taken has its tid in skip; one that ended
+     * otherwise has its eetop cleared. A thread past both checks either ends later, and its
+     * ThreadEnd removes the entry, or ended with no ThreadEnd at all, and the writer's purge
+     * retires it (retire_ended_adopted). */
+    if (skip_has(tid) || (intptr_t)(*jni)->GetLongField(jni, thread, eetop_field) != jt) {
+        pthread_mutex_unlock(&lock);
+        return 0;
+    }
     uint32_t slot = take_slot(jni);
     struct threads_entry *e = slot == UINT32_MAX ? NULL : calloc(1, sizeof(*e));
     if (!e || envtable_put(tid, env, slot + 1) != 0) {
@@ -330,12 +477,15 @@ static void adopt(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, int tid, JNIEnv 
             free_slots[nfree++] = slot;
         free(e);
         pthread_mutex_unlock(&lock);
-        return;
+        return 0;
     }
+    skip_set(tid);
     e->tid = tid;
     e->slot = slot;
     e->perf_fd = -1;
     e->alive = 1;
+    e->adopted = 1;
+    adopted_live++;
     e->gref = (*jni)->NewGlobalRef(jni, thread);
     memcpy(e->name, name, sizeof(name));
     e->is_agent = strncmp(name, "flyprof", 7) == 0;
@@ -349,17 +499,21 @@ static void adopt(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, int tid, JNIEnv 
             on_start(e);
     }
     pthread_mutex_unlock(&lock);
+    return 1;
 }
 
-static void known_set(uint64_t *bits, int tid)
+/* The pthread key under which HotSpot keeps each thread's Thread* (ThreadLocalStorage, what
+ * its own signal handlers read), found as the key whose value on this thread is its own
+ * JavaThread* jt. Returns 0, or -ENOENT. */
+static int find_hotspot_key(intptr_t jt, pthread_key_t *key)
 {
-    if (tid > 0 && tid < (1 << 22))
-        bits[tid / 64] |= 1ull << (tid % 64);
-}
-
-static int known_has(const uint64_t *bits, int tid)
-{
-    return tid >= (1 << 22) || ((bits[tid / 64] >> (tid % 64)) & 1);
+    for (unsigned k = 0; k < PTHREAD_KEYS_MAX; k++) {
+        if ((intptr_t)pthread_getspecific((pthread_key_t)k) == jt) {
+            *key = (pthread_key_t)k;
+            return 0;
+        }
+    }
+    return -ENOENT;
 }
 
 int threads_env_offset(jvmtiEnv *jvmti, JNIEnv *jni, intptr_t *off)
@@ -379,7 +533,8 @@ int threads_env_offset(jvmtiEnv *jvmti, JNIEnv *jni, intptr_t *off)
 }
 
 int threads_adopt_existing(jvmtiEnv *jvmti, JNIEnv *jni,
-                           void (*on_start)(struct threads_entry *), char *err, size_t errlen)
+                           void (*on_start)(struct threads_entry *),
+                           void (*on_end)(struct threads_entry *), char *err, size_t errlen)
 {
     /* Thread.eetop is the JavaThread*; its JNIEnv lives at a fixed offset inside it, which
      * the calling thread's own pair (eetop, jni) reveals. The OS tid comes from VMStructs:
@@ -404,34 +559,59 @@ int threads_adopt_existing(jvmtiEnv *jvmti, JNIEnv *jni,
                               "attach are not sampled");
         return -ENOTSUP;
     }
-    /* tids registered already; exact, as tids are below 2^22 (the kernel's largest pid_max) */
-    static uint64_t known[(1u << 22) / 64];
-    memset(known, 0, sizeof(known));
+    /* handlers check each entry against HotSpot's own idea of their thread */
+    pthread_key_t key;
+    if (find_hotspot_key((intptr_t)jni - env_off, &key) == 0)
+        envtable_set_probe(key, env_off, (const void *)*jni);
+    /* FLYPROF_TEST_ADOPT_DELAY_US: a test widens the window between reading the threads and
+     * adopting them, where threads end */
+    const char *delay = getenv("FLYPROF_TEST_ADOPT_DELAY_US");
+    long delay_us = delay ? atol(delay) : 0;
+
     pthread_mutex_lock(&lock);
+    eetop_field = eetop;
+    adopted_on_end = on_end;
+    /* the tids registered already; from now on ThreadStart and ThreadEnd add theirs */
+    memset(skip, 0, sizeof(skip));
     uint32_t used = atomic_load_explicit(&slots_used, memory_order_relaxed);
     for (uint32_t s = 0; s < used; s++)
         if (slots[s] && slots[s]->alive)
-            known_set(known, slots[s]->tid);
+            skip_set(slots[s]->tid);
+    adopting = 1;
     pthread_mutex_unlock(&lock);
 
     jint n = 0;
     jthread *all = NULL;
-    if ((*jvmti)->GetAllThreads(jvmti, &n, &all) != JVMTI_ERROR_NONE)
-        return 0;
     int adopted = 0;
-    for (jint i = 0; i < n; i++) {
+    if ((*jvmti)->GetAllThreads(jvmti, &n, &all) != JVMTI_ERROR_NONE)
+        n = 0;
+    /* first each thread's JavaThread* and tid, then the adoptions (names, entries), which
+     * take longer: threads end in between, and adopt() sees it */
+    intptr_t *jts = n ? calloc((size_t)n, sizeof(*jts)) : NULL;
+    int *tids = n ? calloc((size_t)n, sizeof(*tids)) : NULL;
+    for (jint i = 0; i < n && jts && tids; i++) {
         intptr_t jt = (intptr_t)(*jni)->GetLongField(jni, all[i], eetop);
         if (jt && !(*jni)->IsSameObject(jni, all[i], self)) {
             const char *os = *(const char *const *)(jt + os_off);
-            int tid = os ? *(const int *)(os + tid_off) : 0;
-            if (tid > 0 && !known_has(known, tid)) {
-                adopt(jvmti, jni, all[i], tid, (JNIEnv *)(jt + env_off), on_start);
-                adopted++;
-            }
+            jts[i] = jt;
+            tids[i] = os ? *(const int *)(os + tid_off) : 0;
         }
+    }
+    if (delay_us > 0)
+        usleep((useconds_t)delay_us);
+    for (jint i = 0; i < n; i++) {
+        if (jts && tids && jts[i] && tids[i] > 0)
+            adopted += adopt(jvmti, jni, all[i], jts[i], tids[i],
+                             (JNIEnv *)(jts[i] + env_off), on_start);
         (*jni)->DeleteLocalRef(jni, all[i]);
     }
-    (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+    free(jts);
+    free(tids);
+    if (all)
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
     (*jni)->DeleteLocalRef(jni, self);
+    pthread_mutex_lock(&lock);
+    adopting = 0;
+    pthread_mutex_unlock(&lock);
     return adopted;
 }

@@ -34,6 +34,7 @@ struct threads_entry {
     int perf_fd;                /* perf engine, under lock: -1 when none */
     int alive;                  /* under lock */
     int is_agent;               /* flyprof's own threads: never sampled */
+    int adopted;                /* registered at attach (envtable), not by ThreadStart */
     uint64_t dead_gen;          /* purge generation at death */
 };
 
@@ -79,17 +80,24 @@ int threads_name(uint32_t slot1, int tid, char *buf, size_t len);
 int threads_refresh_name(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t slot1, int tid);
 
 /* Frees entries dead for a full period (their samples have been drained and named), after
- * an RCU grace period, and returns their slots. The writer calls it once per period, outside
- * any read section. */
+ * an RCU grace period, and returns their slots; first retires adopted entries whose thread
+ * has ended without a ThreadEnd (Thread.eetop cleared). The writer calls it once per period,
+ * outside any read section. */
 void threads_purge(JNIEnv *jni);
 
 /* Registers the Java threads that were running before the agent attached (no ThreadStart
  * reached them): finds each one's OS tid and JNIEnv through HotSpot's structures, so the
  * signal handler can walk their stacks (envtable), and calls on_start for each. The calling
- * thread is not adopted (it registers itself when it calls into the agent). Returns the number
+ * thread is not adopted (it registers itself when it calls into the agent). Exact: a thread
+ * that ends while this runs is not adopted (its ThreadEnd is seen, or its Thread.eetop is
+ * cleared), one that ends afterwards is removed by its ThreadEnd, and one that ended with no
+ * ThreadEnd at all (it was past that point when the events were enabled) is removed by the
+ * next threads_purge, calling on_end. Also sets up the envtable's probe of HotSpot's
+ * thread-local, so handlers check every entry against their own thread. Returns the number
  * adopted, or -ENOTSUP with err filled when this JVM's layout is unknown. Agent_OnAttach. */
 int threads_adopt_existing(jvmtiEnv *jvmti, JNIEnv *jni,
-                           void (*on_start)(struct threads_entry *), char *err, size_t errlen);
+                           void (*on_start)(struct threads_entry *),
+                           void (*on_end)(struct threads_entry *), char *err, size_t errlen);
 
 /* The offset of a thread's JNIEnv inside its JavaThread (the same for every thread), from
  * the calling thread's own pair: Thread.eetop and its JNIEnv. Returns 0, or -ENOTSUP when the
@@ -100,6 +108,12 @@ int threads_env_offset(jvmtiEnv *jvmti, JNIEnv *jni, intptr_t *off);
  * while off, ThreadEnd frees them in batches, and turning it off frees all of them.
  * Control context, a thread with a JNIEnv. */
 void threads_set_deferred_purge(JNIEnv *jni, int on);
+
+/* CPU time of flyprof's own live threads, by role (the writer reports its own): the wall
+ * sampler and any other agent thread. An agent thread that ends adds its final CPU time to
+ * its counter (FPL_CTR_SAMPLER_CPU_NS, FPL_CTR_AGENT_OTHER_CPU_NS) at ThreadEnd, so the
+ * counter plus this is the role's CPU time in the session. Writer thread. */
+void threads_agent_cpu(uint64_t *sampler_ns, uint64_t *other_ns);
 
 /* Number of live Java threads (flyprof's own threads not counted). */
 int threads_count_live(void);

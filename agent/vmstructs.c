@@ -46,3 +46,28 @@ int64_t vmstructs_offset(const char *type, const char *field)
     }
     return -1;
 }
+
+uintptr_t vmstructs_static_address(const char *type, const char *field)
+{
+    int ok = 1;
+    const char *const *table = sym("gHotSpotVMStructs");
+    int64_t stride = read_offset("gHotSpotVMStructEntryArrayStride", &ok);
+    int64_t type_off = read_offset("gHotSpotVMStructEntryTypeNameOffset", &ok);
+    int64_t field_off = read_offset("gHotSpotVMStructEntryFieldNameOffset", &ok);
+    int64_t static_off = read_offset("gHotSpotVMStructEntryIsStaticOffset", &ok);
+    int64_t addr_off = read_offset("gHotSpotVMStructEntryAddressOffset", &ok);
+    if (!ok || !table || !*table || stride <= 0)
+        return 0;
+    const char *e = *table;
+    for (int i = 0; i < 100000; i++, e += stride) {
+        const char *t = *(const char *const *)(e + type_off);
+        if (!t)
+            break;
+        const char *f = *(const char *const *)(e + field_off);
+        if (f && strcmp(t, type) == 0 && strcmp(f, field) == 0)
+            return *(const int32_t *)(e + static_off) ? (uintptr_t)*(const void *const *)(e +
+                                                                                  addr_off)
+                                                      : 0;
+    }
+    return 0;
+}

@@ -3,6 +3,7 @@
 #include "wallclock.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <pthread.h>
 #include <poll.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,6 +23,7 @@
 #include "thread_filter.h"
 #include "threads.h"
 #include "tsc.h"
+#include "vmstructs.h"
 
 #define MAX_CHOSEN 1024
 
@@ -36,6 +39,12 @@ struct sampler {
     jfieldID holder;        /* Thread.holder, NULL before JDK 19 */
     unsigned depth;
     jvmtiFrameInfo *frames; /* depth entries, for threads walked without a signal */
+    /* a thread's JVM state (JavaThread::_thread_state), to tell a RUNNABLE thread in native
+     * code (walked with JVMTI, never signalled) from one running Java code: Thread.eetop is
+     * the JavaThread*, state_off the field's offset (VMStructs); NULL / -1 when unknown */
+    jfieldID eetop;
+    int64_t state_off;
+    pid_t pid;
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -142,15 +151,19 @@ static jint thread_status(struct sampler *s, JNIEnv *jni, jobject thread)
     return st;
 }
 
-/* Walks a thread that is not running (blocked, waiting, parked, sleeping) with JVMTI and
- * pushes its sample. Such a thread is stopped at a safe point already, so GetStackTrace is
- * exact, costs no signal and wakes nothing; and AGCT fails on some of them: a thread blocked
- * on a monitor from compiled code (not_walkable_not_Java: every sample of a contended lock
- * lost), a JVM service thread with no Java frames. Returns 0, or -1 so the caller signals. */
-static int walk_stopped(struct sampler *s, struct threads_entry *e, int state, uint32_t id,
-                        uint64_t now)
+/* Walks a thread that cannot be running Java code (blocked, waiting, parked, sleeping, or
+ * RUNNABLE in native code) with JVMTI and pushes its sample. Such a thread is at a safe
+ * point already (the handshake is done by the sampler without waiting for it), so
+ * GetStackTrace is exact, costs no signal and wakes nothing: a thread blocked in a native
+ * read or poll is not interrupted (no EINTR); and AGCT fails on some of these threads: a
+ * thread blocked on a monitor from compiled code (not_walkable_not_Java), a JVM service thread
+ * with no Java frames. Returns 0 (pushed, or counted as a ring drop: *pushed says which), or
+ * -1 so the caller signals. */
+static int walk(struct sampler *s, struct threads_entry *e, int state, uint32_t id, uint64_t now,
+                uint32_t weight, int *pushed)
 {
     jint n = 0;
+    *pushed = 0;
     if (!s->frames || (*s->jvmti)->GetStackTrace(s->jvmti, e->gref, 0, (jint)s->depth,
                                                  s->frames, &n) != JVMTI_ERROR_NONE || n < 0)
         return -1;
@@ -162,7 +175,7 @@ static int walk_stopped(struct sampler *s, struct threads_entry *e, int state, u
     r->ticks = now;
     r->tid = e->tid;
     r->slot1 = e->slot + 1;
-    r->weight = 1;
+    r->weight = weight;
     r->tick = id;
     r->kind = FPL_KIND_WALL;
     r->state = (uint8_t)state;
@@ -174,12 +187,165 @@ static int walk_stopped(struct sampler *s, struct threads_entry *e, int state, u
     ring_commit(s->ring, r);
     counters_add_sigsafe(FPL_CTR_SAMPLES, 1);
     counters_add_sigsafe(FPL_CTR_WALL_WALKED, 1);
+    *pushed = 1;
     return 0;
 }
 
-/* One tick: choose, read states, signal, and push the tick record. */
-static void tick(struct sampler *s, JNIEnv *jni, uint32_t id, uint64_t *rng, pid_t pid,
-                 uid_t uid)
+/* Pushes a wall sample that repeats the thread's previous wall stack (it has not run since). */
+static void push_repeat(struct sampler *s, struct threads_entry *e, int state, uint32_t id,
+                        uint64_t now, uint32_t weight)
+{
+    struct sample_rec *r = ring_reserve(s->ring, sizeof(*r));
+    if (!r)
+        return; /* counted as a ring drop */
+    memset(r, 0, sizeof(*r));
+    r->ticks = now;
+    r->tid = e->tid;
+    r->slot1 = e->slot + 1;
+    r->weight = weight;
+    r->tick = id;
+    r->kind = FPL_KIND_WALL;
+    r->state = (uint8_t)state;
+    r->num_frames = SAMPLE_WALL_REPEAT;
+    ring_commit(s->ring, r);
+    counters_add_sigsafe(FPL_CTR_SAMPLES, 1);
+    counters_add_sigsafe(FPL_CTR_WALL_IDLE, 1);
+}
+
+/* The CPU time of thread tid of this process, ns; 0 when it cannot be read (it ended). */
+static uint64_t tid_cpu_ns(int tid)
+{
+    struct timespec ts;
+    /* the kernel's per-thread CPU clock id (see clock_getcpuclockid): CPUCLOCK_SCHED of tid */
+    clockid_t clk = (clockid_t)((~(unsigned)tid << 3) | 6);
+    if (clock_gettime(clk, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* HotSpot's JavaThreadState values the sampler tells apart (globalDefinitions.hpp). */
+#define JS_IN_NATIVE 4
+#define JS_IN_NATIVE_TRANS 5
+#define JS_BLOCKED 10
+#define JS_BLOCKED_TRANS 11
+
+/* The JVM state of a RUNNABLE thread (JavaThread::_thread_state), or -1 when unknown. Read
+ * with process_vm_readv, which fails cleanly instead of faulting: the JavaThread is freed
+ * when its thread ends, which may happen while we read. */
+static int java_state(struct sampler *s, JNIEnv *jni, struct threads_entry *e)
+{
+    if (!s->eetop || s->state_off < 0)
+        return -1;
+    jlong jt = (*jni)->GetLongField(jni, e->gref, s->eetop);
+    if (!jt)
+        return -1;
+    int v = -1;
+    struct iovec local = {&v, sizeof(v)};
+    struct iovec remote = {(void *)(uintptr_t)(jt + s->state_off), sizeof(v)};
+    if (process_vm_readv(s->pid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(v))
+        return -1;
+    return v;
+}
+
+/* Whether a thread in JVM state js can be walked with JVMTI without waiting for it and without
+ * disturbing it: in native code or blocked in the VM, its Java frames are fixed and walkable.
+ * A thread running Java code would first have to reach a safepoint poll: it gets a signal. */
+static int js_walkable(int js)
+{
+    return js == JS_IN_NATIVE || js == JS_IN_NATIVE_TRANS || js == JS_BLOCKED ||
+           js == JS_BLOCKED_TRANS;
+}
+
+/* Whether a wall signal is still pending for thread tid (queued, blocked): its /proc status
+ * lists signo in SigPnd. An old claim whose signal is gone (taken by a sigwaitinfo of the
+ * thread's own) is given up. */
+static int signal_still_pending(pid_t pid, int tid, int signo)
+{
+    char path[64], buf[2048];
+    snprintf(path, sizeof(path), "/proc/%d/task/%d/status", (int)pid, tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (n <= 0)
+        return 1; /* cannot tell: keep the claim */
+    buf[n] = 0;
+    const char *p = strstr(buf, "SigPnd:");
+    if (!p)
+        return 1;
+    unsigned long long mask = strtoull(p + 7, NULL, 16);
+    return signo > 0 && signo <= 64 && ((mask >> (signo - 1)) & 1);
+}
+
+/* A thread whose CPU time moved by at most this since its last wall stack has not run: the
+ * handler's own epilogue after it read the clock and the return from the signal take a few
+ * microseconds */
+#define IDLE_CPU_NS 10000u
+/* a claim older than this many ticks is checked against /proc (at most one check a tick) */
+#define STALE_TICKS 100u
+
+/* Samples one chosen thread. A thread whose wall signal is still queued (it waits for a core,
+ * or blocks signals) is not sent another: the sample that signal brings will weigh this tick
+ * too (at most one is ever queued per thread). A thread that has not run since its last wall
+ * stack (its CPU time is where it was) gets that stack again, without a signal or a walk: most
+ * threads of a server wait, and this is what keeps their cost flat. Otherwise a thread that
+ * cannot be in Java code (not RUNNABLE, or RUNNABLE in native code) is walked with JVMTI, and
+ * a thread in Java code gets the wall signal. Returns 1 when sampled, 0 when not. */
+static int sample_one(struct sampler *s, JNIEnv *jni, struct threads_entry *e, jint st,
+                      uint32_t id, uint64_t now, int signo, uid_t uid, int *stale_checks)
+{
+    uint32_t extra = 0; /* ticks owed by a signal that was lost: they weigh on this sample */
+    uint32_t pending = handler_wall_pending(e->slot);
+    if (pending) {
+        int check = id - pending >= STALE_TICKS && *stale_checks == 0;
+        *stale_checks += check;
+        if (!check || signal_still_pending(s->pid, e->tid, signo)) {
+            handler_wall_miss(e->slot);
+            counters_add_sigsafe(FPL_CTR_WALL_UNTAKEN, 1);
+            return 1;
+        }
+        /* gone (taken by a sigwaitinfo of the thread's own): this sample carries its ticks */
+        extra = handler_wall_unclaim(e->slot);
+    }
+    int state = wallclock_state(st);
+    int runnable = (st & JVMTI_THREAD_STATE_RUNNABLE) != 0;
+    uint64_t cpu = tid_cpu_ns(e->tid);
+    uint64_t base = handler_wall_base(e->slot);
+    if (cpu && base && cpu >= base && cpu - base <= IDLE_CPU_NS) {
+        /* a RUNNABLE thread that has not run is in the JVM state its last sample saw (only
+         * running changes it): the writer takes that sample's state too */
+        push_repeat(s, e, runnable ? FPL_STATE_UNKNOWN : state, id, now, 1 + extra);
+        return 1;
+    }
+    int js = runnable ? java_state(s, jni, e) : -1;
+    if (runnable && (js == JS_IN_NATIVE || js == JS_IN_NATIVE_TRANS))
+        state = FPL_STATE_NATIVE;
+    if (!runnable || js_walkable(js)) {
+        int pushed;
+        if (walk(s, e, state, id, now, 1 + extra, &pushed) == 0) {
+            if (pushed && cpu)
+                handler_wall_set_base(e->slot, cpu);
+            return 1;
+        }
+    }
+    handler_wall_claim(e->slot, id);
+    handler_wall_miss_n(e->slot, extra);
+    siginfo_t si;
+    memset(&si, 0, sizeof(si));
+    si.si_signo = signo;
+    si.si_code = SI_QUEUE;
+    si.si_pid = s->pid;
+    si.si_uid = uid;
+    si.si_value.sival_ptr = (void *)(uintptr_t)handler_wall_value(state, id);
+    if (syscall(SYS_rt_tgsigqueueinfo, s->pid, e->tid, signo, &si) == 0)
+        return 1;
+    handler_wall_unclaim(e->slot);
+    return 0;
+}
+
+/* One tick: choose, read states, sample, and push the tick record. */
+static void tick(struct sampler *s, JNIEnv *jni, uint32_t id, uint64_t *rng, uid_t uid)
 {
     static uint64_t cand[THREADS_WORDS];
     static uint32_t ranks[MAX_CHOSEN];
@@ -193,6 +359,7 @@ static void tick(struct sampler *s, JNIEnv *jni, uint32_t id, uint64_t *rng, pid
     uint32_t signaled = 0, failed = 0;
     uint64_t now = tsc_read_sigsafe();
     int signo = handler_wall_signo();
+    int stale_checks = 0;
 
     threads_read_lock();
     uint32_t next = 0, seen = 0;
@@ -207,19 +374,7 @@ static void tick(struct sampler *s, JNIEnv *jni, uint32_t id, uint64_t *rng, pid
                 failed++; /* ended since the candidates were taken */
                 continue;
             }
-            if (!(st & JVMTI_THREAD_STATE_RUNNABLE) &&
-                walk_stopped(s, e, wallclock_state(st), id, now) == 0) {
-                signaled++;
-                continue;
-            }
-            siginfo_t si;
-            memset(&si, 0, sizeof(si));
-            si.si_signo = signo;
-            si.si_code = SI_QUEUE;
-            si.si_pid = pid;
-            si.si_uid = uid;
-            si.si_value.sival_ptr = (void *)(uintptr_t)handler_wall_value(wallclock_state(st), id);
-            if (syscall(SYS_rt_tgsigqueueinfo, pid, e->tid, signo, &si) == 0)
+            if (sample_one(s, jni, e, st, id, now, signo, uid, &stale_checks))
                 signaled++;
             else
                 failed++;
@@ -259,7 +414,6 @@ static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     struct sampler *s = arg;
     threads_reader_register();
     uint64_t rng = tsc_read_sigsafe() | 1;
-    pid_t pid = getpid();
     uid_t uid = getuid();
     uint32_t id = 0;
     uint64_t deadline = mono_ns();
@@ -276,7 +430,7 @@ static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
             break;
         if (++id == 0)
             id = 1; /* 0 means "no tick" in the log */
-        tick(s, jni, id, &rng, pid, uid);
+        tick(s, jni, id, &rng, uid);
     }
     threads_reader_unregister();
     pthread_mutex_lock(&mu);
@@ -288,6 +442,8 @@ static void JNICALL sampler_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 int wallclock_start(jvmtiEnv *jvmti, JNIEnv *jni, struct ring *ring, uint64_t interval_ns,
                     unsigned max_threads, int filter, unsigned depth)
 {
+    if (wallclock_running())
+        return -EBUSY; /* an earlier sampler never left its tick: cfg is still its own */
     jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
     if (!cls)
         return -EINVAL;
@@ -297,9 +453,9 @@ int wallclock_start(jvmtiEnv *jvmti, JNIEnv *jni, struct ring *ring, uint64_t in
     if (!thread)
         return -EINVAL;
     jvmtiFrameInfo *frames = cfg.frames; /* kept across sessions, reallocated below */
-    cfg = (struct sampler){jvmti, ring, interval_ns,
-                           max_threads > MAX_CHOSEN ? MAX_CHOSEN : max_threads, filter, NULL,
-                           NULL, 0, frames};
+    cfg = (struct sampler){.jvmti = jvmti, .ring = ring, .interval_ns = interval_ns,
+                           .max_threads = max_threads > MAX_CHOSEN ? MAX_CHOSEN : max_threads,
+                           .filter = filter, .frames = frames, .state_off = -1};
     cfg.status = (*jni)->GetFieldID(jni, cls, "threadStatus", "I");
     if (!cfg.status) {
         (*jni)->ExceptionClear(jni);
@@ -313,6 +469,12 @@ int wallclock_start(jvmtiEnv *jvmti, JNIEnv *jni, struct ring *ring, uint64_t in
         (*jni)->ExceptionClear(jni);
         return -ENOTSUP;
     }
+    cfg.pid = getpid();
+    cfg.eetop = (*jni)->GetFieldID(jni, cls, "eetop", "J");
+    if (!cfg.eetop)
+        (*jni)->ExceptionClear(jni);
+    cfg.state_off = vmstructs_offset("JavaThread", "_thread_state");
+    handler_wall_reset_all();
     cfg.depth = depth;
     free(cfg.frames);
     cfg.frames = calloc(depth, sizeof(*cfg.frames));
@@ -340,15 +502,33 @@ int wallclock_start(jvmtiEnv *jvmti, JNIEnv *jni, struct ring *ring, uint64_t in
     return 0;
 }
 
-void wallclock_stop(void)
+int wallclock_stop(uint64_t timeout_ns)
 {
     uint64_t one = 1;
+    int rc = 0;
     pthread_mutex_lock(&mu);
     if (running) {
         ssize_t w = write(stop_fd, &one, sizeof(one));
         (void)w; /* an eventfd write fails only when its counter would overflow */
     }
-    while (running)
-        pthread_cond_wait(&cv, &mu);
+    /* bounded: a sampler stuck in a JVMTI walk (a handshake with a thread that never
+     * answers) must not hang the JVM's exit */
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t t = (uint64_t)ts.tv_nsec + timeout_ns % 1000000000ull;
+    ts.tv_sec += (time_t)(timeout_ns / 1000000000ull + t / 1000000000ull);
+    ts.tv_nsec = (long)(t % 1000000000ull);
+    while (running && rc == 0)
+        rc = pthread_cond_timedwait(&cv, &mu, &ts);
+    rc = running ? -ETIMEDOUT : 0;
     pthread_mutex_unlock(&mu);
+    return rc;
+}
+
+int wallclock_running(void)
+{
+    pthread_mutex_lock(&mu);
+    int r = running;
+    pthread_mutex_unlock(&mu);
+    return r;
 }

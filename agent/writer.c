@@ -4,11 +4,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,17 +27,28 @@
 #define CHUNK_FLUSH_BYTES (256u << 10)
 #define PERIOD_NS 1000000000ull            /* counters, anchor and flush each second */
 #define NAME_REFRESH_NS 100000000ull       /* re-read a sampled thread's name at most this often */
-#define IDLE_WAIT_NS 10000000ull           /* sleep when the ring is empty */
+/* The writer sleeps until the next period, or until the ring holds this share of its bytes
+ * (the ring wakes it: ring_set_wakeup), or a stop or sync: it wakes about once a second when
+ * samples trickle in, and as often as the rate needs when they pour (half the ring, 4 MiB,
+ * leaves room for ~40 ms of 1 ms sampling on 100 busy threads). */
+#define WAKE_FRACTION 2
 #define DRAIN_BATCH 4096                   /* records between checks of the clock */
 /* Dictionary maps are cleared past these sizes so memory stays bounded; ids keep growing, so
  * the log stays unambiguous (an entry is just written again when next used). */
 #define MAX_MAP_BYTES (64u << 20)
 #define MAX_THREAD_CACHE 16384
+/* writer_stop / writer_sync stop waiting for a writer that made no progress for this long
+ * (stuck in a write to a hung file system, in a JVM call): the JVM's exit must not hang */
+#define WRITER_STALL_NS (10ull * 1000000000ull)
+#define FINISH_MAX_NS (60ull * 1000000000ull)  /* the render at stop, which reports no progress */
+#define WAIT_STEP_NS 200000000ull
 
 struct wthread {
     int tid;
     uint32_t slot1;
     uint32_t id;                /* thread dictionary id for the current name */
+    uint32_t wall_stack;        /* stack id of its last wall sample (0: none), for repeats */
+    uint8_t wall_state;         /* and that sample's thread state */
     uint64_t refreshed_ns;
     char name[THREADS_NAME_MAX];
 };
@@ -63,6 +76,8 @@ struct writer {
     uint32_t *frames;           /* scratch (method id, bci) pairs */
     uint8_t *types;             /* scratch frame types (enum fpl_frame_type) */
     size_t key_cap;
+    size_t max_map_bytes;       /* bound_maps' bound: MAX_MAP_BYTES unless a test lowers it */
+    uint64_t lag_ticks;         /* test hook: records younger than this stay in the ring */
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -71,6 +86,13 @@ static int stop_requested;      /* under mu */
 static uint64_t sync_requested; /* under mu: writer_sync calls so far */
 static uint64_t sync_done;      /* under mu: syncs the writer has completed */
 static int running;             /* under mu: started and not finished */
+static int finishing;           /* under mu: the log is closed, finish() (render) runs */
+/* bumped by the writer as it works (each drain round, each chunk written); relaxed: the
+ * stopping thread only compares two readings to tell a busy writer from a stuck one */
+static _Atomic uint64_t progress;
+/* the writer sleeps in poll on this eventfd: the ring, writer_stop and writer_sync write it.
+ * Made once and kept: the ring may still hold it while a session ends. */
+static int wake_fd = -1;
 static _Atomic uint64_t samples_written;
 static _Atomic uint64_t bytes_written;
 
@@ -100,6 +122,7 @@ static void flush(struct writer *w)
         return;
     int rc = w->io_error ? -w->io_error : fpl_chunk_write(w->s->fd, w->seq, w->chunk.data,
                                                           w->chunk.len);
+    atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed);
     if (rc == 0) {
         w->seq++;
         atomic_fetch_add_explicit(&bytes_written, w->chunk.len + FPL_CHUNK_HEADER_SIZE,
@@ -156,11 +179,16 @@ static void put_counters(struct writer *w)
                           atomic_load_explicit(&bytes_written, memory_order_relaxed),
                           memory_order_relaxed);
     uint64_t v[FPL_CTR_MAX];
-    unsigned n = 0;
-    for (unsigned i = 0; i < FPL_CTR_MAX; i++) {
+    for (unsigned i = 0; i < FPL_CTR_MAX; i++)
         v[i] = counters_get(i);
+    /* the agent's other threads: the ended ones are in the counters, the live ones here */
+    uint64_t sampler = 0, other = 0;
+    threads_agent_cpu(&sampler, &other);
+    v[FPL_CTR_SAMPLER_CPU_NS] += sampler;
+    v[FPL_CTR_AGENT_OTHER_CPU_NS] += other;
+    unsigned n = 0;
+    for (unsigned i = 0; i < FPL_CTR_MAX; i++)
         n += v[i] != 0;
-    }
     size_t r = fpl_rec_begin(&w->chunk, FPL_REC_COUNTERS);
     fpl_put_v(&w->chunk, n);
     for (unsigned i = 0; i < FPL_CTR_MAX; i++) {
@@ -183,20 +211,15 @@ static void put_counters(struct writer *w)
     fpl_rec_end(&w->chunk, r);
 }
 
-/* Clears the dictionary maps when they hold too much memory. */
+/* Clears the dictionary maps when they hold too much memory, and counts it: every stack,
+ * method and thread used afterwards is resolved and written again, so a reader can tell a
+ * log whose dictionaries keep resetting from one that reset once. */
 static void bound_maps(struct writer *w)
 {
-    size_t bytes = keymap_bytes(&w->stacks) + keymap_bytes(&w->methods) +
-                   keymap_bytes(&w->tnames) + keymap_bytes(&w->markers) +
-                   keymap_bytes(&w->cfuncs) + keymap_bytes(&w->stubs);
-    if (bytes > MAX_MAP_BYTES) {
-        keymap_clear(&w->stacks);
-        keymap_clear(&w->methods);
-        keymap_clear(&w->tnames);
-        keymap_clear(&w->markers);
-        keymap_clear(&w->cfuncs);
-        keymap_clear(&w->stubs);
-    }
+    struct keymap *maps[] = {&w->stacks, &w->methods, &w->tnames, &w->markers, &w->cfuncs,
+                             &w->stubs};
+    if (keymap_bound(maps, sizeof(maps) / sizeof(maps[0]), w->max_map_bytes))
+        counters_add_sigsafe(FPL_CTR_DICT_RESETS, 1);
 }
 
 static void put_method_record(struct writer *w, uint32_t id, int kind, const char *klass,
@@ -256,6 +279,8 @@ static const char *error_marker(int code, char *buf, size_t len)
         return "[handler_busy]";
     if (code == SAMPLE_ERR_NO_JAVA_FRAMES)
         return "[no_Java_frames]";
+    if (code == SAMPLE_WALL_REPEAT)
+        return "[idle]"; /* a repeat whose stack the writer no longer knows */
     snprintf(buf, len, "[agct:%s]", fpl_agct_name(code));
     return buf;
 }
@@ -465,6 +490,8 @@ static uint32_t thread_id(struct writer *w, uint32_t slot1, int tid, uint64_t no
         t->tid = tid;
         t->name[0] = 0;
         t->slot1 = slot1;
+        t->wall_stack = 0;
+        t->wall_state = FPL_STATE_UNKNOWN;
         keymap_put(&w->tcache_map, &tid, sizeof(tid), idx);
     }
     char name[THREADS_NAME_MAX];
@@ -480,10 +507,35 @@ static uint32_t thread_id(struct writer *w, uint32_t slot1, int tid, uint64_t no
     return t->id;
 }
 
+/* The stack id of a sample, and its thread state in *state. A wall sample of a thread that
+ * has not run since its previous one (SAMPLE_WALL_REPEAT) gets that sample's stack, and its
+ * state when the sampler left it unknown (a RUNNABLE thread's JVM state changes only as it
+ * runs). */
+static uint32_t sample_stack_id(struct writer *w, const struct sample_rec *r, uint8_t *state)
+{
+    uint32_t idx;
+    struct wthread *t = NULL;
+    *state = r->state;
+    if (r->kind == FPL_KIND_WALL && keymap_get(&w->tcache_map, &r->tid, sizeof(r->tid), &idx))
+        t = &w->tcache[idx];
+    if (r->kind == FPL_KIND_WALL && r->num_frames == SAMPLE_WALL_REPEAT && t && t->wall_stack) {
+        if (*state == FPL_STATE_UNKNOWN)
+            *state = t->wall_state;
+        return t->wall_stack;
+    }
+    uint32_t sid = stack_id(w, r);
+    if (t && r->num_frames != SAMPLE_WALL_REPEAT) {
+        t->wall_stack = sid;
+        t->wall_state = r->state;
+    }
+    return sid;
+}
+
 static void put_sample(struct writer *w, const struct sample_rec *r, uint64_t now)
 {
     uint32_t tid = thread_id(w, r->slot1, r->tid, now);
-    uint32_t sid = stack_id(w, r);
+    uint8_t state;
+    uint32_t sid = sample_stack_id(w, r, &state);
     size_t rec = fpl_rec_begin(&w->chunk, FPL_REC_SAMPLE);
     fpl_put_sv(&w->chunk, (int64_t)(r->ticks - (uint64_t)w->prev_ticks));
     w->prev_ticks = (int64_t)r->ticks;
@@ -491,7 +543,7 @@ static void put_sample(struct writer *w, const struct sample_rec *r, uint64_t no
     fpl_put_v(&w->chunk, sid);
     fpl_put_v(&w->chunk, r->weight);
     fpl_put_u8(&w->chunk, r->kind);
-    fpl_put_u8(&w->chunk, r->state);
+    fpl_put_u8(&w->chunk, state);
     if (r->tick)
         fpl_put_v(&w->chunk, r->tick);
     fpl_rec_end(&w->chunk, rec);
@@ -554,7 +606,11 @@ static unsigned drain(struct writer *w, unsigned max)
     uint64_t now = mono_ns();
     uint32_t len;
     const void *p;
+    uint64_t young = w->lag_ticks ? tsc_read_sigsafe() - w->lag_ticks : 0;
     while (n < max && (p = ring_peek(w->s->ring, &len)) != NULL) {
+        if (young && len >= sizeof(struct sample_rec) &&
+            ((const struct sample_rec *)p)->ticks > young)
+            break; /* the test hook's lag: younger records wait */
         put_record(w, p, len, now);
         ring_release(w->s->ring);
         n++;
@@ -572,8 +628,11 @@ static void do_sync(struct writer *w)
     pthread_mutex_unlock(&mu);
     if (want == sync_done)
         return;
+    uint64_t lag = w->lag_ticks;
+    w->lag_ticks = 0;
     while (drain(w, UINT32_MAX) > 0)
         ;
+    w->lag_ticks = lag;
     put_counters(w);
     flush(w);
     pthread_mutex_lock(&mu);
@@ -582,17 +641,31 @@ static void do_sync(struct writer *w)
     pthread_mutex_unlock(&mu);
 }
 
-/* Waits up to ns for a stop or sync request. Returns 1 when a stop was requested. */
+/* Wakes the writer's wait (a stop or sync request). */
+static void wake_writer(void)
+{
+    uint64_t one = 1;
+    ssize_t w = write(wake_fd, &one, sizeof(one));
+    (void)w; /* fails only when the counter is full: the writer is being woken anyway */
+}
+
+/* Waits up to ns for the ring's wakeup, a stop or a sync request. Returns 1 when a stop was
+ * requested. */
 static int wait_stop(uint64_t ns)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    uint64_t t = (uint64_t)ts.tv_nsec + ns;
-    ts.tv_sec += (time_t)(t / 1000000000ull);
-    ts.tv_nsec = (long)(t % 1000000000ull);
     pthread_mutex_lock(&mu);
-    if (!stop_requested && sync_requested == sync_done)
-        pthread_cond_timedwait(&cv, &mu, &ts);
+    int busy = stop_requested || sync_requested != sync_done;
+    pthread_mutex_unlock(&mu);
+    if (!busy) {
+        struct pollfd p = {wake_fd, POLLIN, 0};
+        struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+        if (ppoll(&p, 1, &ts, NULL) > 0) {
+            uint64_t v;
+            ssize_t r = read(wake_fd, &v, sizeof(v));
+            (void)r; /* reset the counter; EAGAIN if another read won */
+        }
+    }
+    pthread_mutex_lock(&mu);
     int r = stop_requested;
     pthread_mutex_unlock(&mu);
     return r;
@@ -623,6 +696,14 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     w.s = arg;
     w.jni = jni;
     w.next_thread = w.next_method = w.next_stack = 1;
+    /* FLYPROF_TEST_DICT_BYTES lowers the dictionary bound, so tests reach it in seconds */
+    const char *bound = getenv("FLYPROF_TEST_DICT_BYTES");
+    w.max_map_bytes = bound && atoll(bound) > 0 ? (size_t)atoll(bound) : MAX_MAP_BYTES;
+    /* FLYPROF_TEST_WRITER_LAG_MS: records are written only once they are this old, so a test
+     * can have methods named after their class was unloaded */
+    const char *lag = getenv("FLYPROF_TEST_WRITER_LAG_MS");
+    if (lag && atoll(lag) > 0)
+        w.lag_ticks = (uint64_t)atoll(lag) * (tsc_ticks_per_sec() / 1000);
 
     int rc = fpl_chunk_write_preamble(w.s->fd);
     if (rc != 0)
@@ -635,6 +716,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     for (;;) {
         unsigned n = drain(&w, DRAIN_BATCH);
         hiccup_drain(&w.chunk);
+        atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed);
         uint64_t now = mono_ns();
         if (w.s->deadline_mono_ns && now >= w.s->deadline_mono_ns) {
             duration_over = 1;
@@ -646,17 +728,25 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
             flush(&w);
             bound_maps(&w);
             threads_purge(jni);
+            if (w.s->periodic)
+                w.s->periodic();
             next_period = now + PERIOD_NS;
         }
         do_sync(&w);
-        if (n == DRAIN_BATCH)
+        if (n == DRAIN_BATCH || ring_rearm(w.s->ring))
             continue;
-        if (wait_stop(IDLE_WAIT_NS))
+        uint64_t until = next_period;
+        if (w.s->deadline_mono_ns && w.s->deadline_mono_ns < until)
+            until = w.s->deadline_mono_ns;
+        now = mono_ns();
+        if (wait_stop(until > now ? until - now : 0))
             break;
     }
     if (duration_over && w.s->stop_sampling)
         w.s->stop_sampling();
+    ring_set_wakeup(w.s->ring, -1, 0); /* sampling is off: no producer runs */
     /* sampling is off and no handler is running: what is in the ring is all there is */
+    w.lag_ticks = 0;
     while (drain(&w, UINT32_MAX) > 0)
         ;
     flush_pending(&w, mono_ns());
@@ -672,6 +762,9 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     close(w.s->fd);
     w.s->fd = -1;
     writer_destroy(&w);
+    pthread_mutex_lock(&mu);
+    finishing = 1;
+    pthread_mutex_unlock(&mu);
     if (w.s->finish)
         w.s->finish();
 
@@ -696,9 +789,20 @@ int writer_start(struct writer_session *s, JNIEnv *jni)
         return -EINVAL;
     atomic_store_explicit(&samples_written, 0, memory_order_relaxed);
     atomic_store_explicit(&bytes_written, FPL_PREAMBLE_SIZE, memory_order_relaxed);
+    if (wake_fd < 0 && (wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+        int rc = -errno;
+        (*jni)->DeleteLocalRef(jni, thread);
+        (*jni)->DeleteLocalRef(jni, name);
+        (*jni)->DeleteLocalRef(jni, cls);
+        return rc;
+    }
+    /* before sampling starts (no producer runs): a stale count from an earlier session would
+     * only cost one early wakeup */
+    ring_set_wakeup(s->ring, wake_fd, s->ring->capacity / WAKE_FRACTION);
     pthread_mutex_lock(&mu);
     stop_requested = 0;
     running = 1;
+    finishing = 0;
     pthread_mutex_unlock(&mu);
     jvmtiError err = (*s->jvmti)->RunAgentThread(s->jvmti, thread, writer_main, s,
                                                  JVMTI_THREAD_NORM_PRIORITY);
@@ -714,14 +818,54 @@ int writer_start(struct writer_session *s, JNIEnv *jni)
     return 0;
 }
 
-void writer_stop(void)
+/* Waits under mu until done() or the writer looks stuck: no progress for WRITER_STALL_NS
+ * while it writes the log, or FINISH_MAX_NS in finish(). Returns 0 or -ETIMEDOUT. */
+static int wait_writer(int (*done)(uint64_t), uint64_t arg)
+{
+    uint64_t seen = atomic_load_explicit(&progress, memory_order_relaxed);
+    uint64_t since = mono_ns(), finish_since = 0;
+    while (!done(arg)) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t t = (uint64_t)ts.tv_nsec + WAIT_STEP_NS;
+        ts.tv_sec += (time_t)(t / 1000000000ull);
+        ts.tv_nsec = (long)(t % 1000000000ull);
+        pthread_cond_timedwait(&cv, &mu, &ts);
+        uint64_t now = mono_ns();
+        uint64_t p = atomic_load_explicit(&progress, memory_order_relaxed);
+        if (p != seen) {
+            seen = p;
+            since = now;
+        }
+        if (finishing && !finish_since)
+            finish_since = now;
+        if (finishing ? now - finish_since > FINISH_MAX_NS : now - since > WRITER_STALL_NS)
+            return done(arg) ? 0 : -ETIMEDOUT;
+    }
+    return 0;
+}
+
+static int stopped(uint64_t unused)
+{
+    (void)unused;
+    return !running;
+}
+
+static int synced(uint64_t ticket)
+{
+    return !running || sync_done >= ticket;
+}
+
+int writer_stop(void)
 {
     pthread_mutex_lock(&mu);
     stop_requested = 1;
+    if (running)
+        wake_writer();
     pthread_cond_broadcast(&cv);
-    while (running)
-        pthread_cond_wait(&cv, &mu);
+    int rc = wait_writer(stopped, 0);
     pthread_mutex_unlock(&mu);
+    return rc;
 }
 
 int writer_sync(void)
@@ -732,11 +876,11 @@ int writer_sync(void)
         return -ENOENT;
     }
     uint64_t ticket = ++sync_requested;
+    wake_writer();
     pthread_cond_broadcast(&cv);
-    while (running && sync_done < ticket)
-        pthread_cond_wait(&cv, &mu);
+    int rc = wait_writer(synced, ticket);
     pthread_mutex_unlock(&mu);
-    return 0;
+    return rc;
 }
 
 int writer_running(void)

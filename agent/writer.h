@@ -26,6 +26,9 @@ struct writer_session {
     /* Called by the writer when the duration ends: stop the engines and deactivate the
      * handler, so the ring gets no more samples. */
     void (*stop_sampling)(void);
+    /* Called by the writer once a second while sampling (may be NULL): the session's own
+     * checks (that its signal handlers are still installed). */
+    void (*periodic)(void);
     /* Called by the writer after the log is complete and closed (may be NULL): renders the
      * output when file= names a rendered format. */
     void (*finish)(void);
@@ -36,12 +39,16 @@ struct writer_session {
 int writer_start(struct writer_session *s, JNIEnv *jni);
 
 /* Asks the writer to drain everything, write the end of the log, close it and exit; waits
- * until it has. Sampling must already be off (or the writer turns it off itself when the
- * duration ended). Any thread but the writer; safe if the writer is not running. */
-void writer_stop(void);
+ * until it has, or until it looks stuck: no progress for 10 s while it writes the log, or
+ * 60 s in finish() (the render). Returns 0, or -ETIMEDOUT when it stopped waiting (the writer
+ * may still finish later; writer_running() says when). Sampling must already be off (or the
+ * writer turns it off itself when the duration ended). Any thread but the writer; safe if
+ * the writer is not running. */
+int writer_stop(void);
 
 /* Waits until everything sampled before the call is written to the log file (drained,
- * chunk flushed). Returns 0, or -ENOENT when no writer runs. Any thread but the writer. */
+ * chunk flushed), with writer_stop's bound. Returns 0, -ENOENT when no writer runs, or
+ * -ETIMEDOUT. Any thread but the writer. */
 int writer_sync(void);
 
 /* 1 while a writer is running (not yet finished). Any thread. */

@@ -163,8 +163,23 @@ enum fpl_counter {
                                  * caller frame (charged to the Java caller) */
     FPL_CTR_WALL_WALKED = 10,   /* wall samples of threads not running (blocked, waiting,
                                  * parked, sleeping) read by the sampler with JVMTI */
+    FPL_CTR_DICT_RESETS = 11,   /* times the writer cleared its dictionaries (memory bound) */
+    FPL_CTR_SAMPLER_CPU_NS = 12,     /* CPU time of the wall-clock sampler thread */
+    FPL_CTR_AGENT_OTHER_CPU_NS = 13, /* CPU time of the agent's other threads (not the writer,
+                                      * not the sampler) */
     FPL_CTR_AGCT_BASE = 16,     /* 16 + (-code): AGCT failures by code, -1 .. -15 */
-    FPL_CTR_MAX = 32,
+    /* signal hygiene and wall-sampling cost */
+    FPL_CTR_FOREIGN_SIGNALS = 32, /* signals that reached our handlers but were not ours
+                                   * (passed on to the handler before ours, if any) */
+    FPL_CTR_HANDLER_LOST = 33,  /* our handlers found replaced by another library's; the
+                                 * engine using that signal stopped */
+    FPL_CTR_CPU_SIGNO = 34,     /* the signal number the CPU engine uses (not a count) */
+    FPL_CTR_WALL_UNTAKEN = 35,  /* wall signals not sent: the thread had not yet taken the
+                                 * one sent before (it blocks signals); counted, not repeated */
+    FPL_CTR_WALL_IDLE = 36,     /* wall samples of RUNNABLE threads whose CPU time had not
+                                 * moved, recorded without a signal */
+    FPL_CTR_HANDLER_NESTED = 37, /* a handler entered on a thread already inside one */
+    FPL_CTR_MAX = 64,
 };
 
 /* AsyncGetCallTrace result codes, negated (num_frames <= 0). */

@@ -600,7 +600,8 @@ static int gz_write(struct pprof_w *w, const uint8_t *data, size_t n, int finish
             if (have && fwrite(w->zout, 1, have, w->f) != have)
                 return errno ? -errno : -EIO;
         } while (w->z.avail_out == 0 || (last && zr != Z_STREAM_END));
-        data += part;
+        if (part)
+            data += part; /* data may be NULL (an empty buffer): NULL + 0 is undefined */
         n -= part;
     } while (n);
     return 0;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -415,6 +416,30 @@ static void write_samples(const struct profile *p, FILE *f)
                 dstacks, dframes, dthreads);
 }
 
+/* The signal-hygiene counters, each only when it says something. */
+static void write_signals(const uint64_t *c, FILE *f)
+{
+    if (c[FPL_CTR_CPU_SIGNO] && c[FPL_CTR_CPU_SIGNO] != SIGPROF)
+        fprintf(f, "  CPU signal: %" PRIu64 ", a free real-time signal (SIGPROF has another "
+                   "handler, left alone)\n", c[FPL_CTR_CPU_SIGNO]);
+    if (c[FPL_CTR_HANDLER_LOST])
+        fprintf(f, "  WARNING: another library replaced %" PRIu64 " of flyprof's signal "
+                   "handlers during the profile; the engines using them stopped there\n",
+                c[FPL_CTR_HANDLER_LOST]);
+    if (c[FPL_CTR_FOREIGN_SIGNALS])
+        fprintf(f, "  signals that were not flyprof's, passed on: %" PRIu64 "\n",
+                c[FPL_CTR_FOREIGN_SIGNALS]);
+    if (c[FPL_CTR_HANDLER_NESTED])
+        fprintf(f, "  handler re-entries on one thread (not walked): %" PRIu64 "\n",
+                c[FPL_CTR_HANDLER_NESTED]);
+    if (c[FPL_CTR_WALL_IDLE])
+        fprintf(f, "  wall samples of threads that had not run since their last one, repeated "
+                   "without a signal: %" PRIu64 "\n", c[FPL_CTR_WALL_IDLE]);
+    if (c[FPL_CTR_WALL_UNTAKEN])
+        fprintf(f, "  wall signals not sent: the one before was still queued (thread waiting "
+                   "for a core, or blocking signals): %" PRIu64 "\n", c[FPL_CTR_WALL_UNTAKEN]);
+}
+
 static void write_failures(const struct profile *p, FILE *f)
 {
     const uint64_t *c = p->counters;
@@ -432,8 +457,8 @@ static void write_failures(const struct profile *p, FILE *f)
     fprintf(f, "  signals handled %" PRIu64 " cpu, %" PRIu64 " wall; samples pushed %" PRIu64 "\n",
             c[FPL_CTR_SIGNALS], c[FPL_CTR_WALL_SIGNALS], c[FPL_CTR_SAMPLES]);
     if (c[FPL_CTR_WALL_WALKED])
-        fprintf(f, "  wall samples of threads not running, walked by the sampler (JVMTI): %" PRIu64 "\n",
-                c[FPL_CTR_WALL_WALKED]);
+        fprintf(f, "  wall samples of threads not in Java code, walked by the sampler (JVMTI): %"
+                   PRIu64 "\n", c[FPL_CTR_WALL_WALKED]);
     fprintf(f, "  stack walks failed: %" PRIu64 " (%.2f%% of samples pushed)\n", agct,
             pct(agct, c[FPL_CTR_SAMPLES]));
     for (int n = 0; n < FPL_AGCT_CODES && FPL_CTR_AGCT_BASE + n < FPL_CTR_MAX; n++) {
@@ -451,6 +476,7 @@ static void write_failures(const struct profile *p, FILE *f)
     fprintf(f, "  signals on threads without a JNIEnv: %" PRIu64 "\n", c[FPL_CTR_NO_ENV]);
     fprintf(f, "  timer errors: %" PRIu64 ", timer overruns folded into weights: %" PRIu64 "\n",
             c[FPL_CTR_TIMER_ERRORS], c[FPL_CTR_OVERRUNS]);
+    write_signals(c, f);
 }
 
 static int write_methods(const struct profile *p, int kind, FILE *f)
@@ -552,17 +578,42 @@ static void write_cost(const struct profile *p, FILE *f)
     } else {
         fprintf(f, "  signal handler: no histogram in the log\n");
     }
-    if (p->counter_seen[FPL_CTR_WRITER_CPU_NS]) {
-        uint64_t w = p->counters[FPL_CTR_WRITER_CPU_NS];
-        fprintf(f, "  writer thread CPU: %s", fmt_ns(a, sizeof(a), w));
+    /* every agent thread's CPU, then the sum with the handler's: what the agent cost */
+    static const struct {
+        unsigned id;
+        const char *what;
+    } threads[] = {
+        {FPL_CTR_WRITER_CPU_NS, "writer thread CPU"},
+        {FPL_CTR_SAMPLER_CPU_NS, "wall sampler thread CPU"},
+        {FPL_CTR_AGENT_OTHER_CPU_NS, "other agent threads CPU"},
+    };
+    uint64_t sum = p->have_hist ? p->hist_total_ns : 0;
+    int parts = p->have_hist;
+    for (size_t i = 0; i < sizeof(threads) / sizeof(threads[0]); i++) {
+        if (!p->counter_seen[threads[i].id])
+            continue;
+        uint64_t w = p->counters[threads[i].id];
+        fprintf(f, "  %s: %s", threads[i].what, fmt_ns(a, sizeof(a), w));
         if (dur)
             fprintf(f, " (%.3f%% of the %.3f s duration)", pct(w, dur), (double)dur / 1e9);
+        fprintf(f, "\n");
+        sum += w;
+        parts++;
+    }
+    if (parts > 1) {
+        fprintf(f, "  agent CPU in all (handler runs and agent threads): %s",
+                fmt_ns(a, sizeof(a), sum));
+        if (dur)
+            fprintf(f, " (%.3f%% of the %.3f s duration)", pct(sum, dur), (double)dur / 1e9);
         fprintf(f, "\n");
     }
     fprintf(f, "  log size: %" PRIu64 " bytes", p->stats.file_bytes);
     if (p->samples)
         fprintf(f, ", %.1f bytes per sample", (double)p->stats.file_bytes / (double)p->samples);
     fprintf(f, "\n");
+    if (p->counters[FPL_CTR_DICT_RESETS])
+        fprintf(f, "  dictionaries reset: %" PRIu64 " times (the agent's memory bound; names "
+                   "used afterwards were written again)\n", p->counters[FPL_CTR_DICT_RESETS]);
 }
 
 static void write_log(const struct profile *p, FILE *f)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """flyprof benchmark: prints figures, never passes or fails.
 
-Four parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof.bench):
+Parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof.bench):
 
 1. cpu    -- overhead of CPU profiling on a FIXED amount of multi-threaded work (FixedWork):
              no agent, flyprof cpu=10ms, cpu=1ms (cputimer), cpu=1ms with engine=itimer and
@@ -19,14 +19,13 @@ Four parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof
              /proc/PID/task/TID/sched ("flyprof wall sa") when all threads are up and again when
              the steady phase ends; the process CPU time is read through the process CPU clock at
              the same instants, in a run with the agent and one without.
-
 4. jitter -- flyprof jitter beside oslat (rt-tests) on the same CPUs: p99, p99.9, max and
              stalls of 10 us or more per second (jitter_bench.py).
 5. hiccup -- the CPU cost of hiccup mode's two probe threads at 1 ms and 10 ms
              (hiccup_bench.py).
 
 Usage: bench.py --build DIR [--java PATH] [--quick] [--rounds N]
-                [--parts cpu,depth,filter,wall,jitter,hiccup]
+                [--parts cpu,depth,filter,wall,server,jitter,hiccup]
                 [--out DIR]
 `scripts/bench` builds (scripts/setup) and runs this.
 """
@@ -861,6 +860,170 @@ def part_wall(args, report):
                       "errors": errors}
 
 
+# ------------------------------------------------------------------------------- 4. server
+
+def run_server(args, run_dir, tag, jvm_opts):
+    """One Server run under load: the server JVM (with jvm_opts) and a LoadGen JVM on loopback.
+    Returns the server's result figures plus its rusage, or an error."""
+    out_path = os.path.join(run_dir, tag + ".server.out")
+    err_path = os.path.join(run_dir, tag + ".server.err")
+    cmd = ([args.java] + HEAP + jvm_opts + ["-cp", args.jar, "dev.flyprof.bench.Server",
+                                            str(args.server_idle), str(args.server_work),
+                                            str(args.server_warmup), str(args.server_seconds)])
+    rec = {"tag": tag}
+    busy0 = machine_busy_s()
+    t0 = time.monotonic()
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        srv = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=run_dir,
+                               env=child_env())
+        port = None
+        deadline = time.monotonic() + 60
+        while port is None and time.monotonic() < deadline and srv.poll() is None:
+            m = re.search(r"^port=(\d+)", read_text(out_path), re.M)
+            port = int(m.group(1)) if m else None
+            time.sleep(0.02)
+        gen = None
+        if port is not None:
+            gen = subprocess.Popen([args.java, "-Xmx128m", "-cp", args.jar,
+                                    "dev.flyprof.bench.LoadGen", str(port),
+                                    str(args.server_connections)],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   stdin=subprocess.DEVNULL, cwd=run_dir, env=child_env())
+        timeout = args.server_warmup + args.server_seconds + 120
+        status, ru = None, None
+        while True:
+            pid, st, r = os.wait4(srv.pid, os.WNOHANG)
+            if pid == srv.pid:
+                status, ru = st, r
+                break
+            if time.monotonic() - t0 > timeout:
+                srv.kill()
+                _, status, ru = os.wait4(srv.pid, 0)
+                rec["error"] = "timed out"
+                break
+            time.sleep(0.02)
+        gen_cpu = 0.0
+        if gen:
+            deadline = time.monotonic() + 30
+            while True:
+                pid, st, r = os.wait4(gen.pid, os.WNOHANG)
+                if pid == gen.pid:
+                    gen_cpu = r.ru_utime + r.ru_stime
+                    break
+                if time.monotonic() > deadline:
+                    gen.kill()
+                    _, st, r = os.wait4(gen.pid, 0)
+                    gen_cpu = r.ru_utime + r.ru_stime
+                    break
+                time.sleep(0.02)
+    wall = time.monotonic() - t0
+    # the load generator is part of the run: only what else ran counts as other load
+    rec["other_cores"] = other_cores(busy0, machine_busy_s(),
+                                     ru.ru_utime + ru.ru_stime + gen_cpu, wall)
+    rec["rc"] = os.waitstatus_to_exitcode(status)
+    res = results_of(read_text(out_path))
+    if rec["rc"] != 0 or "cpu_per_request_ns" not in res:
+        rec["error"] = rec.get("error") or "exit %s: %s" % (rec["rc"], read_text(err_path)[-400:])
+        return rec
+    for k in ("requests", "cpu_ns", "wall_ns", "cpu_per_request_ns", "agent_threads_cpu_ns"):
+        if k in res:
+            rec[k] = float(res[k])
+    rec["maxrss_kb"] = ru.ru_maxrss
+    return rec
+
+
+def part_server(args, report):
+    """CPU per request of a server under load: no agent, cpu at 10 ms, cpu + wall at 10 ms."""
+    run_dir = os.path.join(args.out, "server")
+    os.makedirs(run_dir, exist_ok=True)
+    log("== 4. Server under load: CPU per request (Server + LoadGen on loopback) ==")
+    log("  %d idle parked threads, %d connection threads blocking in socket reads, %d SHA-256 "
+        "rounds per request; %d s warm-up, %d s measured; %d interleaved rounds"
+        % (args.server_idle, args.server_connections, args.server_work, args.server_warmup,
+           args.server_seconds, args.server_rounds))
+
+    def fp(opts):
+        return lambda tag: ["-agentpath:%s=%s,file=%s" % (
+            args.agent, opts, os.path.join(run_dir, tag + ".fpl"))]
+
+    cfgs = [("no agent", lambda tag: []), ("cpu 10ms", fp("cpu=10ms")),
+            ("cpu+wall 10ms", fp("cpu=10ms,wall=10ms"))]
+    rng = random.Random(args.seed)
+    runs = []
+    for i in range(args.server_rounds):
+        order = list(range(len(cfgs)))
+        rng.shuffle(order)
+        for j in order:
+            name, opts = cfgs[j]
+            tag = "r%d-%s" % (i, re.sub(r"[^a-z0-9]+", "-", name))
+            progress("server: round %d/%d, %s" % (i + 1, args.server_rounds, name))
+            rec = run_server(args, run_dir, tag, opts(tag))
+            rec.update({"round": i, "config": name})
+            fpl = os.path.join(run_dir, tag + ".fpl")
+            if os.path.exists(fpl):
+                rec["summary"] = flyprof_summary(args.cli, fpl, run_dir, tag)
+                rec["summary_text"] = read_text(os.path.join(run_dir, tag + ".summary.txt"))
+            runs.append(rec)
+    progress_done()
+    log()
+    log("  %-15s %-25s %-25s %10s" % ("configuration", "CPU us per request", "ratio to no agent",
+                                      "requests/s"))
+    ratios = {}
+    for name, _ in cfgs:
+        mine = [r for r in runs if r["config"] == name and "error" not in r]
+        per = [r["cpu_per_request_ns"] / 1e3 for r in mine]
+        rat = []
+        for r in mine:
+            base = [b for b in runs if b["config"] == "no agent" and b["round"] == r["round"]
+                    and "error" not in b]
+            if base:
+                rat.append(r["cpu_per_request_ns"] / base[0]["cpu_per_request_ns"])
+        ratios[name] = rat
+        rps = [r["requests"] / (r["wall_ns"] / 1e9) for r in mine]
+        log("  %-15s %-25s %-25s %10s" % (name, fmt_med(per, "%.1f"), fmt_med(rat, "%.4f"),
+                                          fmt(median(rps), "%.0f")))
+    cw, c = ratios.get("cpu+wall 10ms"), ratios.get("cpu 10ms")
+    if cw and c:
+        log("  cpu+wall / cpu alone: %.4f (medians)" % (median(cw) / median(c)))
+    # the agent's own share of the process CPU: its threads (sampler, writer) over the measured
+    # window, and the signal handlers (the log's handler-time total over its duration), both
+    # per second of the window; these move far less with the machine's load than the above
+    log()
+    log("  %-15s %-22s %-22s %-22s" % ("configuration", "agent threads % CPU", "handlers % CPU",
+                                       "agent share of process"))
+    for name, _ in cfgs[1:]:
+        mine = [r for r in runs if r["config"] == name and "error" not in r]
+        thr, hnd, share = [], [], []
+        for r in mine:
+            secs = r["wall_ns"] / 1e9
+            a = r.get("agent_threads_cpu_ns")
+            s = r.get("summary", {})
+            h = None
+            if s.get("handler_mean_ns") is not None and s.get("handler_runs") and \
+                    s.get("duration_s"):
+                h = s["handler_mean_ns"] * s["handler_runs"] / s["duration_s"]  # ns per s
+            thr.append(a / secs / 1e7 if a is not None else None)
+            hnd.append(h / 1e7 if h is not None else None)
+            if a is not None and h is not None:
+                share.append((a / secs + h) / (r["cpu_ns"] / secs))
+        log("  %-15s %-22s %-22s %-22s" % (name, fmt_med(thr, "%.3f"), fmt_med(hnd, "%.3f"),
+                                           fmt_med([x * 100 for x in share], "%.2f%%")))
+    for r in runs:
+        if "error" in r:
+            log("  ! %s: %s" % (r["tag"], r["error"]))
+    for r in runs:
+        txt = r.get("summary_text", "")
+        if r["config"] == "cpu+wall 10ms" and txt:
+            keep = [l.strip() for l in txt.splitlines()
+                    if re.match(r"\s*(wall ticks|wall samples|signals handled|wall signals not)",
+                                l)]
+            log("  %s: %s" % (r["tag"], "; ".join(keep)))
+            break
+    load_note([r.get("other_cores") for r in runs], "the CPU-per-request figures")
+    log()
+    report["server"] = {"runs": runs, "ratios": ratios}
+
+
 # ------------------------------------------------------------------------------------- main
 
 def find_java(arg):
@@ -881,9 +1044,9 @@ def main():
     ap.add_argument("--build", required=True, help="flyprof build directory")
     ap.add_argument("--java", help="java launcher (default JAVA_HOME, else JDK 17, else PATH)")
     ap.add_argument("--quick", action="store_true", help="about 2 minutes instead of 10")
-    ap.add_argument("--parts", default="cpu,depth,filter,wall,jitter,hiccup",
-                    help="which parts to run (default all: cpu,depth,filter,wall,jitter,"
-                         "hiccup)")
+    ap.add_argument("--parts", default="cpu,depth,filter,wall,server,jitter,hiccup",
+                    help="which parts to run (default all: cpu,depth,filter,wall,server,"
+                         "jitter,hiccup)")
     ap.add_argument("--rounds", type=int, help="CPU overhead rounds (default 5, quick 2)")
     ap.add_argument("--work-seconds", type=float,
                     help="CPU seconds of work per FixedWork thread, without the agent "
@@ -895,6 +1058,13 @@ def main():
                     help="leave out the itimer and perf engine configurations")
     ap.add_argument("--wall-threads", default="10,100,1000,5000",
                     help="parked thread counts for the wall part")
+    ap.add_argument("--server-rounds", type=int, help="server rounds (default 5, quick 2)")
+    ap.add_argument("--server-idle", type=int, default=200,
+                    help="the server's idle parked threads (default 200)")
+    ap.add_argument("--server-connections", type=int, default=64,
+                    help="connections (and connection threads) under load (default 64)")
+    ap.add_argument("--server-work", type=int, default=4,
+                    help="SHA-256 rounds per request (default 4)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the interleaving order")
     ap.add_argument("--out", help="directory for logs and bench.json "
                                   "(default BUILD/bench/DATE-TIME)")
@@ -922,6 +1092,9 @@ def main():
     args.depths = [0, 32, 128, 512]
     args.depth_fraction = 0.4 if q else 0.6
     args.wall_threads = [int(x) for x in args.wall_threads.split(",") if x]
+    args.server_rounds = args.server_rounds or (2 if q else 5)
+    args.server_seconds = 5 if q else 10
+    args.server_warmup = 3
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     args.out = os.path.abspath(args.out or os.path.join(
         args.build, "bench", time.strftime("%Y%m%d-%H%M%S")))
@@ -932,7 +1105,7 @@ def main():
     report = {"environment": env, "quick": q, "parts": parts}
     t0 = time.monotonic()
     for part, fn in (("cpu", part_cpu), ("depth", part_depth), ("filter", part_filter),
-                     ("wall", part_wall),
+                     ("wall", part_wall), ("server", part_server),
                      ("jitter", lambda a, r: jitter_bench.part_jitter(a, r, log)),
                      ("hiccup", lambda a, r: hiccup_bench.part_hiccup(a, r, log))):
         if part in parts:

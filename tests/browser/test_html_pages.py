@@ -314,8 +314,7 @@ def main():
     args.helper = args.helper or os.path.join(args.build, "tests", "test_html")
     args.chromium = bw.find_chromium(args.chromium)
     if not args.chromium:
-        print("SKIP html_pages: no chromium (scripts/setup installs it)")
-        sys.exit(bw.SKIP)
+        bw.skip("html_pages", "no chromium (scripts/setup installs it)")
     c = Ctx(args)
     print("html_pages: %s" % args.chromium, flush=True)
     try:

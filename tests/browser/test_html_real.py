@@ -67,8 +67,7 @@ def main():
     a.jar = a.jar or os.path.join(a.build, "lib", "flyprof.jar")
     a.chromium = bw.find_chromium(a.chromium)
     if not a.chromium:
-        print("SKIP html_real: no chromium (scripts/setup installs it)")
-        sys.exit(bw.SKIP)
+        bw.skip("html_real", "no chromium (scripts/setup installs it)")
     base = os.path.join(a.build, "tests", "browser")
     os.makedirs(base, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="html_real-", dir=base)

@@ -19,7 +19,8 @@ function(_flyprof_attach_tests)
         string(REGEX REPLACE "^java-" "" _label "${_label}")
         string(REGEX REPLACE "-(amd64|x64|x86_64|arm64|aarch64)$" "" _label "${_label}")
         string(REGEX REPLACE "[^A-Za-z0-9._-]" "_" _label "${_label}")
-        foreach(_t attach attach_cycles attach_errors attach_user)
+        foreach(_t attach attach_cycles attach_errors attach_user stuck_handler agent_cpu
+                attach_churn class_unload)
             add_test(NAME int_${_t}_${_label}
                 COMMAND ${_int_python} ${_attach_dir}/test_${_t}.py
                     --build ${CMAKE_BINARY_DIR} --java ${_jdk}/bin/java

@@ -35,6 +35,21 @@ AGENT_OPTIONS = "cpu=10ms"
 WORKLOAD_PKG = "dev.flyprof.workload."
 
 
+SKIP = 77  # ctest SKIP_RETURN_CODE
+
+
+def skip(name, why):
+    """Ends a test that cannot run here (a tool it needs is missing): exit 77, which ctest
+    reports as skipped. Under CI=true nothing may be missing, so it is a failure (exit 1):
+    a CI run where every such test skips must not look green."""
+    if os.environ.get("CI") == "true":
+        print("FAIL %s: %s (CI=true: a missing tool is a failure, not a skip)" % (name, why),
+              flush=True)
+        sys.exit(1)
+    print("SKIP %s: %s" % (name, why), flush=True)
+    sys.exit(SKIP)
+
+
 class TestFailure(Exception):
     """A check failed: the message says what was expected and what was seen."""
 
@@ -186,14 +201,16 @@ class Test:
                   "" if ok else "  <-- FAIL")
         self.check(ok, "%s is %.4f, want %.4f +- %.4f", what, seen, want, tol)
 
-    def run(self, name, cmd, timeout):
-        """Runs cmd, capturing output; never raises on a non-zero exit."""
+    def run(self, name, cmd, timeout, env=None):
+        """Runs cmd, capturing output; never raises on a non-zero exit. env: variables added
+        to this process's environment."""
         t0 = time.monotonic()
         proc, timed_out = None, False
+        full_env = dict(os.environ, **env) if env else None
         try:
             proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                   stdin=subprocess.DEVNULL, text=True, errors="replace",
-                                  timeout=timeout, cwd=self.tmp)
+                                  timeout=timeout, cwd=self.tmp, env=full_env)
         except subprocess.TimeoutExpired as e:
             timed_out = True
             proc = subprocess.CompletedProcess(cmd, None, _text(e.stdout), _text(e.stderr))
@@ -202,16 +219,16 @@ class Test:
         return r
 
     def run_java(self, name, workload, args=(), agent_options=AGENT_OPTIONS, jvm_options=(),
-                 timeout=180):
+                 timeout=180, env=None):
         """Runs a workload under the agent, writing <tmp>/<name>.fpl. Checks that the JVM
-        exited 0 without a crash, printed its result line and left a non-empty log. Returns
-        (Run, log path)."""
+        exited 0 without a crash, printed its result line and left a non-empty log. env:
+        variables added to the JVM's environment. Returns (Run, log path)."""
         fpl = self.path(name + ".fpl")
         cls = workload if "." in workload else WORKLOAD_PKG + workload
         cmd = [self.java, "-agentpath:%s=%s,file=%s" % (self.agent, agent_options, fpl)]
         cmd += list(jvm_options) + ["-cp", self.jar, cls] + [str(a) for a in args]
         self.logs.append(fpl)
-        r = self.run(name, cmd, timeout)
+        r = self.run(name, cmd, timeout, env=env)
         self.check_jvm(r)
         self.check(os.path.isfile(fpl) and os.path.getsize(fpl) > 0,
                    "%s: the JVM exited but wrote no log at %s", name, fpl)

@@ -102,9 +102,35 @@ class Jvm:
     def fds(self):
         return len(os.listdir("/proc/%d/fd" % self.pid))
 
+    def fds_to(self, target):
+        """How many of the JVM's fds link to target, e.g. 'anon_inode:[perf_event]'."""
+        n = 0
+        d = "/proc/%d/fd" % self.pid
+        for fd in os.listdir(d):
+            try:
+                n += os.readlink(os.path.join(d, fd)) == target
+            except OSError:
+                pass  # closed meanwhile
+        return n
+
     def rss_kb(self):
         m = re.search(r"^VmRSS:\s+(\d+)", _read("/proc/%d/status" % self.pid), re.M)
         return int(m.group(1)) if m else 0
+
+    def thread_cpu_ticks(self, name):
+        """CPU time (utime + stime, in clock ticks) of the first thread named name, 0 when
+        there is none."""
+        try:
+            for tid in os.listdir("/proc/%d/task" % self.pid):
+                if _read("/proc/%d/task/%s/comm" % (self.pid, tid)).strip() != name:
+                    continue
+                fields = _read("/proc/%d/task/%s/stat" % (self.pid, tid)).rsplit(")", 1)
+                if len(fields) == 2:
+                    f = fields[1].split()
+                    return int(f[11]) + int(f[12])
+        except OSError:
+            pass
+        return 0
 
     def timers(self):
         """POSIX timers of the process (/proc/PID/timers), or None when the kernel lacks it."""
@@ -174,6 +200,45 @@ def status(t, jvm, name="status"):
     r = flyprof(t, name, ["status", jvm.pid])
     expect(t, r, 0)
     return r.stdout
+
+
+def log_problem(path):
+    """Why the log at path is not a complete, intact flyprof log (no END record, a damaged or
+    cut-off chunk), or None when it is one. Read with the tests' own reader (test_wall_fpl),
+    which follows FORMAT.md alone and raises on any damage."""
+    import test_wall_fpl as wf
+    try:
+        log = wf.read_fpl(path)
+    except (OSError, wf.FplError) as e:
+        return str(e)
+    if log.end_ticks is None:
+        return "no END record: the log was cut off"
+    return None
+
+
+def check_complete(t, fpl, what):
+    """Checks that fpl is complete and intact, both by the tests' reader and by `flyprof
+    summary` (whose report is on its stdout). The first call also checks that the check can
+    fail: a copy of the log cut in the middle must be reported as cut off by both."""
+    if not getattr(t, "_complete_checked", False):
+        t._complete_checked = True
+        cut = t.path("cut-copy.fpl")
+        with open(fpl, "rb") as f:
+            data = f.read()
+        with open(cut, "wb") as f:
+            f.write(data[:len(data) // 2])
+        t.check(log_problem(cut) is not None, "the completeness check passes a log cut in half")
+        s = flyprof(t, "summary of a cut copy", ["summary", cut])
+        t.check("cut off" in s.stdout, "flyprof summary does not report a log cut in half as "
+                "cut off: %s", s.stdout[-600:])
+    why = log_problem(fpl)
+    t.check(why is None, "%s: the log is not complete: %s", what, why)
+    s = flyprof(t, "summary " + os.path.basename(fpl), ["summary", fpl])
+    expect(t, s, 0)
+    bad = [line.strip() for line in s.stdout.splitlines() if "cut off" in line or "damaged" in
+           line]
+    t.check(not bad, "%s: flyprof summary says the log is incomplete: %s", what, bad)
+    return s
 
 
 def stop_all():

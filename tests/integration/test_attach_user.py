@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""attach_user (root only; skipped otherwise): root attaches to a JVM that runs as `nobody`.
+"""attach_user (root only; skipped otherwise, a failure under CI=true): root attaches to a JVM that runs as `nobody`.
 The flyprof used lives in a directory only root can read, so the agent must be staged where
 nobody can load it (/tmp/flyprof-<uid>/libflyprof.so in the JVM's /tmp); the profile is written
 by the JVM, owned by nobody, and holds the workload. An output where nobody cannot write is
@@ -12,14 +12,11 @@ The JVM's jar and output directory sit in a fresh directory under /tmp that nobo
 import os
 import pwd
 import shutil
-import sys
 import tempfile
 
 import test_attach_common as ac
 
 HOT = "dev.flyprof.workload.Split123.block"
-SKIP = 77
-
 
 def group_of(user):
     import grp
@@ -28,13 +25,11 @@ def group_of(user):
 
 def body(t):
     if os.geteuid() != 0:
-        print("SKIP attach_user: needs root (to start a JVM as another user)")
-        sys.exit(SKIP)
+        ac.ft.skip("attach_user", "needs root (to start a JVM as another user)")
     try:
         nobody = pwd.getpwnam("nobody")
     except KeyError:
-        print("SKIP attach_user: no user nobody")
-        sys.exit(SKIP)
+        ac.ft.skip("attach_user", "no user nobody")
     staged_dir = "/tmp/flyprof-%d" % nobody.pw_uid
     staged_before = os.path.exists(staged_dir)
     shared = tempfile.mkdtemp(prefix="flyprof-attach-user-", dir="/tmp")

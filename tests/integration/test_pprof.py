@@ -18,7 +18,7 @@ symbolization attempt). Asserts:
 - functions and lines: kernel's locations are in Split123.java under its package directory, on
   lines of kernel's body, and `-list` finds the source with -source_path at java/src.
 
-Needs `go` (golang-go, installed by scripts/setup); without it the test is skipped (exit 77).
+Needs `go` (golang-go, installed by scripts/setup); without it the test is skipped (exit 77), or fails under CI=true.
 Go runs with HOME, GOCACHE and GOPATH in the test's temp dir and no network (GOPROXY=off):
 `go tool pprof` on a local file needs neither.
 """
@@ -255,6 +255,5 @@ def test(t):
 
 if __name__ == "__main__":
     if not find_go():
-        print("SKIP pprof: no `go` (install golang-go; scripts/setup does)")
-        sys.exit(77)
+        ft.skip("pprof", "no `go` (install golang-go; scripts/setup does)")
     ft.main(test, "flyprof convert -o X.pb.gz read by go tool pprof")

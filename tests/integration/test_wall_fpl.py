@@ -8,7 +8,8 @@ signaled / failed counts and its time, which tick each sample answers. This modu
 them straight from the log, following FORMAT.md alone (it does not share code with the
 collector, so it also cross-checks it): preamble, chunks verified by CRC-32 over sequence
 number + payload, length-framed records, THREAD / SAMPLE / WALL_TICK / ANCHOR / HEADER / END /
-COUNTERS. METHOD and STACK records are skipped: stacks are checked through `flyprof convert`.
+COUNTERS, and the names of METHOD records (not their line tables). STACK records are skipped:
+stacks are checked through `flyprof convert`.
 Damaged or cut-off chunks are not recovered (a test log must be intact): the reader raises.
 
 Used by test_wall_states.py, test_wall_parked.py, test_filter_marked.py and test_churn.py:
@@ -139,6 +140,19 @@ class Sample:
         return self.weight * s if s is not None else float(self.weight)
 
 
+class Method:
+    __slots__ = ("id", "kind", "klass", "name", "signature", "source", "chunk")
+
+    def __init__(self, mid, kind, klass, name, signature, source, chunk):
+        self.id, self.kind, self.klass, self.name = mid, kind, klass, name
+        self.signature, self.source, self.chunk = signature, source, chunk
+
+    @property
+    def full(self):
+        """`package.Class.method`, or the name alone for markers and C/stub frames."""
+        return "%s.%s" % (self.klass, self.name) if self.klass else self.name
+
+
 class Log:
     def __init__(self):
         self.header = None
@@ -150,6 +164,8 @@ class Log:
         self.counters = {}
         self.end_ticks = None
         self.chunks = 0
+        self.methods = {}       # id -> Method
+        self.method_records = []  # every METHOD record, in log order (ids may repeat a name)
 
     def wall_samples(self):
         return [s for s in self.samples if s.kind == KIND_WALL]
@@ -197,6 +213,10 @@ def _record(log, typ, b, state):
             log.counters[k] = b.v()
     elif typ == REC_END:
         log.end_ticks = b.u64()
+    elif typ == REC_METHOD:
+        m = Method(b.v(), b.u8(), b.str(), b.str(), b.str(), b.str(), log.chunks)
+        log.methods[m.id] = m
+        log.method_records.append(m)
     elif typ == REC_WALL_TICK:
         tid = b.v()
         if tid == 0:
@@ -206,7 +226,7 @@ def _record(log, typ, b, state):
             log.tick_repeats += 1
         else:
             log.ticks[tid] = t
-    # METHOD, STACK, HANDLER_HIST and unknown types: skipped by their length
+    # STACK, HANDLER_HIST and unknown types: skipped by their length
 
 
 def parse(data):

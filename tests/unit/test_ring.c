@@ -2,6 +2,8 @@
  *  1. Single thread, against a model of the documented layout: FIFO order, commits out of
  *     order, discards, nested reservations, exact full/free accounting with wrap padding over
  *     many laps, the length limits, and that stale bytes never read as a record.
+ *  3. The consumer wakeup (ring_set_wakeup / ring_rearm): one eventfd write per crossing of
+ *     the level while armed.
  *  2. Stress: NPROD producer threads, a thread that storms them with SIGUSR2 whose handler
  *     produces too (interrupting producers between reserve and commit), and one consumer on a
  *     small ring. Every (producer, sequence) must be consumed exactly once, in order and
@@ -22,7 +24,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #if defined(__SANITIZE_THREAD__)
 #define UNDER_TSAN 1
@@ -721,12 +725,60 @@ out:
     ring_destroy(&sring);
 }
 
+/* Counts and clears the wakeups written to an eventfd. */
+static uint64_t wakeups(int fd)
+{
+    uint64_t v = 0;
+    if (read(fd, &v, sizeof(v)) != (ssize_t)sizeof(v))
+        return 0;
+    return v;
+}
+
+/* 3. The consumer wakeup: exactly one write to the eventfd per crossing of the level while
+ * armed, none while disarmed or below the level; ring_rearm says when the ring is already
+ * above it. */
+static void test_wakeup(void)
+{
+    struct ring r;
+    CHECK(ring_init(&r, 4096) == 0);
+    int fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    CHECK(fd >= 0);
+    ring_set_wakeup(&r, fd, 1024);
+    /* disarmed until the first rearm: filling past the level wakes nobody */
+    for (int i = 0; i < 20; i++)
+        ring_commit(&r, ring_reserve(&r, 56)); /* 64 bytes a record */
+    CHECK_EQ_U(wakeups(fd), 0);
+    CHECK_EQ_U(ring_rearm(&r), 1); /* 1280 >= 1024: drain again instead of sleeping */
+    uint32_t len;
+    while (ring_peek(&r, &len))
+        ring_release(&r);
+    CHECK_EQ_U(ring_rearm(&r), 0);
+    for (int i = 0; i < 15; i++)
+        ring_commit(&r, ring_reserve(&r, 56));
+    CHECK_EQ_U(wakeups(fd), 0); /* 960 bytes: below the level */
+    ring_commit(&r, ring_reserve(&r, 56));
+    CHECK_EQ_U(wakeups(fd), 1); /* 1024: the crossing commit wakes */
+    for (int i = 0; i < 10; i++)
+        ring_commit(&r, ring_reserve(&r, 56));
+    CHECK_EQ_U(wakeups(fd), 0); /* once per rearm */
+    while (ring_peek(&r, &len))
+        ring_release(&r);
+    CHECK_EQ_U(ring_rearm(&r), 0);
+    for (int i = 0; i < 16; i++)
+        ring_commit(&r, ring_reserve(&r, 56));
+    CHECK_EQ_U(wakeups(fd), 1); /* armed again: the next crossing wakes again */
+    ring_set_wakeup(&r, -1, 0);
+    close(fd);
+    ring_destroy(&r);
+}
+
 int main(void)
 {
     test_init();
     test_basic();
     test_full();
     test_laps();
+    test_wakeup();
     test_stress();
     return harness_result("test_ring");
 }

@@ -24,7 +24,8 @@
  *   candidates are the live (and, with filter, marked) threads, chosen is min(candidates, N),
  *   every answer goes to a candidate with its own state and the tick id, and threads that are
  *   gone count as failed. Only agent/wallclock.c is linked: these doubles replace threads.c,
- *   thread_filter.c, ring.c, tsc.c, counters.c and handler.c.
+ *   thread_filter.c, ring.c, tsc.c, counters.c, vmstructs.c and handler.c (whose per-slot
+ *   wall state they keep empty: no repeats, no outstanding signals).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -51,6 +52,7 @@
 #include "thread_filter.h"
 #include "threads.h"
 #include "tsc.h"
+#include "vmstructs.h"
 #include "wallclock.h"
 
 /* ---- wallclock_choose ------------------------------------------------------------------- */
@@ -441,6 +443,62 @@ uint64_t handler_wall_value(int state, uint32_t tick)
     return (uint64_t)HANDLER_WALL_COOKIE | (uint64_t)(state & 0xff) << 16 | (uint64_t)tick << 32;
 }
 
+/* handler.c's per-slot wall state: none kept, so no signal is ever outstanding and no stack is
+ * ever repeated (every chosen thread is signalled or walked, as this test expects); those
+ * paths are covered on real JVMs (tests/integration/test_wall_blocked.py) */
+uint32_t handler_wall_pending(uint32_t slot)
+{
+    (void)slot;
+    return 0;
+}
+
+void handler_wall_claim(uint32_t slot, uint32_t tick)
+{
+    (void)slot;
+    (void)tick;
+}
+
+uint32_t handler_wall_unclaim(uint32_t slot)
+{
+    (void)slot;
+    return 0;
+}
+
+void handler_wall_miss(uint32_t slot)
+{
+    (void)slot;
+}
+
+void handler_wall_miss_n(uint32_t slot, uint32_t n)
+{
+    (void)slot;
+    (void)n;
+}
+
+uint64_t handler_wall_base(uint32_t slot)
+{
+    (void)slot;
+    return 0;
+}
+
+void handler_wall_set_base(uint32_t slot, uint64_t cpu_ns)
+{
+    (void)slot;
+    (void)cpu_ns;
+}
+
+void handler_wall_reset_all(void)
+{
+}
+
+/* vmstructs.c's: no JVM here, so the sampler cannot read a thread's JVM state */
+int64_t vmstructs_offset(const char *type, const char *field)
+{
+    (void)type;
+    (void)field;
+    return -1;
+}
+
 /* The ring: tick records and the sampler's own samples, collected. */
 #define MAX_TICKS 4096
 static pthread_mutex_t ring_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -769,7 +827,7 @@ static void run_sampler(unsigned max_threads, int filter, unsigned min_ticks)
     CHECK_EQ_U(rc, 0);
     for (int ms = 0; ms < 60000 && ticks_so_far() < min_ticks; ms++)
         nanosleep(&(struct timespec){0, 1000000}, NULL);
-    wallclock_stop();
+    CHECK_EQ_U(wallclock_stop(60000000000ull), 0);
     /* every signal sent is pending on its thread by now; a receiver that went through two
      * more loops (a whole nanosleep after this point) has run its handler for it */
     uint32_t snap[NT];
@@ -1018,7 +1076,7 @@ static void test_tick(void)
         nanosleep(&(struct timespec){0, 1000000}, NULL);
     CHECK_EQ_U(atomic_load(&agent_threads), 0);
     CHECK_EQ_U(atomic_load(&reader_registered), 0);
-    wallclock_stop(); /* idempotent */
+    CHECK_EQ_U(wallclock_stop(60000000000ull), 0); /* idempotent */
 
     CHECK_EQ_U(atomic_load(&got_bad_state), 0);
     CHECK_EQ_U(atomic_load(&got_bad_cookie), 0);

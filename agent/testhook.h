@@ -1,0 +1,23 @@
+/* testhook.h: test-only faults the integration tests inject into a real JVM, armed by
+ * environment variables the agent reads at setup (never in production use):
+ *
+ * - FLYPROF_TEST_HANG_THREAD=NAME: a CPU-sample handler run on the Java thread named NAME
+ *   (its name at ThreadStart) while that thread is in native code never returns, as a thread
+ *   stopped inside the handler (by a debugger, a freezer cgroup) would look to the agent. Only
+ *   in native code, where the JVM itself never waits for the thread: the agent's own waits are
+ *   what is tested.
+ */
+#ifndef TESTHOOK_H
+#define TESTHOOK_H
+
+/* Arms (on = 1) or disarms the hang hook for the calling thread. ThreadStart on the thread,
+ * which compares its name with FLYPROF_TEST_HANG_THREAD (threads.c). */
+void testhook_arm(int on);
+
+/* 1 when the calling thread's hang hook is armed. Async-signal-safe. */
+int testhook_armed_sigsafe(void);
+
+/* Never returns: sleeps forever. Async-signal-safe (nanosleep only). */
+void testhook_hang_sigsafe(void) __attribute__((noreturn));
+
+#endif

@@ -1,0 +1,120 @@
+/* fuzz_seeds: writes the fuzzers' seed logs into a directory (made at test time: no binary
+ * is kept in the repository): the golden log of the collector tests, with and without END,
+ * and a richer one holding every record type, every method kind and frame type, CPU and wall
+ * samples in every state, wall ticks, counters (known and unknown ids), a histogram, an
+ * unknown record type and a record longer than its type needs, over several chunks.
+ * Usage: fuzz_seeds DIR. */
+#include <stdio.h>
+#include <string.h>
+
+#include "fpl_format.h"
+#include "fplgen.h"
+#include "golden_log.h"
+
+static int save(struct fplgen *g, const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    int rc = fplgen_save(g, path);
+    if (rc != 0)
+        fprintf(stderr, "fuzz_seeds: cannot write %s\n", path);
+    return rc;
+}
+
+static int golden(const char *dir, int with_end, const char *name)
+{
+    struct fplgen g;
+    if (fplgen_init(&g) != 0)
+        return -1;
+    int rc = golden_log_build(&g, with_end);
+    if (rc == 0)
+        rc = save(&g, dir, name);
+    fplgen_destroy(&g);
+    return rc;
+}
+
+static int rich(const char *dir)
+{
+    struct fplgen g;
+    if (fplgen_init(&g) != 0)
+        return -1;
+    struct fplgen_header h = {4242, FPL_CLOCK_TSC, 2000000000ull, 1000, 5000, 1700000000000000000ull,
+                              1000000, FPL_ENGINE_CPUTIMER, 20000000, 4, 2048,
+                              "cpu=1ms,wall=20ms", "OpenJDK 64-Bit Server VM", "17.0.15",
+                              "dev.flyprof.Rich arg"};
+    fplgen_header(&g, &h);
+    fplgen_anchor(&g, 1000, 5000, 1700000000000000000ull);
+    fplgen_thread(&g, 1, 100, "main");
+    fplgen_thread(&g, 2, 101, "worker \xe2\x9c\x93 \"quoted\" <html>");
+    fplgen_thread(&g, 3, 102, "");
+    struct reader_line lines[] = {{0, 10}, {5, 11}, {9, 14}};
+    fplgen_method(&g, 1, FPL_METHOD_JAVA, "dev.flyprof.Rich", "main", "([Ljava/lang/String;)V",
+                  "Rich.java", 3, lines);
+    fplgen_method(&g, 2, FPL_METHOD_JAVA, "dev.flyprof.Rich$$Lambda$14/0x0000000800c01234",
+                  "run", "()V", "", 0, NULL);
+    fplgen_method(&g, 3, FPL_METHOD_NATIVE, "java.lang.Thread", "sleep", "(J)V", "Thread.java",
+                  0, NULL);
+    fplgen_method(&g, 4, FPL_METHOD_MARKER, "", "[agct:unknown_Java]", "", "", 0, NULL);
+    fplgen_method(&g, 5, FPL_METHOD_CFUNC, "", "JVM_Sleep", "", "", 0, NULL);
+    fplgen_method(&g, 6, FPL_METHOD_STUB, "", "StubRoutines::jlong_disjoint_arraycopy", "", "",
+                  0, NULL);
+    fplgen_method(&g, 7, 9, "x.Y", "z", "()V", "", 0, NULL); /* an unknown kind */
+    struct reader_frame s1[] = {{2, 5, FPL_FRAME_COMPILED}, {1, 9, FPL_FRAME_INTERPRETED}};
+    struct reader_frame s2[] = {{6, -1, FPL_FRAME_STUB}, {2, 3, FPL_FRAME_INLINED},
+                                {1, 0, FPL_FRAME_C1}};
+    struct reader_frame s3[] = {{5, -1, FPL_FRAME_NATIVE}, {3, -1, FPL_FRAME_JAVA},
+                                {1, 9, FPL_FRAME_JAVA}};
+    struct reader_frame s4[] = {{4, -1, FPL_FRAME_MARKER}};
+    struct reader_frame s5[] = {{7, 1, 42}, {99, 2, FPL_FRAME_KERNEL}}; /* unknown type, id */
+    fplgen_stack(&g, 1, 2, s1);
+    fplgen_stack(&g, 2, 3, s2);
+    fplgen_stack(&g, 3, 3, s3);
+    fplgen_stack(&g, 4, 1, s4);
+    fplgen_stack(&g, 5, 2, s5);
+    uint64_t t = 2000;
+    for (int i = 0; i < 40; i++) {
+        t += 2000000 + (uint64_t)i * 1000;
+        fplgen_sample(&g, t, 1 + (uint64_t)(i % 3), 1 + (uint64_t)(i % 5), 1 + (uint64_t)(i % 2),
+                      FPL_KIND_CPU, FPL_STATE_RUNNING);
+    }
+    fplgen_flush(&g);
+    for (int k = 1; k <= 6; k++) {
+        t += 40000000;
+        fplgen_wall_tick(&g, (uint64_t)k, t, 3, 2, 2, k == 6);
+        for (int i = 0; i < 2; i++)
+            fplgen_sample_tick(&g, t + 1000 + (uint64_t)i, 1 + (uint64_t)i, 3, 1, FPL_KIND_WALL,
+                               (uint8_t)((k + i) % 8), (uint64_t)k);
+    }
+    fplgen_sample_tick(&g, t + 5000, 2, 1, 1, FPL_KIND_WALL, FPL_STATE_PARKED, 77); /* no tick */
+    struct reader_counter c[] = {{FPL_CTR_SIGNALS, 40}, {FPL_CTR_SAMPLES, 53},
+                                 {FPL_CTR_WRITER_CPU_NS, 1234567}, {FPL_CTR_DICT_RESETS, 1},
+                                 {FPL_CTR_SAMPLER_CPU_NS, 7654321},
+                                 {FPL_CTR_AGENT_OTHER_CPU_NS, 5}, {FPL_CTR_AGCT_BASE + 5, 3},
+                                 {500, 9}};
+    fplgen_counters(&g, sizeof(c) / sizeof(c[0]), c);
+    uint64_t hist[40] = {0};
+    hist[20] = 10;
+    hist[39] = 1;
+    fplgen_hist(&g, 40, hist, 250000, 900000);
+    uint8_t junk[] = {1, 2, 3, 4};
+    fplgen_record(&g, 200, junk, sizeof(junk)); /* an unknown type */
+    fplgen_flush(&g);
+    fplgen_anchor(&g, t + 10000, 5000 + (t + 9000) / 2, 1700000000000000000ull + t / 2);
+    fplgen_end(&g, t + 20000);
+    fplgen_flush(&g);
+    int rc = save(&g, dir, "rich.fpl");
+    fplgen_destroy(&g);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: fuzz_seeds DIR\n");
+        return 2;
+    }
+    int rc = golden(argv[1], 1, "golden.fpl");
+    rc |= golden(argv[1], 0, "golden-cut.fpl");
+    rc |= rich(argv[1]);
+    return rc ? 1 : 0;
+}

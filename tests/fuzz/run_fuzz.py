@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""run_fuzz: runs the fuzz targets for a bounded time, after their regression inputs.
+
+For each target (fuzz_log, fuzz_cli):
+1. regressions: tests/fuzz/regressions/<target>/*.hex (inputs that once found a bug, kept as
+   hex text: no binaries in the repository) are decoded into the build tree and run once
+   each; any failure fails the test;
+2. seeds, made now: fuzz_log's are the logs `fuzz_seeds` writes (the collector tests' golden
+   log, cut and whole, and a log with every record type); fuzz_cli's are argument lists
+   (SEEDS_CLI below) over the two logs its scratch directory holds;
+3. fuzzing: the targets share --seconds (fuzz_log two thirds, fuzz_cli one third), growing a
+   corpus kept in the build tree between runs.
+A crash, leak, timeout or out-of-memory stops the test; its input is printed as hex with the
+line to store it as a regression. Missing fuzzers (no clang with libFuzzer) exit 77: skipped,
+or a failure under CI=true.
+
+    python3 tests/fuzz/run_fuzz.py --build BUILD [--seconds 60] [--target fuzz_log]
+"""
+import argparse
+import glob
+import os
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "integration"))
+import flyprof_test as ft  # noqa: E402
+
+TARGETS = {"fuzz_log": 2, "fuzz_cli": 1}  # shares of the time
+# argument lists for fuzz_cli: every command, the selection options, errors
+SEEDS_CLI = [
+    ["convert", "a.fpl", "-o", "o.collapsed"],
+    ["convert", "a.fpl", "-o", "o.html", "--threads", "--kind", "all"],
+    ["convert", "b.fpl", "-o", "o.txt", "--kind", "wall", "--state", "sleeping", "--reverse"],
+    ["convert", "a.fpl", "-o", "o.pb.gz", "--include", "Rich", "--exclude", "x"],
+    ["convert", "a.fpl", "--format", "html", "-o", "-", "--from", "1ms", "--to", "2s"],
+    ["convert", "a.fpl", "-o", "o.folded", "--title", "t", "--from", "12:00:00"],
+    ["summary", "a.fpl"],
+    ["summary", "b.fpl"],
+    ["diff", "a.fpl", "b.fpl", "-o", "d.html"],
+    ["--help"],
+    ["help"],
+    ["attach", "1", "-d", "3", "-e", "cpu,wall", "-i", "10ms", "-o", "x.fpl"],
+    ["start", "1", "-o", "y.html", "--", "engine=itimer", "wallthreads=4"],
+    ["stop", "1"],
+    ["status", "1"],
+    ["dump", "1", "-o", "z.fpl"],
+    ["list"],
+    ["record", "-e", "cpu", "-i", "5ms", "-o", "r.fpl", "--", "java", "-version"],
+    ["nonsense", "-x"],
+]
+
+
+def hex_of(data):
+    return "\n".join(data[i:i + 32].hex() for i in range(0, len(data), 32)) + "\n"
+
+
+def run(cmd, cwd, timeout, env=None):
+    print("$ " + " ".join(cmd), flush=True)
+    return subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, timeout=timeout,
+                          env=env).returncode
+
+
+def report_crash(target, workdir):
+    found = sorted(glob.glob(os.path.join(workdir, "crash-*")) +
+                   glob.glob(os.path.join(workdir, "leak-*")) +
+                   glob.glob(os.path.join(workdir, "timeout-*")) +
+                   glob.glob(os.path.join(workdir, "oom-*")))
+    for path in found:
+        with open(path, "rb") as f:
+            data = f.read()
+        name = os.path.basename(path)
+        print("\n%s found %s (%d bytes). Keep it as a regression test:" % (target, name,
+                                                                          len(data)))
+        print("  tests/fuzz/regressions/%s/%s.hex with this content:" % (target, name[:24]))
+        print(hex_of(data))
+    return found
+
+
+def main():
+    ap = argparse.ArgumentParser(description="run the fuzz targets for a bounded time")
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--seconds", type=float, default=60)
+    ap.add_argument("--target", action="append", help="only these targets")
+    args = ap.parse_args()
+    build = os.path.abspath(args.build)
+    targets = args.target or list(TARGETS)
+    missing = [t for t in targets if not os.path.isfile(os.path.join(build, "tests", t))]
+    if missing:
+        ft.skip("fuzz", "no %s (clang with libFuzzer: apt-get install clang "
+                "libclang-rt-14-dev; scripts/setup does)" % ", ".join(missing))
+    base = os.path.join(build, "tests", "fuzz")
+    os.makedirs(base, exist_ok=True)
+    share = sum(TARGETS[t] for t in targets)
+    failed = []
+    for target in targets:
+        exe = os.path.join(build, "tests", target)
+        work = os.path.join(base, target + ".work")
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+        seeds = os.path.join(work, "seeds")
+        os.makedirs(seeds)
+        corpus = os.path.join(base, target + ".corpus")
+        os.makedirs(corpus, exist_ok=True)
+        if target == "fuzz_log":
+            rc = run([os.path.join(build, "tests", "fuzz_seeds"), seeds], work, 60)
+            if rc != 0:
+                failed.append("fuzz_seeds exited %d" % rc)
+                continue
+        else:
+            for i, argv in enumerate(SEEDS_CLI):
+                with open(os.path.join(seeds, "args-%02d" % i), "wb") as f:
+                    f.write(b"\0".join(a.encode() for a in argv))
+        opts = ["-timeout=20", "-rss_limit_mb=2048", "-artifact_prefix=" + work + "/",
+                "-print_final_stats=1"]
+        env = dict(os.environ)
+        if target == "fuzz_cli":
+            # its sandbox lets nothing exec, the sanitizers' symbolizer included
+            opts += ["-close_fd_mask=3", "-print_funcs=0"]
+            env["FLYPROF_FUZZ_SCRATCH"] = os.path.join(work, "scratch")
+            for k in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
+                env[k] = "symbolize=0" + (":" + env[k] if env.get(k) else "")
+        # 1. regressions
+        reg_src = sorted(glob.glob(os.path.join(HERE, "regressions", target, "*.hex")))
+        if reg_src:
+            reg = os.path.join(work, "regressions")
+            os.makedirs(reg)
+            for src in reg_src:
+                with open(src) as f:
+                    data = bytes.fromhex("".join(f.read().split()))
+                with open(os.path.join(reg, os.path.basename(src)[:-4]), "wb") as f:
+                    f.write(data)
+            files = sorted(os.path.join(reg, x) for x in os.listdir(reg))
+            rc = run([exe] + opts + files, work, 300, env)
+            print("%s: %d regression inputs, exit %d" % (target, len(files), rc), flush=True)
+            if rc != 0:
+                report_crash(target, work)
+                failed.append("%s fails on a regression input" % target)
+                continue
+        # 2 and 3. the seeds, then fuzzing for its share of the time
+        seconds = max(1, int(args.seconds * TARGETS[target] / share))
+        rc = run([exe] + opts + ["-max_total_time=%d" % seconds, corpus, seeds], work,
+                 seconds + 300, env)
+        print("%s: fuzzed %d s, exit %d" % (target, seconds, rc), flush=True)
+        if rc != 0:
+            if not report_crash(target, work):
+                print("%s: exited %d without an artifact" % (target, rc))
+            failed.append("%s found a bug" % target)
+    for f in failed:
+        print("FAIL fuzz: " + f)
+    if failed:
+        sys.exit(1)
+    print("PASS fuzz")
+
+
+if __name__ == "__main__":
+    main()
