@@ -19,8 +19,8 @@
 #include "perfdata.h"
 #include "tsc.h"
 
-#define SLOTS 4    /* intervals a probe may be ahead of the writer */
-#define STALLS 256 /* stalls a probe may be ahead of the writer */
+#define SLOTS 4     /* intervals a probe may be ahead of the writer */
+#define STALLS 2048 /* stalls a probe may be ahead of the writer (it drains once a second) */
 #define INTERVAL_NS 1000000000ull
 #define STOP_GRACE_NS 1000000000ull
 

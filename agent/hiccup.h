@@ -10,7 +10,7 @@
  * start and end, the probe's run-queue wait meanwhile (/proc/thread-self/schedstat, read once
  * per wake-up) and, for the Java probe, the safepoints that completed meanwhile (HotSpot's
  * PerfData counters, plain memory loads). GC pauses are stamped by gcevents.c. The writer
- * drains everything into HICCUP, STALL, GC and PAUSE_STATS records (FORMAT.md 5.11-5.14);
+ * drains everything into HICCUP, STALL, GC and PAUSE_STATS records (FORMAT.md 5.12-5.15);
  * the collector attributes each stall to a cause.
  *
  * hiccup_start / hiccup_stop on control threads (serialized by control.c); hiccup_drain on the

@@ -62,26 +62,27 @@ enum fpl_rec {
      * sampled: signalled, or walked by the sampler when not running), v failed.
      * A wall sample answering this tick stands for candidates / chosen threads. */
     FPL_REC_WALL_TICK = 10,
-    /* one hiccup probe's interval (hiccup mode, FORMAT.md 5.11): v probe (enum fpl_probe),
+    /* one hiccup probe's interval (hiccup mode, FORMAT.md 5.12; type 11 is taken by
+     * FPL_REC_EVENTS on another branch): v probe (enum fpl_probe),
      * u64 start_ticks, u64 end_ticks, v resolution_ns, v threshold_ns, v wakeups,
      * v max_ns, u64 max_ticks (when the longest delay began), v stalls (delays >= threshold),
      * v stalled_ns (their sum), v run_delay_ns (the probe's run-queue wait), v n,
      * n x (v index step, v count): the delays in ns bucketed by fpl_hdr_index (fpl_hdr.h),
      * non-empty buckets in ascending order, each index as its distance from the previous
      * one (the first from -1) */
-    FPL_REC_HICCUP = 11,
-    /* a stall: a probe ran threshold or more after it should have (5.12): v probe,
+    FPL_REC_HICCUP = 12,
+    /* a stall: a probe ran threshold or more after it should have (5.13): v probe,
      * u8 flags (FPL_STALL_*), u64 start_ticks (when it should have run), u64 end_ticks (when
      * it ran), v run_delay_ns (its run-queue wait meanwhile), v safepoints (safepoints that
      * completed meanwhile), v safepoint_ns, v sync_ns (their time and time to reach them) */
-    FPL_REC_STALL = 12,
-    /* a stop-the-world garbage collection (JVMTI GarbageCollectionStart/Finish, 5.13):
+    FPL_REC_STALL = 13,
+    /* a stop-the-world garbage collection (JVMTI GarbageCollectionStart/Finish, 5.14):
      * u64 start_ticks, u64 end_ticks, str collector (HotSpot's PerfData name; "" unknown) */
-    FPL_REC_GC = 13,
-    /* the JVM's and the OS's lost time over an interval (5.14): u64 start_ticks,
+    FPL_REC_GC = 14,
+    /* the JVM's and the OS's lost time over an interval (5.15): u64 start_ticks,
      * u64 end_ticks, u8 flags (FPL_PAUSE_*), v safepoints, v safepoint_ns, v sync_ns,
      * v steal_ns (all CPUs), v cpus, v stalls_dropped, v gcs_dropped (cumulative) */
-    FPL_REC_PAUSE_STATS = 14,
+    FPL_REC_PAUSE_STATS = 15,
 };
 
 /* Hiccup probes (FPL_REC_HICCUP, FPL_REC_STALL). */

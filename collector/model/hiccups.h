@@ -1,4 +1,4 @@
-/* hiccups.h: what a log's hiccup mode recorded (FORMAT.md 5.11-5.14), on one time line: each
+/* hiccups.h: what a log's hiccup mode recorded (FORMAT.md 5.12-5.15), on one time line: each
  * probe's intervals (histogram, max, stalls), every stall, the JVM's GC pauses and safepoint
  * time, steal, and the samples taken during each stall; and each stall's cause:
  *

@@ -152,7 +152,7 @@ struct reader_ops {
                         uint64_t total_ns);
     int (*end)(void *ctx, uint64_t ticks);
     int (*wall_tick)(void *ctx, const struct reader_wall_tick *t);
-    /* hiccup mode (FORMAT.md 5.11-5.14) */
+    /* hiccup mode (FORMAT.md 5.12-5.15) */
     int (*hiccup)(void *ctx, const struct reader_hiccup *h);
     int (*stall)(void *ctx, const struct reader_stall *s);
     int (*gc)(void *ctx, const struct reader_gc *g);
