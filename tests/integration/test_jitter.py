@@ -13,7 +13,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import time
 
 import flyprof_test
@@ -24,15 +23,6 @@ HDR_JAR = "/usr/share/java/hdrhistogram.jar"
 HERE = os.path.dirname(os.path.abspath(__file__))
 STALL_S = 0.4
 REPORT_MS = 200
-
-
-def skip(name, why):
-    """A missing tool: exit 77 (ctest: skipped), but a failure under CI=true."""
-    if os.environ.get("CI") == "true":
-        print("FAIL %s: %s (CI=true: a missing tool is a failure, not a skip)" % (name, why))
-        sys.exit(1)
-    print("SKIP %s: %s" % (name, why), flush=True)
-    sys.exit(77)
 
 
 def hdr_index(v):
@@ -242,7 +232,7 @@ def test(t):
                                ("%s (package libhdrhistogram-java)" % HDR_JAR,
                                 os.path.isfile(HDR_JAR))) if not ok]
     if missing:
-        skip(t.name, "missing " + ", ".join(missing))
+        flyprof_test.skip(t.name, "missing " + ", ".join(missing))
     cpus = sorted(os.sched_getaffinity(0))[:2]
     bad_inputs(t, cpus)
     with InfluxServer(t.tmp) as ix:
