@@ -18,6 +18,7 @@ struct endpoint {
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static struct endpoint queue[CTXLOG_QUEUE]; /* under mu: entries 0 .. queued-1 */
 static size_t queued;                       /* under mu */
+static int active;                          /* under mu: a session takes names */
 
 int ctxlog_init(struct ctxlog *c)
 {
@@ -68,11 +69,31 @@ uint32_t ctxlog_id(struct ctxlog *c, struct fpl_buf *b, uint64_t span, uint64_t 
     return id;
 }
 
+void ctxlog_start(void)
+{
+    pthread_mutex_lock(&mu);
+    queued = 0;
+    active = 1;
+    pthread_mutex_unlock(&mu);
+}
+
+void ctxlog_stop(void)
+{
+    pthread_mutex_lock(&mu);
+    queued = 0;
+    active = 0;
+    pthread_mutex_unlock(&mu);
+}
+
 int ctxlog_endpoint(uint64_t root, const char *name, size_t len, void (*wake)(void))
 {
     if (len > CTXLOG_NAME_MAX)
         len = CTXLOG_NAME_MAX;
     pthread_mutex_lock(&mu);
+    if (!active) {
+        pthread_mutex_unlock(&mu);
+        return 0;
+    }
     if (queued == CTXLOG_QUEUE) {
         pthread_mutex_unlock(&mu);
         counters_add_sigsafe(FPL_CTR_ENDPOINT_DROPS, 1);

@@ -43,9 +43,17 @@ void ctxlog_destroy(struct ctxlog *c);
  * thread, before the SAMPLE record is begun. */
 uint32_t ctxlog_id(struct ctxlog *c, struct fpl_buf *b, uint64_t span, uint64_t root);
 
+/* Profiling starts: empties the queue (names from before are not this log's) and takes
+ * names from now on. Writer thread, before the first drain. */
+void ctxlog_start(void);
+
+/* Profiling stopped: calls are ignored until the next start. Writer thread, after its last
+ * drain. */
+void ctxlog_stop(void);
+
 /* Queues an endpoint name for root (len bytes, cut at CTXLOG_NAME_MAX). Returns 0, or -ENOSPC
  * when the queue is full (counted). Any thread but a signal handler; calls wake when the
- * queue passes a quarter full. */
+ * queue passes a quarter full. Ignored (0) while no profiling session runs. */
 int ctxlog_endpoint(uint64_t root, const char *name, size_t len, void (*wake)(void));
 
 /* Writes the queued endpoints into b as ENDPOINT records and empties the queue. Writer. */

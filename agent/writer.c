@@ -774,6 +774,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     w.next_thread = w.next_method = w.next_stack = 1;
     w.syms = symbols_new();
     (void)ctxlog_init(&w.ctx); /* without it, samples are logged without their context */
+    ctxlog_start();
     /* FLYPROF_TEST_DICT_BYTES lowers the dictionary bound, so tests reach it in seconds */
     const char *bound = getenv("FLYPROF_TEST_DICT_BYTES");
     w.max_map_bytes = bound && atoll(bound) > 0 ? (size_t)atoll(bound) : MAX_MAP_BYTES;
@@ -851,6 +852,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     }
     hiccup_drain(&w.chunk); /* the probes' last intervals (they stopped with sampling) */
     ctxlog_drain_endpoints(&w.chunk); /* requests named up to the stop */
+    ctxlog_stop();
     /* every sample is named: dead threads' entries need not wait for us any more */
     threads_set_deferred_purge(jni, 0);
     put_counters(&w);
