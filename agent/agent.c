@@ -9,6 +9,7 @@
 #include <jvmti.h>
 
 #include "control.h"
+#include "gcevents.h"
 #include "handler.h"
 #include "methods.h"
 #include "natives.h"
@@ -115,6 +116,8 @@ static int setup_jvmti(JavaVM *vm, int live)
     caps.can_generate_compiled_method_load_events = 1;
     caps.can_get_source_file_name = 1;
     caps.can_get_line_numbers = 1;
+    /* hiccup mode stamps GC pauses; HotSpot grants this in the live phase too */
+    caps.can_generate_garbage_collection_events = 1;
     if ((*jvmti)->AddCapabilities(jvmti, &caps) != JVMTI_ERROR_NONE) {
         say("the JVM refused the JVMTI capabilities flyprof needs");
         return -EINVAL;
@@ -129,6 +132,8 @@ static int setup_jvmti(JavaVM *vm, int live)
     cb.ClassPrepare = on_class_prepare;
     cb.CompiledMethodLoad = on_compiled_method_load;
     cb.DynamicCodeGenerated = on_dynamic_code;
+    cb.GarbageCollectionStart = gcevents_on_start; /* enabled by hiccup mode */
+    cb.GarbageCollectionFinish = gcevents_on_finish;
     (*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof(cb));
     jvmtiEvent events[] = {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH,
                            JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,

@@ -20,6 +20,7 @@
 #include "cputimer.h"
 #include "fpl_format.h"
 #include "handler.h"
+#include "hiccup.h"
 #include "itimer.h"
 #include "nativewalk.h"
 #include "perf.h"
@@ -70,6 +71,7 @@ static char finish_err[600];
  * can both call stop_sampling */
 static atomic_int engine_on;
 static atomic_int wall_on;
+static atomic_int hiccup_on; /* exchanged like wall_on: whoever takes it stops the probes */
 
 void control_init(jvmtiEnv *env)
 {
@@ -392,6 +394,8 @@ static void stop_sampling(void)
         say_once(&said_sampler, "the wall-clock sampler thread did not stop within 5 s (stuck "
                                 "in a JVM stack walk?); stopped waiting for it; wall-clock "
                                 "profiling cannot start again until it stops");
+    if (atomic_exchange_explicit(&hiccup_on, 0, memory_order_acq_rel))
+        hiccup_stop();
     stop_cpu_engine();
     if (handler_deactivate(HANDLER_WAIT_NS) != 0)
         say_once(&said_handler, "a signal handler run did not return within 2 s (a thread "
@@ -619,6 +623,15 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
         }
         atomic_store_explicit(&wall_on, 1, memory_order_release);
     }
+    if (o->hiccup_ns) {
+        rc = hiccup_start(jvmti, jni, o->hiccup_ns, o->stall_ns, err, errlen);
+        if (rc != 0) {
+            stop_sampling();
+            writer_stop();
+            goto out;
+        }
+        atomic_store_explicit(&hiccup_on, 1, memory_order_release);
+    }
 out:
     pthread_mutex_unlock(&lock);
     return rc;
@@ -768,12 +781,13 @@ void control_status(char *buf, size_t len)
     const struct options *o = &session.opts;
     /* key=value fields the attach CLI parses; file last, it may contain spaces */
     snprintf(buf, len,
-             "running=%d cpu=%llu engine=%s wall=%llu wallthreads=%u filter=%d samples=%llu "
-             "drops=%llu threads=%d file=%s",
+             "running=%d cpu=%llu engine=%s wall=%llu wallthreads=%u filter=%d hiccup=%llu "
+             "samples=%llu drops=%llu threads=%d file=%s",
              on, on ? (unsigned long long)o->cpu_interval_ns : 0ull,
              on && o->cpu_interval_ns ? engine_name(o->engine) : "none",
              on ? (unsigned long long)o->wall_interval_ns : 0ull, on ? o->wall_threads : 0,
-             on ? o->filter : 0, (unsigned long long)writer_samples_written(),
+             on ? o->filter : 0, on ? (unsigned long long)o->hiccup_ns : 0ull,
+             (unsigned long long)writer_samples_written(),
              (unsigned long long)(ring_ready ? ring_drops(&ring) : 0), threads_count_live(),
              path[0] ? path : "-");
     pthread_mutex_unlock(&lock);

@@ -13,7 +13,8 @@
  * internal keys by the CLI, so neither is offered. */
 #define OPTIONS_ACCEPTED                                                                           \
     "cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, wallthreads=N, filter, depth=N, "       \
-    "walk=vm|agct, file=PATH, log=PATH, threads, duration=TIME, events=N, cstack=auto|off, idle"
+    "walk=vm|agct, file=PATH, log=PATH, threads, duration=TIME, events=N, cstack=auto|off, idle, "  \
+    "hiccup[=TIME], stall=TIME"
 #define OPTIONS_TIME_HINT "expected TIME such as 10ms (units ns, us, ms, s)"
 
 enum opt_kind {
@@ -44,6 +45,8 @@ enum opt_key {
     KEY_FAULTEVERY,
     KEY_SAFETY,
     KEY_IDLE,
+    KEY_HICCUP,
+    KEY_STALL,
     KEY_COUNT,
 };
 
@@ -80,6 +83,8 @@ static const struct {
      * the CLI is gone before it can stop profiling; not what the user asked for */
     [KEY_SAFETY] = {"safety", OPT_REQUIRED, "safety=TIME", 1},
     [KEY_IDLE] = {"idle", OPT_FLAG, "idle"},
+    [KEY_HICCUP] = {"hiccup", OPT_OPTIONAL, "hiccup[=TIME]"},
+    [KEY_STALL] = {"stall", OPT_REQUIRED, "stall=TIME"},
 };
 
 static const struct {
@@ -336,6 +341,32 @@ static int apply(struct options *o, enum opt_key k, const char *v, size_t n, cha
         else
             return fail(err, errlen, "cstack=%s: expected auto or off", quote(&q, v, n));
         return 0;
+    case KEY_HICCUP:
+        if (!v) {
+            o->hiccup_ns = OPTIONS_DEFAULT_HICCUP_NS;
+            return 0;
+        }
+        rc = fpl_optval_time(v, n, &o->hiccup_ns);
+        if (rc == -EINVAL)
+            return fail(err, errlen, "bad value '%s' for hiccup: " OPTIONS_TIME_HINT,
+                        quote(&q, v, n));
+        if (rc == -ERANGE || o->hiccup_ns < OPTIONS_MIN_INTERVAL_NS ||
+            o->hiccup_ns > OPTIONS_MAX_HICCUP_NS)
+            return fail(err, errlen,
+                        "bad value '%s' for hiccup: the resolution must be from 100us to 1s",
+                        quote(&q, v, n));
+        return 0;
+    case KEY_STALL:
+        rc = fpl_optval_time(v, n, &o->stall_ns);
+        if (rc == -EINVAL)
+            return fail(err, errlen, "bad value '%s' for stall: " OPTIONS_TIME_HINT,
+                        quote(&q, v, n));
+        if (rc == -ERANGE || o->stall_ns == 0 || o->stall_ns > OPTIONS_MAX_INTERVAL_NS)
+            return fail(err, errlen,
+                        "bad value '%s' for stall: the threshold must be above 0 and at most 1 "
+                        "day (86400s)",
+                        quote(&q, v, n));
+        return 0;
     case KEY_COUNT:
         break;
     }
@@ -438,6 +469,11 @@ int options_parse(const char *s, struct options *out, char *err, size_t errlen)
                     "idle loads the agent without profiling: it takes no other option (give "
                     "the sampling options when profiling starts: flyprof start PID, or "
                     "Flyprof.start)");
+    /* stall= alone asks for hiccup mode at its default resolution */
+    if ((seen & (1u << KEY_STALL)) && !o.hiccup_ns)
+        o.hiccup_ns = OPTIONS_DEFAULT_HICCUP_NS;
+    if (o.hiccup_ns && !o.stall_ns)
+        o.stall_ns = OPTIONS_DEFAULT_STALL_NS;
     *out = o;
     return 0;
 }

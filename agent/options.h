@@ -36,6 +36,8 @@
  *   reply=PATH                     where an attach action's result goes
  *   safety=TIME                    stop after TIME unless duration= is given: attach -d's
  *                                  margin for a CLI that dies before it sends stop
+ *   hiccup[=TIME]                  hiccup probes waking every TIME (100us..1s, default 1ms)
+ *   stall=TIME                     a probe this late is a stall (default 5ms); implies hiccup
  * Neither cpu nor wall named: CPU sampling on at 10ms. Only wall named: CPU sampling off.
  * cpu and wall intervals lie in [OPTIONS_MIN_INTERVAL_NS, OPTIONS_MAX_INTERVAL_NS].
  * TIME: decimal digits, then an optional unit ns, us, ms or s; a bare number is nanoseconds.
@@ -66,6 +68,9 @@ enum options_cstack {
     OPTIONS_CSTACK_OFF = 0,
     OPTIONS_CSTACK_AUTO = 1,
 };
+#define OPTIONS_DEFAULT_HICCUP_NS 1000000ull                         /* 1 ms */
+#define OPTIONS_MAX_HICCUP_NS 1000000000ull                          /* 1 s */
+#define OPTIONS_DEFAULT_STALL_NS 5000000ull                          /* 5 ms */
 
 enum options_action {
     OPTIONS_START = 0,
@@ -88,6 +93,8 @@ struct options {
     uint64_t duration_ns;        /* 0: until stop or VM exit */
     uint32_t events;             /* event buffer per thread in 16-byte units; 0: events off */
     int cstack;                  /* enum options_cstack; default OPTIONS_CSTACK_AUTO */
+    uint64_t hiccup_ns;          /* hiccup probes' resolution; 0: hiccup mode off */
+    uint64_t stall_ns;           /* stall threshold (set when hiccup_ns is) */
     char raw[OPTIONS_FILE_MAX];  /* the option string as given (cut to OPTIONS_FILE_MAX - 1
                                   * bytes), for the log; "" when parsed from NULL */
     char log[OPTIONS_FILE_MAX];   /* log=PATH: keep the raw .fpl log there when file= names a

@@ -21,6 +21,7 @@
 #include "fpl_format.h"
 #include "cfitab.h"
 #include "handler.h"
+#include "hiccup.h"
 #include "keymap.h"
 #include "methods.h"
 #include "nativewalk.h"
@@ -784,6 +785,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     int duration_over = 0;
     for (;;) {
         unsigned n = drain(&w, DRAIN_BATCH);
+        hiccup_drain(&w.chunk);
         atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed);
         int events_more = drain_events(&w, EVENTS_BATCH);
         uint64_t now = mono_ns();
@@ -838,6 +840,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         struct events_sink es = {&w.chunk, event_thread_id, &w, CHUNK_FLUSH_BYTES};
         events_finish(&es);
     }
+    hiccup_drain(&w.chunk); /* the probes' last intervals (they stopped with sampling) */
     /* every sample is named: dead threads' entries need not wait for us any more */
     threads_set_deferred_purge(jni, 0);
     put_counters(&w);

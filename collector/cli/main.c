@@ -11,6 +11,8 @@
 #include "cmd_diff.h"
 #include "cmd_dump.h"
 #include "cmd_events.h"
+#include "cmd_hiccups.h"
+#include "cmd_jitter.h"
 #include "cmd_list.h"
 #include "cmd_record.h"
 #include "cmd_start.h"
@@ -25,7 +27,8 @@
 /* In the order `flyprof help` lists them: profiling first, then reading logs. */
 static const struct cli_cmd *const commands[] = {
     &cmd_record, &cmd_attach,  &cmd_start, &cmd_stop,    &cmd_dump,   &cmd_status,
-    &cmd_list,   &cmd_convert, &cmd_diff,  &cmd_summary, &cmd_events,
+    &cmd_list,   &cmd_convert, &cmd_diff,  &cmd_summary, &cmd_events, &cmd_hiccups,
+    &cmd_jitter,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

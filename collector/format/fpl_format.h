@@ -69,6 +69,26 @@ enum fpl_rec {
      * flags has DROPPED], [str s: when flags has STRING]),
      * [v dropped_after: events dropped after the last one; absent: 0] */
     FPL_REC_EVENTS = 11,
+    /* one hiccup probe's interval (hiccup mode, FORMAT.md 5.12): v probe (enum fpl_probe),
+     * u64 start_ticks, u64 end_ticks, v resolution_ns, v threshold_ns, v wakeups,
+     * v max_ns, u64 max_ticks (when the longest delay began), v stalls (delays >= threshold),
+     * v stalled_ns (their sum), v run_delay_ns (the probe's run-queue wait), v n,
+     * n x (v index step, v count): the delays in ns bucketed by fpl_hdr_index (fpl_hdr.h),
+     * non-empty buckets in ascending order, each index as its distance from the previous
+     * one (the first from -1) */
+    FPL_REC_HICCUP = 12,
+    /* a stall: a probe ran threshold or more after it should have (5.13): v probe,
+     * u8 flags (FPL_STALL_*), u64 start_ticks (when it should have run), u64 end_ticks (when
+     * it ran), v run_delay_ns (its run-queue wait meanwhile), v safepoints (safepoints that
+     * completed meanwhile), v safepoint_ns, v sync_ns (their time and time to reach them) */
+    FPL_REC_STALL = 13,
+    /* a stop-the-world garbage collection (JVMTI GarbageCollectionStart/Finish, 5.14):
+     * u64 start_ticks, u64 end_ticks, str collector (HotSpot's PerfData name; "" unknown) */
+    FPL_REC_GC = 14,
+    /* the JVM's and the OS's lost time over an interval (5.15): u64 start_ticks,
+     * u64 end_ticks, u8 flags (FPL_PAUSE_*), v safepoints, v safepoint_ns, v sync_ns,
+     * v steal_ns (all CPUs), v cpus, v stalls_dropped, v gcs_dropped (cumulative) */
+    FPL_REC_PAUSE_STATS = 15,
 };
 
 /* Flags of an event in FPL_REC_EVENTS. */
@@ -77,6 +97,21 @@ enum fpl_event_flag {
     FPL_EVENT_TRUNCATED = 2,    /* the string had more than 63 UTF-16 units; the first are kept */
     FPL_EVENT_DROPPED = 4,      /* a count of events dropped right before this one follows */
 };
+
+/* Hiccup probes (FPL_REC_HICCUP, FPL_REC_STALL). */
+enum fpl_probe {
+    FPL_PROBE_JAVA = 0,  /* a Java thread: stopped by safepoints and GC, so it sees the JVM's
+                          * pauses and the OS's */
+    FPL_PROBE_OS = 1,    /* a native thread outside the JVM: the OS and hypervisor alone */
+};
+
+/* FPL_REC_STALL flags: which of its fields were measured. */
+#define FPL_STALL_RUN_DELAY 1u   /* run_delay_ns (/proc/thread-self/schedstat) */
+#define FPL_STALL_SAFEPOINTS 2u  /* safepoints, safepoint_ns, sync_ns (HotSpot PerfData) */
+
+/* FPL_REC_PAUSE_STATS flags. */
+#define FPL_PAUSE_SAFEPOINTS 1u  /* safepoints, safepoint_ns, sync_ns */
+#define FPL_PAUSE_STEAL 2u       /* steal_ns (/proc/stat) */
 
 enum fpl_clock {
     FPL_CLOCK_TSC = 0,          /* ticks are rdtsc; ticks_per_sec measured against MONOTONIC_RAW */

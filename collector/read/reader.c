@@ -62,6 +62,8 @@ struct reader {
     size_t hist_cap;
     struct reader_event *events;
     size_t events_cap;
+    struct reader_bucket *buckets;
+    size_t buckets_cap;
 };
 
 static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
@@ -343,6 +345,87 @@ static int rec_events(struct reader *r, struct fpl_cur *c)
     return 0;
 }
 
+static int rec_hiccup(struct reader *r, struct fpl_cur *c)
+{
+    struct reader_hiccup h;
+    h.probe = fpl_get_v(c);
+    h.start = fpl_get_u64(c);
+    h.end = fpl_get_u64(c);
+    h.resolution_ns = fpl_get_v(c);
+    h.threshold_ns = fpl_get_v(c);
+    h.wakeups = fpl_get_v(c);
+    h.max_ns = fpl_get_v(c);
+    h.max_ticks = fpl_get_u64(c);
+    h.stalls = fpl_get_v(c);
+    h.stalled_ns = fpl_get_v(c);
+    h.run_delay_ns = fpl_get_v(c);
+    h.nbuckets = get_count(c, 2);
+    if (c->bad)
+        return 0;
+    void *q = scratch(r->buckets, &r->buckets_cap, h.nbuckets, sizeof(*r->buckets));
+    if (!q)
+        return -ENOMEM;
+    r->buckets = q;
+    uint64_t index = UINT64_MAX; /* the first step counts from -1 */
+    for (size_t i = 0; i < h.nbuckets; i++) {
+        uint64_t step = fpl_get_v(c);
+        if (step == 0 || index + step < index + 1)
+            c->bad = 1; /* indexes ascend strictly and do not wrap */
+        index += step;
+        r->buckets[i].index = index;
+        r->buckets[i].count = fpl_get_v(c);
+    }
+    h.buckets = r->buckets;
+    if (c->bad || !r->ops->hiccup)
+        return 0;
+    return r->ops->hiccup(r->ctx, &h);
+}
+
+static int rec_stall(struct reader *r, struct fpl_cur *c)
+{
+    struct reader_stall s;
+    s.probe = fpl_get_v(c);
+    s.flags = fpl_get_u8(c);
+    s.start = fpl_get_u64(c);
+    s.end = fpl_get_u64(c);
+    s.run_delay_ns = fpl_get_v(c);
+    s.safepoints = fpl_get_v(c);
+    s.safepoint_ns = fpl_get_v(c);
+    s.sync_ns = fpl_get_v(c);
+    if (c->bad || !r->ops->stall)
+        return 0;
+    return r->ops->stall(r->ctx, &s);
+}
+
+static int rec_gc(struct reader *r, struct fpl_cur *c)
+{
+    struct reader_gc g;
+    g.start = fpl_get_u64(c);
+    g.end = fpl_get_u64(c);
+    g.collector = get_str(c);
+    if (c->bad || !r->ops->gc)
+        return 0;
+    return r->ops->gc(r->ctx, &g);
+}
+
+static int rec_pause_stats(struct reader *r, struct fpl_cur *c)
+{
+    struct reader_pause_stats p;
+    p.start = fpl_get_u64(c);
+    p.end = fpl_get_u64(c);
+    p.flags = fpl_get_u8(c);
+    p.safepoints = fpl_get_v(c);
+    p.safepoint_ns = fpl_get_v(c);
+    p.sync_ns = fpl_get_v(c);
+    p.steal_ns = fpl_get_v(c);
+    p.cpus = fpl_get_v(c);
+    p.stalls_dropped = fpl_get_v(c);
+    p.gcs_dropped = fpl_get_v(c);
+    if (c->bad || !r->ops->pause_stats)
+        return 0;
+    return r->ops->pause_stats(r->ctx, &p);
+}
+
 /* Decodes one record's body with the decoder of its type. Returns a callback's non-zero
  * value, -ENOMEM, or 0, with body->bad set when its fields do not decode within the body and
  * r->skipped set when the record was skipped whole (and counted). */
@@ -371,6 +454,14 @@ static int read_record(struct reader *r, uint8_t type, struct fpl_cur *body, uin
         return rec_wall_tick(r, body);
     case FPL_REC_EVENTS:
         return rec_events(r, body);
+    case FPL_REC_HICCUP:
+        return rec_hiccup(r, body);
+    case FPL_REC_STALL:
+        return rec_stall(r, body);
+    case FPL_REC_GC:
+        return rec_gc(r, body);
+    case FPL_REC_PAUSE_STATS:
+        return rec_pause_stats(r, body);
     default:
         r->st->unknown_records++;
         r->skipped = 1;
@@ -695,6 +786,7 @@ static int read_src(struct src *s, const char *name, const struct reader_ops *op
     free(r.lines);
     free(r.ctrs);
     free(r.hist);
+    free(r.buckets);
     free(r.events);
     if (rc == -ENOMEM)
         fail(err, errlen, rc, "'%s': out of memory", name);

@@ -93,6 +93,44 @@ struct reader_wall_tick {
     uint64_t failed;
 };
 
+/* One non-empty bucket of a FPL_REC_HICCUP histogram. */
+struct reader_bucket {
+    uint64_t index; /* fpl_hdr_index of its values (unchecked: may exceed FPL_HDR_COUNTS) */
+    uint64_t count;
+};
+
+/* FPL_REC_HICCUP: one hiccup probe's interval. buckets valid only during the callback,
+ * ascending by index. */
+struct reader_hiccup {
+    uint64_t probe; /* enum fpl_probe, unchecked */
+    uint64_t start, end; /* ticks */
+    uint64_t resolution_ns, threshold_ns;
+    uint64_t wakeups, max_ns, max_ticks, stalls, stalled_ns, run_delay_ns;
+    size_t nbuckets;
+    const struct reader_bucket *buckets;
+};
+
+/* FPL_REC_STALL. */
+struct reader_stall {
+    uint64_t probe; /* enum fpl_probe, unchecked */
+    uint8_t flags;  /* FPL_STALL_* */
+    uint64_t start, end; /* ticks */
+    uint64_t run_delay_ns, safepoints, safepoint_ns, sync_ns;
+};
+
+/* FPL_REC_GC. The name is valid only during the callback. */
+struct reader_gc {
+    uint64_t start, end; /* ticks */
+    struct reader_str collector;
+};
+
+/* FPL_REC_PAUSE_STATS. */
+struct reader_pause_stats {
+    uint64_t start, end; /* ticks */
+    uint8_t flags;       /* FPL_PAUSE_* */
+    uint64_t safepoints, safepoint_ns, sync_ns, steal_ns, cpus, stalls_dropped, gcs_dropped;
+};
+
 /* One entry of FPL_REC_COUNTERS. */
 struct reader_counter {
     uint64_t id; /* enum fpl_counter; unknown ids are passed through */
@@ -131,6 +169,11 @@ struct reader_ops {
      * decode delivers none of its events. */
     int (*event)(void *ctx, const struct reader_event *e);
     int (*event_drops)(void *ctx, uint64_t thread_id, uint64_t dropped_after);
+    /* hiccup mode (FORMAT.md 5.12-5.15) */
+    int (*hiccup)(void *ctx, const struct reader_hiccup *h);
+    int (*stall)(void *ctx, const struct reader_stall *s);
+    int (*gc)(void *ctx, const struct reader_gc *g);
+    int (*pause_stats)(void *ctx, const struct reader_pause_stats *p);
 };
 
 /* What the reader met on its way; filled by reader_read*, also when it fails half-way. */

@@ -853,7 +853,8 @@ static void js_log(struct fpl_buf *b, const struct profile *p)
     fpl_put_u8(b, '}');
 }
 
-int summary_write_json(const struct profile *p, const char *name, FILE *f, char *err, size_t errlen)
+int summary_write_json(const struct profile *p, const char *name, const char *extra, FILE *f,
+                       char *err, size_t errlen)
 {
     const struct profile_header *h = &p->header;
     struct fpl_buf b = {0};
@@ -927,6 +928,25 @@ int summary_write_json(const struct profile *p, const char *name, FILE *f, char 
     js_agent(&b, p);
     js_key(&b, "log_state", &first);
     js_log(&b, p);
+    js_key(&b, "events", &first);
+    {
+        const struct profile_events *e = &p->events;
+        int f3 = 1;
+        fpl_put_u8(&b, '{');
+        js_key(&b, "recorded", &f3);
+        js_u64(&b, e->recorded);
+        js_key(&b, "dropped", &f3);
+        js_u64(&b, e->dropped);
+        js_key(&b, "truncated", &f3);
+        js_u64(&b, e->truncated);
+        js_key(&b, "threads", &f3);
+        js_u64(&b, e->threads);
+        fpl_put_u8(&b, '}');
+    }
+    if (extra && extra[0]) {
+        js_raw(&b, ",");
+        js_raw(&b, extra);
+    }
     js_raw(&b, "}\n");
     if (rc || b.failed) {
         fpl_buf_free(&b);

@@ -45,8 +45,10 @@ int summary_write(const struct profile *p, const char *name, FILE *f, char *err,
 #define SUMMARY_JSON_VERSION 1
 
 /* The same facts as summary_write, as one JSON object (and a newline) to f: the keys of
- * collector/format/SUMMARY_JSON.md. Returns as summary_write. */
-int summary_write_json(const struct profile *p, const char *name, FILE *f, char *err,
-                       size_t errlen);
+ * collector/format/SUMMARY_JSON.md. extra (NULL or ""): more members, `"key":value,...`
+ * without the braces, appended last (the hiccups, which take another pass over the log).
+ * Returns as summary_write. */
+int summary_write_json(const struct profile *p, const char *name, const char *extra, FILE *f,
+                       char *err, size_t errlen);
 
 #endif

@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
 """flyprof benchmark: prints figures, never passes or fails.
 
-Five parts, the first four run on real JVMs with the workloads of flyprof.jar
-(dev.flyprof.bench):
+Parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof.bench):
 
 1. cpu    -- overhead of CPU profiling on a FIXED amount of multi-threaded work (FixedWork):
              no agent, flyprof cpu=10ms, cpu=1ms (cputimer), cpu=1ms with engine=itimer and
@@ -38,8 +37,13 @@ Five parts, the first four run on real JVMs with the workloads of flyprof.jar
              threads; quick: 2M, 20k) into every output, plain and --threads, and `flyprof
              summary`: time, CPU and max RSS (tests/bench/convert_bench.py prints the table).
 
+5. jitter -- flyprof jitter beside oslat (rt-tests) on the same CPUs: p99, p99.9, max and
+             stalls of 10 us or more per second (jitter_bench.py).
+6. hiccup -- the CPU cost of hiccup mode's two probe threads at 1 ms and 10 ms
+             (hiccup_bench.py).
+
 Usage: bench.py --build DIR [--java PATH] [--quick] [--rounds N]
-                [--parts cpu,depth,cstack,walk,filter,events,wall,server,convert]
+                [--parts cpu,depth,cstack,walk,filter,events,wall,server,convert,jitter,hiccup]
                 [--out DIR]
 `scripts/bench` builds (scripts/setup) and runs this.
 """
@@ -56,6 +60,9 @@ import subprocess
 import sys
 import threading
 import time
+
+import hiccup_bench
+import jitter_bench
 
 HEAP = ["-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch"]
 SAMPLER_COMM = "flyprof wall sa"   # "flyprof wall sampler", cut to 15 chars by the kernel
@@ -1302,9 +1309,10 @@ def main():
     ap.add_argument("--build", required=True, help="flyprof build directory")
     ap.add_argument("--java", help="java launcher (default JAVA_HOME, else JDK 17, else PATH)")
     ap.add_argument("--quick", action="store_true", help="about 2 minutes instead of 10")
-    ap.add_argument("--parts", default="cpu,depth,cstack,walk,filter,events,wall,server,convert",
-                    help="which parts to run (default all: "
-                         "cpu,depth,cstack,walk,filter,events,wall,server,convert)")
+    ap.add_argument("--parts",
+                    default="cpu,depth,cstack,walk,filter,events,wall,server,convert,jitter,hiccup",
+                    help="which parts to run (default all: cpu,depth,cstack,walk,filter,"
+                         "events,wall,server,convert,jitter,hiccup)")
     ap.add_argument("--rounds", type=int, help="CPU overhead rounds (default 5, quick 2)")
     ap.add_argument("--work-seconds", type=float,
                     help="CPU seconds of work per FixedWork thread, without the agent "
@@ -1369,7 +1377,9 @@ def main():
     t0 = time.monotonic()
     for part, fn in (("cpu", part_cpu), ("depth", part_depth), ("cstack", part_cstack),
                      ("walk", part_walk), ("filter", part_filter), ("events", part_events),
-                     ("wall", part_wall), ("server", part_server), ("convert", part_convert)):
+                     ("wall", part_wall), ("server", part_server), ("convert", part_convert),
+                     ("jitter", lambda a, r: jitter_bench.part_jitter(a, r, log)),
+                     ("hiccup", lambda a, r: hiccup_bench.part_hiccup(a, r, log))):
         if part in parts:
             fn(args, report)
     report["seconds"] = time.monotonic() - t0

@@ -30,8 +30,9 @@ KEYS = {  # key: type(s), as SUMMARY_JSON.md lists them
     "format": str, "version": int, "log": str, "jvm": str, "command": str, "pid": int,
     "started_ns": int, "duration_ns": int, "options": str, "engine": str, "interval_ns": dict,
     "cpu": dict, "wall": dict, "drops": int, "threads": list, "top_self": list,
-    "top_total": list, "agent": dict, "log_state": dict,
+    "top_total": list, "agent": dict, "log_state": dict, "events": dict,
 }
+EVENTS_KEYS = {"recorded": int, "dropped": int, "truncated": int, "threads": int}
 KIND_KEYS = {"samples": int, "weight": (int, float), "weight_ns": int, "failed_samples": int,
              "failed": dict}
 THREAD_KEYS = {"name": str, "tid": int, "cpu_ns": int, "wall_ns": int, "wall_by_state_ns": dict}
@@ -96,6 +97,12 @@ def test(t):
             js["format"], js["version"])
     for k in ("cpu", "wall"):
         check_keys(t, js[k], KIND_KEYS, k)
+    check_keys(t, js["events"], EVENTS_KEYS, "events")
+    # the log logged no events and had no hiccup mode
+    t.check(js["events"]["recorded"] == 0, "events recorded %r in a log without events",
+            js["events"]["recorded"])
+    t.check("hiccups" in js and js["hiccups"] is None, "hiccups is %r in a log without hiccup "
+            "mode, want null", js.get("hiccups", "(missing)"))
     t.check(js["threads"], "no threads")
     for th in js["threads"]:
         if th["tid"] is not None:

@@ -344,12 +344,38 @@ static void test_duration(void)
     ERR_EXACT("duration", "option 'duration' needs a value (duration=TIME)");
 }
 
+static void test_hiccup(void)
+{
+    CHECK(OK("cpu"));
+    CHECK_EQ_U(o.hiccup_ns, 0);
+    CHECK_EQ_U(o.stall_ns, 0);
+    CHECK(OK("hiccup"));
+    CHECK_EQ_U(o.hiccup_ns, 1 * MS);
+    CHECK_EQ_U(o.stall_ns, 5 * MS);
+    CHECK_EQ_U(o.cpu_interval_ns, 10 * MS); /* hiccup is not a sampling mode: cpu stays on */
+    CHECK(OK("hiccup=250us,stall=20ms,wall"));
+    CHECK_EQ_U(o.hiccup_ns, 250000);
+    CHECK_EQ_U(o.stall_ns, 20 * MS);
+    CHECK_EQ_U(o.cpu_interval_ns, 0);
+    CHECK(OK("stall=2ms")); /* stall alone asks for hiccup mode */
+    CHECK_EQ_U(o.hiccup_ns, 1 * MS);
+    CHECK_EQ_U(o.stall_ns, 2 * MS);
+    CHECK(OK("hiccup=1s"));
+    ERR_EXACT("hiccup=99us",
+              "bad value '99us' for hiccup: the resolution must be from 100us to 1s");
+    ERR("hiccup=2s", "from 100us to 1s");
+    ERR("hiccup=fast", "bad value 'fast' for hiccup: expected TIME");
+    ERR_EXACT("stall", "option 'stall' needs a value (stall=TIME)");
+    ERR("stall=0", "bad value '0' for stall: the threshold must be above 0");
+    ERR("hiccup,hiccup=2ms", "duplicate option 'hiccup'");
+}
+
 static void test_errors(void)
 {
     static const char accepted[] =
         "(accepted: cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, wallthreads=N, filter, "
         "depth=N, walk=vm|agct, file=PATH, log=PATH, threads, duration=TIME, events=N, "
-        "cstack=auto|off, idle)";
+        "cstack=auto|off, idle, hiccup[=TIME], stall=TIME)";
     char want[512];
     char small[8];
     int rc;
@@ -807,6 +833,7 @@ int main(void)
     test_flags();
     test_file();
     test_duration();
+    test_hiccup();
     test_errors();
     test_shown_safety_idle();
     test_raw_and_huge();

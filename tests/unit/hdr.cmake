@@ -1,0 +1,2 @@
+# The HdrHistogram-layout latency histogram.
+flyprof_collector_test(test_hdr)
