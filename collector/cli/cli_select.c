@@ -248,7 +248,7 @@ void cli_select_warn_empty(const struct profile *p, const char *in, const struct
     /* an empty window was said while reading; the kind it would resolve to means nothing */
     if (n || (windowed && !p->samples))
         return;
-    if (!p->samples && p->ctx.selecting)
+    if (!p->samples && p->ctx.selecting && p->ctx.skipped)
         return; /* said while reading */
     if (!p->samples)
         cli_msg_error("warning: '%s' has no samples: the output is empty", in);
