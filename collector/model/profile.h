@@ -201,6 +201,7 @@ struct profile_event_sink {
 
 struct profile_arena_block;
 struct profile_tick;
+struct timeline;
 struct profile_pending;
 
 struct profile {
@@ -249,6 +250,10 @@ struct profile {
 
     struct reader_stats stats; /* damage met while reading */
 
+    /* when the samples were taken, binned (timeline.h); NULL unless profile_want_timeline
+     * was called before reading */
+    struct timeline *timeline;
+
     /* clock conversion, set when reading finishes: ns = (ticks - base_ticks) * num / den */
     int time_known;
     int time_refined; /* frequency measured between two anchors */
@@ -289,6 +294,11 @@ int profile_read_file(struct profile *p, const char *path, char *err, size_t err
 /* As profile_read_file, from memory; name is used in messages. */
 int profile_read_mem(struct profile *p, const void *data, size_t len, const char *name, char *err,
                      size_t errlen);
+
+/* Keeps, while reading, when each cell's weight was sampled (p->timeline, timeline.h: time
+ * bins with the weight of each cell in each, in bounded memory), for outputs that show time
+ * (the HTML page's timeline). Call before profile_read_*. Returns 0 or -ENOMEM. */
+int profile_want_timeline(struct profile *p);
 
 /* Hands every event read to sink (copied; NULL to stop) besides counting it. Call before
  * profile_read_*. */
