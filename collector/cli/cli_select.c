@@ -145,10 +145,18 @@ int cli_select_parse(const char *cmd, const struct cli_select *a, struct render_
 struct profile *cli_select_read(const char *in, const struct profile_time *from,
                                 const struct profile_time *to, int raw_names)
 {
+    return cli_select_read_timeline(in, from, to, raw_names, 0);
+}
+
+struct profile *cli_select_read_timeline(const char *in, const struct profile_time *from,
+                                         const struct profile_time *to, int raw_names,
+                                         int timeline)
+{
     char err[ERR_MAX];
     struct profile *p = profile_new();
-    if (!p) {
+    if (!p || (timeline && profile_want_timeline(p) != 0)) {
         cli_msg_error("out of memory");
+        profile_free(p);
         return NULL;
     }
     p->raw_names = raw_names;

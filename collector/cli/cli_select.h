@@ -45,6 +45,12 @@ int cli_select_option(const char *cmd, int argc, char **argv, int *i, struct cli
 int cli_select_parse(const char *cmd, const struct cli_select *a, struct render_opts *o,
                      struct profile_time *from, struct profile_time *to);
 
+/* As cli_select_read, keeping the samples' times (profile_want_timeline) when timeline is set:
+ * for outputs that show time (the HTML page). */
+struct profile *cli_select_read_timeline(const char *in, const struct profile_time *from,
+                                         const struct profile_time *to, int raw_names,
+                                         int timeline);
+
 /* Reads the log in with the window (frame names as logged with raw_names); warns about damage
  * and about what the window left out. Returns the profile, or NULL after printing why. */
 struct profile *cli_select_read(const char *in, const struct profile_time *from,

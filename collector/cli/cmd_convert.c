@@ -40,10 +40,13 @@ static int run(int argc, char **argv)
                              RENDER_FILE_EXTENSIONS);
     if ((rc = cli_select_parse("convert", &a, &o, &from, &to)) != 0)
         return rc;
-    if (render_file_format(a.out, a.format, err, sizeof(err)) < 0)
+    int format = render_file_format(a.out, a.format, err, sizeof(err));
+    if (format < 0)
         return cli_msg_usage("convert", "convert: %s", err);
 
-    struct profile *p = cli_select_read(in, &from, &to, a.raw_names);
+    /* the page's timeline needs the samples' times */
+    struct profile *p =
+        cli_select_read_timeline(in, &from, &to, a.raw_names, format == RENDER_FILE_HTML);
     if (!p)
         return CLI_EXIT_FAIL;
     cli_select_warn_empty(p, in, &o);

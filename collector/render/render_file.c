@@ -12,6 +12,7 @@
 #include "census.h"
 #include "out_collapsed.h"
 #include "out_html.h"
+#include "timeline.h"
 #include "out_pprof.h"
 #include "out_text.h"
 
@@ -263,6 +264,12 @@ uint64_t render_file_estimate_census(const struct census *c, const struct render
             nodes = max;
         render = c->cells * EST_TREE_UNIT + seqs + names * EST_NAME + 2 * c->method_bytes +
                  nodes * (EST_NODE + EST_PAGE_NODE) + 2 * c->method_bytes;
+        /* the timeline (timeline.h): a pair per sample at most, up to its cap, 24 bytes and
+         * 32 of index while reading, and two 32-byte marks per pair and a node per cell while
+         * writing the page (out_html_timeline.c); its page text is in EST_PAGE_NODE's slack */
+        uint64_t pairs = c->samples < TIMELINE_MAX_PAIRS ? c->samples : TIMELINE_MAX_PAIRS;
+        reading += pairs * 56 + c->cells * 4;
+        render += pairs * 88 + c->cells * 4 + nodes * 4;
         break;
     }
     case RENDER_FILE_TXT:
