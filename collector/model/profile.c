@@ -717,6 +717,19 @@ static int on_sample(void *ctx, const struct reader_sample *s)
     return timeline_note(p, cell, s->ticks, (unsigned __int128)s->weight << PROFILE_FP_SHIFT);
 }
 
+/* GC pauses and probe stalls of hiccup mode go on the timeline's time axis. */
+static int on_gc(void *ctx, const struct reader_gc *g)
+{
+    struct profile *p = ctx;
+    return p->timeline ? timeline_span_add(p->timeline, 1, g->start, g->end) : 0;
+}
+
+static int on_stall(void *ctx, const struct reader_stall *s)
+{
+    struct profile *p = ctx;
+    return p->timeline ? timeline_span_add(p->timeline, 0, s->start, s->end) : 0;
+}
+
 static int on_wall_tick(void *ctx, const struct reader_wall_tick *t)
 {
     struct profile *p = ctx;
@@ -883,6 +896,8 @@ static const struct reader_ops profile_ops = {
     .wall_tick = on_wall_tick,
     .event = on_event,
     .event_drops = on_event_drops,
+    .gc = on_gc,
+    .stall = on_stall,
 };
 
 struct profile *profile_new(void)

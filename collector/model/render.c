@@ -1075,10 +1075,10 @@ static uint32_t frame_name_find(const struct render_tree *t, const struct profil
     return cache[slot] ? cache[slot] - 1 : NONE;
 }
 
-/* The child of parent named id, or parent's RENDER_SMALL child when the budget merged it (a
- * name the tree lacks was merged everywhere), or NONE. */
+/* The child of parent named id, or parent's RENDER_SMALL child (small[parent]) when the
+ * budget merged it (a name the tree lacks was merged everywhere), or NONE. */
 static uint32_t child_find(const struct render_tree *t, const struct hashtab *child,
-                           uint32_t parent, uint32_t id)
+                           const uint32_t *small, uint32_t parent, uint32_t id)
 {
     struct hashtab_probe pr;
     if (id != NONE) {
@@ -1088,11 +1088,7 @@ static uint32_t child_find(const struct render_tree *t, const struct hashtab *ch
                 return k;
         }
     }
-    for (uint32_t c = t->nodes[parent].first_child; c != NONE; c = t->nodes[c].next_sibling) {
-        if (t->nodes[c].type == RENDER_SMALL)
-            return c;
-    }
-    return NONE;
+    return small[parent];
 }
 
 int render_tree_entry_nodes(const struct render_tree *t, const struct profile *p,
@@ -1100,15 +1096,20 @@ int render_tree_entry_nodes(const struct render_tree *t, const struct profile *p
 {
     struct render_select s;
     struct hashtab child = {0};
-    uint32_t *mcache = NULL;
+    uint32_t *mcache = NULL, *small = NULL;
     int rc = render_select_init(&s, p, o, err, errlen);
     if (rc)
         return rc;
     rc = -ENOMEM;
     mcache = calloc(p->nmethods + 1, sizeof(*mcache));
-    if (!mcache || hashtab_reserve(&child, t->nnodes))
+    small = malloc((t->nnodes ? t->nnodes : 1) * sizeof(*small));
+    if (!mcache || !small || hashtab_reserve(&child, t->nnodes))
         goto out;
+    for (size_t i = 0; i < t->nnodes; i++)
+        small[i] = NONE;
     for (size_t i = 1; i < t->nnodes; i++) {
+        if (t->nodes[i].type == RENDER_SMALL)
+            small[t->nodes[i].parent] = (uint32_t)i;
         if (hashtab_add(&child, child_hash(t->nodes[i].parent, t->nodes[i].name), (uint32_t)i))
             goto out;
     }
@@ -1130,21 +1131,22 @@ int render_tree_entry_nodes(const struct render_tree *t, const struct profile *p
         if (state != NONE && o->reverse)
             path[npath++] = state;
         for (uint32_t k = 0; k < npath && v != NONE && t->nodes[v].type != RENDER_SMALL; k++)
-            v = child_find(t, &child, v, path[k]);
+            v = child_find(t, &child, small, v, path[k]);
         const struct profile_stack *st = e->stack == PROFILE_NONE ? NULL : &p->stacks[e->stack];
         if (!st || st->nframes == 0) {
             const char *m = st ? PROFILE_EMPTY_STACK : PROFILE_UNKNOWN_STACK;
             if (v != NONE && t->nodes[v].type != RENDER_SMALL)
-                v = child_find(t, &child, v, name_find(t, m, RENDER_MARKER));
+                v = child_find(t, &child, small, v, name_find(t, m, RENDER_MARKER));
         } else {
             uint32_t n = st->nframes;
             for (uint32_t k = 0; k < n && v != NONE && t->nodes[v].type != RENDER_SMALL; k++) {
                 const struct profile_frame *f = &st->frames[o->reverse ? k : n - 1 - k];
-                v = child_find(t, &child, v, frame_name_find(t, p, f, o->frame_types, mcache));
+                uint32_t id = frame_name_find(t, p, f, o->frame_types, mcache);
+                v = child_find(t, &child, small, v, id);
             }
         }
         if (state != NONE && !o->reverse && v != NONE && t->nodes[v].type != RENDER_SMALL)
-            v = child_find(t, &child, v, state);
+            v = child_find(t, &child, small, v, state);
         out[i] = v;
     }
     rc = 0;
@@ -1152,6 +1154,7 @@ out:
     if (rc)
         snprintf(err, errlen, "render: out of memory mapping cells to the call tree");
     free(mcache);
+    free(small);
     hashtab_destroy(&child);
     render_select_destroy(&s);
     return rc;

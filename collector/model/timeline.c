@@ -19,6 +19,8 @@ void timeline_destroy(struct timeline *tl)
     free(tl->pairs);
     free(tl->series);
     free(tl->cell_series);
+    free(tl->gcs);
+    free(tl->stalls);
     hashtab_destroy(&tl->index);
     hashtab_destroy(&tl->series_index);
     timeline_init(tl);
@@ -60,27 +62,38 @@ static int cmp_pair(const void *a, const void *b)
     return x->cell < y->cell ? -1 : x->cell > y->cell;
 }
 
-static int cmp_pair_weight_desc(const void *a, const void *b)
+static uint32_t pair_find(const struct timeline *tl, uint32_t bin, uint32_t cell);
+static int pair_new(struct timeline *tl, uint32_t bin, uint32_t cell, unsigned __int128 fp);
+
+#define DEAD (TIMELINE_OVER - 1u) /* a pair merged away while coarsening */
+
+/* A cell pair of a bin over the cap, while trimming. */
+struct trim {
+    uint32_t bin;
+    uint32_t place; /* index in tl->pairs */
+    unsigned __int128 fp;
+};
+
+/* By bin, then heaviest first, then place (deterministic). */
+static int cmp_trim(const void *a, const void *b)
 {
-    unsigned __int128 x = timeline_fp(a), y = timeline_fp(b);
-    if (x != y)
-        return x > y ? -1 : 1;
-    return cmp_pair(a, b);
+    const struct trim *x = a, *y = b;
+    if (x->bin != y->bin)
+        return x->bin < y->bin ? -1 : 1;
+    if (x->fp != y->fp)
+        return x->fp > y->fp ? -1 : 1;
+    return x->place < y->place ? -1 : x->place > y->place;
 }
 
-/* Sorts the pairs by key and sums equal keys; recounts over_pairs and bin_cells. */
-static void merge_sorted(struct timeline *tl)
+/* Rebuilds the index over the live pairs, dropping dead ones; recounts the per-bin cells. */
+static int reindex(struct timeline *tl)
 {
-    qsort(tl->pairs, tl->npairs, sizeof(*tl->pairs), cmp_pair);
     size_t k = 0;
     tl->over_pairs = 0;
     memset(tl->bin_cells, 0, sizeof(tl->bin_cells));
     for (size_t i = 0; i < tl->npairs; i++) {
-        if (k && tl->pairs[k - 1].bin == tl->pairs[i].bin &&
-            tl->pairs[k - 1].cell == tl->pairs[i].cell) {
-            pair_add_fp(&tl->pairs[k - 1], timeline_fp(&tl->pairs[i]));
+        if (tl->pairs[i].cell == DEAD)
             continue;
-        }
         tl->pairs[k++] = tl->pairs[i];
         if (tl->pairs[i].cell & TIMELINE_OVER)
             tl->over_pairs++;
@@ -88,35 +101,6 @@ static void merge_sorted(struct timeline *tl)
             tl->bin_cells[tl->pairs[i].bin]++;
     }
     tl->npairs = k;
-}
-
-/* Doubles the bins' width: pairs of bins 2k and 2k+1 merge into bin k; in a bin that ends
- * with more than TIMELINE_BIN_CELLS cells, the lightest become overflow pairs. Sorting brings
- * equal keys together, so no index is needed to merge; the index is rebuilt after. */
-static int coarsen(struct timeline *tl)
-{
-    for (size_t i = 0; i < tl->npairs; i++)
-        tl->pairs[i].bin >>= 1;
-    merge_sorted(tl);
-    int trimmed = 0;
-    for (size_t i = 0; i < tl->npairs;) {
-        /* a bin's cell pairs come first (TIMELINE_OVER is the top bit) */
-        uint32_t bin = tl->pairs[i].bin, n = tl->bin_cells[bin];
-        if (n > TIMELINE_BIN_CELLS) {
-            struct timeline_pair *c = &tl->pairs[i];
-            qsort(c, n, sizeof(*c), cmp_pair_weight_desc);
-            for (uint32_t k = TIMELINE_BIN_CELLS; k < n; k++)
-                c[k].cell = TIMELINE_OVER | (tl->cell_series[c[k].cell] - 1);
-            trimmed = 1;
-        }
-        while (i < tl->npairs && tl->pairs[i].bin == bin)
-            i++;
-    }
-    if (trimmed)
-        merge_sorted(tl);
-    tl->bin_ticks *= 2;
-    tl->nbins = (tl->nbins + 1) / 2;
-    tl->coarsened++;
     hashtab_destroy(&tl->index);
     if (hashtab_reserve(&tl->index, tl->npairs))
         return -ENOMEM;
@@ -125,6 +109,73 @@ static int coarsen(struct timeline *tl)
             return -ENOMEM;
     }
     return 0;
+}
+
+/* Doubles the bins' width: pairs of bins 2k and 2k+1 merge into bin k (through the index, in
+ * one pass); in a bin that ends with more than TIMELINE_BIN_CELLS cells, the lightest become
+ * overflow pairs. */
+static int coarsen(struct timeline *tl)
+{
+    int rc;
+    for (size_t i = 0; i < tl->npairs; i++)
+        tl->pairs[i].bin >>= 1;
+    hashtab_destroy(&tl->index);
+    if (hashtab_reserve(&tl->index, tl->npairs))
+        return -ENOMEM;
+    size_t n = tl->npairs;
+    memset(tl->bin_cells, 0, sizeof(tl->bin_cells));
+    for (size_t i = 0; i < n; i++) {
+        struct timeline_pair *pr = &tl->pairs[i];
+        uint32_t k = pair_find(tl, pr->bin, pr->cell);
+        if (k != NONE) {
+            pair_add_fp(&tl->pairs[k], timeline_fp(pr));
+            pr->cell = DEAD;
+        } else {
+            if (hashtab_add(&tl->index, pair_hash(pr->bin, pr->cell), (uint32_t)i))
+                return -ENOMEM;
+            if (!(pr->cell & TIMELINE_OVER))
+                tl->bin_cells[pr->bin]++;
+        }
+    }
+    /* bins over the cap: their cell pairs by weight, the lightest to overflow */
+    size_t nover = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct timeline_pair *pr = &tl->pairs[i];
+        nover += pr->cell < DEAD && tl->bin_cells[pr->bin] > TIMELINE_BIN_CELLS;
+    }
+    if (nover) {
+        struct trim *sel = malloc(nover * sizeof(*sel));
+        if (!sel)
+            return -ENOMEM;
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            const struct timeline_pair *pr = &tl->pairs[i];
+            if (pr->cell < DEAD && tl->bin_cells[pr->bin] > TIMELINE_BIN_CELLS)
+                sel[m++] = (struct trim){pr->bin, (uint32_t)i, timeline_fp(pr)};
+        }
+        qsort(sel, m, sizeof(*sel), cmp_trim);
+        rc = 0;
+        for (size_t i = 0, r = 0; i < m && rc == 0; i++) {
+            r = i && sel[i].bin == sel[i - 1].bin ? r + 1 : 0;
+            if (r < TIMELINE_BIN_CELLS)
+                continue;
+            struct timeline_pair *pr = &tl->pairs[sel[i].place];
+            uint32_t over = TIMELINE_OVER | (tl->cell_series[pr->cell] - 1);
+            pr->cell = DEAD;
+            uint32_t k = pair_find(tl, sel[i].bin, over);
+            if (k != NONE)
+                pair_add_fp(&tl->pairs[k], sel[i].fp);
+            else
+                rc = pair_new(tl, sel[i].bin, over, sel[i].fp);
+        }
+        free(sel);
+        if (rc)
+            return rc;
+    }
+    tl->bin_ticks *= 2;
+    tl->nbins = (tl->nbins + 1) / 2;
+    tl->coarsened++;
+    return reindex(tl);
 }
 
 /* The series index of (thread, kind, state), added if new; NONE when out of memory. */
@@ -204,7 +255,7 @@ int timeline_add(struct timeline *tl, uint64_t ticks, uint32_t cell, uint64_t th
     int rc;
     if (!tl->started)
         timeline_start(tl, ticks, 0);
-    if (cell >= TIMELINE_OVER)
+    if (cell >= DEAD)
         return -ERANGE;
     /* the cell's series, once per cell: where its weight goes when its bin is full */
     if (cell >= tl->cell_series_cap) {
@@ -248,18 +299,46 @@ int timeline_add(struct timeline *tl, uint64_t ticks, uint32_t cell, uint64_t th
     return pair_put(tl, bin, TIMELINE_OVER | (tl->cell_series[cell] - 1), fp);
 }
 
+int timeline_span_add(struct timeline *tl, int gc, uint64_t start, uint64_t end)
+{
+    struct timeline_span **a = gc ? &tl->gcs : &tl->stalls;
+    size_t *n = gc ? &tl->ngcs : &tl->nstalls;
+    if (*n >= TIMELINE_MAX_SPANS) {
+        ++*(gc ? &tl->gcs_over : &tl->stalls_over);
+        return 0;
+    }
+    if (!*a) {
+        *a = malloc(TIMELINE_MAX_SPANS * sizeof(**a)); /* 128 KiB, only in hiccup mode */
+        if (!*a)
+            return -ENOMEM;
+    }
+    (*a)[(*n)++] = (struct timeline_span){start, end > start ? end : start};
+    return 0;
+}
+
 void timeline_finish(struct timeline *tl)
 {
-    qsort(tl->pairs, tl->npairs, sizeof(*tl->pairs), cmp_pair);
+    /* by bin with a stable counting sort (bins are few): O(pairs), no comparison sort */
+    size_t *start = calloc((size_t)tl->nbins + 1, sizeof(*start));
+    struct timeline_pair *by = malloc((tl->npairs ? tl->npairs : 1) * sizeof(*by));
+    if (start && by) {
+        for (size_t i = 0; i < tl->npairs; i++)
+            start[tl->pairs[i].bin + 1]++;
+        for (uint32_t k = 0; k < tl->nbins; k++)
+            start[k + 1] += start[k];
+        for (size_t i = 0; i < tl->npairs; i++)
+            by[start[tl->pairs[i].bin]++] = tl->pairs[i];
+        free(tl->pairs);
+        tl->pairs = by;
+        tl->cap = tl->npairs ? tl->npairs : 1;
+        by = NULL;
+    } else {
+        qsort(tl->pairs, tl->npairs, sizeof(*tl->pairs), cmp_pair); /* no memory: in place */
+    }
+    free(start);
+    free(by);
     hashtab_destroy(&tl->index);
     hashtab_destroy(&tl->series_index);
-    if (tl->npairs && tl->npairs < tl->cap) {
-        struct timeline_pair *q = realloc(tl->pairs, tl->npairs * sizeof(*q));
-        if (q) {
-            tl->pairs = q;
-            tl->cap = tl->npairs;
-        }
-    }
 }
 
 size_t timeline_bytes(const struct timeline *tl)

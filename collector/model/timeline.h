@@ -36,6 +36,7 @@
 #define TIMELINE_BIN_CELLS 512u
 #define TIMELINE_MAX_PAIRS (TIMELINE_MAX_BINS * TIMELINE_BIN_CELLS) /* cell pairs, at most */
 #define TIMELINE_FIRST_BIN_NS 1000000u /* 1 ms */
+#define TIMELINE_MAX_SPANS 8192u       /* GC pauses, stalls kept (each) */
 
 /* TIMELINE_OVER in timeline_pair.cell: an overflow pair; the other bits index
  * timeline.series, which says whose weight it is. */
@@ -46,6 +47,11 @@ struct timeline_pair {
     uint32_t cell;         /* index into profile.entries, or TIMELINE_OVER | series index */
     uint64_t fp_lo, fp_hi; /* upscaled weight, fixed point (profile.h), in two halves: 24
                             * bytes a pair where an __int128 would align it to 32 */
+};
+
+/* A time span of the log (ticks). */
+struct timeline_span {
+    uint64_t start, end;
 };
 
 /* The owner of overflow weight: a thread, kind and state. */
@@ -69,6 +75,11 @@ struct timeline {
     uint32_t *cell_series; /* per cell: its series + 1 (0: not seen yet) */
     size_t cell_series_cap;
     uint32_t bin_cells[TIMELINE_MAX_BINS]; /* cell pairs per bin */
+    /* hiccup mode's GC pauses and probe stalls (FORMAT.md 5.13, 5.14), for the same time
+     * axis: the first TIMELINE_MAX_SPANS of each, in log order; the rest only counted */
+    struct timeline_span *gcs, *stalls;
+    size_t ngcs, nstalls;
+    uint64_t gcs_over, stalls_over;
     uint64_t over_samples;       /* samples sent to overflow pairs as they came (not those
                                   * moved there when bins merged) */
     uint64_t early_samples;      /* samples before the origin, put in bin 0 */
@@ -91,7 +102,11 @@ void timeline_start(struct timeline *tl, uint64_t origin_ticks, uint64_t ticks_p
 int timeline_add(struct timeline *tl, uint64_t ticks, uint32_t cell, uint64_t thread_id,
                  uint8_t kind, uint8_t state, unsigned __int128 fp);
 
-/* Ends reading: sorts the pairs by (bin, cell) and frees the index. */
+/* Keeps a GC pause (gc set) or a probe stall [start, end), in ticks. Returns 0 or -ENOMEM. */
+int timeline_span_add(struct timeline *tl, int gc, uint64_t start, uint64_t end);
+
+/* Ends reading: orders the pairs by bin (ascending; within a bin in no given order) and
+ * frees the index. */
 void timeline_finish(struct timeline *tl);
 
 /* A pair's weight. */

@@ -60,6 +60,23 @@ static size_t merge_marks(struct mark *marks, size_t n)
     return k;
 }
 
+/* Merges equal keys within each run of marks[0..n) with the same a (a bin), each run sorted
+ * on its own. Returns the new count. */
+static size_t merge_bins(struct mark *marks, size_t n)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && marks[j].a == marks[i].a)
+            j++;
+        size_t m = merge_marks(marks + i, j - i);
+        memmove(marks + k, marks + i, m * sizeof(*marks));
+        k += m;
+        i = j;
+    }
+    return k;
+}
+
 static void put_key(struct fpl_buf *b, const char *key)
 {
     fpl_put_u8(b, ',');
@@ -72,6 +89,34 @@ static void put_u64(struct fpl_buf *b, uint64_t v)
     char tmp[24];
     int n = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v);
     fpl_put_bytes(b, tmp, (size_t)n);
+}
+
+/* ns of an absolute tick value after the log's start (negative before it). */
+static void put_rel_ns(struct fpl_buf *b, const struct profile *p, uint64_t ticks, uint64_t base)
+{
+    if (ticks < base)
+        fpl_put_u8(b, '-');
+    put_u64(b, profile_ticks_to_ns(p, ticks < base ? base - ticks : ticks - base));
+}
+
+/* [[start_ns, end_ns], ...] of spans, and how many more were not kept. */
+static void put_spans(struct fpl_buf *b, const struct profile *p, const char *key,
+                      const struct timeline_span *s, size_t n, uint64_t over, uint64_t base)
+{
+    put_key(b, key);
+    fpl_put_u8(b, '[');
+    for (size_t i = 0; i < n; i++) {
+        fpl_put_bytes(b, i ? ",[" : "[", i ? 2 : 1);
+        put_rel_ns(b, p, s[i].start, base);
+        fpl_put_u8(b, ',');
+        put_rel_ns(b, p, s[i].end, base);
+        fpl_put_u8(b, ']');
+    }
+    fpl_put_u8(b, ']');
+    char k[32];
+    snprintf(k, sizeof(k), "%s_over", key);
+    put_key(b, k);
+    put_u64(b, over);
 }
 
 static int cat_of(uint8_t kind, uint8_t state)
@@ -203,12 +248,13 @@ int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const stru
             cat = (uint32_t)cat_of(e->kind, e->state);
             at = pos[v];
         }
-        rows[nrows++] = (struct mark){slot, pr->bin, cat, fp};
+        rows[nrows++] = (struct mark){pr->bin, slot, cat, fp};
         stk[nstk++] = (struct mark){pr->bin, at, 0, fp};
         profile_fp_add(&order[slot].fp, fp);
     }
-    nrows = merge_marks(rows, nrows);
-    nstk = merge_marks(stk, nstk);
+    /* the pairs came by bin: merging within each bin is enough (small sorts, no global one) */
+    nrows = merge_bins(rows, nrows);
+    nstk = merge_bins(stk, nstk);
 
     /* rows: threads with weight, by name; the lightest beyond the cap merged into the last */
     size_t nthr = 0;
@@ -231,9 +277,30 @@ int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const stru
         row_of[i] = (uint32_t)keep; /* the merged row */
     for (size_t i = 0; i < keep; i++)
         row_of[order[i].slot] = (uint32_t)i;
-    for (size_t i = 0; i < nrows; i++)
-        rows[i].a = row_of[rows[i].a];
-    nrows = merge_marks(rows, nrows);
+    /* to (row, bin, category) order: a stable counting sort by row keeps the bins' order;
+     * only the merged row can hold a (bin, category) twice */
+    {
+        size_t nr = keep + 1, *start = calloc(nr + 1, sizeof(*start));
+        struct mark *by = malloc((nrows ? nrows : 1) * sizeof(*by));
+        if (!start || !by) {
+            free(start);
+            free(by);
+            goto out;
+        }
+        for (size_t i = 0; i < nrows; i++)
+            start[row_of[rows[i].b] + 1]++;
+        for (size_t r = 0; r < nr; r++)
+            start[r + 1] += start[r];
+        for (size_t i = 0; i < nrows; i++) {
+            uint32_t r = row_of[rows[i].b];
+            by[start[r]++] = (struct mark){r, rows[i].a, rows[i].c, rows[i].fp};
+        }
+        free(start);
+        free(rows);
+        rows = by;
+        if (merged)
+            nrows = merge_marks(rows, nrows);
+    }
 
     /* bins with samples, and the entries each keeps */
     uint32_t used = 0;
@@ -250,10 +317,9 @@ int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const stru
     put_u64(b, profile_ticks_to_ns(p, tl->bin_ticks));
     put_key(b, "t0_ns");
     uint64_t base = p->time_known ? p->base_ticks : tl->origin_ticks;
-    if (tl->origin_ticks < base)
-        fpl_put_u8(b, '-');
-    put_u64(b, profile_ticks_to_ns(p, tl->origin_ticks < base ? base - tl->origin_ticks
-                                                              : tl->origin_ticks - base));
+    put_rel_ns(b, p, tl->origin_ticks, base);
+    put_spans(b, p, "gc", tl->gcs, tl->ngcs, tl->gcs_over, base);
+    put_spans(b, p, "stalls", tl->stalls, tl->nstalls, tl->stalls_over, base);
     put_key(b, "nbins");
     put_u64(b, tl->nbins);
     put_key(b, "cats");

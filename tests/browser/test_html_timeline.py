@@ -16,6 +16,8 @@ sampled every 50 ms off CPU: "sleeper" sleeping, "locker" blocked (from 2 s to 8
 - do the same for a range selected by dragging across the timeline after a click on the
   Timeline button (and put view=timeline and range= in the URL), and go back to the whole
   profile with Clear range;
+- draw the log's two GC pauses (hiccup mode's GC records) in a lane above the threads, at
+  their times;
 - on a CPU-only page show only the spinner's row.
 """
 import argparse
@@ -50,7 +52,14 @@ def attrs(dom, elem_id):
 def tl_dump(dom):
     m = re.search(r'<pre id="fp-tl-dump"[^>]*>(.*?)</pre>', dom, re.S)
     lines = [x.split("\t") for x in (m.group(1) if m else "").split("\n") if x]
-    return [(f[0], int(f[1]), f[2], float(f[3]), f[4]) for f in lines]
+    return [(f[0], int(f[1]), f[2], float(f[3]), f[4]) for f in lines if len(f) == 5]
+
+
+def tl_spans(dom):
+    """[(lane, start ns, end ns)] of the dumped GC pauses and stalls."""
+    m = re.search(r'<pre id="fp-tl-dump"[^>]*>(.*?)</pre>', dom, re.S)
+    lines = [x.split("\t") for x in (m.group(1) if m else "").split("\n") if x]
+    return [(f[0], int(f[1]), int(f[2])) for f in lines if len(f) == 3]
 
 
 def rows(dom):
@@ -202,6 +211,15 @@ def main():
         lock = [m[1] for m in marks if m[0] == "locker"]
         check(min(lock) * bin_ns >= 2e9 - bin_ns and (max(lock) + 1) * bin_ns <= 8e9 + bin_ns,
               "locker marks from bin %d to %d (bins of %d ns)", min(lock), max(lock), bin_ns)
+        # GC pauses: a lane above the threads, at their times
+        with open(os.path.join(tmp, "timeline.json")) as f:
+            gcs = json.load(f)["gc"]
+        lanes = re.findall(r'<div class="fp-tl-lane" data-lane="([^"]*)" data-count="(\d+)"',
+                           page.dom)
+        check(lanes == [("GC pauses", str(len(gcs)))], "lanes %s", lanes)
+        spans = tl_spans(page.dom)
+        check([(s[1], s[2]) for s in spans] == [tuple(g) for g in gcs] and
+              all(s[0] == "GC pauses" for s in spans), "GC spans drawn %s, want %s", spans, gcs)
         print("  rows: %s; colors by state %s; bins of %d ms" % (
             names, {k: next(iter(v)) for k, v in colors.items()}, bin_ns // 1000000), flush=True)
 

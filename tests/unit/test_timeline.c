@@ -112,6 +112,17 @@ static void gen_sample(struct gen *G, uint64_t t, uint64_t thread, uint64_t stac
         G->failed = 1;
 }
 
+/* A GC record (FORMAT.md 5.14) of [start, end) ns after the start. */
+static void gen_gc(struct gen *G, uint64_t start, uint64_t end)
+{
+    struct fpl_buf b = {0};
+    fpl_put_u64(&b, ANCHOR + start);
+    fpl_put_u64(&b, ANCHOR + end);
+    fpl_put_str(&b, "G1 young collection pauses");
+    fplgen_record(&G->g, FPL_REC_GC, b.data, b.len);
+    fpl_buf_free(&b);
+}
+
 static struct profile *gen_profile(struct gen *G, uint64_t end_t)
 {
     char err[256];
@@ -232,6 +243,8 @@ static struct profile *three_threads(struct gen *G)
             gen_sample(G, t + 7, 3, 9, FPL_KIND_WALL, FPL_STATE_PARKED, 1, ++tick, 3);
             fplgen_wall_tick(&G->g, tick, ANCHOR + t + 8, 3, 1, 0, 0);
         }
+        if (t == 12000 * MS || t == 20000 * MS)
+            gen_gc(G, t + 100, t + 100 + 45 * MS);
     }
     return gen_profile(G, 30000 * MS);
 }
@@ -261,6 +274,10 @@ static void test_model_exact(void)
         cells += p->entries[i].upscaled;
     CHECK(pairs == cells && pairs != 0);
     CHECK(p->wall.scaled > 0);
+    /* GC pauses are kept for the same time axis */
+    CHECK_EQ_U(tl->ngcs, 2);
+    CHECK(tl->ngcs == 2 && tl->gcs[0].start == ANCHOR + 12000 * MS + 100 &&
+          tl->gcs[1].end == ANCHOR + 20000 * MS + 100 + 45 * MS);
     gen_destroy(&G);
     profile_free(p);
 }
@@ -499,6 +516,7 @@ static void test_page_sums(void)
     CHECK_EQ_U(bad, 0);
     CHECK_EQ_U(dint(html, "moved"), 0);
     CHECK_EQ_U(dint(html, "over"), 0);
+    CHECK(strstr(html, "\"gc\":[[12000000100,12045000100],[20000000100,20045000100]]") != NULL);
     /* every bin weighs what its samples do */
     uint64_t *want = calloc(nbins, sizeof(*want));
     for (size_t i = 0; want && i < G.n; i++)
@@ -630,6 +648,8 @@ static int write_fixture(const char *dir)
     gen_stack(&G, 3, 2, sleep_st);
     gen_stack(&G, 4, 2, lock_st);
     gen_stack(&G, 5, 2, park_st);
+    gen_gc(&G, 3000 * MS, 3200 * MS);
+    gen_gc(&G, 7500 * MS, 7550 * MS);
     /* 10 s: the spinner on CPU (first phase, then second at 5 s), three threads off CPU in
      * their states (the locker from 2 s to 8 s only) */
     for (uint64_t t = 0; t < 10000 * MS; t += 10 * MS) {
@@ -656,7 +676,8 @@ static int write_fixture(const char *dir)
                     s->kind == FPL_KIND_CPU ? "cpu" : "wall", s->state,
                     (unsigned long long)(s->weight * s->scale), leaf[s->stack]);
         }
-        fprintf(f, "\n]}\n");
+        fprintf(f, "\n],\"gc\":[[%llu,%llu],[%llu,%llu]]}\n", 3000 * MS, 3200 * MS,
+                7500 * MS, 7550 * MS);
         rc = fclose(f) != 0;
     } else {
         rc = 1;

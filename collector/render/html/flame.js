@@ -924,7 +924,18 @@
       }
     }
     start[TL.nbins] = P.length;
-    TLD = { rows: rows, start: start, P: new Uint32Array(P), W: new Float64Array(SW) };
+    /* hiccup mode's GC pauses and stalls: lanes above the threads on the same axis */
+    var lanes = [];
+    if (TL.gc && TL.gc.length) {
+      lanes.push({ name: "GC pauses", spans: TL.gc, over: TL.gc_over, color: "#c92a2a",
+                   band: "rgba(201, 42, 42, 0.13)" });
+    }
+    if (TL.stalls && TL.stalls.length) {
+      lanes.push({ name: "probe stalls", spans: TL.stalls, over: TL.stalls_over,
+                   color: "#5f3dc4", band: null });
+    }
+    TLD = { rows: rows, lanes: lanes, start: start, P: new Uint32Array(P),
+            W: new Float64Array(SW) };
     return TLD;
   }
 
@@ -990,6 +1001,17 @@
   function tlLabels() {
     var box = $("fp-tl-labels"), Dd = tlDecode();
     box.textContent = "";
+    Dd.lanes.forEach(function (ln) {
+      var d = document.createElement("div"), ms = 0;
+      ln.spans.forEach(function (sp) { ms += (sp[1] - sp[0]) / 1e6; });
+      d.textContent = ln.name;
+      d.className = "fp-tl-lane";
+      d.setAttribute("data-lane", ln.name);
+      d.setAttribute("data-count", String(ln.spans.length));
+      d.title = ln.name + ": " + fmtInt(ln.spans.length) + ", " + ms.toFixed(1) + " ms in all" +
+        (ln.over ? " (" + fmtInt(ln.over) + " more not kept)" : "");
+      box.appendChild(d);
+    });
     Dd.rows.forEach(function (row) {
       var d = document.createElement("div"), parts = [], best = -1, bw = 0, tot = 0;
       for (var c = 0; c < TL.cats.length; c++) {
@@ -1030,7 +1052,7 @@
   function tlResize() {
     var Dd = tlDecode();
     tlW = $("fp-tl-plot").clientWidth;
-    tlH = TL_AXIS + Dd.rows.length * TL_RH + 4;
+    tlH = TL_AXIS + (Dd.lanes.length + Dd.rows.length) * TL_RH + 4;
     tlCanvas.style.height = tlH + "px";
     tlCanvas.width = Math.max(1, Math.round(tlW * dpr));
     tlCanvas.height = Math.max(1, Math.round(tlH * dpr));
@@ -1063,9 +1085,26 @@
     c2.clearRect(0, 0, tlW, tlH);
     c2.font = "11px " + FONT.split(" ").slice(1).join(" ");
     tlAxis(c2);
-    var bw = TL.bin_ns * tlW / (tlV1 - tlV0);
+    var bw = TL.bin_ns * tlW / (tlV1 - tlV0), top = TL_AXIS + Dd.lanes.length * TL_RH, spans = 0;
+    Dd.lanes.forEach(function (ln, li) {
+      var ly = TL_AXIS + li * TL_RH;
+      ln.spans.forEach(function (sp) {
+        var xa = tlX(sp[0]), xb = tlX(sp[1]);
+        if (xb < 0 || xa > tlW) return;
+        var wd = Math.max(1, xb - xa);
+        c2.fillStyle = ln.color;
+        c2.fillRect(xa, ly + 3, wd, TL_RH - 6);
+        if (ln.band) {
+          /* a GC pause stops every Java thread: shade their rows too */
+          c2.fillStyle = ln.band;
+          c2.fillRect(xa, top, wd, tlH - top);
+        }
+        spans++;
+        if (dump) dump.push([ln.name, sp[0], sp[1]].join("\t"));
+      });
+    });
     for (var r = 0; r < Dd.rows.length; r++) {
-      var row = Dd.rows[r], y = TL_AXIS + r * TL_RH, n = row.B.length, k = 0;
+      var row = Dd.rows[r], y = top + r * TL_RH, n = row.B.length, k = 0;
       while (k < n) {
         var bin = row.B[k], e = k, tot = 0;
         while (e < n && row.B[e] === bin) tot += row.W[e++];
@@ -1103,6 +1142,7 @@
     }
     var box = $("fp-tl");
     box.setAttribute("data-marks", String(marks));
+    box.setAttribute("data-spans", String(spans));
     box.setAttribute("data-view-from-ns", String(Math.round(tlV0)));
     box.setAttribute("data-view-to-ns", String(Math.round(tlV1)));
     if (dump) $("fp-tl-dump").textContent = dump.join("\n");
