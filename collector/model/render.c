@@ -1096,15 +1096,20 @@ int render_tree_entry_nodes(const struct render_tree *t, const struct profile *p
 {
     struct render_select s;
     struct hashtab child = {0};
-    uint32_t *mcache = NULL, *small = NULL;
+    uint32_t *mcache = NULL, *small = NULL, *memo = NULL;
     int rc = render_select_init(&s, p, o, err, errlen);
     if (rc)
         return rc;
     rc = -ENOMEM;
     mcache = calloc(p->nmethods + 1, sizeof(*mcache));
     small = malloc((t->nnodes ? t->nnodes : 1) * sizeof(*small));
-    if (!mcache || !small || hashtab_reserve(&child, t->nnodes))
+    /* per stack: the last walk's start node and end node -- cells of one stack on other
+     * threads (without per-thread roots) or in other states start from the same node */
+    memo = malloc((p->nstacks + 1) * 2 * sizeof(*memo));
+    if (!mcache || !small || !memo || hashtab_reserve(&child, t->nnodes))
         goto out;
+    for (size_t i = 0; i < (p->nstacks + 1) * 2; i++)
+        memo[i] = NONE;
     for (size_t i = 0; i < t->nnodes; i++)
         small[i] = NONE;
     for (size_t i = 1; i < t->nnodes; i++) {
@@ -1137,13 +1142,17 @@ int render_tree_entry_nodes(const struct render_tree *t, const struct profile *p
             const char *m = st ? PROFILE_EMPTY_STACK : PROFILE_UNKNOWN_STACK;
             if (v != NONE && t->nodes[v].type != RENDER_SMALL)
                 v = child_find(t, &child, small, v, name_find(t, m, RENDER_MARKER));
+        } else if (memo[2 * e->stack] == v && v != NONE) {
+            v = memo[2 * e->stack + 1];
         } else {
-            uint32_t n = st->nframes;
+            uint32_t n = st->nframes, from = v;
             for (uint32_t k = 0; k < n && v != NONE && t->nodes[v].type != RENDER_SMALL; k++) {
                 const struct profile_frame *f = &st->frames[o->reverse ? k : n - 1 - k];
                 uint32_t id = frame_name_find(t, p, f, o->frame_types, mcache);
                 v = child_find(t, &child, small, v, id);
             }
+            memo[2 * e->stack] = from;
+            memo[2 * e->stack + 1] = v;
         }
         if (state != NONE && !o->reverse && v != NONE && t->nodes[v].type != RENDER_SMALL)
             v = child_find(t, &child, small, v, state);
@@ -1155,6 +1164,7 @@ out:
         snprintf(err, errlen, "render: out of memory mapping cells to the call tree");
     free(mcache);
     free(small);
+    free(memo);
     hashtab_destroy(&child);
     render_select_destroy(&s);
     return rc;

@@ -37,14 +37,6 @@ static int cmp_mark(const void *x, const void *y)
     return m->c < n->c ? -1 : m->c > n->c;
 }
 
-static int cmp_weight_desc(const void *x, const void *y)
-{
-    const struct mark *m = x, *n = y;
-    if (m->fp != n->fp)
-        return m->fp > n->fp ? -1 : 1;
-    return m->b < n->b ? -1 : m->b > n->b;
-}
-
 /* Sorts marks[0..n) and sums those with equal keys. Returns the new count. */
 static size_t merge_marks(struct mark *marks, size_t n)
 {
@@ -56,23 +48,6 @@ static size_t merge_marks(struct mark *marks, size_t n)
             profile_fp_add(&marks[k - 1].fp, marks[i].fp);
         else
             marks[k++] = marks[i];
-    }
-    return k;
-}
-
-/* Merges equal keys within each run of marks[0..n) with the same a (a bin), each run sorted
- * on its own. Returns the new count. */
-static size_t merge_bins(struct mark *marks, size_t n)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-        while (j < n && marks[j].a == marks[i].a)
-            j++;
-        size_t m = merge_marks(marks + i, j - i);
-        memmove(marks + k, marks + i, m * sizeof(*marks));
-        k += m;
-        i = j;
     }
     return k;
 }
@@ -165,26 +140,73 @@ static int cmp_row_weight(const void *x, const void *y)
     return cmp_row_name(x, y);
 }
 
-/* Fits one bin's entries e[0..n) (sorted by position) into cap: the lightest beyond cap move
- * to their ancestor at half their depth, and equal positions merge, until at most cap remain.
- * Returns the new count; *moved grows by the weight moved. */
-static size_t fold_bin(struct mark *e, size_t n, size_t cap, const struct render_tree *t,
-                       const uint32_t *node_at, const uint32_t *pos, unsigned __int128 *moved)
+/* One bin's stack entries while they are summed: a weight per preorder position (dense, so
+ * no sorting or hashing), and the positions in use. */
+struct bin_acc {
+    unsigned __int128 *w; /* per position; 0 when unused */
+    uint8_t *on;          /* per position: in `used` */
+    uint32_t *used;
+    size_t n;
+};
+
+static void acc_add(struct bin_acc *a, uint32_t at, unsigned __int128 fp)
 {
-    while (n > cap) {
-        qsort(e, n, sizeof(*e), cmp_weight_desc);
+    if (!a->on[at]) {
+        a->on[at] = 1;
+        a->used[a->n++] = at;
+    }
+    profile_fp_add(&a->w[at], fp);
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Heaviest first, then by position (deterministic). */
+static int cmp_heavy(const void *x, const void *y, void *ctx)
+{
+    const unsigned __int128 *w = ctx;
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    if (w[a] != w[b])
+        return w[a] > w[b] ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* Fits the bin into cap entries: the lightest beyond cap move to their ancestor at half their
+ * depth (merging with what is there), until at most cap remain; *moved grows by the weight
+ * moved. Leaves a->used[0..a->n) the positions in use, ascending. */
+static void acc_fold(struct bin_acc *a, size_t cap, const struct render_tree *t,
+                     const uint32_t *node_at, const uint32_t *pos, unsigned __int128 *moved)
+{
+    while (a->n > cap) {
+        qsort_r(a->used, a->n, sizeof(*a->used), cmp_heavy, a->w);
+        size_t n = a->n;
         for (size_t i = cap; i < n; i++) {
-            uint32_t v = node_at[e[i].b], d = t->nodes[v].depth, up = d - d / 2;
+            uint32_t at = a->used[i], v = node_at[at], d = t->nodes[v].depth, up = d - d / 2;
             if (d == 0)
                 continue;
             for (uint32_t k = 0; k < up; k++)
                 v = t->nodes[v].parent;
-            e[i].b = pos[v];
-            profile_fp_add(moved, e[i].fp);
+            unsigned __int128 fp = a->w[at];
+            a->w[at] = 0;
+            a->on[at] = 0;
+            profile_fp_add(moved, fp);
+            acc_add(a, pos[v], fp); /* may append past n: kept in the next round */
         }
-        n = merge_marks(e, n);
+        size_t k = 0;
+        for (size_t i = 0; i < a->n; i++) {
+            if (a->on[a->used[i]] == 1) {
+                a->on[a->used[i]] = 2; /* seen once in this compaction */
+                a->used[k++] = a->used[i];
+            }
+        }
+        for (size_t i = 0; i < k; i++)
+            a->on[a->used[i]] = 1;
+        a->n = k;
     }
-    return n;
+    qsort(a->used, a->n, sizeof(*a->used), cmp_u32);
 }
 
 int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const struct render_tree *t,
@@ -194,9 +216,11 @@ int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const stru
     const struct timeline *tl = p->timeline;
     struct render_select sel;
     uint32_t *cell_node = NULL, *node_at = NULL, *row_of = NULL;
-    struct mark *rows = NULL, *stk = NULL;
+    struct mark *rows = NULL;
     struct row *order = NULL;
-    size_t nrows = 0, nstk = 0, nslots = p->nthreads + 1;
+    struct bin_acc acc = {0}, racc = {0};
+    struct fpl_buf sb = {0};
+    size_t nrows = 0, nslots = p->nthreads + 1;
     unsigned __int128 over = 0, hidden = 0, moved = 0;
     int rc;
 
@@ -205,13 +229,20 @@ int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const stru
     if ((rc = render_select_init(&sel, p, o, err, errlen)) != 0)
         return rc;
     rc = -ENOMEM;
+    size_t nkeys = nslots * CATS;
     cell_node = malloc((p->nentries ? p->nentries : 1) * sizeof(*cell_node));
     node_at = malloc(t->nnodes * sizeof(*node_at));
     rows = malloc((tl->npairs ? tl->npairs : 1) * sizeof(*rows));
-    stk = malloc((tl->npairs ? tl->npairs : 1) * sizeof(*stk));
     order = calloc(nslots, sizeof(*order));
     row_of = malloc(nslots * sizeof(*row_of));
-    if (!cell_node || !node_at || !rows || !stk || !order || !row_of)
+    acc.w = calloc(t->nnodes, sizeof(*acc.w));
+    acc.on = calloc(t->nnodes, 1);
+    acc.used = malloc(t->nnodes * sizeof(*acc.used));
+    racc.w = calloc(nkeys, sizeof(*racc.w));
+    racc.on = calloc(nkeys, 1);
+    racc.used = malloc(nkeys * sizeof(*racc.used));
+    if (!cell_node || !node_at || !rows || !order || !row_of || !acc.w || !acc.on ||
+        !acc.used || !racc.w || !racc.on || !racc.used)
         goto out;
     if ((rc = render_tree_entry_nodes(t, p, o, cell_node, err, errlen)) != 0)
         goto out_quiet;
@@ -221,40 +252,69 @@ int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const stru
     for (size_t i = 0; i < nslots; i++)
         order[i] = (struct row){(uint32_t)i, NULL, 0, 0};
 
-    /* every pair becomes a row mark and a bin entry */
-    for (size_t i = 0; i < tl->npairs; i++) {
-        const struct timeline_pair *pr = &tl->pairs[i];
-        unsigned __int128 fp = timeline_fp(pr);
-        uint32_t slot, cat, at;
-        if (pr->cell & TIMELINE_OVER) {
-            const struct timeline_series *se = &tl->series[pr->cell & ~TIMELINE_OVER];
-            if (!series_selected(&sel, se))
-                continue;
-            if (sel.have_include || sel.have_exclude) {
-                profile_fp_add(&hidden, fp);
-                continue;
+    /* the bins with samples set the entries each keeps */
+    uint32_t used = 0;
+    for (size_t i = 0; i < tl->npairs; i++)
+        used += i == 0 || tl->pairs[i].bin != tl->pairs[i - 1].bin;
+    size_t cap = used ? OUT_HTML_TL_MAX_ENTRIES / used : OUT_HTML_TL_MAX_ENTRIES;
+    if (cap < OUT_HTML_TL_MIN_CAP)
+        cap = OUT_HTML_TL_MIN_CAP;
+
+    /* bin by bin (the pairs come ordered by bin): each pair's weight to its node's entry and
+     * to its thread's row; the bin's entries written at its end */
+    size_t next = 0;
+    for (uint32_t bin = 0; bin < tl->nbins; bin++) {
+        for (; next < tl->npairs && tl->pairs[next].bin == bin; next++) {
+            const struct timeline_pair *pr = &tl->pairs[next];
+            unsigned __int128 fp = timeline_fp(pr);
+            uint32_t slot, cat, at;
+            if (pr->cell & TIMELINE_OVER) {
+                const struct timeline_series *se = &tl->series[pr->cell & ~TIMELINE_OVER];
+                if (!series_selected(&sel, se))
+                    continue;
+                if (sel.have_include || sel.have_exclude) {
+                    profile_fp_add(&hidden, fp);
+                    continue;
+                }
+                const struct profile_thread *th = profile_thread_find(p, se->thread_id);
+                slot = th ? (uint32_t)(th - p->threads) : (uint32_t)p->nthreads;
+                cat = (uint32_t)cat_of(se->kind, se->state);
+                at = pos[0];
+                profile_fp_add(&over, fp);
+            } else {
+                uint32_t v = cell_node[pr->cell];
+                if (v == NONE)
+                    continue;
+                const struct profile_entry *e = &p->entries[pr->cell];
+                slot = e->thread == PROFILE_NONE ? (uint32_t)p->nthreads : e->thread;
+                cat = (uint32_t)cat_of(e->kind, e->state);
+                at = pos[v];
             }
-            const struct profile_thread *th = profile_thread_find(p, se->thread_id);
-            slot = th ? (uint32_t)(th - p->threads) : (uint32_t)p->nthreads;
-            cat = (uint32_t)cat_of(se->kind, se->state);
-            at = pos[0];
-            profile_fp_add(&over, fp);
-        } else {
-            uint32_t v = cell_node[pr->cell];
-            if (v == NONE)
-                continue;
-            const struct profile_entry *e = &p->entries[pr->cell];
-            slot = e->thread == PROFILE_NONE ? (uint32_t)p->nthreads : e->thread;
-            cat = (uint32_t)cat_of(e->kind, e->state);
-            at = pos[v];
+            acc_add(&acc, at, fp);
+            acc_add(&racc, slot * CATS + cat, fp);
+            profile_fp_add(&order[slot].fp, fp);
         }
-        rows[nrows++] = (struct mark){pr->bin, slot, cat, fp};
-        stk[nstk++] = (struct mark){pr->bin, at, 0, fp};
-        profile_fp_add(&order[slot].fp, fp);
+        acc_fold(&acc, cap, t, node_at, pos, &moved);
+        out_html_put_num(&sb, acc.n);
+        uint32_t last = 0;
+        for (size_t k = 0; k < acc.n; k++) {
+            uint32_t at = acc.used[k];
+            out_html_put_num(&sb, at - last);
+            out_html_put_num(&sb, profile_fp_round(acc.w[at]));
+            last = at;
+            acc.w[at] = 0;
+            acc.on[at] = 0;
+        }
+        acc.n = 0;
+        qsort(racc.used, racc.n, sizeof(*racc.used), cmp_u32);
+        for (size_t k = 0; k < racc.n; k++) {
+            uint32_t key = racc.used[k];
+            rows[nrows++] = (struct mark){bin, key / CATS, key % CATS, racc.w[key]};
+            racc.w[key] = 0;
+            racc.on[key] = 0;
+        }
+        racc.n = 0;
     }
-    /* the pairs came by bin: merging within each bin is enough (small sorts, no global one) */
-    nrows = merge_bins(rows, nrows);
-    nstk = merge_bins(stk, nstk);
 
     /* rows: threads with weight, by name; the lightest beyond the cap merged into the last */
     size_t nthr = 0;
@@ -301,14 +361,6 @@ int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const stru
         if (merged)
             nrows = merge_marks(rows, nrows);
     }
-
-    /* bins with samples, and the entries each keeps */
-    uint32_t used = 0;
-    for (size_t i = 0; i < nstk; i++)
-        used += i == 0 || stk[i].a != stk[i - 1].a;
-    size_t cap = used ? OUT_HTML_TL_MAX_ENTRIES / used : OUT_HTML_TL_MAX_ENTRIES;
-    if (cap < OUT_HTML_TL_MIN_CAP)
-        cap = OUT_HTML_TL_MIN_CAP;
 
     put_key(b, "tl");
     fpl_put_u8(b, '{');
@@ -357,20 +409,7 @@ int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const stru
     fpl_put_u8(b, ']');
     put_key(b, "stk");
     fpl_put_u8(b, '"');
-    for (uint32_t bin = 0, i = 0; bin < tl->nbins; bin++) {
-        size_t j = i;
-        while (j < nstk && stk[j].a == bin)
-            j++;
-        size_t m = fold_bin(stk + i, j - i, cap, t, node_at, pos, &moved);
-        out_html_put_num(b, m);
-        uint32_t last = 0;
-        for (size_t k = i; k < i + m; k++) {
-            out_html_put_num(b, stk[k].b - last);
-            out_html_put_num(b, profile_fp_round(stk[k].fp));
-            last = stk[k].b;
-        }
-        i = (uint32_t)j;
-    }
+    fpl_put_bytes(b, sb.data, sb.len);
     fpl_put_u8(b, '"');
     put_key(b, "cap");
     put_u64(b, cap);
@@ -383,7 +422,7 @@ int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const stru
     put_key(b, "rows_merged");
     put_u64(b, merged);
     fpl_put_u8(b, '}');
-    rc = b->failed ? -ENOMEM : 0;
+    rc = b->failed || sb.failed ? -ENOMEM : 0;
 out:
     if (rc)
         snprintf(err, errlen, "html: out of memory making the timeline");
@@ -391,8 +430,14 @@ out_quiet:
     free(cell_node);
     free(node_at);
     free(rows);
-    free(stk);
     free(order);
+    free(acc.w);
+    free(acc.on);
+    free(acc.used);
+    free(racc.w);
+    free(racc.on);
+    free(racc.used);
+    fpl_buf_free(&sb);
     free(row_of);
     render_select_destroy(&sel);
     return rc;

@@ -1080,6 +1080,7 @@
 
   function tlDraw() {
     if (!tlOpen) return;
+    var t0 = performance.now();
     var Dd = tlDecode(), c2 = tlCtx, dump = dumpWanted ? [] : null, marks = 0;
     c2.setTransform(dpr, 0, 0, dpr, 0, 0);
     c2.clearRect(0, 0, tlW, tlH);
@@ -1143,6 +1144,7 @@
     var box = $("fp-tl");
     box.setAttribute("data-marks", String(marks));
     box.setAttribute("data-spans", String(spans));
+    box.setAttribute("data-ms-draw", (performance.now() - t0).toFixed(1));
     box.setAttribute("data-view-from-ns", String(Math.round(tlV0)));
     box.setAttribute("data-view-to-ns", String(Math.round(tlV1)));
     if (dump) $("fp-tl-dump").textContent = dump.join("\n");
@@ -1175,9 +1177,11 @@
       a = Math.max(0, Math.min(TL.nbins, a));
       b = Math.max(a + 1, Math.min(TL.nbins, b));
     }
+    var t0 = performance.now();
     RANGE = a == null ? null : [a, b];
     views = {};
     setView(viewName);
+    $("fp-tl").setAttribute("data-ms-range", (performance.now() - t0).toFixed(1));
     var box = $("fp-tl");
     if (RANGE) {
       box.setAttribute("data-range-bins", RANGE[0] + "," + RANGE[1]);
