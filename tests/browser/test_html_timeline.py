@@ -116,6 +116,17 @@ d.getElementById("fp-tl-toggle").click();
 r.open = !d.getElementById("fp-tl").hidden;
 var c = d.getElementById("fp-tl-canvas"), rect = c.getBoundingClientRect();
 var y = rect.top + 30;
+/* hover the first thread row (under the GC lane) around 5 s, pixel by pixel (a pixel is about
+ * 10 ms, a bin 8 ms, the locker sampled every 50 ms): tooltips name the thread and, where
+ * there were samples, their state */
+var tl0 = d.getElementById("fp-tl"), v0 = +tl0.getAttribute("data-view-from-ns");
+var v1 = +tl0.getAttribute("data-view-to-ns"), x0 = (5e9 - v0) / (v1 - v0) * c.clientWidth;
+r.tips = [];
+for (var px = Math.floor(x0) - 12; px <= Math.floor(x0) + 12; px++) {
+  c.dispatchEvent(new w.MouseEvent("mousemove", {clientX: rect.left + px,
+                                                 clientY: rect.top + 18 + 14 + 7, bubbles: true}));
+  r.tips.push(d.getElementById("fp-tip").hidden ? "" : d.getElementById("fp-tip").textContent);
+}
 function ev(type, x, target) {
   (target || w).dispatchEvent(new w.MouseEvent(type, {clientX: rect.left + x, clientY: y,
                                                       bubbles: true, button: 0}));
@@ -242,6 +253,11 @@ def main():
         # a range dragged across the timeline after a click on the button
         r = b.harness(page_path, DRAG)
         check(r.get("open"), "the Timeline button did not open it: %s", r)
+        tips = r.get("tips", [])
+        check(tips and all(t.startswith("locker") for t in tips) and
+              any("blocked" in t for t in tips) and
+              not any(c in t for t in tips for c in ("cpu", "parked", "sleeping")),
+              "hovering the locker's row around 5 s: tooltips %r", tips)
         check(r.get("from") and r.get("to"), "the drag selected nothing: %s", r)
         lo, hi = int(r["from"]), int(r["to"])
         want = weight(samples, lo, hi)

@@ -1081,6 +1081,8 @@
   function tlDraw() {
     if (!tlOpen) return;
     var t0 = performance.now();
+    /* the layout can settle after the timeline opened (a scrollbar, the legend wrapping) */
+    if ($("fp-tl-plot").clientWidth !== tlW) tlResize();
     var Dd = tlDecode(), c2 = tlCtx, dump = dumpWanted ? [] : null, marks = 0;
     c2.setTransform(dpr, 0, 0, dpr, 0, 0);
     c2.clearRect(0, 0, tlW, tlH);
@@ -1235,6 +1237,48 @@
         { mode: "pan", x: x, v0: tlV0, v1: tlV1 } :
         { mode: "select", x: x, a: tlAt(x), b: tlAt(x) };
     });
+    /* hovering a thread's row: what was sampled in the bin under the pointer */
+    tlCanvas.addEventListener("mousemove", function (ev) {
+      if (tlDrag) return;
+      var r = tlCanvas.getBoundingClientRect(), x = ev.clientX - r.left, y = ev.clientY - r.top;
+      var Dd = tlDecode(), ri = Math.floor((y - TL_AXIS) / TL_RH) - Dd.lanes.length;
+      var bin = Math.floor((tlAt(x) - TL.t0_ns) / TL.bin_ns), R = Dd.rows[ri];
+      if (!R || bin < 0) {
+        tip.hidden = true;
+        return;
+      }
+      var parts = [], tot = 0;
+      for (var k = 0; k < R.B.length; k++) {
+        if (R.B[k] === bin) {
+          parts.push([TL.cats[R.C[k]], R.W[k]]);
+          tot += R.W[k];
+        }
+      }
+      tip.textContent = "";
+      var nm = document.createElement("div");
+      nm.className = "fp-name";
+      nm.textContent = R.name;
+      tip.appendChild(nm);
+      var kd = document.createElement("div");
+      kd.className = "fp-kind";
+      kd.textContent = tlTime(tlBinNs(bin)) + " \u2013 " + tlTime(tlBinNs(bin + 1)) +
+        (tot ? "" : " \u00b7 no samples");
+      tip.appendChild(kd);
+      if (tot) {
+        var tb = document.createElement("table"), body = document.createElement("tbody");
+        tb.appendChild(body);
+        parts.forEach(function (pw) {
+          row(body, pw[0], weightText(pw[1]) + " \u00b7 " + pct(pw[1] / tot));
+        });
+        tip.appendChild(tb);
+      }
+      tip.hidden = false;
+      var tr = tip.getBoundingClientRect(), tx = ev.clientX + 14, ty = ev.clientY + 16;
+      if (tx + tr.width > window.innerWidth - 4) tx = Math.max(4, ev.clientX - tr.width - 14);
+      tip.style.left = tx + "px";
+      tip.style.top = ty + "px";
+    });
+    tlCanvas.addEventListener("mouseleave", function () { tip.hidden = true; });
     window.addEventListener("mousemove", function (ev) {
       if (!tlDrag) return;
       var r = tlCanvas.getBoundingClientRect(), x = ev.clientX - r.left;
