@@ -237,7 +237,8 @@ int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const stru
     row_of = malloc(nslots * sizeof(*row_of));
     acc.w = calloc(t->nnodes, sizeof(*acc.w));
     acc.on = calloc(t->nnodes, 1);
-    acc.used = malloc(t->nnodes * sizeof(*acc.used));
+    /* a fold round can append up to as many positions as the bin had: twice the nodes */
+    acc.used = malloc(2 * t->nnodes * sizeof(*acc.used));
     racc.w = calloc(nkeys, sizeof(*racc.w));
     racc.on = calloc(nkeys, 1);
     racc.used = malloc(nkeys * sizeof(*racc.used));
