@@ -217,7 +217,12 @@ static int render_log(const char *out, int dump, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
-    rc = profile_read_file(p, log_path, err, errlen);
+    /* an HTML page has a timeline: the samples' times are kept (bounded, timeline.h) */
+    if (render_file_format(out, NULL, err, errlen) == RENDER_FILE_HTML &&
+        (rc = profile_want_timeline(p)) != 0)
+        snprintf(err, errlen, "out of memory");
+    if (rc == 0)
+        rc = profile_read_file(p, log_path, err, errlen);
     if (rc == 0)
         rc = render_file_write(p, &ro, out, NULL, err, errlen);
     profile_free(p);

@@ -177,8 +177,9 @@ struct profile *cli_select_read(const char *in, const struct cli_select *a,
 {
     char err[ERR_MAX];
     struct profile *p = profile_new();
-    if (!p) {
+    if (!p || (a->timeline && profile_want_timeline(p) != 0)) {
         cli_msg_error("out of memory");
+        profile_free(p);
         return NULL;
     }
     p->raw_names = a->raw_names;

@@ -15,6 +15,7 @@ struct cli_select {
     const char *endpoint, *span, *root_span; /* trace context (dev.flyprof.Context) */
     int threads, reverse, raw_names, no_states, annotate;
     int cells_by_context; /* set by the command: the output shows each sample's context */
+    int timeline;         /* set by the command: the output shows time (profile_want_timeline) */
 };
 
 /* Their part of a command's help (the "selection:" block). */
@@ -53,7 +54,9 @@ int cli_select_parse(const char *cmd, const struct cli_select *a, struct render_
                      struct profile_time *from, struct profile_time *to);
 
 /* Reads the log in with the window and the context selection of a (frame names as logged
- * with raw_names); warns about damage and about what the window or selection left out. Returns the profile, or NULL after printing why. */
+ * with raw_names; the samples' times kept when a->timeline is set); warns about damage and
+ * about what the window or selection left out. Returns the profile, or NULL after printing
+ * why. */
 struct profile *cli_select_read(const char *in, const struct cli_select *a,
                                 const struct profile_time *from, const struct profile_time *to);
 

@@ -40,11 +40,14 @@ static int run(int argc, char **argv)
                              RENDER_FILE_EXTENSIONS);
     if ((rc = cli_select_parse("convert", &a, &o, &from, &to)) != 0)
         return rc;
-    if (render_file_format(a.out, a.format, err, sizeof(err)) < 0)
+    int format = render_file_format(a.out, a.format, err, sizeof(err));
+    if (format < 0)
         return cli_msg_usage("convert", "convert: %s", err);
 
-    /* pprof labels each sample with its trace context */
-    a.cells_by_context = render_file_format(a.out, a.format, err, sizeof(err)) == RENDER_FILE_PPROF;
+    /* pprof labels each sample with its trace context; the page's timeline needs the
+     * samples' times */
+    a.cells_by_context = format == RENDER_FILE_PPROF;
+    a.timeline = format == RENDER_FILE_HTML;
     struct profile *p = cli_select_read(in, &a, &from, &to);
     if (!p)
         return CLI_EXIT_FAIL;

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "names.h"
+#include "timeline.h"
 
 #define ARENA_BLOCK (64u << 10)
 
@@ -482,6 +483,7 @@ struct profile_tick {
 struct profile_pending {
     uint64_t tick_id;
     uint64_t weight;
+    uint64_t ticks; /* when it was taken, for the timeline */
     uint32_t cell;
 };
 
@@ -590,48 +592,74 @@ static int tick_put(struct profile *p, const struct profile_tick *t)
     return 0;
 }
 
+/* Puts a sample's upscaled weight fp, taken at ticks, on the timeline when one is kept
+ * (profile_want_timeline). Bin 0 starts at the log's start (the header's anchor). */
+static int timeline_note(struct profile *p, uint32_t cell, uint64_t ticks, unsigned __int128 fp)
+{
+    struct timeline *tl = p->timeline;
+    if (!tl)
+        return 0;
+    if (!tl->started) {
+        if (p->have_header)
+            timeline_start(tl, p->header.anchor_ticks, p->header.ticks_per_sec);
+        else if (p->anchors)
+            timeline_start(tl, p->first_anchor.ticks, 0);
+    }
+    const struct profile_entry *e = &p->entries[cell];
+    return timeline_add(tl, ticks, cell, e->thread_id, e->kind, e->state, fp);
+}
+
 /* Adds a wall sample's weight to its cell, upscaled by its tick, or as it is (counted) when
  * the tick cannot scale it. t is NULL for an unknown tick. */
-static void wall_scale(struct profile *p, uint32_t cell, uint64_t weight,
-                       const struct profile_tick *t)
+static int wall_scale(struct profile *p, uint32_t cell, uint64_t weight, uint64_t ticks,
+                      const struct profile_tick *t)
 {
     unsigned __int128 *up = &p->entries[cell].upscaled;
+    unsigned __int128 fp = (unsigned __int128)weight << PROFILE_FP_SHIFT;
     if (!t) {
         p->wall.unknown_tick++;
-        profile_fp_add(up, (unsigned __int128)weight << PROFILE_FP_SHIFT);
     } else if (t->chosen == 0 || t->chosen > t->candidates) {
         p->wall.bad_tick++;
-        profile_fp_add(up, (unsigned __int128)weight << PROFILE_FP_SHIFT);
     } else {
         p->wall.scaled++;
-        profile_fp_add(up, profile_fp_scale(weight, t->candidates, t->chosen));
+        fp = profile_fp_scale(weight, t->candidates, t->chosen);
     }
+    profile_fp_add(up, fp);
+    return timeline_note(p, cell, ticks, fp);
 }
 
 /* Scales the pending samples whose tick is known now and keeps the others; with final set,
  * scales those by 1 as samples of an unknown tick. */
-static void pending_resolve(struct profile *p, int final)
+static int pending_resolve(struct profile *p, int final)
 {
     size_t k = 0;
+    int rc = 0;
     for (size_t i = 0; i < p->npending; i++) {
         const struct profile_pending *w = &p->pending[i];
         const struct profile_tick *t = tick_get(p, w->tick_id);
-        if (t || final)
-            wall_scale(p, w->cell, w->weight, t);
-        else
+        if (t || final) {
+            int r = wall_scale(p, w->cell, w->weight, w->ticks, t);
+            if (r && !rc)
+                rc = r;
+        } else {
             p->pending[k++] = *w;
+        }
     }
     p->npending = k;
+    return rc;
 }
 
 /* Queues a wall sample whose tick has not been read yet. A full queue is first cleared of the
  * samples whose tick came since, and grows only if still at least half full, so each queued
  * sample costs O(1) amortized and the queue stays as small as the lag between samples and
  * their ticks. */
-static int pending_push(struct profile *p, uint32_t cell, uint64_t weight, uint64_t tick_id)
+static int pending_push(struct profile *p, uint32_t cell, uint64_t weight, uint64_t tick_id,
+                        uint64_t ticks)
 {
     if (p->npending == p->pending_cap) {
-        pending_resolve(p, 0);
+        int rc = pending_resolve(p, 0);
+        if (rc)
+            return rc;
         if (p->npending * 2 >= p->pending_cap) {
             size_t cap = p->pending_cap ? p->pending_cap * 2 : 256;
             struct profile_pending *q = realloc(p->pending, cap * sizeof(*q));
@@ -641,23 +669,24 @@ static int pending_push(struct profile *p, uint32_t cell, uint64_t weight, uint6
             p->pending_cap = cap;
         }
     }
-    p->pending[p->npending++] = (struct profile_pending){tick_id, weight, cell};
+    p->pending[p->npending++] = (struct profile_pending){tick_id, weight, ticks, cell};
     return 0;
 }
 
 /* Accounts a wall sample's upscaled weight to the cell with index cell. */
-static int wall_add(struct profile *p, uint32_t cell, uint64_t weight, uint64_t tick_id)
+static int wall_add(struct profile *p, uint32_t cell, uint64_t weight, uint64_t tick_id,
+                    uint64_t ticks)
 {
     if (tick_id == 0) {
         p->wall.no_tick++;
-        profile_fp_add(&p->entries[cell].upscaled, (unsigned __int128)weight << PROFILE_FP_SHIFT);
-        return 0;
+        unsigned __int128 fp = (unsigned __int128)weight << PROFILE_FP_SHIFT;
+        profile_fp_add(&p->entries[cell].upscaled, fp);
+        return timeline_note(p, cell, ticks, fp);
     }
     const struct profile_tick *t = tick_get(p, tick_id);
     if (!t)
-        return pending_push(p, cell, weight, tick_id);
-    wall_scale(p, cell, weight, t);
-    return 0;
+        return pending_push(p, cell, weight, tick_id, ticks);
+    return wall_scale(p, cell, weight, ticks, t);
 }
 
 static int on_sample(void *ctx, const struct reader_sample *s)
@@ -696,8 +725,21 @@ static int on_sample(void *ctx, const struct reader_sample *s)
     p->entries[cell].count++;
     /* a CPU sample's upscaled weight is its weight: set when reading finishes */
     if (s->kind == FPL_KIND_WALL)
-        return wall_add(p, cell, s->weight, s->tick_id);
-    return 0;
+        return wall_add(p, cell, s->weight, s->tick_id, s->ticks);
+    return timeline_note(p, cell, s->ticks, (unsigned __int128)s->weight << PROFILE_FP_SHIFT);
+}
+
+/* GC pauses and probe stalls of hiccup mode go on the timeline's time axis. */
+static int on_gc(void *ctx, const struct reader_gc *g)
+{
+    struct profile *p = ctx;
+    return p->timeline ? timeline_span_add(p->timeline, 1, g->start, g->end) : 0;
+}
+
+static int on_stall(void *ctx, const struct reader_stall *s)
+{
+    struct profile *p = ctx;
+    return p->timeline ? timeline_span_add(p->timeline, 0, s->start, s->end) : 0;
 }
 
 static int on_wall_tick(void *ctx, const struct reader_wall_tick *t)
@@ -885,6 +927,8 @@ static const struct reader_ops profile_ops = {
     .wall_tick = on_wall_tick,
     .event = on_event,
     .event_drops = on_event_drops,
+    .gc = on_gc,
+    .stall = on_stall,
 };
 
 struct profile *profile_new(void)
@@ -917,6 +961,10 @@ void profile_free(struct profile *p)
     free(p->entries);
     free(p->ticks);
     free(p->pending);
+    if (p->timeline) {
+        timeline_destroy(p->timeline);
+        free(p->timeline);
+    }
     while (p->arena) {
         struct profile_arena_block *b = p->arena;
         p->arena = b->next;
@@ -930,12 +978,18 @@ static int read_done(struct profile *p, int rc)
 {
     p->read_done = 1;
     if (rc == 0) {
-        pending_resolve(p, 1);
+        rc = pending_resolve(p, 1);
         finish_time(p);
-        rc = finish_links(p);
+        if (rc == 0)
+            rc = finish_links(p);
     }
     if (rc)
         p->nentries = 0; /* cells of a read that failed are not a profile */
+    if (p->timeline) {
+        if (rc)
+            timeline_destroy(p->timeline);
+        timeline_finish(p->timeline);
+    }
     /* what only reading needs */
     hashtab_destroy(&p->cell_index);
     hashtab_destroy(&p->tick_index);
@@ -984,6 +1038,17 @@ int profile_select_context(struct profile *p, const char *endpoint_re, const uin
                            const uint64_t *root, char *err, size_t errlen)
 {
     return tracectx_select(&p->ctx, endpoint_re, span, root, err, errlen);
+}
+
+int profile_want_timeline(struct profile *p)
+{
+    if (p->timeline || p->read_done)
+        return 0;
+    p->timeline = malloc(sizeof(*p->timeline));
+    if (!p->timeline)
+        return -ENOMEM;
+    timeline_init(p->timeline);
+    return 0;
 }
 
 void profile_set_event_sink(struct profile *p, const struct profile_event_sink *sink)

@@ -204,6 +204,7 @@ struct profile_event_sink {
 
 struct profile_arena_block;
 struct profile_tick;
+struct timeline;
 struct profile_pending;
 
 struct profile {
@@ -259,6 +260,9 @@ struct profile {
      * summary's endpoints). Costs up to one cell per (request, stack, thread, state) with
      * samples instead of one per (stack, thread, state). */
     int cells_by_context;
+    /* when the samples were taken, binned (timeline.h); NULL unless profile_want_timeline
+     * was called before reading */
+    struct timeline *timeline;
 
     /* clock conversion, set when reading finishes: ns = (ticks - base_ticks) * num / den */
     int time_known;
@@ -307,6 +311,10 @@ int profile_read_mem(struct profile *p, const void *data, size_t len, const char
  * so the input must be a file. Returns 0 or -EINVAL with a message in err. */
 int profile_select_context(struct profile *p, const char *endpoint_re, const uint64_t *span,
                            const uint64_t *root, char *err, size_t errlen);
+/* Keeps, while reading, when each cell's weight was sampled (p->timeline, timeline.h: time
+ * bins with the weight of each cell in each, in bounded memory), for outputs that show time
+ * (the HTML page's timeline). Call before profile_read_*. Returns 0 or -ENOMEM. */
+int profile_want_timeline(struct profile *p);
 
 /* Hands every event read to sink (copied; NULL to stop) besides counting it. Call before
  * profile_read_*. */

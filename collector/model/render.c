@@ -1061,6 +1061,115 @@ out:
     return rc;
 }
 
+/* The name id of a frame in a built tree (as frame_name), NONE when the tree has no such
+ * name; cache holds per method slot the id + 1 of its frames of the method's own type. */
+static uint32_t frame_name_find(const struct render_tree *t, const struct profile *p,
+                                const struct profile_frame *f, int frame_types, uint32_t *cache)
+{
+    size_t slot = f->method == PROFILE_NONE ? p->nmethods : f->method;
+    uint8_t type = frame_type(p, f, frame_types);
+    if (type != method_type(p, f->method))
+        return name_find(t, profile_frame_name(p, f), type);
+    if (!cache[slot])
+        cache[slot] = name_find(t, profile_frame_name(p, f), type) + 1; /* NONE + 1 is 0 */
+    return cache[slot] ? cache[slot] - 1 : NONE;
+}
+
+/* The child of parent named id, or parent's RENDER_SMALL child (small[parent]) when the
+ * budget merged it (a name the tree lacks was merged everywhere), or NONE. */
+static uint32_t child_find(const struct render_tree *t, const struct hashtab *child,
+                           const uint32_t *small, uint32_t parent, uint32_t id)
+{
+    struct hashtab_probe pr;
+    if (id != NONE) {
+        for (uint32_t k = hashtab_first(child, child_hash(parent, id), &pr); k != NONE;
+             k = hashtab_next(child, &pr)) {
+            if (t->nodes[k].parent == parent && t->nodes[k].name == id)
+                return k;
+        }
+    }
+    return small[parent];
+}
+
+int render_tree_entry_nodes(const struct render_tree *t, const struct profile *p,
+                            const struct render_opts *o, uint32_t *out, char *err, size_t errlen)
+{
+    struct render_select s;
+    struct hashtab child = {0};
+    uint32_t *mcache = NULL, *small = NULL, *memo = NULL;
+    int rc = render_select_init(&s, p, o, err, errlen);
+    if (rc)
+        return rc;
+    rc = -ENOMEM;
+    mcache = calloc(p->nmethods + 1, sizeof(*mcache));
+    small = malloc((t->nnodes ? t->nnodes : 1) * sizeof(*small));
+    /* per stack: the last walk's start node and end node -- cells of one stack on other
+     * threads (without per-thread roots) or in other states start from the same node */
+    memo = malloc((p->nstacks + 1) * 2 * sizeof(*memo));
+    if (!mcache || !small || !memo || hashtab_reserve(&child, t->nnodes))
+        goto out;
+    for (size_t i = 0; i < (p->nstacks + 1) * 2; i++)
+        memo[i] = NONE;
+    for (size_t i = 0; i < t->nnodes; i++)
+        small[i] = NONE;
+    for (size_t i = 1; i < t->nnodes; i++) {
+        if (t->nodes[i].type == RENDER_SMALL)
+            small[t->nodes[i].parent] = (uint32_t)i;
+        if (hashtab_add(&child, child_hash(t->nodes[i].parent, t->nodes[i].name), (uint32_t)i))
+            goto out;
+    }
+    for (size_t i = 0; i < p->nentries; i++) {
+        const struct profile_entry *e = &p->entries[i];
+        out[i] = NONE;
+        if (!t->nnodes || e->upscaled == 0 || !render_select_entry(&s, e))
+            continue;
+        /* the path of add_entry: kind root, thread, frames (or the state leaf first when
+         * reversed), the state leaf; it stops where the budget merged the rest */
+        uint32_t path[3], npath = 0, state = NONE, v = 0;
+        if (s.kind == PROFILE_KIND_ALL)
+            path[npath++] = name_find(t, e->kind == FPL_KIND_CPU ? "[cpu]" : "[wall]", RENDER_KIND);
+        if (o->threads)
+            path[npath++] = name_find(t, profile_entry_thread_name(p, e), RENDER_THREAD);
+        if (e->kind == FPL_KIND_WALL && o->state == RENDER_STATE_ALL && !o->no_states &&
+            render_state_frame(e->state))
+            state = name_find(t, render_state_frame(e->state), RENDER_STATE);
+        if (state != NONE && o->reverse)
+            path[npath++] = state;
+        for (uint32_t k = 0; k < npath && v != NONE && t->nodes[v].type != RENDER_SMALL; k++)
+            v = child_find(t, &child, small, v, path[k]);
+        const struct profile_stack *st = e->stack == PROFILE_NONE ? NULL : &p->stacks[e->stack];
+        if (!st || st->nframes == 0) {
+            const char *m = st ? PROFILE_EMPTY_STACK : PROFILE_UNKNOWN_STACK;
+            if (v != NONE && t->nodes[v].type != RENDER_SMALL)
+                v = child_find(t, &child, small, v, name_find(t, m, RENDER_MARKER));
+        } else if (memo[2 * e->stack] == v && v != NONE) {
+            v = memo[2 * e->stack + 1];
+        } else {
+            uint32_t n = st->nframes, from = v;
+            for (uint32_t k = 0; k < n && v != NONE && t->nodes[v].type != RENDER_SMALL; k++) {
+                const struct profile_frame *f = &st->frames[o->reverse ? k : n - 1 - k];
+                uint32_t id = frame_name_find(t, p, f, o->frame_types, mcache);
+                v = child_find(t, &child, small, v, id);
+            }
+            memo[2 * e->stack] = from;
+            memo[2 * e->stack + 1] = v;
+        }
+        if (state != NONE && !o->reverse && v != NONE && t->nodes[v].type != RENDER_SMALL)
+            v = child_find(t, &child, small, v, state);
+        out[i] = v;
+    }
+    rc = 0;
+out:
+    if (rc)
+        snprintf(err, errlen, "render: out of memory mapping cells to the call tree");
+    free(mcache);
+    free(small);
+    free(memo);
+    hashtab_destroy(&child);
+    render_select_destroy(&s);
+    return rc;
+}
+
 /* ---- titles ---- */
 
 void render_default_title(const struct profile *p, int kind, char *buf, size_t len)

@@ -203,6 +203,14 @@ int render_tree_match(const struct render_tree *t, const struct render_tree *bas
 int render_tree_match_nodes(const struct render_tree *t, const struct render_tree *base,
                             uint32_t *out);
 
+/* For every cell of p (profile.entries), the node of t (built from p with o) where its
+ * samples' weight ends: the last node of its path, or the RENDER_SMALL node its path was
+ * merged into by the budget; UINT32_MAX for a cell o does not select (or of zero weight).
+ * out has p->nentries entries. Summing the cells' weights into their nodes as self weights
+ * gives back t's self weights (to rounding, for wall). Returns 0 or -errno with err filled. */
+int render_tree_entry_nodes(const struct render_tree *t, const struct profile *p,
+                            const struct render_opts *o, uint32_t *out, char *err, size_t errlen);
+
 /* The node of t below parent named name, or UINT32_MAX. */
 uint32_t render_tree_child(const struct render_tree *t, uint32_t parent, const char *name);
 

@@ -10,6 +10,7 @@
 
 #include "esc.h"
 #include "fpl_codec.h"
+#include "out_html_timeline.h"
 
 /* The page template and its assets, generated at configure time by collector/html/embed.cmake
  * (not NUL-terminated). */
@@ -162,8 +163,7 @@ static void put_u64(struct fpl_buf *b, uint64_t v)
     fpl_put_bytes(b, tmp, (size_t)n);
 }
 
-/* One number in the page's digit encoding (out_html.h). */
-static void put_num(struct fpl_buf *b, uint64_t v)
+void out_html_put_num(struct fpl_buf *b, uint64_t v)
 {
     static const char more[] = OUT_HTML_MORE, end[] = OUT_HTML_END;
     _Static_assert(sizeof(more) == OUT_HTML_BASE + 1 && sizeof(end) == OUT_HTML_BASE + 1,
@@ -226,10 +226,10 @@ static int put_tree(struct fpl_buf *b, const struct flat *fl, const char *suffix
             same = nd->total == *left;
             *left -= nd->total <= *left ? nd->total : *left;
         }
-        put_num(b, (uint64_t)fl->nkids[v] * 2 + (uint64_t)same);
-        put_num(b, fl->entry[v]);
+        out_html_put_num(b, (uint64_t)fl->nkids[v] * 2 + (uint64_t)same);
+        out_html_put_num(b, fl->entry[v]);
         if (!same)
-            put_num(b, nd->total);
+            out_html_put_num(b, nd->total);
     }
     fpl_put_u8(b, '"');
     if (base) {
@@ -237,7 +237,7 @@ static int put_tree(struct fpl_buf *b, const struct flat *fl, const char *suffix
         put_key(b, key);
         fpl_put_u8(b, '"');
         for (size_t k = 0; k < n; k++)
-            put_num(b, base[fl->order[k]]);
+            out_html_put_num(b, base[fl->order[k]]);
         fpl_put_u8(b, '"');
     }
     if (lost) {
@@ -245,7 +245,7 @@ static int put_tree(struct fpl_buf *b, const struct flat *fl, const char *suffix
         put_key(b, key);
         fpl_put_u8(b, '"');
         for (size_t k = 0; k < n; k++)
-            put_num(b, lost[fl->order[k]]);
+            out_html_put_num(b, lost[fl->order[k]]);
         fpl_put_u8(b, '"');
     }
     free(rem);
@@ -418,6 +418,20 @@ int out_html_write(const struct profile *p, const struct render_opts *opts, FILE
     if ((rc = put_tree(&data, &fl, "", NULL, NULL)) != 0) {
         no_memory(err, errlen);
         goto out;
+    }
+    if (p->timeline) {
+        /* the timeline's bins name nodes by their place in the encoded preorder */
+        uint32_t *pos = malloc(t.nnodes * sizeof(*pos));
+        if (!pos) {
+            rc = no_memory(err, errlen);
+            goto out;
+        }
+        for (size_t k = 0; k < t.nnodes; k++)
+            pos[fl.order[k]] = (uint32_t)k;
+        rc = out_html_timeline_put(&data, p, &t, pos, o, err, errlen);
+        free(pos);
+        if (rc)
+            goto out;
     }
     put_str(&data, "}");
     rc = write_page(f, title, &data, err, errlen);

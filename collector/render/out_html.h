@@ -24,6 +24,8 @@
  *               has two entries)
  *   n, tree     the call tree: n nodes in depth-first preorder, children in render_tree
  *               order (by name), encoded as below
+ *   tl          the timeline, when the profile kept one (profile_want_timeline): see
+ *               out_html_timeline.h
  * and for a diff (out_html_write_diff) also
  *   diff 1;  base_total  the base tree's root weight;  base  n base weights, one per node in
  *   tree order (render_tree_match: the weight of the same path in BASE, 0 when absent);
@@ -50,6 +52,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "fpl_codec.h"
 #include "profile.h"
 #include "render.h"
 
@@ -66,6 +69,9 @@
  * was 17M nodes, 65 MiB and 7 s. */
 #define OUT_HTML_MIN_SHARE 0.00001
 #define OUT_HTML_MAX_NODES 500000u
+
+/* Appends v to b in the page's digit encoding (above). */
+void out_html_put_num(struct fpl_buf *b, uint64_t v);
 
 /* Writes the flame graph of p's samples selected by o (kind, threads, reverse, filters; title
  * or the default one; the node budget of o, OUT_HTML_MIN_SHARE and OUT_HTML_MAX_NODES where it

@@ -12,6 +12,7 @@
 #include "census.h"
 #include "out_collapsed.h"
 #include "out_html.h"
+#include "timeline.h"
 #include "out_pprof.h"
 #include "out_text.h"
 
@@ -263,6 +264,13 @@ uint64_t render_file_estimate_census(const struct census *c, const struct render
             nodes = max;
         render = c->cells * EST_TREE_UNIT + seqs + names * EST_NAME + 2 * c->method_bytes +
                  nodes * (EST_NODE + EST_PAGE_NODE) + 2 * c->method_bytes;
+        /* the timeline (timeline.h): a pair per sample at most, up to its cap, 24 bytes and
+         * 32 of index while reading, 4 per cell; writing the page (out_html_timeline.c): a
+         * 48-byte row mark per pair, a node per cell, 25 bytes per tree node for the per-bin
+         * sums, and the per-bin text (its size is in EST_PAGE_NODE's slack) */
+        uint64_t pairs = c->samples < TIMELINE_MAX_PAIRS ? c->samples : TIMELINE_MAX_PAIRS;
+        reading += pairs * 56 + c->cells * 4;
+        render += pairs * 48 + c->cells * 8 + nodes * 29;
         break;
     }
     case RENDER_FILE_TXT:

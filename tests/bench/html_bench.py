@@ -10,6 +10,11 @@ when its script started (the HTML, data included, is parsed), JSON parse, tree d
 frame drawn, painted (the next animation frame), and the callers view and a search computed on
 demand (not for the per-thread page); and chromium's whole run (start, load, dump, exit) against an empty page's. With
 --threads also the per-thread page (a thread root per thread: about 10x the nodes).
+The timeline (out_html_timeline.h): its share of the page (bins, rows, per-bin entries, what
+its caps merged), and the page opened with #view=timeline (painted, the timeline's draw) and
+with a range of the middle third selected (painted, the range's flame graph rebuilt).
+--compare OTHER_BUILD converts the same log with another build's flyprof first (e.g. one
+without the timeline) and prints its page size, convert time and max RSS beside.
 
 Figures only: never passes or fails (a benchmark, not a test). Needs the tree built
 (bin/flyprof, tests/fplsynth) and chromium.
@@ -43,6 +48,17 @@ def mib(n):
     return "%.1f MiB" % (n / 1048576)
 
 
+def timeline_contents(path):
+    """The page's timeline data (key tl), or None."""
+    with open(path, encoding="ascii") as f:
+        s = f.read()
+    a = s.index('id="fp-data">') + len('id="fp-data">')
+    tl = json.loads(s[a:s.index("</script>", a)]).get("tl")
+    if tl is not None:
+        tl["bytes"] = len(json.dumps(tl, separators=(",", ":")))
+    return tl
+
+
 def page_contents(path):
     """(nodes, names, tree chars, names bytes) of a page's embedded data."""
     with open(path, encoding="ascii") as f:
@@ -56,6 +72,34 @@ def timed(cmd):
     t0 = time.perf_counter()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     return time.perf_counter() - t0
+
+
+def timed_rss(cmd):
+    """(seconds, max RSS bytes) of cmd."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    _, status, ru = os.wait4(p.pid, 0)
+    if status:
+        raise subprocess.CalledProcessError(status, cmd)
+    return time.perf_counter() - t0, ru.ru_maxrss * 1024
+
+
+def measure_timeline(b, page, runs, window, tl):
+    """Medians of the timeline's timings: opened whole, and with the middle third selected."""
+    span = tl["nbins"] * tl["bin_ns"] / 1e9
+    mid = "view=timeline&range=%g,%g" % (span / 3, 2 * span / 3)
+    got = {}
+    for frag, name in (("view=timeline", "open"), (mid, "range")):
+        for _ in range(runs):
+            dom = b.run(["--window-size=" + window, "--virtual-time-budget=1000", "--dump-dom",
+                         bw.file_url(page, frag)])
+            st = bw._attrs(dom, "fp-stats") or {}
+            t = bw._attrs(dom, "fp-tl") or {}
+            for k, v in (("painted", st.get("data-ms-painted")), ("draw", t.get("data-ms-draw")),
+                         ("rebuild", t.get("data-ms-range"))):
+                if v is not None:
+                    got.setdefault(name + "_" + k, []).append(float(v))
+    return {k: statistics.median(v) for k, v in got.items()}
 
 
 def measure(b, page, runs, window, on_demand=True):
@@ -83,10 +127,12 @@ def measure(b, page, runs, window, on_demand=True):
     return med, drawn
 
 
-def report(name, page, convert_s, b, runs, window, empty_wall, on_demand=True):
+def report(name, page, convert, b, runs, window, empty_wall, on_demand=True):
+    convert_s, rss = convert
     size = os.path.getsize(page)
     n, names, tree, names_bytes = page_contents(page)
-    print("\n%s: %s (%d bytes), convert %.2f s" % (name, mib(size), size, convert_s))
+    print("\n%s: %s (%d bytes), convert %.2f s, max RSS %s" % (name, mib(size), size, convert_s,
+                                                               mib(rss)))
     print("  tree       %d nodes, %.2f bytes per node (%s)" % (n, tree / n, mib(tree)))
     print("  names      %d frame names, %s" % (names, mib(names_bytes)))
     med, drawn = measure(b, page, runs, window, on_demand)
@@ -105,6 +151,29 @@ def report(name, page, convert_s, b, runs, window, empty_wall, on_demand=True):
     print("    chromium run, whole          %s   (an empty page: %.0f ms)" % (
         ms("wall"), empty_wall))
     print("  frames drawn at full view: %s" % drawn)
+    tl = timeline_contents(page)
+    if tl is None:
+        print("  timeline: none in this page")
+        return
+    print("  timeline   %s of the page: %d bins of %.1f ms, %d rows, cap %d entries a bin; "
+          "moved to callers %d, stacks not kept %d (of weight %d)" % (
+              mib(tl["bytes"]), tl["nbins"], tl["bin_ns"] / 1e6, len(tl["rows"]), tl["cap"],
+              tl["moved"], tl["over"], page_total(page)))
+    t = measure_timeline(b, page, runs, window, tl)
+
+    def tms(k):
+        return "%7.0f ms" % t[k] if k in t else "      n/a"
+    print("    #view=timeline painted       %s   (timeline draw %s)" % (
+        tms("open_painted"), tms("open_draw").strip()))
+    print("    middle third selected        %s   (range tree rebuilt %s)" % (
+        tms("range_painted"), tms("range_rebuild").strip()))
+
+
+def page_total(path):
+    with open(path, encoding="ascii") as f:
+        s = f.read()
+    a = s.index('id="fp-data">') + len('id="fp-data">')
+    return json.loads(s[a:s.index("</script>", a)])["total"]
 
 
 def main():
@@ -117,6 +186,7 @@ def main():
     ap.add_argument("--threads", action="store_true", help="also the per-thread page")
     ap.add_argument("--chromium")
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--compare", help="another build whose flyprof converts the same log")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
     cli = os.path.join(build, "bin", "flyprof")
@@ -140,14 +210,22 @@ def main():
             b.dump(empty, "", window=a.window, budget_ms=1000)
             walls.append((time.perf_counter() - t0) * 1000)
         empty_wall = statistics.median(walls)
+        if a.compare:
+            other = os.path.join(os.path.abspath(a.compare), "bin", "flyprof")
+            for extra in ([], ["--threads"]) if a.threads else ([],):
+                page = os.path.join(tmp, "other.html")
+                s, rss = timed_rss([other, "convert", fpl, "-o", page] + extra)
+                print("\n--compare %s %s: %s, convert %.2f s, max RSS %s%s" % (
+                    other, " ".join(extra), mib(os.path.getsize(page)), s, mib(rss),
+                    "" if timeline_contents(page) is None else " (with a timeline)"))
         page = os.path.join(tmp, "big.html")
-        report("big.html", page, timed([cli, "convert", fpl, "-o", page]), b, a.runs,
+        report("big.html", page, timed_rss([cli, "convert", fpl, "-o", page]), b, a.runs,
                a.window, empty_wall)
         if a.threads:
             page = os.path.join(tmp, "big-threads.html")
             report("big-threads.html (--threads)", page,
-                   timed([cli, "convert", fpl, "-o", page, "--threads"]), b, a.runs, a.window,
-                   empty_wall, on_demand=False)
+                   timed_rss([cli, "convert", fpl, "-o", page, "--threads"]), b, a.runs,
+                   a.window, empty_wall, on_demand=False)
     finally:
         if a.keep:
             print("kept %s" % tmp)

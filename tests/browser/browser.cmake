@@ -24,8 +24,15 @@ add_test(NAME browser_html_types
     COMMAND ${_html_python} ${CMAKE_CURRENT_LIST_DIR}/test_html_types.py
         --build ${CMAKE_BINARY_DIR} --cli ${CMAKE_BINARY_DIR}/bin/flyprof
         --helper $<TARGET_FILE:test_html>)
+# the timeline: rows, colors by state, ranges from the URL and by dragging (a log of
+# test_timeline --write whose sample times are known)
+add_test(NAME browser_html_timeline
+    COMMAND ${_html_python} ${CMAKE_CURRENT_LIST_DIR}/test_html_timeline.py
+        --build ${CMAKE_BINARY_DIR} --cli ${CMAKE_BINARY_DIR}/bin/flyprof
+        --helper $<TARGET_FILE:test_timeline>)
 # RUN_SERIAL: the real run is timed by the wall clock (as the other integration tests), and
 # chromium is heavy on a 2-core machine.
-set_tests_properties(browser_html_pages browser_html_real browser_html_types PROPERTIES
+set_tests_properties(browser_html_pages browser_html_real browser_html_types
+    browser_html_timeline PROPERTIES
     LABELS integration
     TIMEOUT 300 RUN_SERIAL TRUE SKIP_RETURN_CODE 77 ENVIRONMENT PYTHONDONTWRITEBYTECODE=1)

@@ -11,7 +11,8 @@ opens the page and searches. The same run has the agent render a page itself at 
   share is about one half (0.5 x the part of all samples that is in a unit, within 3 points);
 - unitC among the samples in any unit (searching `unit[ABC]`) is 1/2 within 3 points;
 - the callers view, which the page computes itself, finds the same shares;
-- the agent's own page shows the same unitC share as the folded output of its log;
+- the agent's own page shows the same unitC share as the folded output of its log, and its
+  timeline (#view=timeline) a row for the worker, on CPU, and a range lighter than the whole;
 - a screenshot of the page is taken (kept with --keep, for people to look at).
 """
 import argparse
@@ -121,6 +122,22 @@ def main():
         note(close(p.share, want, 0.000001, "unitC share in the agent's page = folded"))
         check(p.heading and "Split123" in p.heading, "agent page heading %r", p.heading)
         check(any(f.name == CLS + ".unitC" for f in p.frames), "agent page lacks unitC")
+
+        # the agent's page has the run's timeline: the worker's row, on CPU, and the flame
+        # graph of the run's first half lighter than the whole
+        p = b.dump(agent_page, "view=timeline&dump")
+        rows = dict((t, m) for t, m in re.findall(
+            r'<div class="fp-tl-row" data-thread="([^"]*)"[^>]*data-main="([^"]*)"', p.dom))
+        check(rows.get("split-worker") == "cpu", "agent page timeline rows %s", rows)
+        whole = p.one("all", 0).total
+        ph = b.dump(agent_page, "view=timeline&range=0,%g&dump" % (SECONDS / 2))
+        half = ph.one("all", 0).total
+        check(0 < half < whole, "first half of the run weighs %s of %s", half, whole)
+        note("agent page timeline: rows %s; first %.1f s weigh %d of %d" % (
+            sorted(rows), SECONDS / 2, half, whole))
+        shot = os.path.join(tmp, "timeline.png")
+        check(b.screenshot(page, shot, "view=timeline&range=0,%g" % (SECONDS / 2)),
+              "no timeline screenshot")
 
         shot = os.path.join(tmp, "split.png")
         check(b.screenshot(page, shot, bw.hash_of("unitC", dump=False)), "no screenshot")

@@ -5,7 +5,8 @@ loaded idle, and a target that dies during `flyprof attach`.
 Split123 JVMs (tests/integration/test_attach_common.py). Asserts:
 - loaded idle (-agentpath:...=idle): status says loaded, not profiling, and no log exists;
   `start -e cpu,wall --wall 20ms -o s1.fpl` says it samples cpu every 10ms and wall every 20ms;
-  `stop -o s1.html` writes a flame graph there (s1.fpl, the log named at start, stays whole);
+  `stop -o s1.html` writes a flame graph there (s1.fpl, the log named at start, stays whole),
+  with a timeline: a CPU row for the worker, bins that sum to the page's total;
   `start -o s2.html` then `stop -o s2.fpl` leaves the complete log at s2.fpl and no s2.html;
   a bad stop output (`-o x.svg`) fails and profiling goes on;
 - attached: `attach -d 1.5s` writes a log whose options are what the user asked (no start,
@@ -23,6 +24,46 @@ import subprocess
 import time
 
 import test_attach_common as ac
+
+
+DIGITS_END = "#$%()*+,-./0123456789:;=?@ABCDEFGHIJKLMNOPQR"
+DIGITS_MORE = "STUVWXYZ[]^_`abcdefghijklmnopqrstuvwxyz{|}~!"
+
+
+def numbers(s):
+    """The numbers of a string in the page's digit encoding (collector/render/out_html.h)."""
+    v, mul = 0, 1
+    for c in s:
+        if c in DIGITS_END:
+            yield v + DIGITS_END.index(c) * mul
+            v, mul = 0, 1
+        else:
+            v += DIGITS_MORE.index(c) * mul
+            mul *= 44
+
+
+def check_timeline(t, page, name):
+    """The page an attached agent rendered at stop has a timeline: a row for the worker with
+    CPU marks, and per-bin stack entries that sum to the page's total (out_html_timeline.h)."""
+    a = page.index('id="fp-data">') + len('id="fp-data">')
+    d = json.loads(page[a:page.index("</script>", a)])
+    tl = d.get("tl")
+    t.check(tl is not None, "%s has no timeline", name)
+    if tl is None:
+        return
+    rows = {r[0]: list(numbers(r[1])) for r in tl["rows"]}
+    worker = rows.get("split-worker", [])
+    t.check(worker and 0 in worker[1::3], "%s: no CPU marks for split-worker (rows %s)", name,
+            sorted(rows))
+    nums, total, k = list(numbers(tl["stk"])), 0, 0
+    for _ in range(tl["nbins"]):
+        m = nums[k]
+        total += sum(nums[k + 2:k + 1 + 2 * m:2])
+        k += 1 + 2 * m
+    t.check(k == len(nums) and abs(total - d["total"]) <= tl["nbins"],
+            "%s: bins sum to %d, the page's total is %d", name, total, d["total"])
+    t.note("%s: timeline of %d rows, %d bins of %.3f ms, bins sum to %d of %d", name,
+           len(rows), tl["nbins"], tl["bin_ns"] / 1e6, total, d["total"])
 
 
 def summary_json(t, path):
@@ -62,6 +103,7 @@ def idle(t):
         page = f.read()
     t.check(page.startswith("<!DOCTYPE html") and "Split123" in page,
             "s1.html is no flame graph of the run (%d bytes)", len(page))
+    check_timeline(t, page, "s1.html")
     j1 = summary_json(t, s1)
     t.check(j1["log_state"]["complete"] and j1["cpu"]["samples"] > 0 and j1["wall"]["samples"] > 0,
             "s1.fpl: %s %s %s", j1["log_state"], j1["cpu"]["samples"], j1["wall"]["samples"])

@@ -1,7 +1,9 @@
 /* flyprof flame graph: decodes the embedded tree (format in collector/out_html.h), lays it out
  * in preorder typed arrays and draws the visible part on a canvas. Nothing here touches the
- * network. Test hooks: the URL hash takes search=RE, view=callers|callees and dump (write the
- * drawn frames into #fp-dump); #fp-matched and #fp-stats carry results in data-* attributes. */
+ * network. Test hooks: the URL hash takes search=RE, view=callers|callees|timeline,
+ * range=FROM,TO (seconds after the start: the flame graph of that time range) and dump (write
+ * the drawn frames into #fp-dump, the timeline's marks into #fp-tl-dump); #fp-matched,
+ * #fp-stats and #fp-tl carry results in data-* attributes. */
 (function () {
   "use strict";
 
@@ -269,6 +271,8 @@
   var RE = null, MATCH = null;
   var zoomMaxDepth = 0;
   var drawnCount = 0, dumpWanted = false;
+  var FULL = null;           /* the home tree of the whole profile */
+  var RANGE = null;          /* [first bin, end bin) of the timeline's selected range, or null */
   var timing = {};
 
   var canvas = $("fp-canvas"), ctx = canvas.getContext("2d"), scroller = $("fp-scroll");
@@ -279,8 +283,11 @@
     if (views[name]) return views[name];
     var t0 = performance.now();
     if (name === home) {
-      views[name] = decodeTree(D.names, D.types, D.n, D.tree, diff ? D.base : null,
-                               diff && D.lost != null ? D.lost : null);
+      if (!FULL) {
+        FULL = decodeTree(D.names, D.types, D.n, D.tree, diff ? D.base : null,
+                          diff && D.lost != null ? D.lost : null);
+      }
+      views[name] = RANGE ? rangeTree(FULL, RANGE[0], RANGE[1]) : FULL;
     } else if (diff) {
       views[name] = decodeTree(D.names2, D.types2, D.n2, D.tree2, D.base2,
                                D.lost2 != null ? D.lost2 : null);
@@ -782,7 +789,9 @@
   function saveHash() {
     var q = [];
     if (search.value) q.push("search=" + encodeURIComponent(search.value));
-    if (viewName !== home) q.push("view=" + viewName);
+    if (tlOpen) q.push("view=timeline");
+    if (viewName !== home) q.push((tlOpen ? "flame=" : "view=") + viewName);
+    if (RANGE) q.push("range=" + tlSec(tlBinNs(RANGE[0])) + "," + tlSec(tlBinNs(RANGE[1])));
     if (dumpWanted) q.push("dump");
     try {
       history.replaceState(null, "",
@@ -829,6 +838,12 @@
   }
 
   function summary() {
+    if (RANGE) {
+      var w = cur(tree(home), 0);
+      return "range " + tlRangeText() + " \u00b7 weight " + fmtInt(w) +
+        (D.total ? " \u00b7 " + pct(w / D.total) + " of the whole" : "") +
+        (dur(w) ? " \u00b7 " + dur(w) : "");
+    }
     var s = D.kind === "all" ? "cpu and wall" : D.kind;
     s += " \u00b7 " + fmtInt(D.samples) + " samples";
     if (D.interval_ns) s += " \u00b7 interval " + (D.interval_ns / 1e6) + " ms";
@@ -844,6 +859,467 @@
       if (D.max_nodes) s += " (budget " + fmtInt(D.max_nodes) + " nodes)";
     }
     return s;
+  }
+
+  /* ---- timeline ------------------------------------------------------------------------- */
+
+  /* The data (collector/render/out_html_timeline.h): thread rows of (bin, category, weight)
+   * marks, and per bin the self weights of tree nodes, from which the flame graph of a range
+   * of bins is rebuilt (rangeTree). Drawn on its own canvas above the flame graph. */
+  var TL = D.tl && !diff ? D.tl : null;
+  var tlOpen = false, TLD = null, tlV0 = 0, tlV1 = 0, tlDrag = null;
+  var TL_RH = 14, TL_AXIS = 18;
+  var CAT_STYLE = {
+    cpu: ["#e8590c", "CPU sample"], wall: ["#adb5bd", "wall, state unknown"],
+    running: ["#2f9e44", "running"], blocked: ["#e03131", "blocked (monitor)"],
+    waiting: ["#f08c00", "waiting"], timed_waiting: ["#fab005", "timed waiting"],
+    parked: ["#1c7ed6", "parked"], sleeping: ["#7048e8", "sleeping"],
+    native: ["#8d6e63", "in native code"]
+  };
+  function catColor(c) { var st = CAT_STYLE[TL.cats[c]]; return st ? st[0] : "#868e96"; }
+
+  /* a number stream of the digit encoding that knows where it ends */
+  function numbers(s) {
+    var pos = 0;
+    return {
+      more: function () { return pos < s.length; },
+      next: function () {
+        var v = 0, mul = 1, d;
+        for (;;) {
+          d = DIGIT[s.charCodeAt(pos++)];
+          if (d === undefined || d < 0) throw new Error("bad timeline digit at " + (pos - 1));
+          if (d < BASE) return v + d * mul;
+          v += (d - BASE) * mul;
+          mul *= BASE;
+        }
+      }
+    };
+  }
+
+  function tlDecode() {
+    if (TLD) return TLD;
+    var rows = [], r, k;
+    for (r = 0; r < TL.rows.length; r++) {
+      var num = numbers(TL.rows[r][1]), B = [], C = [], W = [], bin = 0;
+      var sums = new Float64Array(TL.cats.length), max = 0, binW = 0, last = -1;
+      while (num.more()) {
+        bin += num.next();
+        var c = num.next(), w = num.next();
+        B.push(bin); C.push(c); W.push(w);
+        sums[c] += w;
+        binW = bin === last ? binW + w : w;
+        last = bin;
+        if (binW > max) max = binW;
+      }
+      rows.push({ name: TL.rows[r][0], B: B, C: C, W: W, sums: sums, max: max });
+    }
+    var sn = numbers(TL.stk), start = new Uint32Array(TL.nbins + 1), P = [], SW = [];
+    for (var b = 0; b < TL.nbins; b++) {
+      start[b] = P.length;
+      var m = sn.next(), at = 0;
+      for (k = 0; k < m; k++) {
+        at += sn.next();
+        P.push(at);
+        SW.push(sn.next());
+      }
+    }
+    start[TL.nbins] = P.length;
+    /* hiccup mode's GC pauses and stalls: lanes above the threads on the same axis */
+    var lanes = [];
+    if (TL.gc && TL.gc.length) {
+      lanes.push({ name: "GC pauses", spans: TL.gc, over: TL.gc_over, color: "#c92a2a",
+                   band: "rgba(201, 42, 42, 0.13)" });
+    }
+    if (TL.stalls && TL.stalls.length) {
+      lanes.push({ name: "probe stalls", spans: TL.stalls, over: TL.stalls_over,
+                   color: "#5f3dc4", band: null });
+    }
+    TLD = { rows: rows, lanes: lanes, start: start, P: new Uint32Array(P),
+            W: new Float64Array(SW) };
+    return TLD;
+  }
+
+  /* The home tree S with the self weights of bins [a, b) only; same nodes, same order. */
+  function rangeTree(S, a, b) {
+    var Dd = tlDecode(), n = S.n, R = makeTree(S.names, S.types, n), i;
+    R.NAME = S.NAME; R.DEP = S.DEP; R.END = S.END; R.PAR = S.PAR;
+    var SELF = R.SELF, TOT = R.TOT, X = R.X;
+    for (var k = Dd.start[a]; k < Dd.start[b]; k++) {
+      if (Dd.P[k] < n) SELF[Dd.P[k]] += Dd.W[k];
+    }
+    TOT.set(SELF);
+    for (i = n - 1; i > 0; i--) TOT[S.PAR[i]] += TOT[i];
+    var cursor = new Float64Array(n), md = 0;
+    for (i = 1; i < n; i++) {
+      var p = S.PAR[i];
+      X[i] = cursor[p];
+      cursor[p] += TOT[i];
+      cursor[i] = X[i];
+      if (TOT[i] > 0 && S.DEP[i] > md) md = S.DEP[i];
+    }
+    R.maxDepth = md;
+    return R;
+  }
+
+  function tlBinNs(bin) { return TL.t0_ns + bin * TL.bin_ns; }
+  function tlSec(ns) { return +(ns / 1e9).toFixed(6); }
+  function tlTime(ns) {
+    var s = ns / 1e9, a = Math.abs(s);
+    if (a >= 100) return s.toFixed(0) + " s";
+    if (a >= 1) return s.toFixed(a >= 10 ? 1 : 2) + " s";
+    return (s * 1000).toFixed(a >= 0.01 ? 0 : 1) + " ms";
+  }
+  function tlRangeText() {
+    return RANGE ? tlTime(tlBinNs(RANGE[0])) + " \u2013 " + tlTime(tlBinNs(RANGE[1])) : "";
+  }
+
+  function tlNote() {
+    var notes = [], all = D.total || 1;
+    notes.push("Bins of " + tlTime(TL.bin_ns) + ": marks and ranges snap to them.");
+    if (TL.moved) {
+      notes.push("Each bin keeps at most " + fmtInt(TL.cap) + " stacks: weight " +
+                 fmtInt(TL.moved) + " (" + pct(TL.moved / all) + ") of the lighter ones shows " +
+                 "under a caller frame in range views.");
+    }
+    if (TL.over) {
+      notes.push("Weight " + fmtInt(TL.over) + " (" + pct(TL.over / all) + ") came in more " +
+                 "distinct stacks than the converter keeps per bin: its stacks are not known by " +
+                 "time, so in range views it is the self weight of \"all\".");
+    }
+    if (TL.hidden) {
+      notes.push("Weight " + fmtInt(TL.hidden) + " with unknown stacks is left out of the " +
+                 "timeline: the include/exclude filters cannot be applied to it.");
+    }
+    if (TL.rows_merged) {
+      notes.push(fmtInt(TL.rows_merged) + " threads with the least weight share the last row.");
+    }
+    $("fp-tl-note").textContent = notes.join(" ");
+    $("fp-tl-note").setAttribute("data-moved", String(TL.moved));
+    $("fp-tl-note").setAttribute("data-over", String(TL.over));
+  }
+
+  function tlLabels() {
+    var box = $("fp-tl-labels"), Dd = tlDecode();
+    box.textContent = "";
+    Dd.lanes.forEach(function (ln) {
+      var d = document.createElement("div"), ms = 0;
+      ln.spans.forEach(function (sp) { ms += (sp[1] - sp[0]) / 1e6; });
+      d.textContent = ln.name;
+      d.className = "fp-tl-lane";
+      d.setAttribute("data-lane", ln.name);
+      d.setAttribute("data-count", String(ln.spans.length));
+      d.title = ln.name + ": " + fmtInt(ln.spans.length) + ", " + ms.toFixed(1) + " ms in all" +
+        (ln.over ? " (" + fmtInt(ln.over) + " more not kept)" : "");
+      box.appendChild(d);
+    });
+    Dd.rows.forEach(function (row) {
+      var d = document.createElement("div"), parts = [], best = -1, bw = 0, tot = 0;
+      for (var c = 0; c < TL.cats.length; c++) {
+        if (!row.sums[c]) continue;
+        parts.push(TL.cats[c] + ":" + row.sums[c]);
+        tot += row.sums[c];
+        if (row.sums[c] > bw) { bw = row.sums[c]; best = c; }
+      }
+      d.textContent = row.name;
+      d.className = "fp-tl-row";
+      d.setAttribute("data-thread", row.name);
+      d.setAttribute("data-weights", parts.join(","));
+      if (best >= 0) d.setAttribute("data-main", TL.cats[best]);
+      d.title = row.name + "\n" + parts.map(function (p) {
+        var kv = p.split(":");
+        return kv[0] + ": weight " + fmtInt(+kv[1]) + " (" + pct(+kv[1] / tot) + ")";
+      }).join("\n");
+      box.appendChild(d);
+    });
+    var lg = $("fp-tl-legend");
+    lg.textContent = "";
+    for (var c = 0; c < TL.cats.length; c++) {
+      var seen = Dd.rows.some(function (row) { return row.sums[c] > 0; });
+      if (!seen) continue;
+      var k = document.createElement("span"), sw = document.createElement("span");
+      k.className = "fp-key";
+      sw.className = "fp-swatch";
+      sw.style.background = catColor(c);
+      k.appendChild(sw);
+      k.appendChild(document.createTextNode(TL.cats[c]));
+      k.title = CAT_STYLE[TL.cats[c]] ? CAT_STYLE[TL.cats[c]][1] : TL.cats[c];
+      lg.appendChild(k);
+    }
+  }
+
+  var tlCanvas = $("fp-tl-canvas"), tlCtx = tlCanvas.getContext("2d"), tlW = 0, tlH = 0;
+
+  function tlResize() {
+    var Dd = tlDecode();
+    tlW = $("fp-tl-plot").clientWidth;
+    tlH = TL_AXIS + (Dd.lanes.length + Dd.rows.length) * TL_RH + 4;
+    tlCanvas.style.height = tlH + "px";
+    tlCanvas.width = Math.max(1, Math.round(tlW * dpr));
+    tlCanvas.height = Math.max(1, Math.round(tlH * dpr));
+  }
+
+  function tlX(ns) { return (ns - tlV0) * tlW / (tlV1 - tlV0); }
+  function tlAt(x) { return tlV0 + x * (tlV1 - tlV0) / tlW; }
+
+  function tlAxis(ctx2) {
+    var span = tlV1 - tlV0, want = span / Math.max(1, tlW / 110), step = 1;
+    while (step * 10 <= want) step *= 10;
+    if (step * 5 <= want) step *= 5; else if (step * 2 <= want) step *= 2;
+    ctx2.fillStyle = "#5b636e";
+    ctx2.strokeStyle = "#e6e9ed";
+    ctx2.textBaseline = "middle";
+    for (var t = Math.ceil(tlV0 / step) * step; t <= tlV1; t += step) {
+      var x = Math.round(tlX(t)) + 0.5;
+      ctx2.beginPath();
+      ctx2.moveTo(x, TL_AXIS - 4);
+      ctx2.lineTo(x, tlH);
+      ctx2.stroke();
+      ctx2.fillText(tlTime(t), x + 3, TL_AXIS / 2);
+    }
+  }
+
+  function tlDraw() {
+    if (!tlOpen) return;
+    var t0 = performance.now();
+    /* the layout can settle after the timeline opened (a scrollbar, the legend wrapping) */
+    if ($("fp-tl-plot").clientWidth !== tlW) tlResize();
+    var Dd = tlDecode(), c2 = tlCtx, dump = dumpWanted ? [] : null, marks = 0;
+    c2.setTransform(dpr, 0, 0, dpr, 0, 0);
+    c2.clearRect(0, 0, tlW, tlH);
+    c2.font = "11px " + FONT.split(" ").slice(1).join(" ");
+    tlAxis(c2);
+    var bw = TL.bin_ns * tlW / (tlV1 - tlV0), top = TL_AXIS + Dd.lanes.length * TL_RH, spans = 0;
+    Dd.lanes.forEach(function (ln, li) {
+      var ly = TL_AXIS + li * TL_RH;
+      ln.spans.forEach(function (sp) {
+        var xa = tlX(sp[0]), xb = tlX(sp[1]);
+        if (xb < 0 || xa > tlW) return;
+        var wd = Math.max(1, xb - xa);
+        c2.fillStyle = ln.color;
+        c2.fillRect(xa, ly + 3, wd, TL_RH - 6);
+        if (ln.band) {
+          /* a GC pause stops every Java thread: shade their rows too */
+          c2.fillStyle = ln.band;
+          c2.fillRect(xa, top, wd, tlH - top);
+        }
+        spans++;
+        if (dump) dump.push([ln.name, sp[0], sp[1]].join("\t"));
+      });
+    });
+    for (var r = 0; r < Dd.rows.length; r++) {
+      var row = Dd.rows[r], y = top + r * TL_RH, n = row.B.length, k = 0;
+      while (k < n) {
+        var bin = row.B[k], e = k, tot = 0;
+        while (e < n && row.B[e] === bin) tot += row.W[e++];
+        var x = tlX(tlBinNs(bin));
+        if (x + bw >= 0 && x <= tlW) {
+          /* a column per bin, as tall as its weight against the row's heaviest bin (at
+           * least a third), cut into the categories' shares */
+          var h = (TL_RH - 3) * Math.max(0.34, Math.sqrt(tot / row.max));
+          var yy = y + TL_RH - 2, w = Math.max(1, bw - (bw >= 4 ? 1 : 0));
+          for (var q = k; q < e; q++) {
+            var hh = h * row.W[q] / tot;
+            c2.fillStyle = catColor(row.C[q]);
+            c2.fillRect(x, yy - hh, w, hh);
+            yy -= hh;
+            marks++;
+            if (dump) {
+              dump.push([row.name, bin, TL.cats[row.C[q]], row.W[q], catColor(row.C[q])]
+                .join("\t"));
+            }
+          }
+        }
+        k = e;
+      }
+    }
+    /* the selected range: the rest is veiled */
+    var sel = tlDrag && tlDrag.mode === "select" ? [tlDrag.a, tlDrag.b].sort(function (u, v) {
+      return u - v; }) : RANGE ? [tlBinNs(RANGE[0]), tlBinNs(RANGE[1])] : null;
+    if (sel) {
+      var xa = Math.max(0, tlX(sel[0])), xb = Math.min(tlW, tlX(sel[1]));
+      c2.fillStyle = "rgba(246, 248, 250, 0.72)";
+      c2.fillRect(0, TL_AXIS, Math.max(0, xa), tlH - TL_AXIS);
+      c2.fillRect(xb, TL_AXIS, Math.max(0, tlW - xb), tlH - TL_AXIS);
+      c2.strokeStyle = "#0969da";
+      c2.strokeRect(xa + 0.5, TL_AXIS + 0.5, Math.max(1, xb - xa - 1), tlH - TL_AXIS - 1);
+    }
+    var box = $("fp-tl");
+    box.setAttribute("data-marks", String(marks));
+    box.setAttribute("data-spans", String(spans));
+    box.setAttribute("data-ms-draw", (performance.now() - t0).toFixed(1));
+    box.setAttribute("data-view-from-ns", String(Math.round(tlV0)));
+    box.setAttribute("data-view-to-ns", String(Math.round(tlV1)));
+    if (dump) $("fp-tl-dump").textContent = dump.join("\n");
+  }
+
+  function tlFull() {
+    var a = TL.nbins, b = 0, Dd = tlDecode();
+    Dd.rows.forEach(function (row) {
+      if (row.B.length) {
+        a = Math.min(a, row.B[0]);
+        b = Math.max(b, row.B[row.B.length - 1] + 1);
+      }
+    });
+    if (b <= a) { a = 0; b = Math.max(1, TL.nbins); }
+    return [tlBinNs(a), tlBinNs(b)];
+  }
+
+  function tlSetView(v0, v1) {
+    var f = tlFull(), min = TL.bin_ns * 2, span = Math.max(min, Math.min(v1 - v0, f[1] - f[0]));
+    if (v0 < f[0]) v0 = f[0];
+    if (v0 + span > f[1]) v0 = f[1] - span;
+    tlV0 = v0;
+    tlV1 = v0 + span;
+    tlDraw();
+  }
+
+  /* Shows the flame graph of bins [a, b), or of everything for null. */
+  function setRange(a, b) {
+    if (a != null) {
+      a = Math.max(0, Math.min(TL.nbins, a));
+      b = Math.max(a + 1, Math.min(TL.nbins, b));
+    }
+    var t0 = performance.now();
+    RANGE = a == null ? null : [a, b];
+    views = {};
+    setView(viewName);
+    $("fp-tl").setAttribute("data-ms-range", (performance.now() - t0).toFixed(1));
+    var box = $("fp-tl");
+    if (RANGE) {
+      box.setAttribute("data-range-bins", RANGE[0] + "," + RANGE[1]);
+      box.setAttribute("data-range-from-ns", String(tlBinNs(RANGE[0])));
+      box.setAttribute("data-range-to-ns", String(tlBinNs(RANGE[1])));
+      box.setAttribute("data-range-weight", String(cur(T, 0)));
+    } else {
+      ["data-range-bins", "data-range-from-ns", "data-range-to-ns", "data-range-weight"]
+        .forEach(function (k) { box.removeAttribute(k); });
+    }
+    $("fp-tl-range").textContent = RANGE ? "Range " + tlRangeText() : "Whole profile";
+    $("fp-tl-clear").disabled = !RANGE;
+    $("fp-info").textContent = summary();
+    $("fp-empty").hidden = cur(T, 0) > 0;
+    tlDraw();
+  }
+
+  function setTimeline(open) {
+    tlOpen = !!open && !!TL;
+    $("fp-tl").hidden = !tlOpen;
+    $("fp-tl-toggle").classList.toggle("fp-sel", tlOpen);
+    if (tlOpen) {
+      tlNote();
+      tlLabels();
+      tlResize();
+      if (!(tlV1 > tlV0)) {
+        var f = tlFull();
+        tlV0 = f[0];
+        tlV1 = f[1];
+      }
+      tlDraw();
+    } else if (RANGE) {
+      setRange(null);
+    }
+    resize();
+    draw();
+  }
+
+  if (TL) {
+    $("fp-tl-toggle").hidden = false;
+    $("fp-tl-toggle").addEventListener("click", function () { setTimeline(!tlOpen); saveHash(); });
+    $("fp-tl-clear").addEventListener("click", function () { setRange(null); saveHash(); });
+    $("fp-tl-out").addEventListener("click", function () {
+      var f = tlFull();
+      tlSetView(f[0], f[1]);
+    });
+    tlCanvas.addEventListener("mousedown", function (ev) {
+      var r = tlCanvas.getBoundingClientRect(), x = ev.clientX - r.left;
+      ev.preventDefault();
+      tlDrag = ev.shiftKey || ev.button === 1 ?
+        { mode: "pan", x: x, v0: tlV0, v1: tlV1 } :
+        { mode: "select", x: x, a: tlAt(x), b: tlAt(x) };
+    });
+    /* hovering a thread's row: what was sampled in the bin under the pointer */
+    tlCanvas.addEventListener("mousemove", function (ev) {
+      if (tlDrag) return;
+      var r = tlCanvas.getBoundingClientRect(), x = ev.clientX - r.left, y = ev.clientY - r.top;
+      var Dd = tlDecode(), ri = Math.floor((y - TL_AXIS) / TL_RH) - Dd.lanes.length;
+      var bin = Math.floor((tlAt(x) - TL.t0_ns) / TL.bin_ns), R = Dd.rows[ri];
+      if (!R || bin < 0) {
+        tip.hidden = true;
+        return;
+      }
+      var parts = [], tot = 0;
+      for (var k = 0; k < R.B.length; k++) {
+        if (R.B[k] === bin) {
+          parts.push([TL.cats[R.C[k]], R.W[k]]);
+          tot += R.W[k];
+        }
+      }
+      tip.textContent = "";
+      var nm = document.createElement("div");
+      nm.className = "fp-name";
+      nm.textContent = R.name;
+      tip.appendChild(nm);
+      var kd = document.createElement("div");
+      kd.className = "fp-kind";
+      kd.textContent = tlTime(tlBinNs(bin)) + " \u2013 " + tlTime(tlBinNs(bin + 1)) +
+        (tot ? "" : " \u00b7 no samples");
+      tip.appendChild(kd);
+      if (tot) {
+        var tb = document.createElement("table"), body = document.createElement("tbody");
+        tb.appendChild(body);
+        parts.forEach(function (pw) {
+          row(body, pw[0], weightText(pw[1]) + " \u00b7 " + pct(pw[1] / tot));
+        });
+        tip.appendChild(tb);
+      }
+      tip.hidden = false;
+      var tr = tip.getBoundingClientRect(), tx = ev.clientX + 14, ty = ev.clientY + 16;
+      if (tx + tr.width > window.innerWidth - 4) tx = Math.max(4, ev.clientX - tr.width - 14);
+      tip.style.left = tx + "px";
+      tip.style.top = ty + "px";
+    });
+    tlCanvas.addEventListener("mouseleave", function () { tip.hidden = true; });
+    window.addEventListener("mousemove", function (ev) {
+      if (!tlDrag) return;
+      var r = tlCanvas.getBoundingClientRect(), x = ev.clientX - r.left;
+      if (tlDrag.mode === "pan") {
+        var dt = (x - tlDrag.x) * (tlDrag.v1 - tlDrag.v0) / tlW;
+        tlSetView(tlDrag.v0 - dt, tlDrag.v1 - dt);
+      } else {
+        tlDrag.b = tlAt(Math.max(0, Math.min(tlW, x)));
+        tlDraw();
+      }
+    });
+    window.addEventListener("mouseup", function (ev) {
+      if (!tlDrag) return;
+      var d = tlDrag, r = tlCanvas.getBoundingClientRect(), x = ev.clientX - r.left;
+      tlDrag = null;
+      if (d.mode !== "select") return;
+      if (Math.abs(x - d.x) < 3) {
+        tlDraw();
+        return;
+      }
+      var lo = Math.min(d.a, d.b), hi = Math.max(d.a, d.b);
+      setRange(Math.floor((lo - TL.t0_ns) / TL.bin_ns), Math.ceil((hi - TL.t0_ns) / TL.bin_ns));
+      saveHash();
+    });
+    tlCanvas.addEventListener("dblclick", function () {
+      var f = tlFull();
+      tlSetView(f[0], f[1]);
+    });
+    tlCanvas.addEventListener("wheel", function (ev) {
+      ev.preventDefault();
+      var r = tlCanvas.getBoundingClientRect(), x = ev.clientX - r.left, span = tlV1 - tlV0;
+      var dy = ev.deltaMode ? ev.deltaY * 40 : ev.deltaY;
+      if (ev.shiftKey || Math.abs(ev.deltaX) > Math.abs(dy)) {
+        var dx = ev.shiftKey ? dy : ev.deltaX, shift = dx / Math.max(1, tlW) * span;
+        tlSetView(tlV0 + shift, tlV1 + shift);
+        return;
+      }
+      var f = Math.pow(1.0015, dy), at = tlAt(x);
+      tlSetView(at - (at - tlV0) * f, at + (tlV1 - at) * f);
+    }, { passive: false });
+    window.addEventListener("resize", function () { if (tlOpen) { tlResize(); tlDraw(); } });
   }
 
   /* ---- start ----------------------------------------------------------------------------- */
@@ -875,7 +1351,20 @@
   var T_DECODED = performance.now();
   if (!(D.total > 0)) $("fp-empty").hidden = false;
   if (params.search) search.value = params.search;
-  setView(params.view || home);
+  var wantTimeline = params.view === "timeline" && !!TL;
+  if (wantTimeline && params.range && TL) {
+    var rg = params.range.split(",").map(Number);
+    if (rg.length === 2 && isFinite(rg[0]) && isFinite(rg[1]) && rg[1] > rg[0]) {
+      RANGE = [Math.max(0, Math.floor((rg[0] * 1e9 - TL.t0_ns) / TL.bin_ns)),
+               Math.min(TL.nbins, Math.ceil((rg[1] * 1e9 - TL.t0_ns) / TL.bin_ns))];
+      if (!(RANGE[1] > RANGE[0])) RANGE = null;
+    }
+  }
+  setView(params.view === "timeline" ? params.flame || home : params.view || home);
+  if (wantTimeline) {
+    setTimeline(true);
+    setRange(RANGE ? RANGE[0] : null, RANGE ? RANGE[1] : null);
+  }
   if (search.value) applySearch();
   var T_DRAWN = performance.now();
 

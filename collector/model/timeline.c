@@ -1,0 +1,349 @@
+/* timeline.c: (bin, cell) pairs of sampled weight in bounded memory (see timeline.h). The
+ * per-sample path is one probe of the pair index; doubling the bins rebuilds the pairs and
+ * their index once (at most log2 of the log's duration in ms times). */
+#include "timeline.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE HASHTAB_NONE
+
+void timeline_init(struct timeline *tl)
+{
+    memset(tl, 0, sizeof(*tl));
+}
+
+void timeline_destroy(struct timeline *tl)
+{
+    free(tl->pairs);
+    free(tl->series);
+    free(tl->cell_series);
+    free(tl->gcs);
+    free(tl->stalls);
+    hashtab_destroy(&tl->index);
+    hashtab_destroy(&tl->series_index);
+    timeline_init(tl);
+}
+
+void timeline_start(struct timeline *tl, uint64_t origin_ticks, uint64_t ticks_per_sec)
+{
+    if (tl->started)
+        return;
+    if (!ticks_per_sec)
+        ticks_per_sec = 1000000000u;
+    tl->origin_ticks = origin_ticks;
+    tl->bin_ticks = (uint64_t)((unsigned __int128)ticks_per_sec * TIMELINE_FIRST_BIN_NS /
+                               1000000000u);
+    if (!tl->bin_ticks)
+        tl->bin_ticks = 1;
+    tl->started = 1;
+}
+
+static uint64_t pair_hash(uint32_t bin, uint32_t cell)
+{
+    return fpl_hash_u64((uint64_t)bin << 32 | cell);
+}
+
+static void pair_add_fp(struct timeline_pair *pr, unsigned __int128 fp)
+{
+    unsigned __int128 sum = timeline_fp(pr) + fp;
+    if (sum < fp)
+        sum = ~(unsigned __int128)0; /* saturate, as profile_fp_add */
+    pr->fp_lo = (uint64_t)sum;
+    pr->fp_hi = (uint64_t)(sum >> 64);
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const struct timeline_pair *x = a, *y = b;
+    if (x->bin != y->bin)
+        return x->bin < y->bin ? -1 : 1;
+    return x->cell < y->cell ? -1 : x->cell > y->cell;
+}
+
+static uint32_t pair_find(const struct timeline *tl, uint32_t bin, uint32_t cell);
+static int pair_new(struct timeline *tl, uint32_t bin, uint32_t cell, unsigned __int128 fp);
+
+#define DEAD (TIMELINE_OVER - 1u) /* a pair merged away while coarsening */
+
+/* A cell pair of a bin over the cap, while trimming. */
+struct trim {
+    uint32_t bin;
+    uint32_t place; /* index in tl->pairs */
+    unsigned __int128 fp;
+};
+
+/* By bin, then heaviest first, then place (deterministic). */
+static int cmp_trim(const void *a, const void *b)
+{
+    const struct trim *x = a, *y = b;
+    if (x->bin != y->bin)
+        return x->bin < y->bin ? -1 : 1;
+    if (x->fp != y->fp)
+        return x->fp > y->fp ? -1 : 1;
+    return x->place < y->place ? -1 : x->place > y->place;
+}
+
+/* Rebuilds the index over the live pairs, dropping dead ones; recounts the per-bin cells. */
+static int reindex(struct timeline *tl)
+{
+    size_t k = 0;
+    tl->over_pairs = 0;
+    memset(tl->bin_cells, 0, sizeof(tl->bin_cells));
+    for (size_t i = 0; i < tl->npairs; i++) {
+        if (tl->pairs[i].cell == DEAD)
+            continue;
+        tl->pairs[k++] = tl->pairs[i];
+        if (tl->pairs[i].cell & TIMELINE_OVER)
+            tl->over_pairs++;
+        else
+            tl->bin_cells[tl->pairs[i].bin]++;
+    }
+    tl->npairs = k;
+    hashtab_destroy(&tl->index);
+    if (hashtab_reserve(&tl->index, tl->npairs))
+        return -ENOMEM;
+    for (size_t i = 0; i < tl->npairs; i++) {
+        if (hashtab_add(&tl->index, pair_hash(tl->pairs[i].bin, tl->pairs[i].cell), (uint32_t)i))
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+/* Doubles the bins' width: pairs of bins 2k and 2k+1 merge into bin k (through the index, in
+ * one pass); in a bin that ends with more than TIMELINE_BIN_CELLS cells, the lightest become
+ * overflow pairs. */
+static int coarsen(struct timeline *tl)
+{
+    int rc;
+    for (size_t i = 0; i < tl->npairs; i++)
+        tl->pairs[i].bin >>= 1;
+    hashtab_destroy(&tl->index);
+    if (hashtab_reserve(&tl->index, tl->npairs))
+        return -ENOMEM;
+    size_t n = tl->npairs;
+    memset(tl->bin_cells, 0, sizeof(tl->bin_cells));
+    for (size_t i = 0; i < n; i++) {
+        struct timeline_pair *pr = &tl->pairs[i];
+        uint32_t k = pair_find(tl, pr->bin, pr->cell);
+        if (k != NONE) {
+            pair_add_fp(&tl->pairs[k], timeline_fp(pr));
+            pr->cell = DEAD;
+        } else {
+            if (hashtab_add(&tl->index, pair_hash(pr->bin, pr->cell), (uint32_t)i))
+                return -ENOMEM;
+            if (!(pr->cell & TIMELINE_OVER))
+                tl->bin_cells[pr->bin]++;
+        }
+    }
+    /* bins over the cap: their cell pairs by weight, the lightest to overflow */
+    size_t nover = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct timeline_pair *pr = &tl->pairs[i];
+        nover += pr->cell < DEAD && tl->bin_cells[pr->bin] > TIMELINE_BIN_CELLS;
+    }
+    if (nover) {
+        struct trim *sel = malloc(nover * sizeof(*sel));
+        if (!sel)
+            return -ENOMEM;
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++) {
+            const struct timeline_pair *pr = &tl->pairs[i];
+            if (pr->cell < DEAD && tl->bin_cells[pr->bin] > TIMELINE_BIN_CELLS)
+                sel[m++] = (struct trim){pr->bin, (uint32_t)i, timeline_fp(pr)};
+        }
+        qsort(sel, m, sizeof(*sel), cmp_trim);
+        rc = 0;
+        for (size_t i = 0, r = 0; i < m && rc == 0; i++) {
+            r = i && sel[i].bin == sel[i - 1].bin ? r + 1 : 0;
+            if (r < TIMELINE_BIN_CELLS)
+                continue;
+            struct timeline_pair *pr = &tl->pairs[sel[i].place];
+            uint32_t over = TIMELINE_OVER | (tl->cell_series[pr->cell] - 1);
+            pr->cell = DEAD;
+            uint32_t k = pair_find(tl, sel[i].bin, over);
+            if (k != NONE)
+                pair_add_fp(&tl->pairs[k], sel[i].fp);
+            else
+                rc = pair_new(tl, sel[i].bin, over, sel[i].fp);
+        }
+        free(sel);
+        if (rc)
+            return rc;
+    }
+    tl->bin_ticks *= 2;
+    tl->nbins = (tl->nbins + 1) / 2;
+    tl->coarsened++;
+    return reindex(tl);
+}
+
+/* The series index of (thread, kind, state), added if new; NONE when out of memory. */
+static uint32_t series_of(struct timeline *tl, uint64_t thread_id, uint8_t kind, uint8_t state)
+{
+    uint64_t h = fpl_hash_mix(fpl_hash_u64(thread_id), (uint64_t)kind << 8 | state);
+    struct hashtab_probe pr;
+    for (uint32_t k = hashtab_first(&tl->series_index, h, &pr); k != NONE;
+         k = hashtab_next(&tl->series_index, &pr)) {
+        const struct timeline_series *s = &tl->series[k];
+        if (s->thread_id == thread_id && s->kind == kind && s->state == state)
+            return k;
+    }
+    if (tl->nseries >= TIMELINE_OVER - 1)
+        return NONE;
+    if (tl->nseries == tl->series_cap) {
+        size_t cap = tl->series_cap ? tl->series_cap * 2 : 64;
+        struct timeline_series *q = realloc(tl->series, cap * sizeof(*q));
+        if (!q)
+            return NONE;
+        tl->series = q;
+        tl->series_cap = cap;
+    }
+    if (hashtab_add(&tl->series_index, h, (uint32_t)tl->nseries))
+        return NONE;
+    tl->series[tl->nseries] = (struct timeline_series){thread_id, kind, state};
+    return (uint32_t)tl->nseries++;
+}
+
+/* The pair of (bin, cell), or NONE. */
+static uint32_t pair_find(const struct timeline *tl, uint32_t bin, uint32_t cell)
+{
+    struct hashtab_probe pr;
+    for (uint32_t k = hashtab_first(&tl->index, pair_hash(bin, cell), &pr); k != NONE;
+         k = hashtab_next(&tl->index, &pr)) {
+        if (tl->pairs[k].bin == bin && tl->pairs[k].cell == cell)
+            return k;
+    }
+    return NONE;
+}
+
+/* Appends a new pair. Returns 0 or -ENOMEM. */
+static int pair_new(struct timeline *tl, uint32_t bin, uint32_t cell, unsigned __int128 fp)
+{
+    if (tl->npairs == tl->cap) {
+        size_t cap = tl->cap ? tl->cap * 2 : 1024;
+        struct timeline_pair *q = realloc(tl->pairs, cap * sizeof(*q));
+        if (!q)
+            return -ENOMEM;
+        tl->pairs = q;
+        tl->cap = cap;
+    }
+    if (hashtab_add(&tl->index, pair_hash(bin, cell), (uint32_t)tl->npairs))
+        return -ENOMEM;
+    tl->pairs[tl->npairs] = (struct timeline_pair){bin, cell, (uint64_t)fp, (uint64_t)(fp >> 64)};
+    tl->npairs++;
+    if (cell & TIMELINE_OVER)
+        tl->over_pairs++;
+    else
+        tl->bin_cells[bin]++;
+    return 0;
+}
+
+/* Adds fp to the pair (bin, cell), new or not. */
+static int pair_put(struct timeline *tl, uint32_t bin, uint32_t cell, unsigned __int128 fp)
+{
+    uint32_t k = pair_find(tl, bin, cell);
+    if (k == NONE)
+        return pair_new(tl, bin, cell, fp);
+    pair_add_fp(&tl->pairs[k], fp);
+    return 0;
+}
+
+int timeline_add(struct timeline *tl, uint64_t ticks, uint32_t cell, uint64_t thread_id,
+                 uint8_t kind, uint8_t state, unsigned __int128 fp)
+{
+    int rc;
+    if (!tl->started)
+        timeline_start(tl, ticks, 0);
+    if (cell >= DEAD)
+        return -ERANGE;
+    /* the cell's series, once per cell: where its weight goes when its bin is full */
+    if (cell >= tl->cell_series_cap) {
+        size_t cap = tl->cell_series_cap ? tl->cell_series_cap : 1024;
+        while (cap <= cell)
+            cap *= 2;
+        uint32_t *q = realloc(tl->cell_series, cap * sizeof(*q));
+        if (!q)
+            return -ENOMEM;
+        memset(q + tl->cell_series_cap, 0, (cap - tl->cell_series_cap) * sizeof(*q));
+        tl->cell_series = q;
+        tl->cell_series_cap = cap;
+    }
+    if (!tl->cell_series[cell]) {
+        uint32_t s = series_of(tl, thread_id, kind, state);
+        if (s == NONE)
+            return -ENOMEM;
+        tl->cell_series[cell] = s + 1;
+    }
+    if (ticks < tl->origin_ticks) {
+        tl->early_samples++;
+        ticks = tl->origin_ticks;
+    }
+    uint64_t b = (ticks - tl->origin_ticks) / tl->bin_ticks;
+    while (b >= TIMELINE_MAX_BINS) {
+        if ((rc = coarsen(tl)) != 0)
+            return rc;
+        b = (ticks - tl->origin_ticks) / tl->bin_ticks;
+    }
+    uint32_t bin = (uint32_t)b;
+    if (bin + 1 > tl->nbins)
+        tl->nbins = bin + 1;
+    uint32_t k = pair_find(tl, bin, cell);
+    if (k != NONE) {
+        pair_add_fp(&tl->pairs[k], fp);
+        return 0;
+    }
+    if (tl->bin_cells[bin] < TIMELINE_BIN_CELLS)
+        return pair_new(tl, bin, cell, fp);
+    tl->over_samples++;
+    return pair_put(tl, bin, TIMELINE_OVER | (tl->cell_series[cell] - 1), fp);
+}
+
+int timeline_span_add(struct timeline *tl, int gc, uint64_t start, uint64_t end)
+{
+    struct timeline_span **a = gc ? &tl->gcs : &tl->stalls;
+    size_t *n = gc ? &tl->ngcs : &tl->nstalls;
+    if (*n >= TIMELINE_MAX_SPANS) {
+        ++*(gc ? &tl->gcs_over : &tl->stalls_over);
+        return 0;
+    }
+    if (!*a) {
+        *a = malloc(TIMELINE_MAX_SPANS * sizeof(**a)); /* 128 KiB, only in hiccup mode */
+        if (!*a)
+            return -ENOMEM;
+    }
+    (*a)[(*n)++] = (struct timeline_span){start, end > start ? end : start};
+    return 0;
+}
+
+void timeline_finish(struct timeline *tl)
+{
+    /* by bin with a stable counting sort (bins are few): O(pairs), no comparison sort */
+    size_t *start = calloc((size_t)tl->nbins + 1, sizeof(*start));
+    struct timeline_pair *by = malloc((tl->npairs ? tl->npairs : 1) * sizeof(*by));
+    if (start && by) {
+        for (size_t i = 0; i < tl->npairs; i++)
+            start[tl->pairs[i].bin + 1]++;
+        for (uint32_t k = 0; k < tl->nbins; k++)
+            start[k + 1] += start[k];
+        for (size_t i = 0; i < tl->npairs; i++)
+            by[start[tl->pairs[i].bin]++] = tl->pairs[i];
+        free(tl->pairs);
+        tl->pairs = by;
+        tl->cap = tl->npairs ? tl->npairs : 1;
+        by = NULL;
+    } else {
+        qsort(tl->pairs, tl->npairs, sizeof(*tl->pairs), cmp_pair); /* no memory: in place */
+    }
+    free(start);
+    free(by);
+    hashtab_destroy(&tl->index);
+    hashtab_destroy(&tl->series_index);
+}
+
+size_t timeline_bytes(const struct timeline *tl)
+{
+    return tl->cap * sizeof(*tl->pairs) + tl->series_cap * sizeof(*tl->series) +
+           tl->cell_series_cap * sizeof(*tl->cell_series) +
+           hashtab_bytes(&tl->index) + hashtab_bytes(&tl->series_index);
+}

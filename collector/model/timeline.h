@@ -1,0 +1,121 @@
+/* timeline.h: when each aggregation cell's weight was sampled, in bounded memory: the
+ * profile's time is cut into bins (TIMELINE_MAX_BINS at most, the width doubling as the log
+ * gets longer), and per bin the upscaled weight of each cell (profile_entry) sampled in it is
+ * kept -- a (bin, cell) pair. The HTML page's timeline is made from these (out_html.c): rows
+ * per thread colored by kind and state, and a per-bin stack table from which the browser
+ * rebuilds the flame graph of any time range by summing bins.
+ *
+ * Bounds: at most TIMELINE_MAX_BINS bins and TIMELINE_BIN_CELLS cells per bin, whatever the
+ * number of samples. Bins start 1 ms wide (in ticks, from the header's frequency) and double
+ * when a sample falls past the last one, so a log of duration D ends with bins of the smallest
+ * power-of-two multiple of 1 ms that fits D in TIMELINE_MAX_BINS (between half and all of
+ * them used): time resolution never depends on how many stacks there are. A sample whose bin
+ * already holds TIMELINE_BIN_CELLS other cells goes to an overflow pair of its (bin, thread,
+ * kind, state), without its stack; when two bins merge, the lightest cells beyond the cap go
+ * there too. So totals per bin, thread, kind and state stay exact, and only the stacks of the
+ * overflow weight are lost -- the same share of each bin at most, not the end of a long log.
+ * Memory: 24 bytes per pair and up to 32 for its index while reading, 4 per cell: at most
+ * TIMELINE_MAX_BINS * TIMELINE_BIN_CELLS (1M) cell pairs, ~56 MiB, plus overflow pairs (bins x
+ * threads x states at most).
+ *
+ * Keys: a pair's key is (bin, cell), and a cell is (thread, stack, kind, state); a context
+ * dimension (span) added to cells later keeps this shape.
+ *
+ * Filled by profile.c while reading (profile_want_timeline), read-only afterwards. Never
+ * prints. One thread at a time.
+ */
+#ifndef TIMELINE_H
+#define TIMELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hashtab.h"
+
+#define TIMELINE_MAX_BINS 2048u
+#define TIMELINE_BIN_CELLS 512u
+#define TIMELINE_MAX_PAIRS (TIMELINE_MAX_BINS * TIMELINE_BIN_CELLS) /* cell pairs, at most */
+#define TIMELINE_FIRST_BIN_NS 1000000u /* 1 ms */
+#define TIMELINE_MAX_SPANS 8192u       /* GC pauses, stalls kept (each) */
+
+/* TIMELINE_OVER in timeline_pair.cell: an overflow pair; the other bits index
+ * timeline.series, which says whose weight it is. */
+#define TIMELINE_OVER 0x80000000u
+
+struct timeline_pair {
+    uint32_t bin;
+    uint32_t cell;         /* index into profile.entries, or TIMELINE_OVER | series index */
+    uint64_t fp_lo, fp_hi; /* upscaled weight, fixed point (profile.h), in two halves: 24
+                            * bytes a pair where an __int128 would align it to 32 */
+};
+
+/* A time span of the log (ticks). */
+struct timeline_span {
+    uint64_t start, end;
+};
+
+/* The owner of overflow weight: a thread, kind and state. */
+struct timeline_series {
+    uint64_t thread_id;
+    uint8_t kind, state;
+};
+
+struct timeline {
+    uint64_t origin_ticks; /* bin 0 starts here */
+    uint64_t bin_ticks;    /* width of a bin */
+    int started;           /* origin and width are set (a sample came) */
+    uint32_t nbins;        /* bins in use: the last sample's bin + 1 */
+    uint32_t coarsened;    /* times the bins were doubled */
+    struct timeline_pair *pairs;
+    size_t npairs, cap;
+    size_t over_pairs;           /* overflow pairs among them */
+    struct timeline_series *series;
+    size_t nseries, series_cap;
+    struct hashtab series_index;
+    uint32_t *cell_series; /* per cell: its series + 1 (0: not seen yet) */
+    size_t cell_series_cap;
+    uint32_t bin_cells[TIMELINE_MAX_BINS]; /* cell pairs per bin */
+    /* hiccup mode's GC pauses and probe stalls (FORMAT.md 5.13, 5.14), for the same time
+     * axis: the first TIMELINE_MAX_SPANS of each, in log order; the rest only counted */
+    struct timeline_span *gcs, *stalls;
+    size_t ngcs, nstalls;
+    uint64_t gcs_over, stalls_over;
+    uint64_t over_samples;       /* samples sent to overflow pairs as they came (not those
+                                  * moved there when bins merged) */
+    uint64_t early_samples;      /* samples before the origin, put in bin 0 */
+    struct hashtab index;        /* key -> pair, while reading */
+};
+
+/* Prepares an empty timeline (caller storage). */
+void timeline_init(struct timeline *tl);
+
+/* Frees what tl holds; tl is empty again. */
+void timeline_destroy(struct timeline *tl);
+
+/* Sets the origin and first width, before the first sample: origin_ticks is the log's start,
+ * ticks_per_sec its clock's frequency (0 if unknown: 1 GHz is assumed; only the bins' width
+ * depends on it). Later calls do nothing. */
+void timeline_start(struct timeline *tl, uint64_t origin_ticks, uint64_t ticks_per_sec);
+
+/* Adds fp, a sample's upscaled weight, taken at ticks, to the pair of (bin, cell); thread_id,
+ * kind and state are the cell's (for an overflow pair). Returns 0 or -ENOMEM. */
+int timeline_add(struct timeline *tl, uint64_t ticks, uint32_t cell, uint64_t thread_id,
+                 uint8_t kind, uint8_t state, unsigned __int128 fp);
+
+/* Keeps a GC pause (gc set) or a probe stall [start, end), in ticks. Returns 0 or -ENOMEM. */
+int timeline_span_add(struct timeline *tl, int gc, uint64_t start, uint64_t end);
+
+/* Ends reading: orders the pairs by bin (ascending; within a bin in no given order) and
+ * frees the index. */
+void timeline_finish(struct timeline *tl);
+
+/* A pair's weight. */
+static inline unsigned __int128 timeline_fp(const struct timeline_pair *pr)
+{
+    return (unsigned __int128)pr->fp_hi << 64 | pr->fp_lo;
+}
+
+/* Bytes held, for estimates and benchmarks. */
+size_t timeline_bytes(const struct timeline *tl);
+
+#endif
