@@ -109,7 +109,8 @@ int starvation_compute(const struct profile *p, starvation_select select, void *
     }
     free(w);
     out->overall = starvation_ratio(out->cpu_ns, out->running_wall_ns);
-    qsort_r(out->threads, out->nthreads, sizeof(*out->threads), cmp_row, (void *)p);
+    if (out->nthreads > 1)
+        qsort_r(out->threads, out->nthreads, sizeof(*out->threads), cmp_row, (void *)p);
     return 0;
 }
 

@@ -2,8 +2,8 @@
  * are worked out by hand below: per-thread cpu and running wall time, the clamp at 0, threads
  * left out (CPU only, never RUNNING), upscaled wall samples, the wall tick period measured from
  * the ticks (ticks skipped by a late sampler make each sample stand for more time), the
- * interval used when there are too few ticks, the selection hook, a log without wall samples,
- * and the summary's text and JSON. Ticks are ns (ticks_per_sec 10^9). */
+ * interval used when there are too few ticks, the selection hook (also selecting nothing), a
+ * log without wall samples, and the summary's text and JSON. Ticks are ns (ticks_per_sec 10^9). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -188,6 +188,29 @@ static void test_select(void)
     profile_free(p);
 }
 
+/* A selection of nothing: available, no rows, overall 0 (and no sort of an empty array). */
+static int none(const struct profile *p, const struct profile_entry *e, void *ctx)
+{
+    (void)p;
+    (void)e;
+    (void)ctx;
+    return 0;
+}
+
+static void test_select_none(void)
+{
+    struct profile *p = build(11, 40 * MS, 1);
+    if (!p)
+        return;
+    struct starvation s;
+    CHECK(starvation_compute(p, none, NULL, &s) == 0);
+    CHECK(s.available && s.nthreads == 0 && s.threads == NULL);
+    CHECK_EQ_U(s.running_wall_ns, 0);
+    CHECK_NEAR(s.overall, 0.0, 0);
+    starvation_destroy(&s);
+    profile_free(p);
+}
+
 /* The summary's text section and JSON key, and both when there are no wall samples. */
 static void test_summary(void)
 {
@@ -236,6 +259,7 @@ int main(void)
     test_skipped_ticks();
     test_interval();
     test_select();
+    test_select_none();
     test_summary();
     return harness_result("test_starvation");
 }
