@@ -137,9 +137,9 @@ static void track_flush_pending(struct track *k)
 
 /* Counters of the wake-up before, for the stall's share of them. */
 struct before {
-    uint64_t rd;                 /* run-queue wait so far (schedstat), ns */
-    int have_rd;                 /* rd was read at the start of this sleep */
-    int64_t sp, spt, sync;       /* safepoint counters (PerfData) */
+    uint64_t rd;           /* run-queue wait so far (schedstat), ns */
+    int have_rd;           /* rd was read at the start of this sleep */
+    int64_t sp, spt, sync; /* safepoint counters (PerfData) */
 };
 
 /* Accounts one wake-up of the probe: due is when it should have run, at when it did. */

@@ -50,8 +50,7 @@ struct starvation {
 
 /* Which aggregation cells count: a selection of samples (say, one endpoint's, once cells carry
  * a trace context). Returns non-zero to count the cell. */
-typedef int (*starvation_select)(const struct profile *p, const struct profile_entry *e,
-                                 void *ctx);
+typedef int (*starvation_select)(const struct profile *p, const struct profile_entry *e, void *ctx);
 
 /* Computes the starvation of p's threads over the cells select accepts (NULL: every cell)
  * into *out (owned by the caller: starvation_destroy). out->available is 0, and nothing

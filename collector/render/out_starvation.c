@@ -34,8 +34,10 @@ int out_starvation_text(const struct profile *p, size_t max_rows, FILE *f)
     fprintf(f, "  overall %.3f: %.1f ms of CPU in %.1f ms of running wall time, %zu threads\n",
             s.overall, ms(s.cpu_ns), ms(s.running_wall_ns), s.nthreads);
     if (s.tick_ns != p->header.wall_interval_ns)
-        fprintf(f, "  wall samples weigh the mean time between wall ticks, %.3f ms (interval "
-                   "%.3f ms)\n", ms(s.tick_ns), ms(p->header.wall_interval_ns));
+        fprintf(f,
+                "  wall samples weigh the mean time between wall ticks, %.3f ms (interval "
+                "%.3f ms)\n",
+                ms(s.tick_ns), ms(p->header.wall_interval_ns));
     fprintf(f, "  %10s %12s %14s %8s  %s\n", "starvation", "cpu ms", "running ms", "tid", "name");
     for (size_t i = 0; i < s.nthreads && i < max_rows; i++) {
         const struct starvation_thread *t = &s.threads[i];

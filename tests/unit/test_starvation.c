@@ -21,16 +21,16 @@
 #define MS 1000000ull
 #define T0 1000000000ull
 
-#define CHECK_NEAR(a, b, tol)                                                                  \
-    do {                                                                                       \
-        double _a = (a), _b = (b);                                                             \
-        if (fabs(_a - _b) <= (tol)) {                                                          \
-            harness_pass++;                                                                    \
-        } else {                                                                               \
-            harness_fail++;                                                                    \
-            fprintf(stderr, "%s:%d: CHECK failed: %s ~ %s (%.6f != %.6f)\n", __FILE__,         \
-                    __LINE__, #a, #b, _a, _b);                                                 \
-        }                                                                                      \
+#define CHECK_NEAR(a, b, tol)                                                                      \
+    do {                                                                                           \
+        double _a = (a), _b = (b);                                                                 \
+        if (fabs(_a - _b) <= (tol)) {                                                              \
+            harness_pass++;                                                                        \
+        } else {                                                                                   \
+            harness_fail++;                                                                        \
+            fprintf(stderr, "%s:%d: CHECK failed: %s ~ %s (%.6f != %.6f)\n", __FILE__, __LINE__,   \
+                    #a, #b, _a, _b);                                                               \
+        }                                                                                          \
     } while (0)
 
 /* cpu=10ms, wall=20ms. Threads: A (tid 101) starved, B (102) not, C (103) CPU only (a GC
@@ -42,9 +42,21 @@ static struct profile *build(unsigned ticks, uint64_t period, int wall)
     char err[512];
     if (fplgen_init(&g) != 0)
         return NULL;
-    struct fplgen_header hd = {4242, FPL_CLOCK_TSC, 1000000000ull, T0, 5 * T0,
-                               1700000000000000000ull, 10 * MS, FPL_ENGINE_CPUTIMER,
-                               wall ? 20 * MS : 0, 16, 64, "cpu,wall", "vm", "17", "Main"};
+    struct fplgen_header hd = {4242,
+                               FPL_CLOCK_TSC,
+                               1000000000ull,
+                               T0,
+                               5 * T0,
+                               1700000000000000000ull,
+                               10 * MS,
+                               FPL_ENGINE_CPUTIMER,
+                               wall ? 20 * MS : 0,
+                               16,
+                               64,
+                               "cpu,wall",
+                               "vm",
+                               "17",
+                               "Main"};
     fplgen_header(&g, &hd);
     struct reader_frame f = {1, 0, FPL_FRAME_JAVA};
     fplgen_method(&g, 1, FPL_METHOD_JAVA, "A", "b", "()V", "A.java", 0, NULL);
@@ -119,8 +131,7 @@ static void test_skipped_ticks(void)
     CHECK(s.available);
     CHECK_EQ_U(s.tick_ns, 40 * MS);
     CHECK_EQ_U(s.nthreads, 3);
-    const struct starvation_thread *a = row(p, &s, 101), *b = row(p, &s, 102),
-                                   *e = row(p, &s, 105);
+    const struct starvation_thread *a = row(p, &s, 101), *b = row(p, &s, 102), *e = row(p, &s, 105);
     CHECK(a && b && e && !row(p, &s, 103) && !row(p, &s, 104));
     if (a && b && e) {
         CHECK_EQ_U(a->cpu_ns, 300 * MS);
@@ -151,8 +162,7 @@ static void test_interval(void)
     struct starvation s;
     CHECK(starvation_compute(p, NULL, NULL, &s) == 0);
     CHECK_EQ_U(s.tick_ns, 20 * MS);
-    const struct starvation_thread *a = row(p, &s, 101), *b = row(p, &s, 102),
-                                   *e = row(p, &s, 105);
+    const struct starvation_thread *a = row(p, &s, 101), *b = row(p, &s, 102), *e = row(p, &s, 105);
     CHECK(a && b && e);
     if (a && b && e) {
         CHECK_EQ_U(a->running_wall_ns, 1200 * MS);
