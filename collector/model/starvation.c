@@ -52,10 +52,12 @@ static uint64_t tick_period_ns(const struct profile *p)
 {
     uint64_t iv = p->header.wall_interval_ns;
     if (p->wall.ticks < STARVATION_MIN_TICKS || !p->time_known ||
-        p->wall.last_at <= p->wall.first_at)
+        p->wall.last_at <= p->wall.first_at ||
+        p->wall.last_id - p->wall.first_id < STARVATION_MIN_TICKS - 1)
         return iv;
+    /* by ids, not by records read: a tick whose record was lost (ring full) still ticked */
     uint64_t span = profile_ticks_to_ns(p, p->wall.last_at - p->wall.first_at);
-    uint64_t period = span / (p->wall.ticks - 1);
+    uint64_t period = span / (p->wall.last_id - p->wall.first_id);
     return period ? period : iv;
 }
 

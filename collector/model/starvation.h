@@ -14,9 +14,9 @@
  * CPU a thread spends in native code (wall state NATIVE, not RUNNING) counts in its cpu_ns
  * but not in its running wall time, so such a thread reads low (clamped at 0), never high.
  *
- * The mean time between wall ticks is measured from the WALL_TICK records (the first and
- * last tick's times over the ticks read, with at least STARVATION_MIN_TICKS of them; the wall
- * interval otherwise): a sampler thread that itself waits for a CPU skips ticks instead of
+ * The mean time between wall ticks is measured from the WALL_TICK records (the time from the
+ * first tick id to the last over the ids between, with at least STARVATION_MIN_TICKS ticks
+ * read; the wall interval otherwise): a sampler thread that itself waits for a CPU skips ticks instead of
  * bursting to catch up, so on a starved machine a tick stands for more than one interval.
  *
  * Any thread; reads the profile only. Never prints.
