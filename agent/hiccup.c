@@ -57,6 +57,8 @@ struct probe {
 static struct probe probes[2];
 static struct perfdata perf;
 static int perf_open_rc = -ENOENT;
+static pthread_t os_thread;
+static int os_thread_joinable;
 static jvmtiEnv *jvmti_env;
 static uint64_t res_ns, thr_ns;
 /* release by hiccup_stop; the probes' relaxed loads see it within a wake-up (nothing else is
@@ -100,123 +102,8 @@ static void push_stall(struct probe *p, const struct stall *s)
     atomic_store_explicit(&p->shead, h + 1, memory_order_release);
 }
 
-/* One probe's side of the shared loop: its current interval and a stall whose safepoint
- * time is still to be read. */
-struct track {
-    struct probe *p;
-    struct interval *cur;
-    uint64_t n; /* intervals published */
-    int sp;     /* reads HotSpot's safepoint counters (the Java probe, with PerfData) */
-    /* HotSpot adds a safepoint's time to sun.rt.safepointTime only after it has released the
-     * threads, so a stall's safepoint time is read one wake-up later: the stall waits in
-     * `pending` with the time counters as they were before it */
-    struct stall pending;
-    int have_pending;
-    int64_t pend_spt, pend_sync;
-    uint64_t iv_rd; /* run-queue wait so far where the current interval began */
-};
-
-static void track_init(struct track *k, struct probe *p, int sp, uint64_t start, uint64_t len)
-{
-    memset(k, 0, sizeof(*k));
-    k->p = p;
-    k->sp = sp;
-    k->cur = &p->slots[0];
-    reset_interval(k->cur, start, len);
-}
-
-static void track_flush_pending(struct track *k)
-{
-    if (!k->have_pending)
-        return;
-    k->pending.safepoint_ns = perfdata_ns(&perf, perfdata_get(perf.safepoint_time) - k->pend_spt);
-    k->pending.sync_ns = perfdata_ns(&perf, perfdata_get(perf.sync_time) - k->pend_sync);
-    push_stall(k->p, &k->pending);
-    k->have_pending = 0;
-}
-
-/* Counters of the wake-up before, for the stall's share of them. */
-struct before {
-    uint64_t rd;           /* run-queue wait so far (schedstat), ns */
-    int have_rd;           /* rd was read at the start of this sleep */
-    int64_t sp, spt, sync; /* safepoint counters (PerfData) */
-};
-
-/* Accounts one wake-up of the probe: due is when it should have run, at when it did. */
-static void track_wake(struct track *k, uint64_t due, uint64_t at, uint64_t rd,
-                       const struct before *b, int rd_ok)
-{
-    struct interval *cur = k->cur;
-    uint64_t late = at > due ? tsc_ticks_to_ns_sigsafe(at - due) : 0;
-    hdr_record(&cur->hist, late, 1);
-    cur->wakeups++;
-    if (late > cur->max_ns || cur->wakeups == 1) {
-        cur->max_ns = late;
-        cur->max_at = due;
-    }
-    track_flush_pending(k);
-    if (late < thr_ns)
-        return;
-    struct stall st = {due, at, 0, 0, 0, 0, 0};
-    if (rd_ok) {
-        st.run_delay_ns = rd - b->rd;
-        st.flags |= FPL_STALL_RUN_DELAY;
-    }
-    cur->stalls++;
-    cur->stalled_ns += late;
-    if (k->sp) {
-        /* the count moves when a safepoint begins: it is right already */
-        st.safepoints = (uint64_t)(perfdata_get(perf.safepoints) - b->sp);
-        st.flags |= FPL_STALL_SAFEPOINTS;
-        k->pending = st;
-        k->pend_spt = b->spt;
-        k->pend_sync = b->sync;
-        k->have_pending = 1;
-    } else {
-        push_stall(k->p, &st);
-    }
-}
-
-/* Ends the track's interval when t passed its end (or at the last wake-up) and publishes it,
- * with the run-queue wait rd read at this wake-up. Returns 1 when the interval was published. */
-static int track_roll(struct track *k, uint64_t t, uint64_t iv_ticks, uint64_t rd, int last)
-{
-    struct probe *p = k->p;
-    if (!last && t < k->cur->end)
-        return 0;
-    uint64_t rel = atomic_load_explicit(&p->released, memory_order_acquire);
-    if (!last && k->n + 2 - rel > SLOTS) {
-        k->cur->end += iv_ticks; /* the writer lags: this interval covers the next too */
-        return 0;
-    }
-    k->cur->run_delay_ns = rd - k->iv_rd;
-    k->iv_rd = rd;
-    uint64_t boundary = k->cur->end;
-    if (last) {
-        track_flush_pending(k);
-        k->cur->end = t;
-    }
-    atomic_store_explicit(&p->published, ++k->n, memory_order_release);
-    if (!last) {
-        k->cur = &p->slots[k->n % SLOTS];
-        reset_interval(k->cur, boundary, iv_ticks);
-    }
-    return 1;
-}
-
-/* The probes' loop, until hiccup_stop, on the Java probe's thread. One thread measures both
- * probes, so a resolution costs one wake-up rather than two (a wake-up is what the probes
- * cost: 10-20 us of CPU each on a KVM guest, almost all of it the kernel's): it sleeps in
- * native code, where safepoints do not stop it, and stamps the TSC when it wakes -- the OS
- * probe's measurement, a thread the JVM does not hold -- then makes a JNI call, which enters
- * the VM and so waits while a safepoint or a collection is in progress, and stamps again: the
- * Java probe's. The difference of the two is the JVM's part of the delay.
- *
- * Run-queue wait (schedstat, a read of ~3 us) is read every RD_EVERY wake-ups, after a stall
- * and where an interval ends, not at every wake-up: a stall's run_delay_ns then spans its
- * sleep and up to RD_EVERY - 1 wake-ups before it. */
-#define RD_EVERY 8u
-static void probe_loop(JNIEnv *jni)
+/* The probe's loop, until hiccup_stop. jni is NULL for the OS probe. */
+static void probe_loop(struct probe *p, JNIEnv *jni)
 {
     /* timer slack (50 us by default) would count as lateness the probe asked for */
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
@@ -224,71 +111,110 @@ static void probe_loop(JNIEnv *jni)
     const uint64_t hz = tsc_ticks_per_sec();
     const uint64_t res_ticks = (uint64_t)((unsigned __int128)res_ns * hz / 1000000000u);
     const uint64_t iv_ticks = (uint64_t)((unsigned __int128)INTERVAL_NS * hz / 1000000000u);
-    const uint64_t thr_ticks = (uint64_t)((unsigned __int128)thr_ns * hz / 1000000000u);
-    const int sp = perf.map != NULL;
+    const int java = jni != NULL;
+    const int sp = java && perf.map;
     struct timespec nap = {(time_t)(res_ns / 1000000000u), (long)(res_ns % 1000000000u)};
-    struct track java, os;
-    uint64_t t = tsc_read_sigsafe();
-    track_init(&java, &probes[0], sp, t, iv_ticks);
-    track_init(&os, &probes[1], 0, t, iv_ticks);
-    struct before b = {run_delay(fd), fd >= 0, 0, 0, 0};
-    java.iv_rd = os.iv_rd = b.rd;
-    if (sp) {
-        b.sp = perfdata_get(perf.safepoints);
-        b.spt = perfdata_get(perf.safepoint_time);
-        b.sync = perfdata_get(perf.sync_time);
-    }
-    uint32_t since_rd = 0;
+    uint64_t n = 0;
+    struct interval *cur = &p->slots[0];
+    reset_interval(cur, tsc_read_sigsafe(), iv_ticks);
+    uint64_t rd_prev = run_delay(fd);
+    int64_t sp_prev = sp ? perfdata_get(perf.safepoints) : 0;
+    int64_t spt_prev = sp ? perfdata_get(perf.safepoint_time) : 0;
+    int64_t sync_prev = sp ? perfdata_get(perf.sync_time) : 0;
+    /* HotSpot adds a safepoint's time to sun.rt.safepointTime only after it has released the
+     * threads, so the stall's safepoint time is read one wake-up later: the stall waits in
+     * `pending` with the time counters as they were before it */
+    struct stall pending;
+    int have_pending = 0;
+    int64_t pend_spt = 0, pend_sync = 0;
     for (;;) {
         int last = atomic_load_explicit(&stopping, memory_order_relaxed);
         uint64_t t0 = tsc_read_sigsafe();
         if (!last)
             nanosleep(&nap, NULL);
-        uint64_t t_os = tsc_read_sigsafe();
         /* a JNI call from native code enters the VM, and so waits for a safepoint to end */
-        (*jni)->ExceptionCheck(jni);
+        if (java)
+            (*jni)->ExceptionCheck(jni);
         uint64_t t1 = tsc_read_sigsafe();
         if (!last) {
-            uint64_t due = t0 + res_ticks;
-            /* the Java probe's delay is never below the OS probe's (t1 >= t_os) */
-            int stalled = t1 > due && t1 - due >= thr_ticks;
-            int ends = t1 >= java.cur->end || t1 >= os.cur->end;
-            /* the run-queue wait only where it is used: a stall, an interval's end, and every
-             * RD_EVERY wake-ups so that a stall's "before" is recent */
-            int rd_now = fd >= 0 && (stalled || ends || ++since_rd >= RD_EVERY);
-            uint64_t rd = rd_now ? run_delay(fd) : b.rd;
-            int rd_ok = rd_now && b.have_rd;
-            track_wake(&java, due, t1, rd, &b, rd_ok);
-            track_wake(&os, due, t_os, rd, &b, rd_ok);
-            if (rd_now) {
-                since_rd = 0;
-                b.rd = rd;
-                b.have_rd = 1;
+            uint64_t rd = run_delay(fd);
+            uint64_t late = t1 - t0 > res_ticks ? tsc_ticks_to_ns_sigsafe(t1 - t0 - res_ticks) : 0;
+            hdr_record(&cur->hist, late, 1);
+            cur->wakeups++;
+            cur->run_delay_ns += rd - rd_prev;
+            if (late > cur->max_ns || cur->wakeups == 1) {
+                cur->max_ns = late;
+                cur->max_at = t0 + res_ticks;
             }
+            if (have_pending) {
+                pending.safepoint_ns =
+                    perfdata_ns(&perf, perfdata_get(perf.safepoint_time) - pend_spt);
+                pending.sync_ns = perfdata_ns(&perf, perfdata_get(perf.sync_time) - pend_sync);
+                push_stall(p, &pending);
+                have_pending = 0;
+            }
+            if (late >= thr_ns) {
+                struct stall s = {
+                    t0 + res_ticks, t1, rd - rd_prev, 0, 0, 0, fd >= 0 ? FPL_STALL_RUN_DELAY : 0};
+                cur->stalls++;
+                cur->stalled_ns += late;
+                if (sp) {
+                    /* the count moves when a safepoint begins: it is right already */
+                    s.safepoints = (uint64_t)(perfdata_get(perf.safepoints) - sp_prev);
+                    s.flags |= FPL_STALL_SAFEPOINTS;
+                    pending = s;
+                    pend_spt = spt_prev;
+                    pend_sync = sync_prev;
+                    have_pending = 1;
+                } else {
+                    push_stall(p, &s);
+                }
+            }
+            rd_prev = rd;
             if (sp) {
-                b.sp = perfdata_get(perf.safepoints);
-                b.spt = perfdata_get(perf.safepoint_time);
-                b.sync = perfdata_get(perf.sync_time);
+                sp_prev = perfdata_get(perf.safepoints);
+                spt_prev = perfdata_get(perf.safepoint_time);
+                sync_prev = perfdata_get(perf.sync_time);
             }
         }
+        if (last && have_pending) {
+            pending.safepoint_ns = perfdata_ns(&perf, perfdata_get(perf.safepoint_time) - pend_spt);
+            pending.sync_ns = perfdata_ns(&perf, perfdata_get(perf.sync_time) - pend_sync);
+            push_stall(p, &pending);
+            have_pending = 0;
+        }
+        if (!last && t1 < cur->end)
+            continue;
+        uint64_t rel = atomic_load_explicit(&p->released, memory_order_acquire);
+        if (!last && n + 2 - rel > SLOTS) {
+            cur->end += iv_ticks; /* the writer lags: this interval covers the next too */
+            continue;
+        }
+        uint64_t boundary = cur->end;
         if (last)
-            b.rd = run_delay(fd);
-        track_roll(&java, t1, iv_ticks, b.rd, last);
-        track_roll(&os, t1, iv_ticks, b.rd, last);
+            cur->end = t1;
+        atomic_store_explicit(&p->published, ++n, memory_order_release);
         if (last)
             break;
+        cur = &p->slots[n % SLOTS];
+        reset_interval(cur, boundary, iv_ticks);
     }
     if (fd >= 0)
         close(fd);
-    atomic_store_explicit(&probes[1].ended, 1, memory_order_release);
-    atomic_store_explicit(&probes[0].ended, 1, memory_order_release);
+    atomic_store_explicit(&p->ended, 1, memory_order_release);
 }
 
 static void JNICALL java_probe_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
     (void)jvmti;
-    (void)arg;
-    probe_loop(jni);
+    probe_loop(arg, jni);
+}
+
+static void *os_probe_main(void *arg)
+{
+    pthread_setname_np(pthread_self(), "flyprof hiccup");
+    probe_loop(arg, NULL);
+    return NULL;
 }
 
 static void reset_probe(struct probe *p, int kind)
@@ -351,6 +277,14 @@ int hiccup_start(jvmtiEnv *jvmti, JNIEnv *jni, uint64_t resolution_ns, uint64_t 
         return rc;
     }
     probes_live = 1;
+    int e = pthread_create(&os_thread, NULL, os_probe_main, &probes[1]);
+    if (e) {
+        atomic_store_explicit(&probes[1].ended, 1, memory_order_release);
+        hiccup_stop();
+        snprintf(err, errlen, "hiccup: cannot start the OS probe thread: %s", strerror(e));
+        return -e;
+    }
+    os_thread_joinable = 1;
     gcevents_start(jvmti, &perf);
     return 0;
 }
@@ -368,7 +302,7 @@ void hiccup_stop(void)
         return;
     atomic_store_explicit(&stopping, 1, memory_order_release);
     gcevents_stop(jvmti_env);
-    /* the probes' thread ends within one resolution; blocked by a very long safepoint it is
+    /* a probe ends within one resolution; a Java probe blocked by a very long safepoint is
      * left behind rather than hang the caller (probes_live then stays set) */
     uint64_t deadline = mono_ns() + res_ns + STOP_GRACE_NS;
     int ended = 0;
@@ -379,6 +313,10 @@ void hiccup_stop(void)
             break;
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
+    }
+    if (os_thread_joinable && atomic_load_explicit(&probes[1].ended, memory_order_acquire)) {
+        pthread_join(os_thread, NULL);
+        os_thread_joinable = 0;
     }
     if (ended)
         probes_live = 0;

@@ -1,9 +1,8 @@
-"""Part `hiccup` of the flyprof benchmark (bench.py): the cost of hiccup mode's probes (one
-thread that wakes once per resolution for both; agents before had a thread per probe). A JVM
-runs Quiet (one thread sleeping 10 ms at a time) with hiccup=1ms, then 10ms (CPU sampling off,
-so the agent's other threads stay idle); the probes' own CPU time is read from
-/proc/PID/task/TID/schedstat (ns on CPU) over the steady middle of the run, and divided by the
-wake-ups the thread made in that time (from `flyprof hiccups`' counts). The target is 0.1%
+"""Part `hiccup` of the flyprof benchmark (bench.py): the cost of hiccup mode's two probe
+threads. A JVM runs Quiet (one thread sleeping 10 ms at a time) with hiccup=1ms, then 10ms
+(CPU sampling off, so the agent's other threads stay idle); the probes' own CPU time is read
+from /proc/PID/task/TID/schedstat (ns on CPU) over the steady middle of the run, and divided
+by the wake-ups they made in that time (from `flyprof hiccups`' counts). The target is 0.1%
 of one CPU at 1 ms; what a wake-up costs is the kernel's (timer, schedule in and out) plus
 the probe's TSC reads, schedstat read and histogram update."""
 
@@ -46,11 +45,10 @@ def run_one(args, run_dir, res, seconds):
                          stdin=subprocess.DEVNULL, cwd=run_dir)
     tasks = []
     deadline = time.monotonic() + 30
-    while not tasks and time.monotonic() < deadline and p.poll() is None:
+    while len(tasks) < 2 and time.monotonic() < deadline and p.poll() is None:
         time.sleep(0.05)
         tasks = probe_tasks(p.pid)
     time.sleep(1.0)
-    tasks = probe_tasks(p.pid)  # agents before the probes shared a thread had two
     a = {t: on_cpu_ns(p.pid, t) for t in tasks}
     t0 = time.monotonic()
     time.sleep(max(1.0, seconds - 4))
@@ -82,20 +80,17 @@ def part_hiccup(args, report, log):
     for res in ("1ms", "10ms"):
         r = run_one(args, run_dir, res, seconds)
         rows.append(r)
-        if not r["cpu_ns"]:
-            log("  %-6s could not find the probe thread" % res)
+        if len(r["cpu_ns"]) != 2:
+            log("  %-6s could not find both probe threads (%d)" % (res, r["probes"]))
             continue
         total = sum(r["cpu_ns"])
         pct = 100.0 * total / (r["span_s"] * 1e9)
-        # one thread wakes once for both probes; older agents ran one thread per probe
-        wakes = r["wakeups"].get("java", 0) * (1 if len(r["cpu_ns"]) == 1 else 2)
-        rate = wakes / r["duration_s"] if r["duration_s"] else 0
+        rate = (sum(r["wakeups"].values()) / r["duration_s"]) if r["duration_s"] else 0
         per = total / (rate * r["span_s"]) / 1e3 if rate else 0
-        log("  hiccup=%-5s both probes %.3f%% of one CPU (%d thread%s: %s); %.0f wake-ups/s; "
-            "%.1f us of CPU per wake-up" % (res, pct, len(r["cpu_ns"]),
-                                            "s" if len(r["cpu_ns"]) > 1 else "",
-                                            " + ".join("%.3f%%" % (100.0 * c / (r["span_s"] * 1e9))
-                                                       for c in r["cpu_ns"]), rate, per))
+        log("  hiccup=%-5s both probes %.3f%% of one CPU (%.3f%% + %.3f%%); %.0f wake-ups/s; "
+            "%.1f us of CPU per wake-up" % (res, pct, 100.0 * r["cpu_ns"][0] / (r["span_s"] * 1e9),
+                                            100.0 * r["cpu_ns"][1] / (r["span_s"] * 1e9), rate,
+                                            per))
     log("  target: 0.1%% of one CPU at 1 ms; load avg now %s" % open("/proc/loadavg").read()
         .split()[0])
     log()
