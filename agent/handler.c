@@ -18,6 +18,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "context.h"
 #include "counters.h"
 #include "crashguard.h"
 #include "envtable.h"
@@ -266,6 +267,8 @@ static void push(const struct sample_rec *h, int n, const struct sample_frame *f
         return; /* counted by the ring */
     *s = *h;
     s->num_frames = n;
+    /* on the thread itself: the read cannot fail (context.h); slot1 0 reads as none */
+    context_read_sigsafe(h->slot1 - 1, &s->span, &s->root);
     if (nf)
         memcpy(s->frames, f, nf * sizeof(struct sample_frame));
     ring_commit(ring, s);

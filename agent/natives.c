@@ -5,12 +5,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "context.h"
 #include "control.h"
+#include "ctxlog.h"
 #include "events.h"
 #include "options.h"
 #include "thread_filter.h"
 #include "threads.h"
 #include "tls.h"
+#include "writer.h"
 
 static jvmtiEnv *api_jvmti;
 
@@ -50,6 +53,41 @@ static jboolean JNICALL filter_is_marked(JNIEnv *jni, jclass cls)
     (void)cls;
     uint32_t s = current_slot(jni);
     return s && thread_filter_has(s - 1) ? JNI_TRUE : JNI_FALSE;
+}
+
+static void JNICALL context_jni_set(JNIEnv *jni, jclass cls, jlong span, jlong root)
+{
+    (void)cls;
+    uint32_t s = current_slot(jni);
+    if (s)
+        context_set(s - 1, (uint64_t)span, (uint64_t)root);
+}
+
+static void JNICALL context_jni_clear(JNIEnv *jni, jclass cls)
+{
+    (void)cls;
+    uint32_t s = current_slot(jni);
+    if (s)
+        context_set(s - 1, 0, 0);
+}
+
+/* Context.endpoint: the name's first CTXLOG_NAME_CHARS UTF-16 units, as modified UTF-8 (at
+ * most 3 bytes each, so nothing is cut inside a character). */
+static void JNICALL context_jni_endpoint(JNIEnv *jni, jclass cls, jlong root, jstring name,
+                                         jint len)
+{
+    (void)cls;
+    char buf[3 * CTXLOG_NAME_CHARS + 1] = {0};
+    if (!name)
+        return;
+    jint n = len < 0 ? 0 : len > CTXLOG_NAME_CHARS ? CTXLOG_NAME_CHARS : len;
+    (*jni)->GetStringUTFRegion(jni, name, 0, n, buf);
+    if ((*jni)->ExceptionCheck(jni)) {
+        (*jni)->ExceptionClear(jni); /* the string changed length: nothing to name */
+        return;
+    }
+    buf[sizeof(buf) - 1] = 0;
+    ctxlog_endpoint((uint64_t)root, buf, strlen(buf), writer_wake);
 }
 
 static void throw_new(JNIEnv *jni, const char *cls, const char *msg)
@@ -126,6 +164,12 @@ static const JNINativeMethod api_methods[] = {
     {"status0", "()Ljava/lang/String;", (void *)api_status},
 };
 
+static const JNINativeMethod context_methods[] = {
+    {"set0", "(JJ)V", (void *)context_jni_set},
+    {"clear0", "()V", (void *)context_jni_clear},
+    {"endpoint0", "(JLjava/lang/String;I)V", (void *)context_jni_endpoint},
+};
+
 static const JNINativeMethod events_methods[] = {
     {"log0", "(I)V", (void *)events_jni_log},
     {"log1", "(ILjava/lang/String;I)V", (void *)events_jni_log_str},
@@ -157,6 +201,8 @@ static void bind_if_api(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass)
             bind(jni, klass, api_methods, 4);
         else if (strcmp(sig, "Ldev/flyprof/Events;") == 0)
             bind(jni, klass, events_methods, 2);
+        else if (strcmp(sig, "Ldev/flyprof/Context;") == 0)
+            bind(jni, klass, context_methods, 3);
     }
     (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
 }

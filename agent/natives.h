@@ -1,5 +1,5 @@
 /* natives.h: the JNI natives of the Java API (dev.flyprof.ThreadFilter, dev.flyprof.Flyprof,
- * dev.flyprof.Events), bound with RegisterNatives when those classes are prepared (or found
+ * dev.flyprof.Events, dev.flyprof.Context), bound with RegisterNatives when those classes are prepared (or found
  * loaded at attach), so the application needs no System.loadLibrary and sees no
  * UnsatisfiedLinkError without us. */
 #ifndef NATIVES_H

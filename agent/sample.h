@@ -78,6 +78,7 @@ struct sample_rec {
     uint8_t state;          /* enum fpl_state */
     uint16_t reserved;
     int32_t num_frames;
+    uint64_t span, root;    /* the thread's trace context (context.h); 0, 0: none */
     struct sample_frame frames[];
 };
 

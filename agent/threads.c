@@ -17,6 +17,7 @@
 #include "envtable.h"
 #include "stackbounds.h"
 #include "testhook.h"
+#include "context.h"
 #include "thread_filter.h"
 #include "tls.h"
 #include "vmstructs.h"
@@ -125,6 +126,7 @@ static void mark_dead(struct threads_entry *e, const char *name,
 {
     set_live(e->slot, 0);
     thread_filter_clear(e->slot);
+    context_clear(e->slot);
     if (name && name[0])
         memcpy(e->name, name, THREADS_NAME_MAX);
     if (on_end)
@@ -221,6 +223,7 @@ void threads_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
         if (!e->is_agent)
             live_count++;
         thread_filter_clear(slot); /* a reused slot must not inherit a membership */
+        context_clear(slot);       /* nor a trace context */
         tls_set_slot(slot + 1);
     } else {
         memcpy(e->name, name, sizeof(name));
@@ -493,6 +496,7 @@ static int adopt(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, intptr_t jt, int 
     if (!e->is_agent)
         live_count++;
     thread_filter_clear(slot);
+    context_clear(slot);
     if (!e->is_agent) {
         set_live(slot, 1);
         if (on_start)

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "context.h"
 #include "counters.h"
 #include "fpl_format.h"
 #include "handler.h"
@@ -151,6 +152,14 @@ static jint thread_status(struct sampler *s, JNIEnv *jni, jobject thread)
     return st;
 }
 
+/* The trace context of a thread the sampler reads from its own thread: one that changes it
+ * meanwhile is left without (counted), never given a torn pair. */
+static void put_context(struct sample_rec *r, uint32_t slot)
+{
+    if (!context_read_sigsafe(slot, &r->span, &r->root))
+        counters_add_sigsafe(FPL_CTR_CONTEXT_LOST, 1);
+}
+
 /* Walks a thread that cannot be running Java code (blocked, waiting, parked, sleeping, or
  * RUNNABLE in native code) with JVMTI and pushes its sample. Such a thread is at a safe
  * point already (the handshake is done by the sampler without waiting for it), so
@@ -180,6 +189,7 @@ static int walk(struct sampler *s, struct threads_entry *e, int state, uint32_t 
     r->kind = FPL_KIND_WALL;
     r->state = (uint8_t)state;
     r->num_frames = n ? n : SAMPLE_ERR_NO_JAVA_FRAMES;
+    put_context(r, e->slot);
     for (jint i = 0; i < n; i++) {
         r->frames[i].method_id = s->frames[i].method;
         r->frames[i].lineno = (jint)s->frames[i].location;
@@ -207,6 +217,7 @@ static void push_repeat(struct sampler *s, struct threads_entry *e, int state, u
     r->kind = FPL_KIND_WALL;
     r->state = (uint8_t)state;
     r->num_frames = SAMPLE_WALL_REPEAT;
+    put_context(r, e->slot);
     ring_commit(s->ring, r);
     counters_add_sigsafe(FPL_CTR_SAMPLES, 1);
     counters_add_sigsafe(FPL_CTR_WALL_IDLE, 1);
@@ -285,6 +296,12 @@ static int signal_still_pending(pid_t pid, int tid, int signo)
 /* a claim older than this many ticks is checked against /proc (at most one check a tick) */
 #define STALE_TICKS 100u
 
+/* The context sequence number (context_seq) of each slot when the sampler last sampled it:
+ * a thread that set or cleared its trace context since has run, however little CPU time
+ * that took, so its last stack is not repeated (a request ending and the next one starting
+ * often take under IDLE_CPU_NS). Sampler thread only. */
+static uint32_t seen_seq[THREADS_MAX];
+
 /* Samples one chosen thread. A thread whose wall signal is still queued (it waits for a core,
  * or blocks signals) is not sent another: the sample that signal brings will weigh this tick
  * too (at most one is ever queued per thread). A thread that has not run since its last wall
@@ -312,7 +329,11 @@ static int sample_one(struct sampler *s, JNIEnv *jni, struct threads_entry *e, j
     int runnable = (st & JVMTI_THREAD_STATE_RUNNABLE) != 0;
     uint64_t cpu = tid_cpu_ns(e->tid);
     uint64_t base = handler_wall_base(e->slot);
-    if (cpu && base && cpu >= base && cpu - base <= IDLE_CPU_NS) {
+    uint32_t cseq = context_seq(e->slot);
+    int ctx_moved = e->slot < THREADS_MAX && seen_seq[e->slot] != cseq;
+    if (e->slot < THREADS_MAX)
+        seen_seq[e->slot] = cseq;
+    if (!ctx_moved && cpu && base && cpu >= base && cpu - base <= IDLE_CPU_NS) {
         /* a RUNNABLE thread that has not run is in the JVM state its last sample saw (only
          * running changes it): the writer takes that sample's state too */
         push_repeat(s, e, runnable ? FPL_STATE_UNKNOWN : state, id, now, 1 + extra);

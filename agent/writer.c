@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "counters.h"
+#include "ctxlog.h"
 #include "events.h"
 #include "fpl_chunk.h"
 #include "fpl_codec.h"
@@ -87,6 +88,7 @@ struct writer {
     size_t key_cap;
     size_t max_map_bytes;       /* bound_maps' bound: MAX_MAP_BYTES unless a test lowers it */
     uint64_t lag_ticks;         /* test hook: records younger than this stay in the ring */
+    struct ctxlog ctx;          /* CONTEXT ids of (span, root) pairs */
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -578,6 +580,7 @@ static void put_sample(struct writer *w, const struct sample_rec *r, uint64_t no
     uint32_t tid = thread_id(w, r->slot1, r->tid, now);
     uint8_t state;
     uint32_t sid = sample_stack_id(w, r, &state);
+    uint32_t cid = ctxlog_id(&w->ctx, &w->chunk, r->span, r->root);
     size_t rec = fpl_rec_begin(&w->chunk, FPL_REC_SAMPLE);
     fpl_put_sv(&w->chunk, (int64_t)(r->ticks - (uint64_t)w->prev_ticks));
     w->prev_ticks = (int64_t)r->ticks;
@@ -586,8 +589,10 @@ static void put_sample(struct writer *w, const struct sample_rec *r, uint64_t no
     fpl_put_v(&w->chunk, r->weight);
     fpl_put_u8(&w->chunk, r->kind);
     fpl_put_u8(&w->chunk, state);
-    if (r->tick)
+    if (r->tick || cid)
         fpl_put_v(&w->chunk, r->tick);
+    if (cid)
+        fpl_put_v(&w->chunk, cid);
     fpl_rec_end(&w->chunk, rec);
     atomic_fetch_add_explicit(&samples_written, 1, memory_order_relaxed);
 }
@@ -698,6 +703,7 @@ static void do_sync(struct writer *w)
     w->lag_ticks = lag;
     while (drain_events(w, SIZE_MAX))
         ;
+    ctxlog_drain_endpoints(&w->chunk);
     put_counters(w);
     flush(w);
     pthread_mutex_lock(&mu);
@@ -755,6 +761,7 @@ static void writer_destroy(struct writer *w)
     free(w->key);
     free(w->frames);
     free(w->types);
+    ctxlog_destroy(&w->ctx);
 }
 
 static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
@@ -766,6 +773,8 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     w.jni = jni;
     w.next_thread = w.next_method = w.next_stack = 1;
     w.syms = symbols_new();
+    (void)ctxlog_init(&w.ctx); /* without it, samples are logged without their context */
+    ctxlog_start();
     /* FLYPROF_TEST_DICT_BYTES lowers the dictionary bound, so tests reach it in seconds */
     const char *bound = getenv("FLYPROF_TEST_DICT_BYTES");
     w.max_map_bytes = bound && atoll(bound) > 0 ? (size_t)atoll(bound) : MAX_MAP_BYTES;
@@ -788,6 +797,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         hiccup_drain(&w.chunk);
         atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed);
         int events_more = drain_events(&w, EVENTS_BATCH);
+        ctxlog_drain_endpoints(&w.chunk);
         uint64_t now = mono_ns();
         if (w.s->deadline_mono_ns && now >= w.s->deadline_mono_ns) {
             duration_over = 1;
@@ -841,6 +851,8 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         events_finish(&es);
     }
     hiccup_drain(&w.chunk); /* the probes' last intervals (they stopped with sampling) */
+    ctxlog_drain_endpoints(&w.chunk); /* requests named up to the stop */
+    ctxlog_stop();
     /* every sample is named: dead threads' entries need not wait for us any more */
     threads_set_deferred_purge(jni, 0);
     put_counters(&w);

@@ -2,9 +2,11 @@
  * (see cli_select.h). */
 #include "cli_select.h"
 
+#include <errno.h>
 #include <regex.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli_args.h"
@@ -47,6 +49,9 @@ int cli_select_option(const char *cmd, int argc, char **argv, int *i, struct cli
         {"--from", NULL, "a time such as 2.5s or 14:03:05", offsetof(struct cli_select, from)},
         {"--to", NULL, "a time such as 2.5s or 14:03:05", offsetof(struct cli_select, to)},
         {"--title", NULL, "a text", offsetof(struct cli_select, title)},
+        {"--endpoint", NULL, "a regular expression", offsetof(struct cli_select, endpoint)},
+        {"--span", NULL, "a span id", offsetof(struct cli_select, span)},
+        {"--root-span", NULL, "a root span id", offsetof(struct cli_select, root_span)},
     };
     if (strcmp(argv[*i], "--threads") == 0) {
         a->threads = 1;
@@ -98,6 +103,22 @@ static int check_regex(const char *cmd, const char *opt, const char *re)
                          cmd, opt, re, msg);
 }
 
+/* A span id: decimal, or hexadecimal after 0x (tracers print both). */
+static int parse_id(const char *s, uint64_t *id)
+{
+    int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    const char *d = hex ? s + 2 : s;
+    if (!*d || *d == '-' || *d == '+' || *d == ' ')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(d, &end, hex ? 16 : 10);
+    if (errno || *end)
+        return -1;
+    *id = v;
+    return 0;
+}
+
 int cli_select_parse(const char *cmd, const struct cli_select *a, struct render_opts *o,
                      struct profile_time *from, struct profile_time *to)
 {
@@ -131,6 +152,15 @@ int cli_select_parse(const char *cmd, const struct cli_select *a, struct render_
         return rc;
     if (a->exclude && (rc = check_regex(cmd, "--exclude", a->exclude)) != 0)
         return rc;
+    if (a->endpoint && (rc = check_regex(cmd, "--endpoint", a->endpoint)) != 0)
+        return rc;
+    uint64_t id;
+    if (a->span && parse_id(a->span, &id) != 0)
+        return cli_msg_usage(cmd, "%s: --span: '%s' is not a span id (decimal, or hex with 0x)",
+                             cmd, a->span);
+    if (a->root_span && parse_id(a->root_span, &id) != 0)
+        return cli_msg_usage(cmd, "%s: --root-span: '%s' is not a span id (decimal, or hex with "
+                             "0x)", cmd, a->root_span);
     from->kind = to->kind = PROFILE_TIME_NONE;
     if (a->from && profile_time_parse(a->from, from, err, sizeof(err)) != 0)
         return cli_msg_usage(cmd, "%s: --from: %s", cmd, err);
@@ -142,8 +172,8 @@ int cli_select_parse(const char *cmd, const struct cli_select *a, struct render_
     return 0;
 }
 
-struct profile *cli_select_read(const char *in, const struct profile_time *from,
-                                const struct profile_time *to, int raw_names)
+struct profile *cli_select_read(const char *in, const struct cli_select *a,
+                                const struct profile_time *from, const struct profile_time *to)
 {
     char err[ERR_MAX];
     struct profile *p = profile_new();
@@ -151,7 +181,19 @@ struct profile *cli_select_read(const char *in, const struct profile_time *from,
         cli_msg_error("out of memory");
         return NULL;
     }
-    p->raw_names = raw_names;
+    p->raw_names = a->raw_names;
+    p->cells_by_context = a->cells_by_context;
+    uint64_t span = 0, root = 0;
+    if (a->span)
+        parse_id(a->span, &span); /* checked by cli_select_parse */
+    if (a->root_span)
+        parse_id(a->root_span, &root);
+    if (profile_select_context(p, a->endpoint, a->span ? &span : NULL,
+                               a->root_span ? &root : NULL, err, sizeof(err)) != 0) {
+        cli_msg_error("%s", err);
+        profile_free(p);
+        return NULL;
+    }
     if (profile_set_window_times(p, from, to, err, sizeof(err)) != 0) {
         cli_msg_error("%s", err);
         profile_free(p);
@@ -163,6 +205,10 @@ struct profile *cli_select_read(const char *in, const struct profile_time *from,
         return NULL;
     }
     warn_damage(p, in);
+    if (p->ctx.selecting && !p->samples && p->ctx.skipped)
+        cli_msg_error("warning: '%s': no samples of the requests selected by --endpoint, --span "
+                      "or --root-span (%llu samples of other requests or of none)",
+                      in, (unsigned long long)p->ctx.skipped);
     const struct profile_window *w = &p->window;
     if (w->set && !w->resolved)
         cli_msg_error("warning: '%s' has no clock information (header lost): --from/--to cannot be "
@@ -173,15 +219,15 @@ struct profile *cli_select_read(const char *in, const struct profile_time *from,
                       "of the window",
                       in, (unsigned long long)w->untimed);
     if (w->set && w->resolved && !p->samples) {
-        char a[48] = "", b[48] = "";
+        char fa[48] = "", fb[48] = "";
         if (w->has_from)
-            snprintf(a, sizeof(a), " from %.3f s", (double)w->from_ns / 1e9);
+            snprintf(fa, sizeof(fa), " from %.3f s", (double)w->from_ns / 1e9);
         if (w->has_to)
-            snprintf(b, sizeof(b), " to %.3f s", (double)w->to_ns / 1e9);
+            snprintf(fb, sizeof(fb), " to %.3f s", (double)w->to_ns / 1e9);
         cli_msg_error(
             "warning: '%s' has no samples in the window%s%s after its start (%llu samples "
             "outside it)",
-            in, a, b, (unsigned long long)w->skipped);
+            in, fa, fb, (unsigned long long)w->skipped);
     }
     return p;
 }
@@ -202,6 +248,8 @@ void cli_select_warn_empty(const struct profile *p, const char *in, const struct
     /* an empty window was said while reading; the kind it would resolve to means nothing */
     if (n || (windowed && !p->samples))
         return;
+    if (!p->samples && p->ctx.selecting && p->ctx.skipped)
+        return; /* said while reading */
     if (!p->samples)
         cli_msg_error("warning: '%s' has no samples: the output is empty", in);
     else if (kind != PROFILE_KIND_ALL && !p->total[kind].count)

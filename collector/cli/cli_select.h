@@ -12,7 +12,9 @@
 /* The options as given. */
 struct cli_select {
     const char *out, *format, *kind, *state, *include, *exclude, *from, *to, *title;
+    const char *endpoint, *span, *root_span; /* trace context (dev.flyprof.Context) */
     int threads, reverse, raw_names, no_states, annotate;
+    int cells_by_context; /* set by the command: the output shows each sample's context */
 };
 
 /* Their part of a command's help (the "selection:" block). */
@@ -26,6 +28,11 @@ struct cli_select {
     "  --exclude RE          drop stacks with a frame (or thread) matching RE\n"                   \
     "  --from T, --to T      only samples from T up to T: seconds after the start (2.5, 2.5s,\n"   \
     "                        500ms, 2min) or a clock time (14:03:05, 2026-11-21T14:03:05)\n"       \
+    "  --endpoint RE         only samples of requests whose endpoint (Context.endpoint)\n"      \
+    "                        matches RE (POSIX ERE); reads IN twice, so IN must be a file\n"     \
+    "  --span ID             only samples taken while a thread worked for span ID\n"          \
+    "  --root-span ID        only samples of the request with root span ID (every thread\n"   \
+    "                        that worked for it); IDs decimal, or hex with 0x\n"              \
     "  --reverse             callers view: leaf frames at the root\n"                              \
     "  --no-states           wall samples without their thread-state frame ([sleeping], ...)\n"    \
     "  --annotate            folded output: how each frame ran, as flamegraph.pl's java\n"      \
@@ -45,10 +52,10 @@ int cli_select_option(const char *cmd, int argc, char **argv, int *i, struct cli
 int cli_select_parse(const char *cmd, const struct cli_select *a, struct render_opts *o,
                      struct profile_time *from, struct profile_time *to);
 
-/* Reads the log in with the window (frame names as logged with raw_names); warns about damage
- * and about what the window left out. Returns the profile, or NULL after printing why. */
-struct profile *cli_select_read(const char *in, const struct profile_time *from,
-                                const struct profile_time *to, int raw_names);
+/* Reads the log in with the window and the context selection of a (frame names as logged
+ * with raw_names); warns about damage and about what the window or selection left out. Returns the profile, or NULL after printing why. */
+struct profile *cli_select_read(const char *in, const struct cli_select *a,
+                                const struct profile_time *from, const struct profile_time *to);
 
 /* Warns when o selects nothing of p (read from in). */
 void cli_select_warn_empty(const struct profile *p, const char *in, const struct render_opts *o);

@@ -43,7 +43,9 @@ static int run(int argc, char **argv)
     if (render_file_format(a.out, a.format, err, sizeof(err)) < 0)
         return cli_msg_usage("convert", "convert: %s", err);
 
-    struct profile *p = cli_select_read(in, &from, &to, a.raw_names);
+    /* pprof labels each sample with its trace context */
+    a.cells_by_context = render_file_format(a.out, a.format, err, sizeof(err)) == RENDER_FILE_PPROF;
+    struct profile *p = cli_select_read(in, &a, &from, &to);
     if (!p)
         return CLI_EXIT_FAIL;
     cli_select_warn_empty(p, in, &o);

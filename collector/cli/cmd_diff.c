@@ -48,10 +48,10 @@ static int run(int argc, char **argv)
         return cli_msg_usage(
             "diff", "diff: the output is an html flame graph: name it with .html ('%s')", a.out);
 
-    struct profile *base = cli_select_read(in[0], &from, &to, a.raw_names);
+    struct profile *base = cli_select_read(in[0], &a, &from, &to);
     if (!base)
         return CLI_EXIT_FAIL;
-    struct profile *cur = cli_select_read(in[1], &from, &to, a.raw_names);
+    struct profile *cur = cli_select_read(in[1], &a, &from, &to);
     if (!cur) {
         profile_free(base);
         return CLI_EXIT_FAIL;

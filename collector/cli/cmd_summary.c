@@ -8,6 +8,7 @@
 
 #include "cli_msg.h"
 #include "hiccups.h"
+#include "out_endpoints.h"
 #include "out_hiccups.h"
 #include "profile.h"
 #include "summary.h"
@@ -39,6 +40,14 @@ static int hiccups_member(const struct profile *p, const char *path, char **out,
             rc = -ENOMEM;
         }
         hiccups_free(&h);
+    }
+    /* then the endpoints (dev.flyprof.Context) */
+    if (!rc) {
+        fputc(',', f);
+        if (out_endpoints_json(f, p) != 0) {
+            snprintf(err, errlen, "writing the endpoints: out of memory");
+            rc = -ENOMEM;
+        }
     }
     if (fclose(f) != 0 && !rc) {
         snprintf(err, errlen, "out of memory");
@@ -79,14 +88,19 @@ static int run(int argc, char **argv)
         return CLI_EXIT_FAIL;
     }
     p->raw_names = raw_names;
+    p->cells_by_context = 1; /* the endpoints' times */
     char *extra = NULL;
     int rc = profile_read_file(p, in, err, sizeof(err));
     if (rc == 0 && json)
         rc = hiccups_member(p, in, &extra, err, sizeof(err));
     if (rc == 0 &&
         (rc = json ? summary_write_json(p, in, extra, stdout, err, sizeof(err))
-                   : summary_write(p, in, stdout, err, sizeof(err))) == 0 && !json)
-        rc = out_hiccups_summary(stdout, p, in, err, sizeof(err));
+                   : summary_write(p, in, stdout, err, sizeof(err))) == 0 && !json) {
+        if ((rc = out_endpoints_text(stdout, p)) != 0)
+            snprintf(err, sizeof(err), "summary: writing the endpoints: %s", strerror(-rc));
+        else
+            rc = out_hiccups_summary(stdout, p, in, err, sizeof(err));
+    }
     if (rc)
         cli_msg_error("%s", err);
     free(extra);

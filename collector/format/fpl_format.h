@@ -49,7 +49,8 @@ enum fpl_rec {
     /* sv dticks (from the previous sample in this chunk; the first is from 0), v thread_id,
      * v stack_id, v weight (1 + timer overrun), u8 kind (enum fpl_kind),
      * u8 state (enum fpl_state), [v tick_id: wall samples, the WALL_TICK that chose this
-     * thread; absent or 0: none] */
+     * thread; absent or 0: none], [v context_id: the CONTEXT the thread worked for; absent or
+     * 0: none] */
     FPL_REC_SAMPLE = 6,
     /* v n, n x (v counter id (enum fpl_counter), v value): cumulative since start */
     FPL_REC_COUNTERS = 7,
@@ -89,6 +90,12 @@ enum fpl_rec {
      * u64 end_ticks, u8 flags (FPL_PAUSE_*), v safepoints, v safepoint_ns, v sync_ns,
      * v steal_ns (all CPUs), v cpus, v stalls_dropped, v gcs_dropped (cumulative) */
     FPL_REC_PAUSE_STATS = 15,
+    /* a trace context (dev.flyprof.Context.set), dictionary: v context_id (> 0), v span_id,
+     * v root_span_id. Written before the first SAMPLE that carries context_id. */
+    FPL_REC_CONTEXT = 16,
+    /* the endpoint a request served (dev.flyprof.Context.endpoint): v root_span_id,
+     * str name. The last one read for a root span wins. */
+    FPL_REC_ENDPOINT = 17,
 };
 
 /* Flags of an event in FPL_REC_EVENTS. */
@@ -196,6 +203,9 @@ enum fpl_counter {
     FPL_CTR_WALL_IDLE = 36,     /* wall samples of threads that had not run since their last
                                  * (CPU time unmoved): that stack repeated, no signal, no walk */
     FPL_CTR_HANDLER_NESTED = 37, /* a handler entered on a thread already inside one */
+    FPL_CTR_CONTEXT_LOST = 38,  /* samples whose trace context could not be read consistently
+                                 * (it kept changing under the wall sampler): logged without */
+    FPL_CTR_ENDPOINT_DROPS = 39, /* Context.endpoint calls dropped: the agent's queue was full */
     FPL_CTR_MAX = 64,
 };
 

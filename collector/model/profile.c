@@ -485,10 +485,17 @@ struct profile_pending {
     uint32_t cell;
 };
 
-static int cell_match(const struct profile_entry *e, const struct reader_sample *s)
+/* The context part of a sample's cell key: its context id when cells are kept by context */
+static uint64_t cell_context(const struct profile *p, const struct reader_sample *s)
+{
+    return p->cells_by_context ? s->context_id : 0;
+}
+
+static int cell_match(const struct profile *p, const struct profile_entry *e,
+                      const struct reader_sample *s)
 {
     return e->thread_id == s->thread_id && e->stack_id == s->stack_id && e->kind == s->kind &&
-           e->state == s->state;
+           e->state == s->state && e->context_id == cell_context(p, s);
 }
 
 /* The index of the cell of the sample's key in p->entries, a new one (zero weight and count)
@@ -497,13 +504,15 @@ static int cell_match(const struct profile_entry *e, const struct reader_sample 
 static uint32_t agg_cell(struct profile *p, const struct reader_sample *s)
 {
     /* a thread in a hot loop repeats its cell: try the previous one first */
-    if (p->cell_last < p->nentries && cell_match(&p->entries[p->cell_last], s))
+    if (p->cell_last < p->nentries && cell_match(p, &p->entries[p->cell_last], s))
         return p->cell_last;
     uint64_t h = cell_hash(s->thread_id, s->stack_id, s->kind, s->state);
+    if (cell_context(p, s))
+        h = fpl_hash_mix(h, cell_context(p, s));
     struct hashtab_probe pr;
     for (uint32_t k = hashtab_first(&p->cell_index, h, &pr); k != HASHTAB_NONE;
          k = hashtab_next(&p->cell_index, &pr)) {
-        if (cell_match(&p->entries[k], s))
+        if (cell_match(p, &p->entries[k], s))
             return p->cell_last = k;
     }
     void *q = grow(p->entries, &p->entries_cap, p->nentries, sizeof(*p->entries));
@@ -518,7 +527,8 @@ static uint32_t agg_cell(struct profile *p, const struct reader_sample *s)
                                            .thread = PROFILE_NONE,
                                            .stack = PROFILE_NONE,
                                            .kind = s->kind,
-                                           .state = s->state};
+                                           .state = s->state,
+                                           .context_id = cell_context(p, s)};
     p->nentries++;
     return p->cell_last = k;
 }
@@ -669,6 +679,8 @@ static int on_sample(void *ctx, const struct reader_sample *s)
             return 0;
         }
     }
+    if (!tracectx_keep(&p->ctx, s->context_id))
+        return 0;
     if (!p->samples || s->ticks < p->first_ticks)
         p->first_ticks = s->ticks;
     if (!p->samples || s->ticks > p->last_ticks)
@@ -849,7 +861,26 @@ static int finish_links(struct profile *p)
     return 0;
 }
 
+static int on_context(void *ctx, uint64_t id, uint64_t span, uint64_t root)
+{
+    struct profile *p = ctx;
+    return tracectx_define(&p->ctx, id, span, root);
+}
+
+static int on_endpoint(void *ctx, uint64_t root, struct reader_str name)
+{
+    struct profile *p = ctx;
+    return tracectx_name(&p->ctx, root, name.s, name.len);
+}
+
+/* The first pass of a read selecting by endpoint: the names alone. */
+static const struct reader_ops names_ops = {
+    .endpoint = on_endpoint,
+};
+
 static const struct reader_ops profile_ops = {
+    .context = on_context,
+    .endpoint = on_endpoint,
     .header = on_header,
     .anchor = on_anchor,
     .thread = on_thread,
@@ -886,6 +917,7 @@ void profile_free(struct profile *p)
     hashtab_destroy(&p->cell_index);
     hashtab_destroy(&p->tick_index);
     hashtab_destroy(&p->event_index);
+    tracectx_destroy(&p->ctx);
     free(p->event_tids);
     free(p->threads);
     free(p->methods);
@@ -931,6 +963,11 @@ int profile_read_file(struct profile *p, const char *path, char *err, size_t err
         return -EINVAL;
     }
     snprintf(p->name, sizeof(p->name), "%s", path);
+    if (tracectx_wants_names(&p->ctx)) {
+        int rc = reader_read_file(path, &names_ops, p, NULL, err, errlen);
+        if (rc)
+            return read_done(p, rc);
+    }
     return read_done(p, reader_read_file(path, &profile_ops, p, &p->stats, err, errlen));
 }
 
@@ -942,8 +979,19 @@ int profile_read_mem(struct profile *p, const void *data, size_t len, const char
         return -EINVAL;
     }
     snprintf(p->name, sizeof(p->name), "%s", name ? name : "(memory)");
+    if (tracectx_wants_names(&p->ctx)) {
+        int rc = reader_read_mem(data, len, p->name, &names_ops, p, NULL, err, errlen);
+        if (rc)
+            return read_done(p, rc);
+    }
     return read_done(p,
                      reader_read_mem(data, len, p->name, &profile_ops, p, &p->stats, err, errlen));
+}
+
+int profile_select_context(struct profile *p, const char *endpoint_re, const uint64_t *span,
+                           const uint64_t *root, char *err, size_t errlen)
+{
+    return tracectx_select(&p->ctx, endpoint_re, span, root, err, errlen);
 }
 
 void profile_set_event_sink(struct profile *p, const struct profile_event_sink *sink)

@@ -26,6 +26,7 @@
 #include "fpl_format.h"
 #include "hashtab.h"
 #include "reader.h"
+#include "tracectx.h"
 
 #define PROFILE_KINDS 2         /* FPL_KIND_CPU, FPL_KIND_WALL */
 #define PROFILE_KIND_AUTO (-1)  /* cpu if any cpu samples, else wall */
@@ -121,6 +122,8 @@ struct profile_entry {
     uint32_t stack;  /* index into profile.stacks, or PROFILE_NONE */
     uint8_t kind;    /* enum fpl_kind */
     uint8_t state;   /* enum fpl_state */
+    /* the samples' CONTEXT id (tracectx_find) when profile.cells_by_context; else 0 */
+    uint64_t context_id;
     uint64_t weight; /* sum of the samples' weights (raw) */
     uint64_t count;  /* number of samples */
     /* upscaled weight, fixed point (PROFILE_FP_SHIFT): weight << PROFILE_FP_SHIFT for CPU */
@@ -253,6 +256,14 @@ struct profile {
 
     struct reader_stats stats; /* damage met while reading */
 
+    /* trace context: the CONTEXT dictionary, endpoint names, the selection by context
+     * (profile_select_context) and what it left out */
+    struct tracectx ctx;
+    /* set before reading: cells are kept apart by context id too (pprof labels, the
+     * summary's endpoints). Costs up to one cell per (request, stack, thread, state) with
+     * samples instead of one per (stack, thread, state). */
+    int cells_by_context;
+
     /* clock conversion, set when reading finishes: ns = (ticks - base_ticks) * num / den */
     int time_known;
     int time_refined; /* frequency measured between two anchors */
@@ -293,6 +304,13 @@ int profile_read_file(struct profile *p, const char *path, char *err, size_t err
 /* As profile_read_file, from memory; name is used in messages. */
 int profile_read_mem(struct profile *p, const void *data, size_t len, const char *name, char *err,
                      size_t errlen);
+
+/* Keeps only the samples of requests whose endpoint matches endpoint_re (POSIX ERE; NULL:
+ * any), of span *span and of root span *root (NULL: any); see tracectx_select. Call before
+ * profile_read_*; with endpoint_re, profile_read_file reads the log twice (the names first),
+ * so the input must be a file. Returns 0 or -EINVAL with a message in err. */
+int profile_select_context(struct profile *p, const char *endpoint_re, const uint64_t *span,
+                           const uint64_t *root, char *err, size_t errlen);
 
 /* Hands every event read to sink (copied; NULL to stop) besides counting it. Call before
  * profile_read_*. */

@@ -241,6 +241,7 @@ static int rec_sample(struct reader *r, struct fpl_cur *c, uint64_t *last_ticks)
     s.state = fpl_get_u8(c);
     /* optional trailing field: absent when the body ends here */
     s.tick_id = c->p < c->end ? fpl_get_v(c) : 0;
+    s.context_id = c->p < c->end ? fpl_get_v(c) : 0;
     if (c->bad || !r->ops->sample)
         return 0;
     return r->ops->sample(r->ctx, &s);
@@ -408,6 +409,27 @@ static int rec_gc(struct reader *r, struct fpl_cur *c)
     return r->ops->gc(r->ctx, &g);
 }
 
+static int rec_context(struct reader *r, struct fpl_cur *c)
+{
+    uint64_t id = fpl_get_v(c);
+    uint64_t span = fpl_get_v(c);
+    uint64_t root = fpl_get_v(c);
+    if (!c->bad && id == 0)
+        c->bad = 1; /* 0 means "no context" in SAMPLE: it cannot be defined */
+    if (c->bad || !r->ops->context)
+        return 0;
+    return r->ops->context(r->ctx, id, span, root);
+}
+
+static int rec_endpoint(struct reader *r, struct fpl_cur *c)
+{
+    uint64_t root = fpl_get_v(c);
+    struct reader_str name = get_str(c);
+    if (c->bad || !r->ops->endpoint)
+        return 0;
+    return r->ops->endpoint(r->ctx, root, name);
+}
+
 static int rec_pause_stats(struct reader *r, struct fpl_cur *c)
 {
     struct reader_pause_stats p;
@@ -462,6 +484,10 @@ static int read_record(struct reader *r, uint8_t type, struct fpl_cur *body, uin
         return rec_gc(r, body);
     case FPL_REC_PAUSE_STATS:
         return rec_pause_stats(r, body);
+    case FPL_REC_CONTEXT:
+        return rec_context(r, body);
+    case FPL_REC_ENDPOINT:
+        return rec_endpoint(r, body);
     default:
         r->st->unknown_records++;
         r->skipped = 1;

@@ -80,6 +80,7 @@ struct reader_sample {
     uint8_t kind;     /* enum fpl_kind, unchecked */
     uint8_t state;    /* enum fpl_state, unchecked */
     uint64_t tick_id; /* the WALL_TICK this sample answers; 0: none (or the field is absent) */
+    uint64_t context_id; /* the CONTEXT the thread worked for; 0: none (or absent) */
 };
 
 /* FPL_REC_WALL_TICK. Counts are passed through unchecked (chosen may exceed candidates in a
@@ -174,6 +175,10 @@ struct reader_ops {
     int (*stall)(void *ctx, const struct reader_stall *s);
     int (*gc)(void *ctx, const struct reader_gc *g);
     int (*pause_stats)(void *ctx, const struct reader_pause_stats *p);
+    /* trace context (FORMAT.md 5.16, 5.17): a CONTEXT definition (id > 0), and a root span's
+     * endpoint name (valid only during the callback) */
+    int (*context)(void *ctx, uint64_t id, uint64_t span, uint64_t root);
+    int (*endpoint)(void *ctx, uint64_t root, struct reader_str name);
 };
 
 /* What the reader met on its way; filled by reader_read*, also when it fails half-way. */

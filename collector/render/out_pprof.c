@@ -5,6 +5,7 @@
 #include "out_pprof.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
@@ -131,7 +132,7 @@ struct pprof_w {
     uint64_t *thread_str;        /* per thread index: string index + 1, 0 none yet */
     uint64_t unknown_thread_str; /* + 1 */
     uint64_t state_str[STATES + 1];
-    uint64_t key_thread, key_tid, key_state;
+    uint64_t key_thread, key_tid, key_state, key_span, key_root, key_endpoint;
     int nomem;
 };
 
@@ -478,6 +479,33 @@ static uint64_t fp_ns(unsigned __int128 fp, uint64_t interval)
     return ns > INT64_MAX ? INT64_MAX : (uint64_t)ns;
 }
 
+/* One string label into b. */
+static void put_str_label(struct fpl_buf *b, uint64_t key, uint64_t str)
+{
+    size_t l = pb_begin(b, FLD_SAMPLE_LABEL);
+    pb_uint64(b, FLD_LABEL_KEY, key);
+    pb_uint64_opt(b, FLD_LABEL_STR, str);
+    pb_end(b, l);
+}
+
+/* The trace context labels of a cell kept by context (profile.cells_by_context): span_id and
+ * root_span_id as decimal strings (pprof's numeric labels are signed 64-bit; span ids are
+ * any 64-bit value), and trace_endpoint when the root span was named. */
+static void put_context_labels(struct pprof_w *w, struct fpl_buf *b, const struct profile_entry *e)
+{
+    const struct tracectx_def *d = tracectx_find(&w->p->ctx, e->context_id);
+    if (!d)
+        return;
+    char num[24];
+    snprintf(num, sizeof(num), "%llu", (unsigned long long)d->span);
+    put_str_label(b, w->key_span, intern(w, num));
+    snprintf(num, sizeof(num), "%llu", (unsigned long long)d->root);
+    put_str_label(b, w->key_root, intern(w, num));
+    const char *ep = tracectx_endpoint(&w->p->ctx, d->root);
+    if (ep)
+        put_str_label(b, w->key_endpoint, intern(w, ep));
+}
+
 /* Encodes one pprof sample for cell e into w->top. */
 static void put_sample(struct pprof_w *w, const struct profile_entry *e)
 {
@@ -526,6 +554,8 @@ static void put_sample(struct pprof_w *w, const struct profile_entry *e)
         pb_uint64(b, FLD_LABEL_STR, w->state_str[e->state < STATES ? e->state : STATES]);
         pb_end(b, l);
     }
+    if (e->context_id)
+        put_context_labels(w, b, e);
     if (b->failed) {
         w->nomem = 1;
         return;
@@ -761,6 +791,9 @@ int out_pprof_write(const struct profile *p, const struct render_opts *o, FILE *
     w.key_thread = intern(&w, "thread");
     w.key_tid = intern(&w, "thread_id");
     w.key_state = intern(&w, "state");
+    w.key_span = intern(&w, "span_id");
+    w.key_root = intern(&w, "root_span_id");
+    w.key_endpoint = intern(&w, "trace_endpoint");
     for (int s = 0; s <= STATES; s++)
         w.state_str[s] = intern(&w, state_names[s]);
 

@@ -23,6 +23,8 @@ Parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof.benc
              (ordinary code) and on StubLoops' stub-heavy loops (arraycopy, vtable, itable,
              intrinsics), 2 s of the worker's CPU each.
 2. filter -- ThreadFilter.add()/remove() per call (FilterCost), without and with the agent.
+2c. context -- Context.set(span, root)/clear() per call (ContextCost), without and with the
+             agent (cpu=10ms); the target is <= 20 ns with the agent, ~0 without.
 2b. events -- Events.log(int) and Events.log(int, 18-char String) per call (EventCost cost),
              without the agent (the no-op), with it, and an empty static JNI native timed the
              same way (the JNI floor, tests/bench/jnifloor.c); then 4 threads logging at a
@@ -43,7 +45,8 @@ Parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof.benc
              (hiccup_bench.py).
 
 Usage: bench.py --build DIR [--java PATH] [--quick] [--rounds N]
-                [--parts cpu,depth,cstack,walk,filter,events,wall,server,convert,jitter,hiccup]
+                [--parts cpu,depth,cstack,walk,filter,context,events,wall,server,convert,jitter,
+                 hiccup]
                 [--out DIR]
 `scripts/bench` builds (scripts/setup) and runs this.
 """
@@ -791,6 +794,57 @@ def part_filter(args, report):
                                    per.items()}}
 
 
+# ---------------------------------------------------------------------- part 2c: context
+
+def part_context(args, report):
+    run_dir = os.path.join(args.out, "context")
+    os.makedirs(run_dir, exist_ok=True)
+    log("== 2c. Context.set(span, root)/clear() per call (ContextCost) ==")
+    opts = "cpu=10ms,file=%s" % os.path.join(run_dir, "%s.fpl")
+    cfgs = [("no agent", lambda tag: []),
+            ("agent cpu=10ms", lambda tag: ["-agentpath:%s=%s" % (args.agent, opts % tag)])]
+    log("  %d calls per timed loop after warm-up, %d rounds per JVM, %d JVM runs per "
+        "configuration, interleaved" % (args.filter_calls, args.filter_rounds, args.filter_runs))
+    per = {c[0]: {"set": [], "clear": [], "pair": [], "bound": set()} for c in cfgs}
+    errors, loads = [], []
+    for i in range(args.filter_runs):
+        for name, jopts in (cfgs if i % 2 == 0 else cfgs[::-1]):
+            progress("context: %s, run %d/%d" % (name, i + 1, args.filter_runs))
+            tag = "run%d-%s" % (i, "agent" if jopts("x") else "none")
+            cmd = [args.java] + jopts(tag) + ["-cp", args.jar, "dev.flyprof.bench.ContextCost",
+                                              str(args.filter_calls), str(args.filter_rounds)]
+            r = run_measured(cmd, run_dir, tag, 900)
+            loads.append(r["other_cores"])
+            if r["rc"] != 0:
+                errors.append("%s: exit %s: %s" % (name, r["rc"], r["stderr"].strip()[-300:]))
+            for line in r["stdout"].splitlines():
+                m = re.match(r"round op=(\w+) i=\d+ ns_per_call=([\d.]+)", line)
+                if m:
+                    per[name][m.group(1)].append(float(m.group(2)))
+            per[name]["bound"].add(results_of(r["stdout"]).get("bound"))
+    progress_done()
+    log()
+    log("  %-24s %-24s %-24s %-24s %s" % ("configuration", "set() ns", "clear() ns",
+                                          "set+clear, per call ns", "bound"))
+    for name, _ in cfgs:
+        p = per[name]
+        log("  %-24s %-24s %-24s %-24s %s" % (name, fmt_med(p["set"]), fmt_med(p["clear"]),
+                                              fmt_med(p["pair"]), ",".join(sorted(
+                                                  str(x) for x in p["bound"]))))
+    log("  median [min-max] over all timed rounds; 'bound' says whether the calls reached the "
+        "agent. Target: <= 20 ns with the agent.")
+    load_note(loads, "the per-call times")
+    for e in errors:
+        log("  ! " + e)
+    log()
+    report["context"] = {"calls": args.filter_calls, "rounds": args.filter_rounds,
+                         "runs": args.filter_runs, "errors": errors,
+                         "ns_per_call": {k: {op: v[op] for op in ("set", "clear", "pair")}
+                                         for k, v in per.items()},
+                         "bound": {k: sorted(str(x) for x in v["bound"]) for k, v in
+                                   per.items()}}
+
+
 # ---------------------------------------------------------------------- part 2b: events
 
 def part_events(args, report):
@@ -1310,7 +1364,8 @@ def main():
     ap.add_argument("--java", help="java launcher (default JAVA_HOME, else JDK 17, else PATH)")
     ap.add_argument("--quick", action="store_true", help="about 2 minutes instead of 10")
     ap.add_argument("--parts",
-                    default="cpu,depth,cstack,walk,filter,events,wall,server,convert,jitter,hiccup",
+                    default="cpu,depth,cstack,walk,filter,context,events,wall,server,convert,jitter,"
+                    "hiccup",
                     help="which parts to run (default all: cpu,depth,cstack,walk,filter,"
                          "events,wall,server,convert,jitter,hiccup)")
     ap.add_argument("--rounds", type=int, help="CPU overhead rounds (default 5, quick 2)")
@@ -1376,7 +1431,8 @@ def main():
     report = {"environment": env, "quick": q, "parts": parts}
     t0 = time.monotonic()
     for part, fn in (("cpu", part_cpu), ("depth", part_depth), ("cstack", part_cstack),
-                     ("walk", part_walk), ("filter", part_filter), ("events", part_events),
+                     ("walk", part_walk), ("filter", part_filter), ("context", part_context),
+                     ("events", part_events),
                      ("wall", part_wall), ("server", part_server), ("convert", part_convert),
                      ("jitter", lambda a, r: jitter_bench.part_jitter(a, r, log)),
                      ("hiccup", lambda a, r: hiccup_bench.part_hiccup(a, r, log))):

@@ -86,6 +86,23 @@ static int rich(const char *dir)
                                (uint8_t)((k + i) % 8), (uint64_t)k);
     }
     fplgen_sample_tick(&g, t + 5000, 2, 1, 1, FPL_KIND_WALL, FPL_STATE_PARKED, 77); /* no tick */
+    /* trace context: CONTEXT records, samples carrying them (dticks 0: the delta chain stays
+     * fplgen's), one undefined id, endpoints before and after their samples */
+    uint8_t ctx1[] = {1, 10, 10}, ctx2[] = {2, 11, 10};
+    uint8_t ep_b[] = {20, 6, 'G', 'E', 'T', ' ', '/', 'b'};
+    uint8_t ep_a[] = {10, 6, 'G', 'E', 'T', ' ', '/', 'a'};
+    uint8_t cs1[] = {0, 1, 1, 1, FPL_KIND_CPU, FPL_STATE_RUNNING, 0, 1};
+    uint8_t cs2[] = {0, 2, 2, 2, FPL_KIND_CPU, FPL_STATE_RUNNING, 0, 2};
+    uint8_t cs3[] = {0, 1, 3, 1, FPL_KIND_WALL, FPL_STATE_BLOCKED, 0, 2};
+    uint8_t cs4[] = {0, 1, 3, 1, FPL_KIND_WALL, FPL_STATE_SLEEPING, 0, 9};
+    fplgen_record(&g, FPL_REC_CONTEXT, ctx1, sizeof(ctx1));
+    fplgen_record(&g, FPL_REC_CONTEXT, ctx2, sizeof(ctx2));
+    fplgen_record(&g, FPL_REC_ENDPOINT, ep_b, sizeof(ep_b));
+    fplgen_record(&g, FPL_REC_SAMPLE, cs1, sizeof(cs1));
+    fplgen_record(&g, FPL_REC_SAMPLE, cs2, sizeof(cs2));
+    fplgen_record(&g, FPL_REC_SAMPLE, cs3, sizeof(cs3));
+    fplgen_record(&g, FPL_REC_SAMPLE, cs4, sizeof(cs4));
+    fplgen_record(&g, FPL_REC_ENDPOINT, ep_a, sizeof(ep_a));
     struct reader_counter c[] = {{FPL_CTR_SIGNALS, 40}, {FPL_CTR_SAMPLES, 53},
                                  {FPL_CTR_WRITER_CPU_NS, 1234567}, {FPL_CTR_DICT_RESETS, 1},
                                  {FPL_CTR_SAMPLER_CPU_NS, 7654321},

@@ -37,6 +37,8 @@ SEEDS_CLI = [
     ["convert", "a.fpl", "--format", "html", "-o", "-", "--from", "1ms", "--to", "2s"],
     ["convert", "a.fpl", "-o", "o.folded", "--title", "t", "--from", "12:00:00"],
     ["summary", "a.fpl"],
+    ["convert", "a.fpl", "-o", "o.pb.gz", "--endpoint", "GET /a", "--span", "11"],
+    ["convert", "a.fpl", "-o", "o.collapsed", "--root-span", "0xa", "--kind", "all"],
     ["summary", "b.fpl"],
     ["diff", "a.fpl", "b.fpl", "-o", "d.html"],
     ["--help"],

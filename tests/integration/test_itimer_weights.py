@@ -2,12 +2,13 @@
 """itimer_weights: the process-wide engines weigh their samples right. Two threads, `heavy`
 and `light`, burn CPU (TwoThreads, both on CPU at once a quarter of the time); the CPU weight
 charged to the two of them, times the interval, must match the CPU time they measured
-themselves within 5%.
+themselves within 5% (itimer: 10%, see below).
 
 - engine=itimer at 5 ms with -agentpath. The kernel sends at most one ITIMER_PROF signal per
   tick (4 ms of one CPU at HZ=250), so each signal is weighed by the process CPU time elapsed
   since the time already handed out. Rounding each signal on its own, without carrying the
-  remainder, charged 1.29-1.42 times the real CPU.
+  remainder, charged 1.29-1.42 times the real CPU. The elapsed process CPU includes the JIT's
+  and GC's, charged to whichever worker the signal lands on: 10% allowed.
 - engine=itimer at 5 ms attached to a running JVM: the threads' CPU over the profiled window
   comes from /proc/PID/task/TID/schedstat read just before `flyprof start` and just after
   `flyprof stop`, so it covers a little more than the profile (the attach itself): the ratio
@@ -38,7 +39,11 @@ def agentpath(t, engine):
     cpu = run.num("heavy_cpu_ns") + run.num("light_cpu_ns")
     t.note("%s -agentpath: heavy+light weight %d x 5 ms = %.3f s, their own CPU %.3f s", engine,
            w, w * INTERVAL_NS / 1e9, cpu / 1e9)
-    t.close_to(w * INTERVAL_NS / cpu, 1.0, 0.05,
+    # itimer charges the process CPU elapsed since the last signal to the thread it lands on:
+    # the JIT's and GC's CPU in between goes to the workers too. 1.00-1.02 on an idle machine,
+    # 1.08 seen at load average 8; without the carried remainder it was 1.29-1.42
+    tol = 0.10 if engine == "itimer" else 0.05
+    t.close_to(w * INTERVAL_NS / cpu, 1.0, tol,
                "%s -agentpath: sampled CPU / the threads' own CPU" % engine)
 
 

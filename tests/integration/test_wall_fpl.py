@@ -33,6 +33,7 @@ CHUNK_MAX = 16 * 1024 * 1024
 REC_HEADER, REC_ANCHOR, REC_THREAD, REC_METHOD, REC_STACK, REC_SAMPLE = 1, 2, 3, 4, 5, 6
 REC_COUNTERS, REC_HIST, REC_END, REC_WALL_TICK = 7, 8, 9, 10
 REC_EVENTS = 11
+REC_CONTEXT, REC_ENDPOINT = 16, 17
 EVENT_STRING, EVENT_TRUNCATED, EVENT_DROPPED = 1, 2, 4
 
 KIND_CPU, KIND_WALL = 0, 1
@@ -112,11 +113,21 @@ class Tick:
 
 
 class Sample:
-    __slots__ = ("ticks", "thread_id", "stack_id", "weight", "kind", "state", "tick_id", "log")
+    __slots__ = ("ticks", "thread_id", "stack_id", "weight", "kind", "state", "tick_id", "log",
+                 "context_id")
 
-    def __init__(self, log, ticks, thread_id, stack_id, weight, kind, state, tick_id):
+    def __init__(self, log, ticks, thread_id, stack_id, weight, kind, state, tick_id,
+                 context_id=0):
         self.log, self.ticks, self.thread_id, self.stack_id = log, ticks, thread_id, stack_id
         self.weight, self.kind, self.state, self.tick_id = weight, kind, state, tick_id
+        self.context_id = context_id
+
+    @property
+    def context(self):
+        """(span, root) of the sample's CONTEXT, (0, 0) without one, None when undefined."""
+        if not self.context_id:
+            return (0, 0)
+        return self.log.contexts.get(self.context_id)
 
     @property
     def thread(self):
@@ -191,6 +202,8 @@ class Log:
         self.method_records = []  # every METHOD record, in log order (ids may repeat a name)
         self.events = []        # Event, in log order
         self.event_drops = []   # (thread_id, dropped after its last event)
+        self.contexts = {}      # context id -> (span, root)
+        self.endpoints = {}     # root span id -> name (the last ENDPOINT record)
 
     def wall_samples(self):
         return [s for s in self.samples if s.kind == KIND_WALL]
@@ -230,7 +243,7 @@ def _record(log, typ, b, state):
     elif typ == REC_SAMPLE:
         state["prev"] = (state["prev"] + b.sv()) & (2 ** 64 - 1)
         s = Sample(log, state["prev"], b.v(), b.v(), b.v(), b.u8(), b.u8(),
-                   b.v() if b.left() else 0)
+                   b.v() if b.left() else 0, b.v() if b.left() else 0)
         log.samples.append(s)
     elif typ == REC_COUNTERS:
         for _ in range(b.v()):
@@ -274,6 +287,14 @@ def _record(log, typ, b, state):
         after = b.v() if b.left() else 0
         if after:
             log.event_drops.append((thread, after))
+    elif typ == REC_CONTEXT:
+        cid = b.v()
+        if cid == 0:
+            raise FplError("CONTEXT with id 0")
+        log.contexts[cid] = (b.v(), b.v())
+    elif typ == REC_ENDPOINT:
+        root = b.v()
+        log.endpoints[root] = b.str()
     # HANDLER_HIST and unknown types: skipped by their length
 
 

@@ -17,6 +17,7 @@ endfunction()
 flyprof_collector_test(test_collector_reader)
 flyprof_collector_test(test_collector_profile)
 flyprof_collector_test(test_collector_damage)
+flyprof_collector_test(test_collector_context)
 
 # The CLI test drives a flyprof binary given on its command line: the normal one, and one
 # built with sanitizers from the same sources.

@@ -13,12 +13,15 @@ import java.util.SplittableRandom;
  * over buffers, sorting arrays, building and hashing strings, counting words in a map. Nothing
  * sleeps. Used where a profile of ordinary code is wanted (failure markers, overhead benchmark).
  *
- * <p>Usage: {@code CpuBound [seconds] [threads]} (default 4 s, 2 threads). Prints
+ * <p>Usage: {@code CpuBound [seconds] [threads] [cpu]} (default 4 s, 2 threads). With {@code cpu},
+ * each worker runs until it has used that many seconds of its own CPU (or 20 times as long in
+ * wall time has passed): a test that needs a number of samples gets them on a loaded machine
+ * too. Prints
  * {@code result} with the sum of the workers' CPU times, the process CPU time and the number of
  * rounds done.
  */
 public final class CpuBound {
-    static final String USAGE = "CpuBound [seconds] [threads]";
+    static final String USAGE = "CpuBound [seconds] [threads] [cpu]";
 
     private CpuBound() {
     }
@@ -64,8 +67,11 @@ public final class CpuBound {
         return counts.size();
     }
 
-    /** One worker: rounds of the four kinds of work until the deadline. Returns {cpu, sink}. */
-    static long[] work(long deadline, long seed) {
+    /**
+     * One worker: rounds of the four kinds of work until the deadline (and, when cpuBudgetNs is
+     * above 0, until the thread has used that much CPU). Returns {cpu, sink, rounds}.
+     */
+    static long[] work(long deadline, long cpuBudgetNs, long seed) {
         MessageDigest md;
         try {
             md = MessageDigest.getInstance("SHA-256");
@@ -82,20 +88,28 @@ public final class CpuBound {
             x += text(rnd);
             x ^= words(rnd);
             rounds++;
-        } while (System.nanoTime() < deadline);
+        } while (System.nanoTime() < deadline
+                && (cpuBudgetNs <= 0 || Measure.threadCpuNs() < cpuBudgetNs));
         return new long[] {Measure.threadCpuNs(), x, rounds};
     }
 
     public static void main(String[] args) throws InterruptedException {
         long durationNs = Measure.ns(Measure.seconds(args, 0, 4, USAGE));
         int n = Measure.count(args, 1, 2, USAGE);
+        boolean cpuMode = args.length > 2 && args[2].equals("cpu");
+        if (args.length > 2 && !cpuMode) {
+            System.err.println("usage: " + USAGE);
+            System.exit(2);
+        }
         Measure.init();
-        long deadline = System.nanoTime() + durationNs;
+        long start = System.nanoTime();
+        long deadline = System.nanoTime() + (cpuMode ? 20 * durationNs : durationNs);
+        long budget = cpuMode ? durationNs : 0;
         long[][] out = new long[n][];
         Thread[] threads = new Thread[n];
         for (int i = 0; i < n; i++) {
             int k = i;
-            threads[i] = new Thread(() -> out[k] = work(deadline, 42 + k), "cpu-" + (i + 1));
+            threads[i] = new Thread(() -> out[k] = work(deadline, budget, 42 + k), "cpu-" + (i + 1));
             threads[i].start();
         }
         long cpu = 0;
@@ -110,6 +124,7 @@ public final class CpuBound {
         Measure.result("workload", "CpuBound", "threads", n,
                 "workers_cpu_ns", cpu, "main_cpu_ns", Measure.threadCpuNs(),
                 "process_cpu_ns", Measure.processCpuNs(), "rounds", rounds,
+                "wall_ns", System.nanoTime() - start,
                 "checksum", Long.toHexString(sink));
     }
 }

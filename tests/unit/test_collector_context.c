@@ -1,0 +1,184 @@
+/* test_collector_context: trace context in the collector (FORMAT.md 5.16, 5.17), on a log
+ * made here: CONTEXT records, samples carrying context ids, ENDPOINT records written before
+ * and *after* the samples they name. Checks the selection by endpoint (which needs the names
+ * before the samples: the first pass), by span and by root span, samples without a context
+ * left out by any of them, an undefined context id counted, cells kept apart by context only
+ * when asked, and the summary's endpoints (JSON) with their requests, CPU and wall time. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fpl_format.h"
+#include "fplgen.h"
+#include "harness.h"
+#include "out_endpoints.h"
+#include "profile.h"
+
+#define CPU_NS 10000000ull
+#define WALL_NS 20000000ull
+
+static void put_context(struct fplgen *g, uint64_t id, uint64_t span, uint64_t root)
+{
+    struct fpl_buf b = {0};
+    fpl_put_v(&b, id);
+    fpl_put_v(&b, span);
+    fpl_put_v(&b, root);
+    fplgen_record(g, FPL_REC_CONTEXT, b.data, b.len);
+    fpl_buf_free(&b);
+}
+
+static void put_endpoint(struct fplgen *g, uint64_t root, const char *name)
+{
+    struct fpl_buf b = {0};
+    fpl_put_v(&b, root);
+    fpl_put_str(&b, name);
+    fplgen_record(g, FPL_REC_ENDPOINT, b.data, b.len);
+    fpl_buf_free(&b);
+}
+
+/* A SAMPLE with tick id 0 and a context id. Sample deltas are from 0: one per chunk here. */
+static void put_sample(struct fplgen *g, uint64_t stack, uint64_t weight, uint8_t kind,
+                       uint8_t state, uint64_t ctx)
+{
+    struct fpl_buf b = {0};
+    fpl_put_sv(&b, 1000);
+    fpl_put_v(&b, 1);
+    fpl_put_v(&b, stack);
+    fpl_put_v(&b, weight);
+    fpl_put_u8(&b, kind);
+    fpl_put_u8(&b, state);
+    fpl_put_v(&b, 0);
+    fpl_put_v(&b, ctx);
+    fplgen_record(g, FPL_REC_SAMPLE, b.data, b.len);
+    fpl_buf_free(&b);
+    fplgen_flush(g); /* one sample per chunk: each delta is from 0 */
+}
+
+static uint8_t *build(size_t *len)
+{
+    struct fplgen g;
+    if (fplgen_init(&g) != 0)
+        return NULL;
+    struct fplgen_header h = {.pid = 1, .ticks_per_sec = 1000000000, .cpu_interval_ns = CPU_NS,
+                              .wall_interval_ns = WALL_NS, .wall_threads = 16, .depth = 64,
+                              .options = "", .jvm_name = "", .jvm_version = "", .command = ""};
+    fplgen_header(&g, &h);
+    fplgen_thread(&g, 1, 100, "worker");
+    fplgen_method(&g, 1, FPL_METHOD_JAVA, "A", "cpu", "()V", "", 0, NULL);
+    fplgen_method(&g, 2, FPL_METHOD_JAVA, "B", "sleep", "()V", "", 0, NULL);
+    struct reader_frame fa = {1, 0, 0}, fb = {2, 0, 0};
+    fplgen_stack(&g, 1, 1, &fa);
+    fplgen_stack(&g, 2, 1, &fb);
+    put_endpoint(&g, 20, "GET /b");   /* named before its samples */
+    put_context(&g, 1, 10, 10);       /* request 10, its root span */
+    put_context(&g, 2, 11, 10);       /* request 10, a child span */
+    put_context(&g, 3, 20, 20);       /* request 20 */
+    put_context(&g, 4, 30, 30);       /* request 30, never named */
+    fplgen_flush(&g);
+    put_sample(&g, 1, 3, FPL_KIND_CPU, FPL_STATE_RUNNING, 1);
+    put_sample(&g, 1, 2, FPL_KIND_CPU, FPL_STATE_RUNNING, 2);
+    put_sample(&g, 2, 4, FPL_KIND_WALL, FPL_STATE_SLEEPING, 3);
+    put_sample(&g, 2, 1, FPL_KIND_WALL, FPL_STATE_RUNNING, 3);
+    put_sample(&g, 1, 7, FPL_KIND_CPU, FPL_STATE_RUNNING, 4);
+    put_sample(&g, 1, 5, FPL_KIND_CPU, FPL_STATE_RUNNING, 0);  /* outside every request */
+    put_sample(&g, 1, 1, FPL_KIND_CPU, FPL_STATE_RUNNING, 99); /* an undefined context */
+    put_endpoint(&g, 10, "GET /a");   /* named after its samples */
+    fplgen_end(&g, 5000);
+    fplgen_flush(&g);
+    uint8_t *data = fplgen_bytes(&g, len);
+    fplgen_destroy(&g);
+    return data;
+}
+
+/* Reads the log with a selection; returns the profile (NULL on failure). */
+static struct profile *read_sel(const uint8_t *data, size_t len, const char *re,
+                                const uint64_t *span, const uint64_t *root, int by_ctx)
+{
+    char err[256];
+    struct profile *p = profile_new();
+    if (!p)
+        return NULL;
+    p->cells_by_context = by_ctx;
+    if (profile_select_context(p, re, span, root, err, sizeof(err)) != 0 ||
+        profile_read_mem(p, data, len, "ctx.fpl", err, sizeof(err)) != 0) {
+        fprintf(stderr, "read: %s\n", err);
+        profile_free(p);
+        return NULL;
+    }
+    return p;
+}
+
+static void check_sel(const uint8_t *data, size_t len, const char *re, const uint64_t *span,
+                      const uint64_t *root, uint64_t cpu, uint64_t wall)
+{
+    struct profile *p = read_sel(data, len, re, span, root, 0);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    CHECK_EQ_U(p->total[FPL_KIND_CPU].weight, cpu);
+    CHECK_EQ_U(p->total[FPL_KIND_WALL].weight, wall);
+    profile_free(p);
+}
+
+int main(void)
+{
+    size_t len = 0;
+    uint8_t *data = build(&len);
+    CHECK(data != NULL);
+    if (!data)
+        return harness_result("test_collector_context");
+    uint64_t ten = 10, eleven = 11, twenty = 20, none = 12345;
+
+    check_sel(data, len, NULL, NULL, NULL, 3 + 2 + 7 + 5 + 1, 5); /* no selection: all */
+    check_sel(data, len, "^GET /a$", NULL, NULL, 5, 0); /* named after its samples */
+    check_sel(data, len, "/b", NULL, NULL, 0, 5);
+    check_sel(data, len, "GET", NULL, NULL, 5, 5);      /* the unnamed request is left out */
+    check_sel(data, len, NULL, NULL, &ten, 5, 0);
+    check_sel(data, len, NULL, &eleven, NULL, 2, 0);
+    check_sel(data, len, NULL, &twenty, &twenty, 0, 5);
+    check_sel(data, len, NULL, &eleven, &twenty, 0, 0); /* both must hold */
+    check_sel(data, len, NULL, &none, NULL, 0, 0);
+    check_sel(data, len, "^GET /a$", &ten, NULL, 3, 0);
+
+    /* the dictionary, the names, the undefined id */
+    struct profile *p = read_sel(data, len, NULL, NULL, NULL, 1);
+    CHECK(p != NULL);
+    if (p) {
+        CHECK_EQ_U(p->ctx.ndefs, 4);
+        CHECK_EQ_U(p->ctx.nnames, 2);
+        CHECK_EQ_U(p->ctx.undefined, 1);
+        const struct tracectx_def *d = tracectx_find(&p->ctx, 2);
+        CHECK(d && d->span == 11 && d->root == 10);
+        CHECK(tracectx_endpoint(&p->ctx, 10) && strcmp(tracectx_endpoint(&p->ctx, 10),
+                                                       "GET /a") == 0);
+        CHECK(tracectx_endpoint(&p->ctx, 30) == NULL);
+        /* cells kept apart by context: the two CPU samples of stack 1 in request 10 are two
+         * cells (contexts 1 and 2), and so on: 7 cells */
+        CHECK_EQ_U(p->nentries, 7);
+        char *js = NULL;
+        size_t jlen = 0;
+        FILE *f = open_memstream(&js, &jlen);
+        CHECK(f && out_endpoints_json(f, p) == 0);
+        if (f)
+            fclose(f);
+        printf("%s\n", js ? js : "(none)");
+        /* heaviest first: /b has 5 wall intervals; /a and [unnamed] CPU only */
+        CHECK(js && strstr(js, "{\"name\":\"GET /b\",\"requests\":1,\"cpu_ns\":0,\"wall_ns\":"
+                               "100000000,\"wall_by_state_ns\":{\"running\":20000000,"
+                               "\"sleeping\":80000000}}") != NULL);
+        CHECK(js && strstr(js, "{\"name\":\"GET /a\",\"requests\":1,\"cpu_ns\":50000000,"
+                               "\"wall_ns\":0,\"wall_by_state_ns\":{}}") != NULL);
+        CHECK(js && strstr(js, "{\"name\":\"[unnamed]\",\"requests\":1,\"cpu_ns\":70000000")
+                        != NULL);
+        CHECK(js && strstr(js, "GET /b") < strstr(js, "[unnamed]") &&
+              strstr(js, "[unnamed]") < strstr(js, "GET /a"));
+        free(js);
+        profile_free(p);
+    }
+    /* without cells by context the cells are as before: one per (stack, state) here */
+    p = read_sel(data, len, NULL, NULL, NULL, 0);
+    CHECK(p && p->nentries == 3);
+    profile_free(p);
+    free(data);
+    return harness_result("test_collector_context");
+}
