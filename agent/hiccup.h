@@ -7,11 +7,11 @@
  *   - the OS probe, a plain thread the JVM does not know: the OS and hypervisor alone.
  * Each probe keeps per 1 s interval a histogram of its delays (fpl_hdr.h buckets), their max
  * and when it began, and the delays at or above THRESHOLD (stalls), each also kept with its
- * start and end, the probe's run-queue wait meanwhile (/proc/thread-self/schedstat, read once
- * per wake-up) and, for the Java probe, the safepoints that completed meanwhile (HotSpot's
- * PerfData counters, plain memory loads). GC pauses are stamped by gcevents.c. The writer
- * drains everything into HICCUP, STALL, GC and PAUSE_STATS records (FORMAT.md 5.12-5.15);
- * the collector attributes each stall to a cause.
+ * start and end, the probe's run-queue wait meanwhile (/proc/thread-self/schedstat, read
+ * every 8 wake-ups, after a stall and where an interval ends) and, for the Java probe, the
+ * safepoints that completed meanwhile (HotSpot's PerfData counters, plain memory loads). GC
+ * pauses are stamped by gcevents.c. The writer drains everything into HICCUP, STALL, GC and
+ * PAUSE_STATS records (FORMAT.md 5.12-5.15); the collector attributes each stall to a cause.
  *
  * hiccup_start / hiccup_stop on control threads (serialized by control.c); hiccup_drain on the
  * writer thread only.

@@ -342,6 +342,11 @@ static int sample_one(struct sampler *s, JNIEnv *jni, struct threads_entry *e, j
     int js = runnable ? java_state(s, jni, e) : -1;
     if (runnable && (js == JS_IN_NATIVE || js == JS_IN_NATIVE_TRANS))
         state = FPL_STATE_NATIVE;
+    /* RUNNABLE to JVMTI but blocked inside the VM (a VM lock, a safepoint): JVM service
+     * threads (Notification Thread, Service Thread) spend their lives so. Not running: as
+     * RUNNING they would read as threads that never get a CPU (CPU starvation) */
+    if (runnable && (js == JS_BLOCKED || js == JS_BLOCKED_TRANS))
+        state = FPL_STATE_BLOCKED;
     if (!runnable || js_walkable(js)) {
         int pushed;
         if (walk(s, e, state, id, now, 1 + extra, &pushed) == 0) {

@@ -752,6 +752,14 @@ static int on_wall_tick(void *ctx, const struct reader_wall_tick *t)
     struct profile_tick k = {t->id, t->candidates, t->chosen};
     if (tick_put(p, &k))
         return -ENOMEM;
+    if (!p->wall.ticks || t->id < p->wall.first_id) {
+        p->wall.first_id = t->id;
+        p->wall.first_at = t->ticks;
+    }
+    if (!p->wall.ticks || t->id > p->wall.last_id) {
+        p->wall.last_id = t->id;
+        p->wall.last_at = t->ticks;
+    }
     p->wall.ticks++;
     p->wall.candidates += t->candidates;
     p->wall.chosen += t->chosen;

@@ -145,6 +145,10 @@ struct profile_wall {
     uint64_t chosen;
     uint64_t signaled;
     uint64_t failed;
+    /* the ticks of the smallest and the largest tick id read (ids count the sampler's ticks,
+     * so last_id - first_id ticks span first_at..last_at even when records were lost);
+     * valid when ticks > 0 */
+    uint64_t first_id, first_at, last_id, last_at;
     uint64_t duplicate_ticks; /* WALL_TICK records repeating an id: ignored */
     uint64_t scaled;          /* samples upscaled by candidates / chosen of their tick */
     uint64_t no_tick;         /* samples with tick id 0 (none): scale 1 */

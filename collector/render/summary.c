@@ -11,6 +11,7 @@
 
 #include "esc.h"
 #include "fpl_codec.h"
+#include "out_starvation.h"
 #include "render.h"
 #include "top.h"
 
@@ -578,6 +579,8 @@ int summary_write(const struct profile *p, const char *name, FILE *f, char *err,
         if (p->total[k].count)
             rc = write_threads(p, k, f);
     }
+    if (rc == 0)
+        rc = out_starvation_text(p, SUMMARY_THREADS, f);
     if (rc) {
         snprintf(err, errlen, "summary: out of memory");
         return rc;
@@ -915,6 +918,10 @@ int summary_write_json(const struct profile *p, const char *name, const char *ex
     if (!rc) {
         js_key(&b, "threads", &first);
         rc = js_threads(&b, p);
+    }
+    if (!rc) {
+        js_key(&b, "starvation", &first);
+        rc = out_starvation_json(p, &b);
     }
     if (!rc) {
         js_key(&b, "top_self", &first);

@@ -2,7 +2,8 @@
  * start time and duration, sampling setup, samples per kind (for wall: raw and upscaled weight,
  * estimated thread-seconds, and the wall ticks), events of dev.flyprof.Events (recorded,
  * dropped, truncated), failures by cause, drops, the heaviest methods by self and total
- * weight, threads, the agent's own cost, and the damage the reader met. Never prints except
+ * weight, threads, CPU starvation where both kinds were sampled (out_starvation.h), the agent's
+ * own cost, and the damage the reader met. Never prints except
  * into the given stream. Any thread.
  */
 #ifndef SUMMARY_H
