@@ -9,8 +9,11 @@
 #include "esc.h"
 #include "fpl_hash.h"
 #include "hashtab.h"
+#include "starvation.h"
 
 #define STATES 9 /* enum fpl_state, then "other" */
+/* endpoints whose starvation is computed (one pass over the cells each), heaviest first */
+#define STARVATION_ROWS 64
 
 static const char *const state_names[STATES] = {"unknown", "running", "blocked",
                                                 "waiting", "timed_waiting", "parked",
@@ -23,6 +26,8 @@ struct row {
     unsigned __int128 wall[STATES]; /* upscaled, fixed point */
     unsigned __int128 wall_total;
     uint64_t cpu_ns, wall_ns, state_ns[STATES];
+    int have_starvation; /* its threads were sampled RUNNING (starvation.h) */
+    double starvation;
 };
 
 struct table {
@@ -110,6 +115,38 @@ static int by_time(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
+/* The endpoint a cell's samples served: its root span's name, TRACECTX_UNNAMED for a root
+ * never named, NULL for samples outside every request (or of a context the log lost). */
+static const char *entry_endpoint(const struct profile *p, const struct profile_entry *e)
+{
+    const struct tracectx_def *d = tracectx_find(&p->ctx, e->context_id);
+    if (!d)
+        return NULL;
+    const char *name = tracectx_endpoint(&p->ctx, d->root);
+    return name ? name : TRACECTX_UNNAMED;
+}
+
+static int same_endpoint(const struct profile *p, const struct profile_entry *e, void *ctx)
+{
+    const char *name = entry_endpoint(p, e);
+    return name && strcmp(name, ctx) == 0;
+}
+
+/* The starvation of the heaviest rows' requests alone (starvation.h over their cells). */
+static int add_starvation(struct table *t, const struct profile *p)
+{
+    for (size_t i = 0; i < t->n && i < STARVATION_ROWS; i++) {
+        struct row *r = &t->rows[i];
+        struct starvation st;
+        if (starvation_compute(p, same_endpoint, (void *)r->name, &st) != 0)
+            return -ENOMEM;
+        r->have_starvation = st.available && st.running_wall_ns > 0;
+        r->starvation = st.overall;
+        starvation_destroy(&st);
+    }
+    return 0;
+}
+
 /* Fills t with one row per endpoint, heaviest first. 0 or -ENOMEM. */
 static int build(struct table *t, const struct profile *p)
 {
@@ -154,7 +191,7 @@ static int build(struct table *t, const struct profile *p)
     }
     if (t->n)
         qsort(t->rows, t->n, sizeof(*t->rows), by_time);
-    return 0;
+    return add_starvation(t, p);
 }
 
 int out_endpoints_text(FILE *f, const struct profile *p)
@@ -186,6 +223,9 @@ int out_endpoints_text(FILE *f, const struct profile *p)
                     100.0 * (double)r->state_ns[s] / (double)r->wall_ns);
             sep = ", ";
         }
+        if (r->have_starvation)
+            fprintf(f, "; waiting for a CPU %.0f%% of its running time",
+                    100.0 * r->starvation);
         fputc('\n', f);
     }
     if (p->ctx.undefined)
@@ -221,7 +261,14 @@ int out_endpoints_json(FILE *f, const struct profile *p)
             fpl_put_bytes(&b, num, (size_t)n);
             sep = ",";
         }
-        fpl_put_bytes(&b, "}}", 2);
+        fpl_put_u8(&b, '}');
+        if (r->have_starvation) {
+            n = snprintf(num, sizeof(num), ",\"starvation\":%.4f", r->starvation);
+            fpl_put_bytes(&b, num, (size_t)n);
+        } else {
+            fpl_put_bytes(&b, ",\"starvation\":null", 18);
+        }
+        fpl_put_u8(&b, '}');
     }
     fpl_put_u8(&b, ']');
     if (!rc && b.failed)

@@ -16,7 +16,9 @@
 int out_endpoints_text(FILE *f, const struct profile *p);
 
 /* The JSON member `"endpoints":[{"name":..,"requests":N,"cpu_ns":N,"wall_ns":N,
- * "wall_by_state_ns":{..}},...]` (collector/format/SUMMARY_JSON.md). Returns as above. */
+ * "wall_by_state_ns":{..},"starvation":x|null},...]` (collector/format/SUMMARY_JSON.md).
+ * starvation: starvation.h over the endpoint's own samples (null when its threads were never
+ * sampled RUNNING, or past the STARVATION_ROWS heaviest endpoints). Returns as above. */
 int out_endpoints_json(FILE *f, const struct profile *p);
 
 #endif

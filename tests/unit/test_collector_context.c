@@ -163,11 +163,16 @@ int main(void)
             fclose(f);
         printf("%s\n", js ? js : "(none)");
         /* heaviest first: /b has 5 wall intervals; /a and [unnamed] CPU only */
+        /* starvation per endpoint, over its own samples only: /b ran (one RUNNING wall
+         * sample) with no CPU sample of its own, so it waited all its running time (over the
+         * whole thread it would read 0: the thread's CPU samples outweigh it); /a and the
+         * unnamed request were never sampled RUNNING by the wall sampler: null */
         CHECK(js && strstr(js, "{\"name\":\"GET /b\",\"requests\":1,\"cpu_ns\":0,\"wall_ns\":"
                                "100000000,\"wall_by_state_ns\":{\"running\":20000000,"
-                               "\"sleeping\":80000000}}") != NULL);
+                               "\"sleeping\":80000000},\"starvation\":1.0000}") != NULL);
         CHECK(js && strstr(js, "{\"name\":\"GET /a\",\"requests\":1,\"cpu_ns\":50000000,"
-                               "\"wall_ns\":0,\"wall_by_state_ns\":{}}") != NULL);
+                               "\"wall_ns\":0,\"wall_by_state_ns\":{},\"starvation\":null}")
+                        != NULL);
         CHECK(js && strstr(js, "{\"name\":\"[unnamed]\",\"requests\":1,\"cpu_ns\":70000000")
                         != NULL);
         CHECK(js && strstr(js, "GET /b") < strstr(js, "[unnamed]") &&
