@@ -59,9 +59,11 @@ function(flyprof_fuzz_target name)
         set(_obj ${_fz_out}/${name}.objs/${_base}-${_h}.o)
         add_custom_command(OUTPUT ${_obj}
             COMMAND ${CMAKE_COMMAND} -E make_directory ${_fz_out}/${name}.objs
-            COMMAND ${FLYPROF_CLANG} ${_flags} ${_incs} -c ${src} -o ${_obj}
+            COMMAND ${FLYPROF_CLANG} ${_flags} ${_incs} -MD -MF ${_obj}.d -c ${src} -o ${_obj}
             DEPENDS ${src}
-            IMPLICIT_DEPENDS C ${src}
+            # the headers it includes, as the compiler saw them (IMPLICIT_DEPENDS scanned with
+            # the directory's include path, not the -I above, and missed the collector's)
+            DEPFILE ${_obj}.d
             VERBATIM)
         list(APPEND _objs ${_obj})
     endforeach()
