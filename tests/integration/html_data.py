@@ -68,7 +68,8 @@ def tree(data, suffix=""):
         if stack:
             stack[-1][1] -= 1
             stack[-1][2] -= w
-        node = Node(names[entry], int(types[entry]), w, parent)
+        # one character per frame, '0' + enum render_type (stubs are ';', small frames '=')
+        node = Node(names[entry], ord(types[entry]) - ord("0"), w, parent)
         nodes.append(node)
         if kids:
             stack.append([node, kids, w])
