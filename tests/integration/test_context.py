@@ -82,6 +82,12 @@ class Decoded:
                 return n
         return None
 
+    def in_scope_edge(self, s):
+        """The sample is in the tracer's enter() or exit(): after Context.set, before
+        Context.clear, yet in no handler (ThreadFilter.add/remove run in there)."""
+        return any(self.names.get(mid) in ("enter", "exit")
+                   for mid, _, _ in self.log.stacks.get(s.stack_id, []))
+
     def endpoint(self, s):
         c = s.context
         return self.log.endpoints.get(c[1]) if c and c[1] else None
@@ -131,7 +137,10 @@ def check_log(t, path, served, what):
     bad = [s for s in holder if s.context != (0, 0)]
     t.check(not bad, "%s: %d of %d lock-holder samples carry a context", what, len(bad),
             len(holder))
-    idle = [s for s in log.samples if s.thread.startswith("worker-") and not d.handler(s)]
+    # outside every request: in no handler and not in the tracer's scope edges, whose
+    # samples carry the context they set (more of them on a loaded machine: 17 of 291)
+    idle = [s for s in log.samples if s.thread.startswith("worker-") and not d.handler(s) and
+            not d.in_scope_edge(s)]
     idle_ctx = sum(1 for s in idle if s.context != (0, 0))
     t.note("%s: pool samples outside handlers: %d, %d with a context", what, len(idle), idle_ctx)
     t.check(idle_ctx <= 0.05 * len(idle) + 2, "%s: %d of %d pool samples outside handlers carry "
