@@ -15,6 +15,7 @@
 #include "natives.h"
 #include "options.h"
 #include "stubnames.h"
+#include "vmstructs.h"
 #include "threads.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -138,10 +139,14 @@ static int setup_jvmti(JavaVM *vm, int live)
     jvmtiEvent events[] = {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH,
                            JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
                            JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE,
-                           JVMTI_EVENT_COMPILED_METHOD_LOAD,
                            JVMTI_EVENT_DYNAMIC_CODE_GENERATED};
     for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
         (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL);
+    /* debug information at every pc of compiled code: set directly when libjvm's symbol
+     * table says where the flag is, else through CompiledMethodLoad events (vmstructs.h) */
+    if (vmstructs_debug_nonsafepoints() != 0)
+        (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE,
+                                           JVMTI_EVENT_COMPILED_METHOD_LOAD, NULL);
     control_init(jvmti);
     (void)live;
     return 0;

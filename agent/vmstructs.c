@@ -430,3 +430,18 @@ void vmstructs_guard_setup(void)
     crashguard_set_code_cache(vmstructs_static("CodeCache", "_low_bound"),
                               vmstructs_static("CodeCache", "_high_bound"));
 }
+
+int vmstructs_debug_nonsafepoints(void)
+{
+    static int result = -2; /* -2: not tried yet */
+    if (result != -2)
+        return result;
+    uintptr_t a = vmstructs_local_symbol(sym("AsyncGetCallTrace"), "DebugNonSafepoints");
+    result = -ENOENT;
+    if (a) {
+        /* a bool in libjvm's data, read by each compilation as it starts */
+        *(volatile unsigned char *)a = 1;
+        result = 0;
+    }
+    return result;
+}

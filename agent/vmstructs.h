@@ -46,6 +46,17 @@ int vmstructs_int_constant(const char *name, int32_t *value);
  * 0 when the file, its symbol table or the symbol is missing. Reads the file each call. */
 uintptr_t vmstructs_local_symbol(const void *anchor, const char *name);
 
+/* Turns HotSpot's DebugNonSafepoints on (found in libjvm's .symtab), so that compiled code
+ * records where each instruction's inlined frames are, not only at safepoints: what
+ * AsyncGetCallTrace and the walker need to name the inlined frames of the pc they interrupt.
+ * HotSpot also turns it on by itself while a JVMTI agent has CompiledMethodLoad events enabled,
+ * but posting those (deferred, by the ServiceThread) fails a guarantee on an nmethod that
+ * became unloading meanwhile: seen once in the torture test on JDK 25.0.3
+ * (jvmtiExport.cpp:2514, "nmethod isn't unloaded or unloading"). Returns 0, or -ENOENT when
+ * the symbol is not there (the caller then enables the events instead). Setup context; the
+ * first call decides. */
+int vmstructs_debug_nonsafepoints(void);
+
 /* The offset in JavaThread of the flag AsyncGetCallTrace sets while it runs, found once by
  * experiment (the crash guard must be installed: the experiment faults inside AGCT on
  * purpose), or -1 when there is none. env is the calling Java thread's JNIEnv, env_offset
