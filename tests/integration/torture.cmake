@@ -14,28 +14,4 @@ target_compile_options(flyprof_torture_jni PRIVATE ${FLYPROF_WARNINGS})
 target_include_directories(flyprof_torture_jni SYSTEM PRIVATE ${JNI_INCLUDE})
 target_link_libraries(flyprof_torture_jni PRIVATE Threads::Threads)
 
-set(_torture_dir ${CMAKE_CURRENT_LIST_DIR})
-
-function(_flyprof_torture_tests)
-    if(NOT DEFINED _int_jdks OR NOT DEFINED _int_python)
-        message(WARNING "flyprof: torture test not added: integration.cmake's JDK list is "
-            "missing")
-        return()
-    endif()
-    foreach(_jdk IN LISTS _int_jdks)
-        get_filename_component(_label "${_jdk}" NAME)
-        string(REGEX REPLACE "^java-" "" _label "${_label}")
-        string(REGEX REPLACE "-(amd64|x64|x86_64|arm64|aarch64)$" "" _label "${_label}")
-        string(REGEX REPLACE "[^A-Za-z0-9._-]" "_" _label "${_label}")
-        add_test(NAME int_torture_${_label}
-            COMMAND ${_int_python} ${_torture_dir}/test_torture.py
-                --build ${CMAKE_BINARY_DIR} --java ${_jdk}/bin/java
-                --agent ${CMAKE_BINARY_DIR}/lib/libflyprof.so
-                --cli ${CMAKE_BINARY_DIR}/bin/flyprof
-                --jar ${CMAKE_BINARY_DIR}/lib/flyprof.jar)
-        set_tests_properties(int_torture_${_label} PROPERTIES LABELS "integration;torture"
-            TIMEOUT 600 RUN_SERIAL TRUE ENVIRONMENT PYTHONDONTWRITEBYTECODE=1)
-    endforeach()
-endfunction()
-
-cmake_language(DEFER DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR} CALL _flyprof_torture_tests)
+flyprof_int_tests(TESTS torture LABELS integration torture TIMEOUT 600)
