@@ -1,7 +1,6 @@
 package dev.flyprof.bench;
 
 import dev.flyprof.Context;
-import java.util.Arrays;
 
 /**
  * The cost of {@link Context#set(long, long)} and {@link Context#clear()} per call, without
@@ -57,13 +56,6 @@ public final class ContextCost {
         return (double) (System.nanoTime() - t0) / calls;
     }
 
-    static double median(double[] v) {
-        double[] s = v.clone();
-        Arrays.sort(s);
-        int n = s.length;
-        return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-    }
-
     public static void main(String[] args) {
         long calls = args.length > 0 ? Long.parseLong(args[0]) : 100_000_000L;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
@@ -73,28 +65,10 @@ public final class ContextCost {
         }
         String[] ops = {"set", "clear", "pair"};
         // warm-up: enough calls of every loop for C2 to compile it as a whole method
-        long warm = Math.min(calls, 2_000_000L);
-        for (int w = 0; w < 15; w++) {
-            for (String op : ops) {
-                time(op, warm);
-            }
-        }
+        CallCost.warm(ContextCost::time, ops, 15, Math.min(calls, 2_000_000L), 0);
         boolean bound = Context.isBound();
-        double[][] ns = new double[ops.length][rounds];
-        for (int r = 0; r < rounds; r++) {
-            for (int o = 0; o < ops.length; o++) {
-                ns[o][r] = time(ops[o], calls);
-                System.out.println("round op=" + ops[o] + " i=" + r + " ns_per_call="
-                        + String.format(java.util.Locale.ROOT, "%.3f", ns[o][r]));
-            }
-        }
-        StringBuilder sb = new StringBuilder("result calls=" + calls + " rounds=" + rounds
-                + " bound=" + bound);
-        for (int o = 0; o < ops.length; o++) {
-            sb.append(' ').append(ops[o]).append("_ns=")
-                    .append(String.format(java.util.Locale.ROOT, "%.3f", median(ns[o])));
-        }
-        System.out.println(sb);
-        System.out.flush();
+        double[][] ns = CallCost.rounds(ContextCost::time, ops, rounds, calls, 0);
+        CallCost.result("result calls=" + calls + " rounds=" + rounds + " bound=" + bound, ops,
+                ns);
     }
 }

@@ -1,7 +1,6 @@
 package dev.flyprof.bench;
 
 import dev.flyprof.Events;
-import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.locks.LockSupport;
 
@@ -69,44 +68,22 @@ public final class EventCost {
         return (double) (System.nanoTime() - t0) / calls;
     }
 
-    static double median(double[] v) {
-        double[] s = v.clone();
-        Arrays.sort(s);
-        int n = s.length;
-        return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-    }
-
-    static void cost(long calls, int rounds, long pauseMs, String floorLib)
-            throws InterruptedException {
+    static void cost(long calls, int rounds, long pauseMs, String floorLib) {
         String[] ops = floorLib != null ? new String[] {"int", "str", "floor"}
                 : new String[] {"int", "str"};
         if (floorLib != null) {
             System.load(floorLib);
         }
         // warm-up: the timed loop itself, paced the same way, until C2 has compiled it
-        for (int w = 0; w < 100; w++) {
-            for (String op : ops) {
-                Thread.sleep(pauseMs);
-                time(op, calls);
-            }
+        CallCost.warm(EventCost::time, ops, 100, calls, pauseMs);
+        double[][] ns = CallCost.rounds(EventCost::time, ops, rounds, calls, pauseMs);
+        try {
+            Thread.sleep(pauseMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
-        double[][] ns = new double[ops.length][rounds];
-        for (int r = 0; r < rounds; r++) {
-            for (int o = 0; o < ops.length; o++) {
-                Thread.sleep(pauseMs);
-                ns[o][r] = time(ops[o], calls);
-                System.out.println("round op=" + ops[o] + " i=" + r + " ns_per_call="
-                        + String.format(Locale.ROOT, "%.3f", ns[o][r]));
-            }
-        }
-        Thread.sleep(pauseMs);
-        StringBuilder sb = new StringBuilder("result calls=" + calls + " rounds=" + rounds
-                + " bound=" + Events.isBound());
-        for (int o = 0; o < ops.length; o++) {
-            sb.append(' ').append(ops[o]).append("_ns=")
-                    .append(String.format(Locale.ROOT, "%.3f", median(ns[o])));
-        }
-        System.out.println(sb);
+        CallCost.result("result calls=" + calls + " rounds=" + rounds + " bound="
+                + Events.isBound(), ops, ns);
     }
 
     static long rateThread(long perSec, double seconds) {

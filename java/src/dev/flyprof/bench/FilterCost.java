@@ -1,7 +1,6 @@
 package dev.flyprof.bench;
 
 import dev.flyprof.ThreadFilter;
-import java.util.Arrays;
 
 /**
  * The cost of {@link ThreadFilter#add()} and {@link ThreadFilter#remove()} per call, without
@@ -58,13 +57,6 @@ public final class FilterCost {
         return (double) (System.nanoTime() - t0) / calls;
     }
 
-    static double median(double[] v) {
-        double[] s = v.clone();
-        Arrays.sort(s);
-        int n = s.length;
-        return n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-    }
-
     public static void main(String[] args) {
         long calls = args.length > 0 ? Long.parseLong(args[0]) : 100_000_000L;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
@@ -74,30 +66,12 @@ public final class FilterCost {
         }
         String[] ops = {"add", "remove", "pair"};
         // warm-up: enough calls of every loop for C2 to compile it as a whole method
-        long warm = Math.min(calls, 2_000_000L);
-        for (int w = 0; w < 15; w++) {
-            for (String op : ops) {
-                time(op, warm);
-            }
-        }
+        CallCost.warm(FilterCost::time, ops, 15, Math.min(calls, 2_000_000L), 0);
         ThreadFilter.add();
         boolean marked = ThreadFilter.isMarked();
         ThreadFilter.remove();
-        double[][] ns = new double[ops.length][rounds];
-        for (int r = 0; r < rounds; r++) {
-            for (int o = 0; o < ops.length; o++) {
-                ns[o][r] = time(ops[o], calls);
-                System.out.println("round op=" + ops[o] + " i=" + r + " ns_per_call="
-                        + String.format(java.util.Locale.ROOT, "%.3f", ns[o][r]));
-            }
-        }
-        StringBuilder sb = new StringBuilder("result calls=" + calls + " rounds=" + rounds
-                + " marked=" + marked);
-        for (int o = 0; o < ops.length; o++) {
-            sb.append(' ').append(ops[o]).append("_ns=")
-                    .append(String.format(java.util.Locale.ROOT, "%.3f", median(ns[o])));
-        }
-        System.out.println(sb);
-        System.out.flush();
+        double[][] ns = CallCost.rounds(FilterCost::time, ops, rounds, calls, 0);
+        CallCost.result("result calls=" + calls + " rounds=" + rounds + " marked=" + marked, ops,
+                ns);
     }
 }
