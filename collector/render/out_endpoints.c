@@ -14,13 +14,25 @@
 #define STATES 9 /* enum fpl_state, then "other" */
 /* endpoints whose starvation is computed (one pass over the cells each), heaviest first */
 #define STARVATION_ROWS 64
+#define SLOWEST 3 /* requests named per endpoint */
 
 static const char *const state_names[STATES] = {"unknown", "running", "blocked",
                                                 "waiting", "timed_waiting", "parked",
                                                 "sleeping", "native", "other"};
 
+/* One request (root span): what its samples weigh, across every thread. */
+struct req {
+    uint64_t root;
+    const char *name; /* its endpoint, or TRACECTX_UNNAMED */
+    uint64_t cpu_weight;
+    unsigned __int128 wall;
+    uint64_t cpu_ns, wall_ns;
+};
+
 struct row {
     const char *name;
+    struct req slow[SLOWEST]; /* its requests that took the most time, slowest first */
+    size_t nslow;
     uint64_t requests;
     uint64_t cpu_weight;
     unsigned __int128 wall[STATES]; /* upscaled, fixed point */
@@ -37,6 +49,9 @@ struct table {
     struct hashtab unnamed; /* roots without a name met in samples, counted once each */
     uint64_t *roots;
     size_t nroots, roots_cap;
+    struct req *reqs;
+    size_t nreqs, reqs_cap;
+    struct hashtab req_index; /* root -> reqs */
 };
 
 static void *grow(void *arr, size_t *cap, size_t n, size_t elem)
@@ -89,10 +104,31 @@ static int unnamed_root(struct table *t, uint64_t root)
     return 1;
 }
 
+/* The request of root span root, a new one when unseen; NULL when out of memory. */
+static struct req *req_of(struct table *t, uint64_t root, const char *name)
+{
+    uint64_t h = fpl_hash_u64(root);
+    struct hashtab_probe pr;
+    for (uint32_t k = hashtab_first(&t->req_index, h, &pr); k != HASHTAB_NONE;
+         k = hashtab_next(&t->req_index, &pr))
+        if (t->reqs[k].root == root)
+            return &t->reqs[k];
+    void *q = grow(t->reqs, &t->reqs_cap, t->nreqs, sizeof(*t->reqs));
+    if (!q)
+        return NULL;
+    t->reqs = q;
+    if (hashtab_add(&t->req_index, h, (uint32_t)t->nreqs))
+        return NULL;
+    t->reqs[t->nreqs] = (struct req){.root = root, .name = name};
+    return &t->reqs[t->nreqs++];
+}
+
 static void table_free(struct table *t)
 {
     free(t->rows);
     free(t->roots);
+    free(t->reqs);
+    hashtab_destroy(&t->req_index);
     hashtab_destroy(&t->index);
     hashtab_destroy(&t->unnamed);
 }
@@ -102,6 +138,18 @@ static uint64_t fp_ns(unsigned __int128 fp, uint64_t interval)
     if (interval && fp > ((unsigned __int128)UINT64_MAX << PROFILE_FP_SHIFT) / interval)
         return UINT64_MAX;
     return (uint64_t)((fp * interval + (PROFILE_FP_ONE >> 1)) >> PROFILE_FP_SHIFT);
+}
+
+/* Requests by time (wall, else CPU), the most first; then by root span. */
+static int req_by_time(const void *a, const void *b)
+{
+    const struct req *x = a, *y = b;
+    uint64_t tx = x->wall_ns ? x->wall_ns : x->cpu_ns, ty = y->wall_ns ? y->wall_ns : y->cpu_ns;
+    if (tx != ty)
+        return tx > ty ? -1 : 1;
+    if (x->cpu_ns != y->cpu_ns)
+        return x->cpu_ns > y->cpu_ns ? -1 : 1;
+    return x->root < y->root ? -1 : x->root > y->root;
 }
 
 static int by_time(const void *a, const void *b)
@@ -173,13 +221,32 @@ static int build(struct table *t, const struct profile *p)
                 return -ENOMEM;
             r->requests += (uint64_t)fresh;
         }
+        struct req *q = req_of(t, d->root, r->name);
+        if (!q)
+            return -ENOMEM;
         if (e->kind == FPL_KIND_CPU) {
             r->cpu_weight += e->weight;
+            q->cpu_weight += e->weight;
         } else if (e->kind == FPL_KIND_WALL) {
             unsigned s = e->state < STATES - 1 ? e->state : STATES - 1;
             profile_fp_add(&r->wall[s], e->upscaled);
             profile_fp_add(&r->wall_total, e->upscaled);
+            profile_fp_add(&q->wall, e->upscaled);
         }
+    }
+    /* each endpoint's slowest requests (rows are still where row_of put them) */
+    for (size_t i = 0; i < t->nreqs; i++) {
+        struct req *q = &t->reqs[i];
+        unsigned __int128 cpu = (unsigned __int128)q->cpu_weight * p->header.cpu_interval_ns;
+        q->cpu_ns = cpu > UINT64_MAX ? UINT64_MAX : (uint64_t)cpu;
+        q->wall_ns = fp_ns(q->wall, p->header.wall_interval_ns);
+    }
+    if (t->nreqs)
+        qsort(t->reqs, t->nreqs, sizeof(*t->reqs), req_by_time);
+    for (size_t i = 0; i < t->nreqs; i++) {
+        struct row *r = row_of(t, t->reqs[i].name); /* seen above: never a new row */
+        if (r && r->nslow < SLOWEST)
+            r->slow[r->nslow++] = t->reqs[i];
     }
     for (size_t i = 0; i < t->n; i++) {
         struct row *r = &t->rows[i];
@@ -227,6 +294,12 @@ int out_endpoints_text(FILE *f, const struct profile *p)
             fprintf(f, "; waiting for a CPU %.0f%% of its running time",
                     100.0 * r->starvation);
         fputc('\n', f);
+        for (size_t k = 0; k < r->nslow; k++)
+            fprintf(f, "%s root span %" PRIu64 " (%.3f s wall, %.3f s cpu)",
+                    k ? "," : "              slowest:", r->slow[k].root,
+                    (double)r->slow[k].wall_ns / 1e9, (double)r->slow[k].cpu_ns / 1e9);
+        if (r->nslow)
+            fputc('\n', f);
     }
     if (p->ctx.undefined)
         fprintf(f, "  (%" PRIu64 " samples refer to contexts the log lost)\n", p->ctx.undefined);
@@ -268,6 +341,15 @@ int out_endpoints_json(FILE *f, const struct profile *p)
         } else {
             fpl_put_bytes(&b, ",\"starvation\":null", 18);
         }
+        fpl_put_bytes(&b, ",\"slowest\":[", 12);
+        for (size_t k = 0; k < r->nslow; k++) {
+            n = snprintf(num, sizeof(num),
+                         "%s{\"root_span\":%" PRIu64 ",\"wall_ns\":%" PRIu64
+                         ",\"cpu_ns\":%" PRIu64 "}",
+                         k ? "," : "", r->slow[k].root, r->slow[k].wall_ns, r->slow[k].cpu_ns);
+            fpl_put_bytes(&b, num, (size_t)n);
+        }
+        fpl_put_u8(&b, ']');
         fpl_put_u8(&b, '}');
     }
     fpl_put_u8(&b, ']');

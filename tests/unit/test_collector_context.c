@@ -169,10 +169,14 @@ int main(void)
          * unnamed request were never sampled RUNNING by the wall sampler: null */
         CHECK(js && strstr(js, "{\"name\":\"GET /b\",\"requests\":1,\"cpu_ns\":0,\"wall_ns\":"
                                "100000000,\"wall_by_state_ns\":{\"running\":20000000,"
-                               "\"sleeping\":80000000},\"starvation\":1.0000}") != NULL);
+                               "\"sleeping\":80000000},\"starvation\":1.0000,"
+                               "\"slowest\":[{\"root_span\":20,\"wall_ns\":100000000,"
+                               "\"cpu_ns\":0}]}") != NULL);
+        /* a request's time is its samples' on every thread; without wall, its CPU time */
         CHECK(js && strstr(js, "{\"name\":\"GET /a\",\"requests\":1,\"cpu_ns\":50000000,"
-                               "\"wall_ns\":0,\"wall_by_state_ns\":{},\"starvation\":null}")
-                        != NULL);
+                               "\"wall_ns\":0,\"wall_by_state_ns\":{},\"starvation\":null,"
+                               "\"slowest\":[{\"root_span\":10,\"wall_ns\":0,"
+                               "\"cpu_ns\":50000000}]}") != NULL);
         CHECK(js && strstr(js, "{\"name\":\"[unnamed]\",\"requests\":1,\"cpu_ns\":70000000")
                         != NULL);
         CHECK(js && strstr(js, "GET /b") < strstr(js, "[unnamed]") &&
