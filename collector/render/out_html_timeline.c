@@ -10,6 +10,7 @@
 
 #include "esc.h"
 #include "out_html.h"
+#include "out_html_spans.h"
 #include "timeline.h"
 
 #define NONE UINT32_MAX
@@ -209,6 +210,29 @@ static void acc_fold(struct bin_acc *a, size_t cap, const struct render_tree *t,
     qsort(a->used, a->n, sizeof(*a->used), cmp_u32);
 }
 
+/* Keeps a context's weight for the page's requests (out_html_spans.h); weight of an undefined
+ * context goes to *unknown. Returns 0 or -ENOMEM. */
+static int span_note(const struct profile *p, struct out_html_span_rec **sp, size_t *n,
+                     size_t *cap, uint64_t context_id, uint32_t bin, uint32_t slot, uint32_t cat,
+                     uint32_t at, unsigned __int128 fp, unsigned __int128 *unknown)
+{
+    const struct tracectx_def *d = tracectx_find(&p->ctx, context_id);
+    if (!d) {
+        profile_fp_add(unknown, fp);
+        return 0;
+    }
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 1024;
+        void *q = realloc(*sp, c * sizeof(**sp));
+        if (!q)
+            return -ENOMEM;
+        *sp = q;
+        *cap = c;
+    }
+    (*sp)[(*n)++] = (struct out_html_span_rec){(uint32_t)(d - p->ctx.defs), bin, slot, cat, at, fp};
+    return 0;
+}
+
 int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const struct render_tree *t,
                           const uint32_t *pos, const struct render_opts *o, char *err,
                           size_t errlen)
@@ -220,8 +244,9 @@ int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const stru
     struct row *order = NULL;
     struct bin_acc acc = {0}, racc = {0};
     struct fpl_buf sb = {0};
-    size_t nrows = 0, nslots = p->nthreads + 1;
-    unsigned __int128 over = 0, hidden = 0, moved = 0;
+    struct out_html_span_rec *sp = NULL;
+    size_t nrows = 0, nslots = p->nthreads + 1, nsp = 0, sp_cap = 0;
+    unsigned __int128 over = 0, hidden = 0, moved = 0, sp_unknown = 0;
     int rc;
 
     if (!tl || !tl->started || !t->nnodes)
@@ -290,6 +315,9 @@ int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const stru
                 slot = e->thread == PROFILE_NONE ? (uint32_t)p->nthreads : e->thread;
                 cat = (uint32_t)cat_of(e->kind, e->state);
                 at = pos[v];
+                if (e->context_id && span_note(p, &sp, &nsp, &sp_cap, e->context_id, bin, slot,
+                                               cat, at, fp, &sp_unknown))
+                    goto out;
             }
             acc_add(&acc, at, fp);
             acc_add(&racc, slot * CATS + cat, fp);
@@ -422,6 +450,8 @@ int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const stru
     put_u64(b, profile_fp_round(hidden));
     put_key(b, "rows_merged");
     put_u64(b, merged);
+    if (out_html_spans_put(b, p, sp, nsp, row_of, sp_unknown))
+        goto out;
     fpl_put_u8(b, '}');
     rc = b->failed || sb.failed ? -ENOMEM : 0;
 out:
@@ -440,6 +470,7 @@ out_quiet:
     free(racc.used);
     fpl_buf_free(&sb);
     free(row_of);
+    free(sp);
     render_select_destroy(&sel);
     return rc;
 }

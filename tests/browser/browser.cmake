@@ -30,9 +30,15 @@ add_test(NAME browser_html_timeline
     COMMAND ${_html_python} ${CMAKE_CURRENT_LIST_DIR}/test_html_timeline.py
         --build ${CMAKE_BINARY_DIR} --cli ${CMAKE_BINARY_DIR}/bin/flyprof
         --helper $<TARGET_FILE:test_timeline>)
+# one request alone: #view=timeline&span=ID and a click on a mark (a log of test_timeline
+# --write whose samples carry known trace contexts)
+add_test(NAME browser_html_spans
+    COMMAND ${_html_python} ${CMAKE_CURRENT_LIST_DIR}/test_html_spans.py
+        --build ${CMAKE_BINARY_DIR} --cli ${CMAKE_BINARY_DIR}/bin/flyprof
+        --helper $<TARGET_FILE:test_timeline>)
 # RUN_SERIAL: the real run is timed by the wall clock (as the other integration tests), and
 # chromium is heavy on a 2-core machine.
 set_tests_properties(browser_html_pages browser_html_real browser_html_types
-    browser_html_timeline PROPERTIES
+    browser_html_timeline browser_html_spans PROPERTIES
     LABELS integration
     TIMEOUT 300 RUN_SERIAL TRUE SKIP_RETURN_CODE 77 ENVIRONMENT PYTHONDONTWRITEBYTECODE=1)

@@ -110,10 +110,11 @@ void fplgen_stack(struct fplgen *g, uint64_t id, size_t n, const struct reader_f
     fpl_rec_end(&g->rec, r);
 }
 
-/* A SAMPLE, with the trailing tick id when with_tick is set. */
+/* A SAMPLE, with the trailing tick id when with_tick is set, and the context id after it when
+ * with_tick is 2. */
 static void put_sample(struct fplgen *g, uint64_t ticks, uint64_t thread, uint64_t stack,
                        uint64_t weight, uint8_t kind, uint8_t state, int with_tick,
-                       uint64_t tick_id)
+                       uint64_t tick_id, uint64_t context_id)
 {
     size_t r = fpl_rec_begin(&g->rec, FPL_REC_SAMPLE);
     fpl_put_sv(&g->rec, (int64_t)(ticks - g->last_ticks));
@@ -125,6 +126,8 @@ static void put_sample(struct fplgen *g, uint64_t ticks, uint64_t thread, uint64
     fpl_put_u8(&g->rec, state);
     if (with_tick)
         fpl_put_v(&g->rec, tick_id);
+    if (with_tick == 2)
+        fpl_put_v(&g->rec, context_id);
     fpl_rec_end(&g->rec, r);
     g->samples++;
     g->weight += weight;
@@ -133,13 +136,37 @@ static void put_sample(struct fplgen *g, uint64_t ticks, uint64_t thread, uint64
 void fplgen_sample(struct fplgen *g, uint64_t ticks, uint64_t thread, uint64_t stack,
                    uint64_t weight, uint8_t kind, uint8_t state)
 {
-    put_sample(g, ticks, thread, stack, weight, kind, state, 0, 0);
+    put_sample(g, ticks, thread, stack, weight, kind, state, 0, 0, 0);
 }
 
 void fplgen_sample_tick(struct fplgen *g, uint64_t ticks, uint64_t thread, uint64_t stack,
                         uint64_t weight, uint8_t kind, uint8_t state, uint64_t tick_id)
 {
-    put_sample(g, ticks, thread, stack, weight, kind, state, 1, tick_id);
+    put_sample(g, ticks, thread, stack, weight, kind, state, 1, tick_id, 0);
+}
+
+void fplgen_sample_ctx(struct fplgen *g, uint64_t ticks, uint64_t thread, uint64_t stack,
+                       uint64_t weight, uint8_t kind, uint8_t state, uint64_t tick_id,
+                       uint64_t context_id)
+{
+    put_sample(g, ticks, thread, stack, weight, kind, state, 2, tick_id, context_id);
+}
+
+void fplgen_context(struct fplgen *g, uint64_t id, uint64_t span, uint64_t root)
+{
+    size_t r = fpl_rec_begin(&g->rec, FPL_REC_CONTEXT);
+    fpl_put_v(&g->rec, id);
+    fpl_put_v(&g->rec, span);
+    fpl_put_v(&g->rec, root);
+    fpl_rec_end(&g->rec, r);
+}
+
+void fplgen_endpoint(struct fplgen *g, uint64_t root, const char *name)
+{
+    size_t r = fpl_rec_begin(&g->rec, FPL_REC_ENDPOINT);
+    fpl_put_v(&g->rec, root);
+    fpl_put_str(&g->rec, name);
+    fpl_rec_end(&g->rec, r);
 }
 
 void fplgen_wall_tick(struct fplgen *g, uint64_t id, uint64_t ticks, uint64_t candidates,

@@ -70,6 +70,13 @@ void fplgen_sample(struct fplgen *g, uint64_t ticks, uint64_t thread, uint64_t s
 /* As fplgen_sample, with the trailing tick id field (written even when 0). */
 void fplgen_sample_tick(struct fplgen *g, uint64_t ticks, uint64_t thread, uint64_t stack,
                         uint64_t weight, uint8_t kind, uint8_t state, uint64_t tick_id);
+/* As fplgen_sample_tick, with the trailing context id (FORMAT.md 5.3) after the tick id. */
+void fplgen_sample_ctx(struct fplgen *g, uint64_t ticks, uint64_t thread, uint64_t stack,
+                       uint64_t weight, uint8_t kind, uint8_t state, uint64_t tick_id,
+                       uint64_t context_id);
+/* A CONTEXT record (FORMAT.md 5.16) and an ENDPOINT record (5.17). */
+void fplgen_context(struct fplgen *g, uint64_t id, uint64_t span, uint64_t root);
+void fplgen_endpoint(struct fplgen *g, uint64_t root, const char *name);
 void fplgen_wall_tick(struct fplgen *g, uint64_t id, uint64_t ticks, uint64_t candidates,
                       uint64_t chosen, uint64_t signaled, uint64_t failed);
 void fplgen_counters(struct fplgen *g, size_t n, const struct reader_counter *c);

@@ -14,7 +14,8 @@
  *
  * `test_timeline --write DIR` writes the log of the browser test (tests/browser/
  * test_html_timeline.py), timeline.fpl, and timeline.json: every sample's time, thread, kind,
- * state, weight and leaf frame, from which that test computes what a range must weigh.
+ * state, weight and leaf frame, from which that test computes what a range must weigh; and
+ * spans.fpl / spans.json, requests traced across threads (tests/browser/test_html_spans.py).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -688,10 +689,118 @@ static int write_fixture(const char *dir)
     return rc;
 }
 
+/* ---- the browser test's requests ------------------------------------------------------- */
+
+#define ROOT_A 7000000000000000001ull /* past 2^53: the page must keep ids exact */
+#define SPAN_A2 7000000000000000002ull
+#define ROOT_B 900ull
+#define ROOT_C 901ull
+
+/* The contexts of spans.fpl: request A (GET /a) accepted on the acceptor, then handed to
+ * worker-1 in a child span; B (GET /b) sleeping on worker-2, then finished on the acceptor;
+ * C (GET /a too) on worker-1 after A. */
+static const struct {
+    uint64_t id, span, root;
+    const char *endpoint;
+} span_ctx[] = {
+    {1, ROOT_A, ROOT_A, "GET /a"},
+    {2, SPAN_A2, ROOT_A, "GET /a"},
+    {3, ROOT_B, ROOT_B, "GET /b"},
+    {4, ROOT_C, ROOT_C, "GET /a"},
+};
+
+/* Who was sampled when: thread, stack, context (0: none), kind and state, every `every` ms in
+ * [from, to) ms. The idle thread works for no request. */
+static const struct {
+    uint64_t thread, stack, ctx;
+    uint8_t kind, state;
+    uint64_t from, to, every;
+} span_runs[] = {
+    {1, 1, 1, FPL_KIND_CPU, FPL_STATE_RUNNING, 1000, 1200, 10},
+    {2, 2, 2, FPL_KIND_CPU, FPL_STATE_RUNNING, 1200, 1800, 10},
+    {3, 3, 3, FPL_KIND_WALL, FPL_STATE_SLEEPING, 500, 3000, 50},
+    {1, 4, 3, FPL_KIND_CPU, FPL_STATE_RUNNING, 3000, 3100, 10},
+    {2, 5, 4, FPL_KIND_CPU, FPL_STATE_RUNNING, 2000, 2500, 10},
+    {4, 6, 0, FPL_KIND_WALL, FPL_STATE_PARKED, 0, 4000, 50},
+};
+
+/* Writes spans.fpl and spans.json (contexts, and every sample: time ns, thread, kind, state,
+ * weight, leaf frame, span, root; ids as strings) into dir. 0, or 1 on failure. */
+static int write_spans(const char *dir)
+{
+    static const char *const st[7][3] = {
+        {NULL},
+        {"demo.Acceptor.run", "demo.A.accept"},
+        {"demo.Worker.run", "demo.A.work"},
+        {"demo.Worker.run", "demo.B.query", "java.lang.Thread.sleep"},
+        {"demo.Acceptor.run", "demo.B.accept"},
+        {"demo.Worker.run", "demo.C.work"},
+        {"demo.Idle.run", "jdk.internal.misc.Unsafe.park"},
+    };
+    static const size_t depth[7] = {0, 2, 2, 3, 2, 2, 2};
+    static const char *const tname[] = {"", "acceptor", "worker-1", "worker-2", "idle"};
+    char path[4096];
+    struct gen G;
+    memset(&G, 0, sizeof(G));
+    if (fplgen_init(&G.g))
+        return 1;
+    gen_header(&G, "java demo.Requests");
+    for (uint64_t i = 1; i <= 4; i++)
+        fplgen_thread(&G.g, i, 300 + i, tname[i]);
+    for (uint64_t k = 1; k <= 6; k++)
+        gen_stack(&G, k, depth[k], st[k]);
+    for (size_t c = 0; c < sizeof(span_ctx) / sizeof(span_ctx[0]); c++)
+        fplgen_context(&G.g, span_ctx[c].id, span_ctx[c].span, span_ctx[c].root);
+    snprintf(path, sizeof(path), "%s/spans.json", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        gen_destroy(&G);
+        return 1;
+    }
+    fprintf(f, "{\"samples\":[\n");
+    size_t n = 0;
+    for (uint64_t t = 0; t < 4000 * MS; t += 10 * MS) {
+        for (size_t r = 0; r < sizeof(span_runs) / sizeof(span_runs[0]); r++) {
+            const __typeof__(span_runs[0]) *u = &span_runs[r];
+            if (t < u->from * MS || t >= u->to * MS || (t - u->from * MS) % (u->every * MS))
+                continue;
+            uint64_t at = t + 1000 * (r + 1);
+            uint64_t w = u->kind == FPL_KIND_CPU ? 1 + (t / MS / 10) % 2 : 1;
+            fplgen_sample_ctx(&G.g, ANCHOR + at, u->thread, u->stack, w, u->kind, u->state, 0,
+                              u->ctx);
+            uint64_t span = u->ctx ? span_ctx[u->ctx - 1].span : 0;
+            uint64_t root = u->ctx ? span_ctx[u->ctx - 1].root : 0;
+            fprintf(f, "%s[%llu,\"%s\",\"%s\",%u,%llu,\"%s\",\"%llu\",\"%llu\"]", n++ ? ",\n" : "",
+                    (unsigned long long)at, tname[u->thread],
+                    u->kind == FPL_KIND_CPU ? "cpu" : "wall", u->state, (unsigned long long)w,
+                    st[u->stack][depth[u->stack] - 1], (unsigned long long)span,
+                    (unsigned long long)root);
+            if (n % 4096 == 0 && fplgen_flush(&G.g))
+                G.failed = 1;
+        }
+    }
+    fprintf(f, "\n],\"contexts\":[");
+    for (size_t c = 0; c < sizeof(span_ctx) / sizeof(span_ctx[0]); c++) {
+        fplgen_endpoint(&G.g, span_ctx[c].root, span_ctx[c].endpoint); /* after the samples */
+        fprintf(f, "%s[\"%llu\",\"%llu\",\"%s\"]", c ? "," : "",
+                (unsigned long long)span_ctx[c].span, (unsigned long long)span_ctx[c].root,
+                span_ctx[c].endpoint);
+    }
+    fprintf(f, "]}\n");
+    fplgen_end(&G.g, ANCHOR + 4000 * MS);
+    snprintf(path, sizeof(path), "%s/spans.fpl", dir);
+    int rc = fclose(f) != 0;
+    rc = rc || G.failed || fplgen_flush(&G.g) || fplgen_save(&G.g, path);
+    gen_destroy(&G);
+    if (rc)
+        fprintf(stderr, "test_timeline: writing the requests' log into %s failed\n", dir);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--write") == 0)
-        return write_fixture(argv[2]);
+        return write_fixture(argv[2]) || write_spans(argv[2]);
     if (argc > 1) {
         fprintf(stderr, "usage: test_timeline [--write DIR]\n");
         return 2;

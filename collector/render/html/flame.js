@@ -1,8 +1,9 @@
 /* flyprof flame graph: decodes the embedded tree (format in collector/out_html.h), lays it out
  * in preorder typed arrays and draws the visible part on a canvas. Nothing here touches the
  * network. Test hooks: the URL hash takes search=RE, view=callers|callees|timeline,
- * range=FROM,TO (seconds after the start: the flame graph of that time range) and dump (write
- * the drawn frames into #fp-dump, the timeline's marks into #fp-tl-dump); #fp-matched,
+ * range=FROM,TO (seconds after the start: the flame graph of that time range), span=ID (the
+ * timeline and flame graph of one request: the samples whose span or root span is ID) and dump
+ * (write the drawn frames into #fp-dump, the timeline's marks into #fp-tl-dump); #fp-matched,
  * #fp-stats and #fp-tl carry results in data-* attributes. */
 (function () {
   "use strict";
@@ -273,6 +274,7 @@
   var drawnCount = 0, dumpWanted = false;
   var FULL = null;           /* the home tree of the whole profile */
   var RANGE = null;          /* [first bin, end bin) of the timeline's selected range, or null */
+  var SPAN = null;           /* the request shown alone (spanSelect), or null */
   var timing = {};
 
   var canvas = $("fp-canvas"), ctx = canvas.getContext("2d"), scroller = $("fp-scroll");
@@ -287,7 +289,8 @@
         FULL = decodeTree(D.names, D.types, D.n, D.tree, diff ? D.base : null,
                           diff && D.lost != null ? D.lost : null);
       }
-      views[name] = RANGE ? rangeTree(FULL, RANGE[0], RANGE[1]) : FULL;
+      views[name] = SPAN ? spanTree(FULL, SPAN, RANGE) :
+                    RANGE ? rangeTree(FULL, RANGE[0], RANGE[1]) : FULL;
     } else if (diff) {
       views[name] = decodeTree(D.names2, D.types2, D.n2, D.tree2, D.base2,
                                D.lost2 != null ? D.lost2 : null);
@@ -792,6 +795,7 @@
     if (tlOpen) q.push("view=timeline");
     if (viewName !== home) q.push((tlOpen ? "flame=" : "view=") + viewName);
     if (RANGE) q.push("range=" + tlSec(tlBinNs(RANGE[0])) + "," + tlSec(tlBinNs(RANGE[1])));
+    if (SPAN) q.push("span=" + encodeURIComponent(SPAN.id));
     if (dumpWanted) q.push("dump");
     try {
       history.replaceState(null, "",
@@ -838,6 +842,11 @@
   }
 
   function summary() {
+    if (SPAN) {
+      var sw = cur(tree(home), 0);
+      return spanText() + (RANGE ? " \u00b7 range " + tlRangeText() : "") + " \u00b7 weight " +
+        fmtInt(sw) + (dur(sw) ? " \u00b7 " + dur(sw) : "");
+    }
     if (RANGE) {
       var w = cur(tree(home), 0);
       return "range " + tlRangeText() + " \u00b7 weight " + fmtInt(w) +
@@ -911,7 +920,7 @@
         last = bin;
         if (binW > max) max = binW;
       }
-      rows.push({ name: TL.rows[r][0], B: B, C: C, W: W, sums: sums, max: max });
+      rows.push({ r: r, name: TL.rows[r][0], B: B, C: C, W: W, sums: sums, max: max });
     }
     var sn = numbers(TL.stk), start = new Uint32Array(TL.nbins + 1), P = [], SW = [];
     for (var b = 0; b < TL.nbins; b++) {
@@ -939,14 +948,12 @@
     return TLD;
   }
 
-  /* The home tree S with the self weights of bins [a, b) only; same nodes, same order. */
-  function rangeTree(S, a, b) {
-    var Dd = tlDecode(), n = S.n, R = makeTree(S.names, S.types, n), i;
+  /* The home tree S with the self weights fill(SELF) puts; same nodes, same order. */
+  function selfTree(S, fill) {
+    var n = S.n, R = makeTree(S.names, S.types, n), i;
     R.NAME = S.NAME; R.DEP = S.DEP; R.END = S.END; R.PAR = S.PAR;
     var SELF = R.SELF, TOT = R.TOT, X = R.X;
-    for (var k = Dd.start[a]; k < Dd.start[b]; k++) {
-      if (Dd.P[k] < n) SELF[Dd.P[k]] += Dd.W[k];
-    }
+    fill(SELF, n);
     TOT.set(SELF);
     for (i = n - 1; i > 0; i--) TOT[S.PAR[i]] += TOT[i];
     var cursor = new Float64Array(n), md = 0;
@@ -961,7 +968,124 @@
     return R;
   }
 
+  /* The home tree S with the self weights of bins [a, b) only. */
+  function rangeTree(S, a, b) {
+    var Dd = tlDecode();
+    return selfTree(S, function (SELF, n) {
+      for (var k = Dd.start[a]; k < Dd.start[b]; k++) {
+        if (Dd.P[k] < n) SELF[Dd.P[k]] += Dd.W[k];
+      }
+    });
+  }
+
+  /* The home tree S with the self weights of request sel's samples (in bins rg, if given). */
+  function spanTree(S, sel, rg) {
+    var Q = spDecode(), a = rg ? rg[0] : 0, b = rg ? rg[1] : Infinity;
+    return selfTree(S, function (SELF, n) {
+      sel.groups.forEach(function (g) {
+        for (var k = Q.first[g]; k < Q.first[g + 1]; k++) {
+          if (Q.B[k] >= a && Q.B[k] < b && Q.P[k] < n) SELF[Q.P[k]] += Q.W[k];
+        }
+      });
+    });
+  }
+
+  /* ---- requests: the samples of each trace context (out_html_spans.h) ---- */
+  var SP = TL && TL.sp ? TL.sp : null, SPD = null;
+
+  function spDecode() {
+    if (SPD) return SPD;
+    var num = numbers(SP.m), n = SP.ids.length, first = new Uint32Array(n + 1);
+    var B = [], R = [], C = [], P = [], W = [];
+    for (var g = 0; g < n; g++) {
+      first[g] = B.length;
+      var m = num.next(), bin = 0;
+      for (var k = 0; k < m; k++) {
+        bin += num.next();
+        B.push(bin); R.push(num.next()); C.push(num.next()); P.push(num.next());
+        W.push(num.next());
+      }
+    }
+    first[n] = B.length;
+    SPD = { first: first, B: new Uint32Array(B), R: new Uint32Array(R), C: new Uint8Array(C),
+            P: new Uint32Array(P), W: new Float64Array(W) };
+    return SPD;
+  }
+
+  /* The request of id: the contexts whose span or root span is id, their samples as timeline
+   * rows (only the threads that worked for it) and where they start and end. */
+  function spanSelect(id) {
+    var sel = { id: id, groups: [], rows: [], total: 0, a: 0, b: 0, endpoint: null, root: null };
+    if (!SP) return sel;
+    var Q = spDecode(), recs = [], g, k;
+    for (g = 0; g < SP.ids.length; g++) {
+      if (SP.ids[g][0] !== id && SP.ids[g][1] !== id) continue;
+      sel.groups.push(g);
+      if (sel.root === null) { sel.root = SP.ids[g][1]; sel.endpoint = SP.ids[g][2]; }
+      for (k = Q.first[g]; k < Q.first[g + 1]; k++) recs.push(k);
+    }
+    recs.sort(function (x, y) {
+      return Q.R[x] - Q.R[y] || Q.B[x] - Q.B[y] || Q.C[x] - Q.C[y];
+    });
+    var row = null, a = Infinity, b = 0;
+    recs.forEach(function (k2) {
+      var r = Q.R[k2], bin = Q.B[k2], c = Q.C[k2], w = Q.W[k2];
+      if (!row || row.r !== r) {
+        row = { r: r, name: TL.rows[r] ? TL.rows[r][0] : "?", B: [], C: [], W: [],
+                sums: new Float64Array(TL.cats.length), max: 0, binW: 0 };
+        sel.rows.push(row);
+      }
+      var n = row.B.length;
+      if (n && row.B[n - 1] === bin && row.C[n - 1] === c) {
+        row.W[n - 1] += w;
+      } else {
+        if (!(n && row.B[n - 1] === bin)) row.binW = 0;
+        row.B.push(bin); row.C.push(c); row.W.push(w);
+      }
+      row.binW += w;
+      if (row.binW > row.max) row.max = row.binW;
+      row.sums[c] += w;
+      sel.total += w;
+      if (bin < a) a = bin;
+      if (bin + 1 > b) b = bin + 1;
+    });
+    sel.a = sel.rows.length ? a : 0;
+    sel.b = sel.rows.length ? b : 0;
+    return sel;
+  }
+
+  /* The requests sampled in row r's bin: [[context, weight], ...], heaviest first. */
+  var SPAT = null;
+  function spAt(r, bin) {
+    var Q = spDecode(), g, k, key;
+    if (!SPAT) {
+      SPAT = new Map();
+      for (g = 0; g < SP.ids.length; g++) {
+        for (k = Q.first[g]; k < Q.first[g + 1]; k++) {
+          key = Q.R[k] * (TL.nbins + 1) + Q.B[k];
+          var at = SPAT.get(key);
+          if (!at) SPAT.set(key, at = []);
+          if (at.length && at[at.length - 1][0] === g) at[at.length - 1][1] += Q.W[k];
+          else at.push([g, Q.W[k]]);
+        }
+      }
+      SPAT.forEach(function (v) {
+        v.sort(function (x, y) { return y[1] - x[1] || x[0] - y[0]; });
+      });
+    }
+    return SPAT.get(r * (TL.nbins + 1) + bin) || [];
+  }
+
+  function spanText() {
+    if (!SPAN.groups.length) return "no samples of span " + SPAN.id;
+    var s = "request " + (SPAN.endpoint ? SPAN.endpoint + " " : "") + "root " + SPAN.root;
+    if (SPAN.id !== SPAN.root) s += " \u00b7 span " + SPAN.id;
+    return s + " \u00b7 " + SPAN.rows.length + (SPAN.rows.length === 1 ? " thread" : " threads");
+  }
+
   function tlBinNs(bin) { return TL.t0_ns + bin * TL.bin_ns; }
+  /* the thread rows shown: every thread's, or the request's only */
+  function tlRows() { return SPAN ? SPAN.rows : tlDecode().rows; }
   function tlSec(ns) { return +(ns / 1e9).toFixed(6); }
   function tlTime(ns) {
     var s = ns / 1e9, a = Math.abs(s);
@@ -993,6 +1117,13 @@
     if (TL.rows_merged) {
       notes.push(fmtInt(TL.rows_merged) + " threads with the least weight share the last row.");
     }
+    if (SPAN && TL.over) {
+      notes.push("A request's samples among that weight are not shown in its view.");
+    }
+    if (SP && SP.dropped) {
+      notes.push(fmtInt(SP.dropped) + " of the lightest requests (weight " +
+                 fmtInt(SP.dropped_weight) + ") are not kept for the request view.");
+    }
     $("fp-tl-note").textContent = notes.join(" ");
     $("fp-tl-note").setAttribute("data-moved", String(TL.moved));
     $("fp-tl-note").setAttribute("data-over", String(TL.over));
@@ -1012,7 +1143,7 @@
         (ln.over ? " (" + fmtInt(ln.over) + " more not kept)" : "");
       box.appendChild(d);
     });
-    Dd.rows.forEach(function (row) {
+    tlRows().forEach(function (row) {
       var d = document.createElement("div"), parts = [], best = -1, bw = 0, tot = 0;
       for (var c = 0; c < TL.cats.length; c++) {
         if (!row.sums[c]) continue;
@@ -1034,7 +1165,7 @@
     var lg = $("fp-tl-legend");
     lg.textContent = "";
     for (var c = 0; c < TL.cats.length; c++) {
-      var seen = Dd.rows.some(function (row) { return row.sums[c] > 0; });
+      var seen = tlRows().some(function (row) { return row.sums[c] > 0; });
       if (!seen) continue;
       var k = document.createElement("span"), sw = document.createElement("span");
       k.className = "fp-key";
@@ -1052,7 +1183,7 @@
   function tlResize() {
     var Dd = tlDecode();
     tlW = $("fp-tl-plot").clientWidth;
-    tlH = TL_AXIS + (Dd.lanes.length + Dd.rows.length) * TL_RH + 4;
+    tlH = TL_AXIS + (Dd.lanes.length + tlRows().length) * TL_RH + 4;
     tlCanvas.style.height = tlH + "px";
     tlCanvas.width = Math.max(1, Math.round(tlW * dpr));
     tlCanvas.height = Math.max(1, Math.round(tlH * dpr));
@@ -1084,6 +1215,7 @@
     /* the layout can settle after the timeline opened (a scrollbar, the legend wrapping) */
     if ($("fp-tl-plot").clientWidth !== tlW) tlResize();
     var Dd = tlDecode(), c2 = tlCtx, dump = dumpWanted ? [] : null, marks = 0;
+    var shown = tlRows();
     c2.setTransform(dpr, 0, 0, dpr, 0, 0);
     c2.clearRect(0, 0, tlW, tlH);
     c2.font = "11px " + FONT.split(" ").slice(1).join(" ");
@@ -1106,8 +1238,8 @@
         if (dump) dump.push([ln.name, sp[0], sp[1]].join("\t"));
       });
     });
-    for (var r = 0; r < Dd.rows.length; r++) {
-      var row = Dd.rows[r], y = top + r * TL_RH, n = row.B.length, k = 0;
+    for (var r = 0; r < shown.length; r++) {
+      var row = shown[r], y = top + r * TL_RH, n = row.B.length, k = 0;
       while (k < n) {
         var bin = row.B[k], e = k, tot = 0;
         while (e < n && row.B[e] === bin) tot += row.W[e++];
@@ -1201,6 +1333,70 @@
     tlDraw();
   }
 
+  /* Shows request id alone (the samples whose span or root span is id), or every request for
+   * null: its threads' rows, the flame graph of its samples, the view zoomed to its time. */
+  function setSpan(id) {
+    SPAN = id == null || id === "" ? null : spanSelect(String(id));
+    views = {};
+    setView(viewName);
+    var box = $("fp-tl");
+    if (SPAN) {
+      box.setAttribute("data-span", SPAN.id);
+      box.setAttribute("data-span-contexts", String(SPAN.groups.length));
+      box.setAttribute("data-span-rows", String(SPAN.rows.length));
+      box.setAttribute("data-span-weight", String(cur(T, 0)));
+      if (SPAN.root !== null) box.setAttribute("data-span-root", SPAN.root);
+      if (SPAN.endpoint) box.setAttribute("data-span-endpoint", SPAN.endpoint);
+    } else {
+      ["data-span", "data-span-contexts", "data-span-rows", "data-span-weight", "data-span-root",
+       "data-span-endpoint"].forEach(function (k) { box.removeAttribute(k); });
+    }
+    $("fp-tl-span").hidden = !SPAN;
+    $("fp-tl-span").textContent = SPAN ? spanText() : "";
+    $("fp-tl-span").title = SPAN ? spanText() : "";
+    $("fp-tl-span-clear").hidden = !SPAN;
+    $("fp-info").textContent = summary();
+    $("fp-empty").hidden = cur(T, 0) > 0;
+    if (tlOpen) {
+      tlNote();
+      tlLabels();
+      tlResize();
+      if (SPAN && SPAN.b > SPAN.a) {
+        /* the request's time, with a margin of a tenth on each side */
+        var m = (SPAN.b - SPAN.a) * TL.bin_ns / 10;
+        tlSetView(tlBinNs(SPAN.a) - m, tlBinNs(SPAN.b) + m);
+      } else {
+        tlDraw();
+      }
+    }
+  }
+
+  /* A click on the timeline at (x, y): the heaviest request sampled in that thread's bin --
+   * or in the nearest bin with one within 3 pixels, marks being thin -- shown alone (among
+   * the shown request's contexts when one is). */
+  function tlClick(x, y) {
+    if (!SP) return;
+    var ri = Math.floor((y - TL_AXIS) / TL_RH) - tlDecode().lanes.length, R = tlRows()[ri];
+    if (!R) return;
+    var bin = Math.floor((tlAt(x) - TL.t0_ns) / TL.bin_ns);
+    var reach = Math.max(1, Math.ceil(3 * (tlV1 - tlV0) / Math.max(1, tlW) / TL.bin_ns));
+    var best = -1;
+    for (var d = 0; d <= reach && best < 0; d++) {
+      [bin - d, bin + d].forEach(function (b2) {
+        if (best >= 0 || b2 < 0) return;
+        spAt(R.r, b2).some(function (gw) {
+          if (SPAN && SPAN.groups.indexOf(gw[0]) < 0) return false;
+          best = gw[0];
+          return true;
+        });
+      });
+    }
+    if (best < 0) return;
+    RANGE = null;
+    setSpan(SP.ids[best][1]);
+    saveHash();
+  }
+
   function setTimeline(open) {
     tlOpen = !!open && !!TL;
     $("fp-tl").hidden = !tlOpen;
@@ -1215,8 +1411,9 @@
         tlV1 = f[1];
       }
       tlDraw();
-    } else if (RANGE) {
-      setRange(null);
+    } else if (RANGE || SPAN) {
+      RANGE = null;
+      setSpan(null);
     }
     resize();
     draw();
@@ -1226,6 +1423,8 @@
     $("fp-tl-toggle").hidden = false;
     $("fp-tl-toggle").addEventListener("click", function () { setTimeline(!tlOpen); saveHash(); });
     $("fp-tl-clear").addEventListener("click", function () { setRange(null); saveHash(); });
+    $("fp-tl-span-clear").addEventListener("click", function () { setSpan(null); saveHash(); });
+    if (SP) $("fp-tl-help").textContent += " \u00b7 click a mark to see its request alone";
     $("fp-tl-out").addEventListener("click", function () {
       var f = tlFull();
       tlSetView(f[0], f[1]);
@@ -1242,7 +1441,7 @@
       if (tlDrag) return;
       var r = tlCanvas.getBoundingClientRect(), x = ev.clientX - r.left, y = ev.clientY - r.top;
       var Dd = tlDecode(), ri = Math.floor((y - TL_AXIS) / TL_RH) - Dd.lanes.length;
-      var bin = Math.floor((tlAt(x) - TL.t0_ns) / TL.bin_ns), R = Dd.rows[ri];
+      var bin = Math.floor((tlAt(x) - TL.t0_ns) / TL.bin_ns), R = tlRows()[ri];
       if (!R || bin < 0) {
         tip.hidden = true;
         return;
@@ -1270,6 +1469,14 @@
         parts.forEach(function (pw) {
           row(body, pw[0], weightText(pw[1]) + " \u00b7 " + pct(pw[1] / tot));
         });
+        /* the requests it worked for: a click shows the first alone */
+        if (SP) {
+          spAt(R.r, bin).slice(0, 3).forEach(function (gw) {
+            var id = SP.ids[gw[0]];
+            row(body, "request", (id[2] ? id[2] + " " : "") + "root " + id[1] + " \u00b7 " +
+                weightText(gw[1]));
+          });
+        }
         tip.appendChild(tb);
       }
       tip.hidden = false;
@@ -1297,6 +1504,7 @@
       if (d.mode !== "select") return;
       if (Math.abs(x - d.x) < 3) {
         tlDraw();
+        tlClick(x, ev.clientY - r.top);
         return;
       }
       var lo = Math.min(d.a, d.b), hi = Math.max(d.a, d.b);
@@ -1363,6 +1571,7 @@
   setView(params.view === "timeline" ? params.flame || home : params.view || home);
   if (wantTimeline) {
     setTimeline(true);
+    if (params.span) setSpan(params.span);
     setRange(RANGE ? RANGE[0] : null, RANGE ? RANGE[1] : null);
   }
   if (search.value) applySearch();

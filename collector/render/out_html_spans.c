@@ -1,0 +1,173 @@
+/* out_html_spans.c: the requests of the page's timeline (see out_html_spans.h). Work and
+ * memory grow with the records given (bounded by the timeline's pairs), not with the
+ * samples. */
+#include "out_html_spans.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "esc.h"
+#include "out_html.h"
+
+struct order_ctx {
+    const struct profile *p;
+    const uint32_t *row_of;
+};
+
+/* By context (root, then span), then bin, row, category, node. */
+static int cmp_rec(const void *x, const void *y, void *arg)
+{
+    const struct order_ctx *c = arg;
+    const struct out_html_span_rec *a = x, *b = y;
+    const struct tracectx_def *da = &c->p->ctx.defs[a->def], *db = &c->p->ctx.defs[b->def];
+    if (da->root != db->root)
+        return da->root < db->root ? -1 : 1;
+    if (da->span != db->span)
+        return da->span < db->span ? -1 : 1;
+    if (a->bin != b->bin)
+        return a->bin < b->bin ? -1 : 1;
+    uint32_t ra = c->row_of[a->slot], rb = c->row_of[b->slot];
+    if (ra != rb)
+        return ra < rb ? -1 : 1;
+    if (a->cat != b->cat)
+        return a->cat < b->cat ? -1 : 1;
+    return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+static int same_context(const struct profile *p, const struct out_html_span_rec *a,
+                        const struct out_html_span_rec *b)
+{
+    const struct tracectx_def *da = &p->ctx.defs[a->def], *db = &p->ctx.defs[b->def];
+    return da->root == db->root && da->span == db->span;
+}
+
+/* A context's records: r[first .. first + n), their weight. */
+struct group {
+    size_t first, n;
+    unsigned __int128 fp;
+    int keep;
+};
+
+static int cmp_group_weight(const void *x, const void *y)
+{
+    const struct group *a = *(struct group *const *)x, *b = *(struct group *const *)y;
+    if (a->fp != b->fp)
+        return a->fp > b->fp ? -1 : 1;
+    return a->first < b->first ? -1 : a->first > b->first;
+}
+
+static void put_u64(struct fpl_buf *b, uint64_t v)
+{
+    char tmp[24];
+    int n = snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v);
+    fpl_put_bytes(b, tmp, (size_t)n);
+}
+
+static void put_id(struct fpl_buf *b, uint64_t v)
+{
+    fpl_put_u8(b, '"');
+    put_u64(b, v);
+    fpl_put_u8(b, '"');
+}
+
+int out_html_spans_put(struct fpl_buf *b, const struct profile *p, struct out_html_span_rec *r,
+                       size_t n, const uint32_t *row_of, unsigned __int128 unknown_fp)
+{
+    if (!n)
+        return 0;
+    struct order_ctx oc = {p, row_of};
+    qsort_r(r, n, sizeof(*r), cmp_rec, &oc);
+    /* one record per key: contexts defined twice, rows merged into the last one */
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct out_html_span_rec *q = k ? &r[k - 1] : NULL;
+        if (q && same_context(p, q, &r[i]) && q->bin == r[i].bin &&
+            row_of[q->slot] == row_of[r[i].slot] && q->cat == r[i].cat && q->pos == r[i].pos)
+            profile_fp_add(&q->fp, r[i].fp);
+        else
+            r[k++] = r[i];
+    }
+    n = k;
+
+    size_t ngroups = 0;
+    for (size_t i = 0; i < n; i++)
+        ngroups += i == 0 || !same_context(p, &r[i - 1], &r[i]);
+    struct group *g = calloc(ngroups, sizeof(*g));
+    struct group **by = malloc(ngroups * sizeof(*by));
+    if (!g || !by) {
+        free(g);
+        free(by);
+        return -ENOMEM;
+    }
+    for (size_t i = 0, j = 0; i < n; i++) {
+        if (i && !same_context(p, &r[i - 1], &r[i]))
+            j++;
+        if (!g[j].n)
+            g[j].first = i;
+        g[j].n++;
+        profile_fp_add(&g[j].fp, r[i].fp);
+    }
+    /* within the bound: the heaviest contexts, whole */
+    for (size_t j = 0; j < ngroups; j++)
+        by[j] = &g[j];
+    qsort(by, ngroups, sizeof(*by), cmp_group_weight);
+    size_t room = OUT_HTML_SPANS_MAX_RECORDS, dropped = 0;
+    unsigned __int128 dropped_fp = 0;
+    for (size_t j = 0; j < ngroups; j++) {
+        by[j]->keep = by[j]->n <= room;
+        if (by[j]->keep) {
+            room -= by[j]->n;
+        } else {
+            dropped++;
+            profile_fp_add(&dropped_fp, by[j]->fp);
+        }
+    }
+    free(by);
+
+    fpl_put_bytes(b, ",\"sp\":{\"ids\":[", 14);
+    int first = 1;
+    for (size_t j = 0; j < ngroups; j++) {
+        if (!g[j].keep)
+            continue;
+        const struct tracectx_def *d = &p->ctx.defs[r[g[j].first].def];
+        const char *ep = tracectx_endpoint(&p->ctx, d->root);
+        fpl_put_bytes(b, first ? "[" : ",[", first ? 1 : 2);
+        first = 0;
+        put_id(b, d->span);
+        fpl_put_u8(b, ',');
+        put_id(b, d->root);
+        fpl_put_u8(b, ',');
+        if (ep)
+            esc_json(b, ep);
+        else
+            fpl_put_bytes(b, "null", 4);
+        fpl_put_u8(b, ']');
+    }
+    fpl_put_bytes(b, "],\"m\":\"", 7);
+    for (size_t j = 0; j < ngroups; j++) {
+        if (!g[j].keep)
+            continue;
+        out_html_put_num(b, g[j].n);
+        uint32_t last = 0;
+        for (size_t i = g[j].first; i < g[j].first + g[j].n; i++) {
+            uint64_t w = profile_fp_round(r[i].fp);
+            out_html_put_num(b, r[i].bin - last);
+            out_html_put_num(b, row_of[r[i].slot]);
+            out_html_put_num(b, r[i].cat);
+            out_html_put_num(b, r[i].pos);
+            out_html_put_num(b, w ? w : 1);
+            last = r[i].bin;
+        }
+    }
+    fpl_put_bytes(b, "\",\"dropped\":", 12);
+    put_u64(b, dropped);
+    fpl_put_bytes(b, ",\"dropped_weight\":", 18);
+    put_u64(b, profile_fp_round(dropped_fp));
+    fpl_put_bytes(b, ",\"unknown\":", 11);
+    put_u64(b, profile_fp_round(unknown_fp));
+    fpl_put_u8(b, '}');
+    free(g);
+    return b->failed ? -ENOMEM : 0;
+}

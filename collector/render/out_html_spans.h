@@ -1,0 +1,50 @@
+/* out_html_spans.h: the requests of the HTML page's timeline (out_html_timeline.h): for each
+ * trace context (span, root span: dev.flyprof.Context) whose samples the timeline kept, which
+ * thread row, bin, category and tree node they weigh in, so the page can show one request
+ * alone -- `#view=timeline&span=ID`, or a click on a mark -- across every thread that worked on
+ * it, with the flame graph of just its samples.
+ *
+ * Embedded as the key "sp" of the timeline's data (absent when no kept sample had a context):
+ *   ids      one [span, root, endpoint] per context, ordered by root then span; the ids as
+ *            decimal strings (64-bit, past JavaScript's exact integers), endpoint the root
+ *            span's name (Context.endpoint) or null
+ *   m        per context, in the order of ids, in the tree's digit encoding: the number of
+ *            records n, then n records (bin - previous record's bin, row, category, preorder
+ *            position of the tree node, weight), bins ascending. The weight is the context's
+ *            self weight in that node, bin, thread row and category (at least 1).
+ *   dropped  contexts left out, the lightest, to keep the records within
+ *            OUT_HTML_SPANS_MAX_RECORDS; dropped_weight their weight
+ *   unknown  weight of samples whose context id was never defined (its chunk was lost)
+ * A sample the timeline kept without its stack (its overflow weight) is in no context's
+ * records: the page says how much of the timeline that is.
+ *
+ * Never prints. Any thread.
+ */
+#ifndef OUT_HTML_SPANS_H
+#define OUT_HTML_SPANS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "fpl_codec.h"
+#include "profile.h"
+
+#define OUT_HTML_SPANS_MAX_RECORDS 300000u
+
+/* One weight of a context, as the timeline found it: def indexes p->ctx.defs, slot is the
+ * thread slot (row_of maps it to its row), pos the node's preorder position. */
+struct out_html_span_rec {
+    uint32_t def;
+    uint32_t bin;
+    uint32_t slot;
+    uint32_t cat;
+    uint32_t pos;
+    unsigned __int128 fp;
+};
+
+/* Appends ",\"sp\":{...}" for the n records r (reordered here) to b; nothing when n is 0.
+ * unknown_fp is the weight of samples with an undefined context. Returns 0 or -ENOMEM. */
+int out_html_spans_put(struct fpl_buf *b, const struct profile *p, struct out_html_span_rec *r,
+                       size_t n, const uint32_t *row_of, unsigned __int128 unknown_fp);
+
+#endif
