@@ -4,7 +4,8 @@ threads. A JVM runs Quiet (one thread sleeping 10 ms at a time) with hiccup=1ms,
 from /proc/PID/task/TID/schedstat (ns on CPU) over the steady middle of the run, and divided
 by the wake-ups they made in that time (from `flyprof hiccups`' counts). The target is 0.1%
 of one CPU at 1 ms; what a wake-up costs is the kernel's (timer, schedule in and out) plus
-the probe's TSC reads, schedstat read and histogram update."""
+the probe's TSC reads, schedstat read and histogram update: each run is followed by two bare
+sleeping threads (sleepfloor.c) at the same resolution, the floor under that cost."""
 
 import os
 import re
@@ -71,6 +72,23 @@ def run_one(args, run_dir, res, seconds):
             "wakeups": wakeups, "duration_s": duration}
 
 
+def sleep_floor(args, res, seconds):
+    """(% of one CPU, wake-ups/s, us per wake-up) of two threads that only sleep res at a time
+    (tests/bench/sleepfloor.c): what the kernel charges before the probes do anything."""
+    exe = os.path.join(args.build, "tests", "sleepfloor")
+    if not os.path.exists(exe):
+        return None
+    us = int(res[:-2]) * 1000 if res.endswith("ms") else int(res[:-2])
+    r = subprocess.run([exe, "2", str(us), str(seconds)], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True, timeout=seconds + 30)
+    rows = [(int(m.group(1)), int(m.group(2)))
+            for m in re.finditer(r"cpu_ns (\d+) wakeups (\d+)", r.stdout)]
+    if r.returncode != 0 or len(rows) != 2:
+        return None
+    cpu, wakes = sum(c for c, _ in rows), sum(w for _, w in rows)
+    return (100.0 * cpu / (seconds * 1e9), wakes / seconds, cpu / max(1, wakes) / 1e3)
+
+
 def part_hiccup(args, report, log):
     run_dir = os.path.join(args.out, "hiccup")
     os.makedirs(run_dir, exist_ok=True)
@@ -91,6 +109,12 @@ def part_hiccup(args, report, log):
             "%.1f us of CPU per wake-up" % (res, pct, 100.0 * r["cpu_ns"][0] / (r["span_s"] * 1e9),
                                             100.0 * r["cpu_ns"][1] / (r["span_s"] * 1e9), rate,
                                             per))
+        floor = sleep_floor(args, r["res"], max(2, seconds - 4))
+        if floor:
+            log("  %-13s floor: 2 bare clock_nanosleep(%s) threads %.3f%% of one CPU; %.0f "
+                "wake-ups/s; %.1f us of CPU per wake-up" % ("", res, floor[0], floor[1],
+                                                            floor[2]))
+            r["floor"] = floor
     log("  target: 0.1%% of one CPU at 1 ms; load avg now %s" % open("/proc/loadavg").read()
         .split()[0])
     log()
