@@ -13,7 +13,11 @@
  *   256 KiB chunks with periodic counters, as the agent does; weights are 1, 2 for 1% of the
  *   samples (timer overruns);
  * - with -w F a fraction F of the samples are wall-clock samples answering WALL_TICK records
- *   (16 chosen of 16 to 64 candidates), in a mix of thread states.
+ *   (16 chosen of 16 to 64 candidates), in a mix of thread states;
+ * - with -r MS every thread serves back-to-back traced requests of MS ms of the log's time
+ *   each (dev.flyprof.Context): every sample carries its request's context, a root span of
+ *   its own, named with one of 8 endpoints (CONTEXT and ENDPOINT records where a request
+ *   starts).
  *
  * Deterministic for a given seed. Uses the agent's encoder (fpl_codec.h) and chunk framing
  * (fpl_chunk.c). Prints what it wrote on stdout.
@@ -37,7 +41,7 @@
 #define PACKAGES 64
 
 struct synth {
-    uint64_t samples, stacks, methods, threads, depth, seed;
+    uint64_t samples, stacks, methods, threads, depth, seed, request_ms;
     double zipf, wall;
     const char *out;
 
@@ -56,6 +60,8 @@ struct synth {
     uint8_t *method_written;
     double *cdf; /* per rank */
     uint32_t *rank_stack;
+    uint64_t *thread_ctx; /* per thread: the context of its current request (-r) */
+    uint64_t contexts;
 };
 
 static uint64_t rnd(struct synth *s)
@@ -260,8 +266,37 @@ static uint32_t pick_stack(struct synth *s)
     return s->rank_stack[lo];
 }
 
+/* With -r: the context of the request thread th serves at ticks t (t0: the log's start), its
+ * CONTEXT and ENDPOINT records written when it is new. 0 without -r. */
+static uint64_t request_ctx(struct synth *s, uint64_t th, uint64_t t, uint64_t t0)
+{
+    static const char *const endpoints[8] = {"GET /orders",   "POST /orders", "GET /report",
+                                             "GET /users",    "PUT /users",   "GET /search",
+                                             "POST /payments", "GET /health"};
+    if (!s->request_ms)
+        return 0;
+    uint64_t len = TPS / 1000 * s->request_ms;
+    uint64_t idx = (t - t0 + th * (len / (s->threads + 1))) / len; /* threads out of step */
+    uint64_t id = idx * s->threads + th + 1;
+    if (s->thread_ctx[th] != id) {
+        s->thread_ctx[th] = id;
+        s->contexts++;
+        size_t r = fpl_rec_begin(&s->chunk, FPL_REC_CONTEXT);
+        fpl_put_v(&s->chunk, id);
+        fpl_put_v(&s->chunk, id);
+        fpl_put_v(&s->chunk, id);
+        fpl_rec_end(&s->chunk, r);
+        r = fpl_rec_begin(&s->chunk, FPL_REC_ENDPOINT);
+        fpl_put_v(&s->chunk, id);
+        fpl_put_str(&s->chunk, endpoints[id % 8]);
+        fpl_rec_end(&s->chunk, r);
+    }
+    return id;
+}
+
 static void put_sample(struct synth *s, uint64_t ticks, uint64_t thread, uint32_t st,
-                       uint64_t weight, uint8_t kind, uint8_t state, uint64_t tick_id)
+                       uint64_t weight, uint8_t kind, uint8_t state, uint64_t tick_id,
+                       uint64_t ctx)
 {
     struct fpl_buf *b = &s->chunk;
     size_t r = fpl_rec_begin(b, FPL_REC_SAMPLE);
@@ -272,8 +307,10 @@ static void put_sample(struct synth *s, uint64_t ticks, uint64_t thread, uint32_
     fpl_put_v(b, weight);
     fpl_put_u8(b, kind);
     fpl_put_u8(b, state);
-    if (kind == FPL_KIND_WALL)
+    if (kind == FPL_KIND_WALL || ctx)
         fpl_put_v(b, tick_id);
+    if (ctx)
+        fpl_put_v(b, ctx);
     fpl_rec_end(b, r);
 }
 
@@ -326,6 +363,7 @@ static int generate(struct synth *s)
         uint64_t w = below(s, 100) == 0 ? 2 : 1;
         t += below(s, 2 * step);
         define_stack(s, st);
+        uint64_t ctx = request_ctx(s, th, t, t0);
         if (s->wall > 0 && rnd(s) < wall_thresh) {
             if (!tick_left) {
                 size_t r = fpl_rec_begin(&s->chunk, FPL_REC_WALL_TICK);
@@ -339,9 +377,9 @@ static int generate(struct synth *s)
                 tick_left = 16;
             }
             tick_left--;
-            put_sample(s, t, th, st, 1, FPL_KIND_WALL, states[below(s, 8)], tick_id);
+            put_sample(s, t, th, st, 1, FPL_KIND_WALL, states[below(s, 8)], tick_id, ctx);
         } else {
-            put_sample(s, t, th, st, w, FPL_KIND_CPU, FPL_STATE_RUNNING, 0);
+            put_sample(s, t, th, st, w, FPL_KIND_CPU, FPL_STATE_RUNNING, 0, ctx);
         }
         if (s->chunk.len >= CHUNK_BYTES) {
             if (s->seq % 64 == 0)
@@ -387,7 +425,8 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: fplsynth -o OUT.fpl [-n SAMPLES] [-u STACKS] [-m METHODS] [-t THREADS]\n"
                "                [-d MEAN_DEPTH] [-z ZIPF_S] [-w WALL_FRACTION] [-s SEED]\n"
-               "  defaults: -n 10M -u 100k -m 20k -t 32 -d 40 -z 1.0 -w 0 -s 1\n"
+               "                [-r REQUEST_MS]\n"
+               "  defaults: -n 10M -u 100k -m 20k -t 32 -d 40 -z 1.0 -w 0 -s 1, no requests\n"
                "  counts take k, M, G suffixes\n");
 }
 
@@ -436,6 +475,9 @@ int main(int argc, char **argv)
         case 's':
             cnt = &s.seed;
             break;
+        case 'r':
+            cnt = &s.request_ms;
+            break;
         case 'z':
             s.zipf = atof(v);
             break;
@@ -458,7 +500,8 @@ int main(int argc, char **argv)
         return 2;
     }
     s.rng = s.seed;
-    if (build_stacks(&s) != 0) {
+    s.thread_ctx = calloc(s.threads, sizeof(*s.thread_ctx));
+    if (!s.thread_ctx || build_stacks(&s) != 0) {
         fprintf(stderr, "fplsynth: out of memory\n");
         return 1;
     }
@@ -485,6 +528,9 @@ int main(int argc, char **argv)
            (unsigned long long)used, (double)s.stack_off[s.stacks] / (double)s.stacks,
            (unsigned long long)mused, (unsigned long long)s.threads, s.wall * 100, s.seq,
            (unsigned long long)s.bytes);
+    if (s.request_ms)
+        printf("fplsynth: %llu requests of %llu ms\n", (unsigned long long)s.contexts,
+               (unsigned long long)s.request_ms);
     fpl_buf_free(&s.chunk);
     free(s.frames);
     free(s.bcis);

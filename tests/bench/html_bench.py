@@ -15,12 +15,16 @@ its caps merged), and the page opened with #view=timeline (painted, the timeline
 with a range of the middle third selected (painted, the range's flame graph rebuilt).
 --compare OTHER_BUILD converts the same log with another build's flyprof first (e.g. one
 without the timeline) and prints its page size, convert time and max RSS beside.
+--requests MS traces the log's samples with requests of MS ms per thread (fplsynth -r: a root
+span each), as a traced service's log is: the timeline then also holds the requests' samples
+(out_html_spans.h) and the page opens one of them alone (#view=timeline&span=ID).
+--log-threads N sets the log's threads (default 32).
 
 Figures only: never passes or fails (a benchmark, not a test). Needs the tree built
 (bin/flyprof, tests/fplsynth) and chromium.
 
     python3 tests/bench/html_bench.py --build BUILD [--samples 10M] [--stacks 100k]
-        [--runs 3] [--threads] [--keep]
+        [--runs 3] [--threads] [--requests MS] [--log-threads N] [--keep]
 """
 import argparse
 import json
@@ -89,14 +93,18 @@ def measure_timeline(b, page, runs, window, tl):
     span = tl["nbins"] * tl["bin_ns"] / 1e9
     mid = "view=timeline&range=%g,%g" % (span / 3, 2 * span / 3)
     got = {}
-    for frag, name in (("view=timeline", "open"), (mid, "range")):
+    views = [("view=timeline", "open"), (mid, "range")]
+    if tl.get("sp") and tl["sp"]["ids"]:
+        ids = tl["sp"]["ids"]
+        views.append(("view=timeline&span=%s" % ids[len(ids) // 2][1], "span"))
+    for frag, name in views:
         for _ in range(runs):
             dom = b.run(["--window-size=" + window, "--virtual-time-budget=1000", "--dump-dom",
                          bw.file_url(page, frag)])
             st = bw._attrs(dom, "fp-stats") or {}
             t = bw._attrs(dom, "fp-tl") or {}
             for k, v in (("painted", st.get("data-ms-painted")), ("draw", t.get("data-ms-draw")),
-                         ("rebuild", t.get("data-ms-range"))):
+                         ("rebuild", t.get("data-ms-range")), ("select", t.get("data-ms-span"))):
                 if v is not None:
                     got.setdefault(name + "_" + k, []).append(float(v))
     return {k: statistics.median(v) for k, v in got.items()}
@@ -167,6 +175,13 @@ def report(name, page, convert, b, runs, window, empty_wall, on_demand=True):
         tms("open_painted"), tms("open_draw").strip()))
     print("    middle third selected        %s   (range tree rebuilt %s)" % (
         tms("range_painted"), tms("range_rebuild").strip()))
+    sp = tl.get("sp")
+    if sp:
+        print("  requests   %s of the page: %d contexts, %d lightest not kept (weight %d)" % (
+            mib(len(json.dumps(sp, separators=(",", ":")))), len(sp["ids"]), sp["dropped"],
+            sp["dropped_weight"]))
+        print("    one request alone (span=)    %s   (request selected and its tree %s)" % (
+            tms("span_painted"), tms("span_select").strip()))
 
 
 def page_total(path):
@@ -187,6 +202,8 @@ def main():
     ap.add_argument("--chromium")
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--compare", help="another build whose flyprof converts the same log")
+    ap.add_argument("--requests", type=int, help="requests of MS ms per thread (fplsynth -r)")
+    ap.add_argument("--log-threads", type=int, default=32, help="the log's threads")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
     cli = os.path.join(build, "bin", "flyprof")
@@ -198,7 +215,9 @@ def main():
     b = bw.Browser(chromium, tmp)
     try:
         fpl = os.path.join(tmp, "big.fpl")
-        out = subprocess.run([synth, "-o", fpl, "-n", str(a.samples), "-u", str(a.stacks)],
+        out = subprocess.run([synth, "-o", fpl, "-n", str(a.samples), "-u", str(a.stacks),
+                              "-t", str(a.log_threads)] +
+                             (["-r", str(a.requests)] if a.requests else []),
                              check=True, stdout=subprocess.PIPE, text=True).stdout
         print(out.strip())
         empty = os.path.join(tmp, "empty.html")

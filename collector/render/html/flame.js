@@ -1336,10 +1336,12 @@
   /* Shows request id alone (the samples whose span or root span is id), or every request for
    * null: its threads' rows, the flame graph of its samples, the view zoomed to its time. */
   function setSpan(id) {
+    var t0 = performance.now();
     SPAN = id == null || id === "" ? null : spanSelect(String(id));
     views = {};
     setView(viewName);
     var box = $("fp-tl");
+    box.setAttribute("data-ms-span", (performance.now() - t0).toFixed(1));
     if (SPAN) {
       box.setAttribute("data-span", SPAN.id);
       box.setAttribute("data-span-contexts", String(SPAN.groups.length));
