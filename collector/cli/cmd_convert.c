@@ -44,9 +44,9 @@ static int run(int argc, char **argv)
     if (format < 0)
         return cli_msg_usage("convert", "convert: %s", err);
 
-    /* pprof labels each sample with its trace context, the page's timeline shows each
-     * request alone (span=); the timeline needs the samples' times */
-    a.cells_by_context = format == RENDER_FILE_PPROF || format == RENDER_FILE_HTML;
+    /* pprof labels each sample with its trace context; the page's timeline needs the
+     * samples' times (and keeps their requests apart, timeline.h) */
+    a.cells_by_context = format == RENDER_FILE_PPROF;
     a.timeline = format == RENDER_FILE_HTML;
     struct profile *p = cli_select_read(in, &a, &from, &to);
     if (!p)

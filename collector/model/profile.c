@@ -484,6 +484,7 @@ struct profile_pending {
     uint64_t tick_id;
     uint64_t weight;
     uint64_t ticks; /* when it was taken, for the timeline */
+    uint64_t ctx;   /* its CONTEXT id, for the timeline */
     uint32_t cell;
 };
 
@@ -593,8 +594,10 @@ static int tick_put(struct profile *p, const struct profile_tick *t)
 }
 
 /* Puts a sample's upscaled weight fp, taken at ticks, on the timeline when one is kept
- * (profile_want_timeline). Bin 0 starts at the log's start (the header's anchor). */
-static int timeline_note(struct profile *p, uint32_t cell, uint64_t ticks, unsigned __int128 fp)
+ * (profile_want_timeline), and on its request's context pairs when it has a context (ctx).
+ * Bin 0 starts at the log's start (the header's anchor). */
+static int timeline_note(struct profile *p, uint32_t cell, uint64_t ticks, unsigned __int128 fp,
+                         uint64_t ctx)
 {
     struct timeline *tl = p->timeline;
     if (!tl)
@@ -606,13 +609,21 @@ static int timeline_note(struct profile *p, uint32_t cell, uint64_t ticks, unsig
             timeline_start(tl, p->first_anchor.ticks, 0);
     }
     const struct profile_entry *e = &p->entries[cell];
-    return timeline_add(tl, ticks, cell, e->thread_id, e->kind, e->state, fp);
+    int rc = timeline_add(tl, ticks, cell, e->thread_id, e->kind, e->state, fp);
+    if (rc || !ctx)
+        return rc;
+    const struct tracectx_def *d = tracectx_find(&p->ctx, ctx);
+    if (!d) {
+        profile_fp_add(&tl->ctx_unknown, fp);
+        return 0;
+    }
+    return timeline_ctx_add(tl, ticks, cell, ctx, d->root, fp);
 }
 
 /* Adds a wall sample's weight to its cell, upscaled by its tick, or as it is (counted) when
  * the tick cannot scale it. t is NULL for an unknown tick. */
 static int wall_scale(struct profile *p, uint32_t cell, uint64_t weight, uint64_t ticks,
-                      const struct profile_tick *t)
+                      const struct profile_tick *t, uint64_t ctx)
 {
     unsigned __int128 *up = &p->entries[cell].upscaled;
     unsigned __int128 fp = (unsigned __int128)weight << PROFILE_FP_SHIFT;
@@ -625,7 +636,7 @@ static int wall_scale(struct profile *p, uint32_t cell, uint64_t weight, uint64_
         fp = profile_fp_scale(weight, t->candidates, t->chosen);
     }
     profile_fp_add(up, fp);
-    return timeline_note(p, cell, ticks, fp);
+    return timeline_note(p, cell, ticks, fp, ctx);
 }
 
 /* Scales the pending samples whose tick is known now and keeps the others; with final set,
@@ -638,7 +649,7 @@ static int pending_resolve(struct profile *p, int final)
         const struct profile_pending *w = &p->pending[i];
         const struct profile_tick *t = tick_get(p, w->tick_id);
         if (t || final) {
-            int r = wall_scale(p, w->cell, w->weight, w->ticks, t);
+            int r = wall_scale(p, w->cell, w->weight, w->ticks, t, w->ctx);
             if (r && !rc)
                 rc = r;
         } else {
@@ -654,7 +665,7 @@ static int pending_resolve(struct profile *p, int final)
  * sample costs O(1) amortized and the queue stays as small as the lag between samples and
  * their ticks. */
 static int pending_push(struct profile *p, uint32_t cell, uint64_t weight, uint64_t tick_id,
-                        uint64_t ticks)
+                        uint64_t ticks, uint64_t ctx)
 {
     if (p->npending == p->pending_cap) {
         int rc = pending_resolve(p, 0);
@@ -669,24 +680,24 @@ static int pending_push(struct profile *p, uint32_t cell, uint64_t weight, uint6
             p->pending_cap = cap;
         }
     }
-    p->pending[p->npending++] = (struct profile_pending){tick_id, weight, ticks, cell};
+    p->pending[p->npending++] = (struct profile_pending){tick_id, weight, ticks, ctx, cell};
     return 0;
 }
 
 /* Accounts a wall sample's upscaled weight to the cell with index cell. */
 static int wall_add(struct profile *p, uint32_t cell, uint64_t weight, uint64_t tick_id,
-                    uint64_t ticks)
+                    uint64_t ticks, uint64_t ctx)
 {
     if (tick_id == 0) {
         p->wall.no_tick++;
         unsigned __int128 fp = (unsigned __int128)weight << PROFILE_FP_SHIFT;
         profile_fp_add(&p->entries[cell].upscaled, fp);
-        return timeline_note(p, cell, ticks, fp);
+        return timeline_note(p, cell, ticks, fp, ctx);
     }
     const struct profile_tick *t = tick_get(p, tick_id);
     if (!t)
-        return pending_push(p, cell, weight, tick_id, ticks);
-    return wall_scale(p, cell, weight, ticks, t);
+        return pending_push(p, cell, weight, tick_id, ticks, ctx);
+    return wall_scale(p, cell, weight, ticks, t, ctx);
 }
 
 static int on_sample(void *ctx, const struct reader_sample *s)
@@ -725,8 +736,9 @@ static int on_sample(void *ctx, const struct reader_sample *s)
     p->entries[cell].count++;
     /* a CPU sample's upscaled weight is its weight: set when reading finishes */
     if (s->kind == FPL_KIND_WALL)
-        return wall_add(p, cell, s->weight, s->tick_id, s->ticks);
-    return timeline_note(p, cell, s->ticks, (unsigned __int128)s->weight << PROFILE_FP_SHIFT);
+        return wall_add(p, cell, s->weight, s->tick_id, s->ticks, s->context_id);
+    return timeline_note(p, cell, s->ticks, (unsigned __int128)s->weight << PROFILE_FP_SHIFT,
+                         s->context_id);
 }
 
 /* GC pauses and probe stalls of hiccup mode go on the timeline's time axis. */

@@ -21,8 +21,10 @@ void timeline_destroy(struct timeline *tl)
     free(tl->cell_series);
     free(tl->gcs);
     free(tl->stalls);
+    free(tl->cpairs);
     hashtab_destroy(&tl->index);
     hashtab_destroy(&tl->series_index);
+    hashtab_destroy(&tl->cindex);
     timeline_init(tl);
 }
 
@@ -111,6 +113,122 @@ static int reindex(struct timeline *tl)
     return 0;
 }
 
+/* ---- context pairs ---- */
+
+static uint64_t ctx_hash(uint32_t bin, uint32_t cell, uint64_t ctx)
+{
+    return fpl_hash_mix(fpl_hash_u64((uint64_t)bin << 32 | cell), ctx);
+}
+
+static int ctx_kept_hash(const struct timeline *tl, uint32_t root_hash)
+{
+    return (root_hash & ((1u << tl->ctx_shift) - 1u)) == 0;
+}
+
+int timeline_ctx_kept(const struct timeline *tl, uint64_t root)
+{
+    return ctx_kept_hash(tl, (uint32_t)fpl_hash_u64(root));
+}
+
+static uint32_t ctx_find(const struct timeline *tl, uint32_t bin, uint32_t cell, uint64_t ctx)
+{
+    struct hashtab_probe pr;
+    for (uint32_t k = hashtab_first(&tl->cindex, ctx_hash(bin, cell, ctx), &pr); k != NONE;
+         k = hashtab_next(&tl->cindex, &pr)) {
+        const struct timeline_ctx_pair *cp = &tl->cpairs[k];
+        if (cp->bin == bin && cp->cell == cell && cp->ctx == ctx)
+            return k;
+    }
+    return NONE;
+}
+
+static void ctx_add_fp(struct timeline_ctx_pair *cp, unsigned __int128 fp)
+{
+    unsigned __int128 sum = timeline_ctx_fp(cp) + fp;
+    if (sum < fp)
+        sum = ~(unsigned __int128)0;
+    cp->fp_lo = (uint64_t)sum;
+    cp->fp_hi = (uint64_t)(sum >> 64);
+}
+
+/* Rebuilds the context pairs in place: their bins halved when halve is set (the bins were
+ * doubled), those of requests no longer kept dropped, equal keys merged. 0 or -ENOMEM. */
+static int ctx_rebuild(struct timeline *tl, int halve)
+{
+    hashtab_destroy(&tl->cindex);
+    if (hashtab_reserve(&tl->cindex, tl->ncpairs))
+        return -ENOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < tl->ncpairs; i++) {
+        struct timeline_ctx_pair cp = tl->cpairs[i];
+        if (!ctx_kept_hash(tl, cp.root_hash))
+            continue;
+        if (halve)
+            cp.bin >>= 1;
+        uint32_t at = ctx_find(tl, cp.bin, cp.cell, cp.ctx);
+        if (at != NONE) {
+            ctx_add_fp(&tl->cpairs[at], timeline_ctx_fp(&cp));
+            continue;
+        }
+        tl->cpairs[k] = cp;
+        if (hashtab_add(&tl->cindex, ctx_hash(cp.bin, cp.cell, cp.ctx), (uint32_t)k))
+            return -ENOMEM;
+        k++;
+    }
+    tl->ncpairs = k;
+    return 0;
+}
+
+int timeline_ctx_add(struct timeline *tl, uint64_t ticks, uint32_t cell, uint64_t ctx,
+                     uint64_t root, unsigned __int128 fp)
+{
+    if (!tl->started || !tl->bin_ticks)
+        return 0;
+    uint32_t rh = (uint32_t)fpl_hash_u64(root);
+    if (ticks < tl->origin_ticks)
+        ticks = tl->origin_ticks;
+    uint64_t b = (ticks - tl->origin_ticks) / tl->bin_ticks;
+    if (b >= TIMELINE_MAX_BINS)
+        b = TIMELINE_MAX_BINS - 1; /* timeline_add of the same sample made room already */
+    uint32_t bin = (uint32_t)b;
+    for (;;) {
+        if (!ctx_kept_hash(tl, rh)) {
+            tl->ctx_let_go++;
+            return 0;
+        }
+        uint32_t at = ctx_find(tl, bin, cell, ctx);
+        if (at != NONE) {
+            ctx_add_fp(&tl->cpairs[at], fp);
+            return 0;
+        }
+        if (tl->ncpairs < TIMELINE_MAX_CTX_PAIRS)
+            break;
+        /* full: let half the requests go, whole */
+        if (tl->ctx_shift >= 31) {
+            tl->ctx_let_go++;
+            return 0;
+        }
+        tl->ctx_shift++;
+        int rc = ctx_rebuild(tl, 0);
+        if (rc)
+            return rc;
+    }
+    if (tl->ncpairs == tl->ccap) {
+        size_t cap = tl->ccap ? tl->ccap * 2 : 1024;
+        struct timeline_ctx_pair *q = realloc(tl->cpairs, cap * sizeof(*q));
+        if (!q)
+            return -ENOMEM;
+        tl->cpairs = q;
+        tl->ccap = cap;
+    }
+    if (hashtab_add(&tl->cindex, ctx_hash(bin, cell, ctx), (uint32_t)tl->ncpairs))
+        return -ENOMEM;
+    tl->cpairs[tl->ncpairs++] = (struct timeline_ctx_pair){
+        .bin = bin, .cell = cell, .ctx = ctx, .fp_lo = (uint64_t)fp,
+        .fp_hi = (uint64_t)(fp >> 64), .root_hash = rh};
+    return 0;
+}
+
 /* Doubles the bins' width: pairs of bins 2k and 2k+1 merge into bin k (through the index, in
  * one pass); in a bin that ends with more than TIMELINE_BIN_CELLS cells, the lightest become
  * overflow pairs. */
@@ -175,6 +293,8 @@ static int coarsen(struct timeline *tl)
     tl->bin_ticks *= 2;
     tl->nbins = (tl->nbins + 1) / 2;
     tl->coarsened++;
+    if ((rc = ctx_rebuild(tl, 1)) != 0)
+        return rc;
     return reindex(tl);
 }
 
@@ -339,11 +459,13 @@ void timeline_finish(struct timeline *tl)
     free(by);
     hashtab_destroy(&tl->index);
     hashtab_destroy(&tl->series_index);
+    hashtab_destroy(&tl->cindex);
 }
 
 size_t timeline_bytes(const struct timeline *tl)
 {
     return tl->cap * sizeof(*tl->pairs) + tl->series_cap * sizeof(*tl->series) +
            tl->cell_series_cap * sizeof(*tl->cell_series) +
-           hashtab_bytes(&tl->index) + hashtab_bytes(&tl->series_index);
+           hashtab_bytes(&tl->index) + hashtab_bytes(&tl->series_index) +
+           tl->ccap * sizeof(*tl->cpairs) + hashtab_bytes(&tl->cindex);
 }

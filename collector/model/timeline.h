@@ -18,8 +18,16 @@
  * TIMELINE_MAX_BINS * TIMELINE_BIN_CELLS (1M) cell pairs, ~56 MiB, plus overflow pairs (bins x
  * threads x states at most).
  *
- * Keys: a pair's key is (bin, cell), and a cell is (thread, stack, kind, state); a context
- * dimension (span) added to cells later keeps this shape.
+ * Keys: a pair's key is (bin, cell), and a cell is (thread, stack, kind, state).
+ *
+ * Requests (trace context, tracectx.h) are kept apart from the cells, so that a traced log's
+ * cells and bins stay as few as an untraced one's: a context pair (bin, cell, context id) holds
+ * the weight a context's samples put there, for the page's view of one request. At most
+ * TIMELINE_MAX_CTX_PAIRS of them: when full, half the requests still kept are let go, whole
+ * (those whose root span id hashes to an odd number at the next bit), and so are the later
+ * samples of those requests: the requests kept are a uniform sample of the log's, 1 in
+ * 2^ctx_shift, each with all its samples. Memory: 40 bytes a context pair and up to 32 for its
+ * index, ~18 MiB at most.
  *
  * Filled by profile.c while reading (profile_want_timeline), read-only afterwards. Never
  * prints. One thread at a time.
@@ -37,6 +45,7 @@
 #define TIMELINE_MAX_PAIRS (TIMELINE_MAX_BINS * TIMELINE_BIN_CELLS) /* cell pairs, at most */
 #define TIMELINE_FIRST_BIN_NS 1000000u /* 1 ms */
 #define TIMELINE_MAX_SPANS 8192u       /* GC pauses, stalls kept (each) */
+#define TIMELINE_MAX_CTX_PAIRS (1u << 18)
 
 /* TIMELINE_OVER in timeline_pair.cell: an overflow pair; the other bits index
  * timeline.series, which says whose weight it is. */
@@ -47,6 +56,15 @@ struct timeline_pair {
     uint32_t cell;         /* index into profile.entries, or TIMELINE_OVER | series index */
     uint64_t fp_lo, fp_hi; /* upscaled weight, fixed point (profile.h), in two halves: 24
                             * bytes a pair where an __int128 would align it to 32 */
+};
+
+/* The weight of one context's samples in one (bin, cell). */
+struct timeline_ctx_pair {
+    uint32_t bin;
+    uint32_t cell;         /* index into profile.entries */
+    uint64_t ctx;          /* the samples' CONTEXT id (tracectx.h) */
+    uint64_t fp_lo, fp_hi; /* upscaled weight, as timeline_pair's */
+    uint32_t root_hash;    /* the low bits of its root span's hash: kept or let go by them */
 };
 
 /* A time span of the log (ticks). */
@@ -84,6 +102,14 @@ struct timeline {
                                   * moved there when bins merged) */
     uint64_t early_samples;      /* samples before the origin, put in bin 0 */
     struct hashtab index;        /* key -> pair, while reading */
+    /* requests: context pairs, of the requests whose root span id hashes to 0 in its low
+     * ctx_shift bits */
+    struct timeline_ctx_pair *cpairs;
+    size_t ncpairs, ccap;
+    struct hashtab cindex;       /* (bin, cell, ctx) -> cpairs, while reading */
+    uint32_t ctx_shift;
+    uint64_t ctx_let_go;         /* samples of requests let go (counted when they came) */
+    unsigned __int128 ctx_unknown; /* weight of samples whose context id was never defined */
 };
 
 /* Prepares an empty timeline (caller storage). */
@@ -102,6 +128,16 @@ void timeline_start(struct timeline *tl, uint64_t origin_ticks, uint64_t ticks_p
 int timeline_add(struct timeline *tl, uint64_t ticks, uint32_t cell, uint64_t thread_id,
                  uint8_t kind, uint8_t state, unsigned __int128 fp);
 
+/* Adds fp, the upscaled weight of a sample taken at ticks in cell, to its context's pair: ctx
+ * is its CONTEXT id, root the root span that id stands for (which requests are kept is decided
+ * by it). Call right after timeline_add of the same sample. Returns 0 or -ENOMEM. */
+int timeline_ctx_add(struct timeline *tl, uint64_t ticks, uint32_t cell, uint64_t ctx,
+                     uint64_t root, unsigned __int128 fp);
+
+/* Whether the requests of root span root are kept (the context pairs hold all of their
+ * samples). */
+int timeline_ctx_kept(const struct timeline *tl, uint64_t root);
+
 /* Keeps a GC pause (gc set) or a probe stall [start, end), in ticks. Returns 0 or -ENOMEM. */
 int timeline_span_add(struct timeline *tl, int gc, uint64_t start, uint64_t end);
 
@@ -113,6 +149,12 @@ void timeline_finish(struct timeline *tl);
 static inline unsigned __int128 timeline_fp(const struct timeline_pair *pr)
 {
     return (unsigned __int128)pr->fp_hi << 64 | pr->fp_lo;
+}
+
+/* A context pair's weight. */
+static inline unsigned __int128 timeline_ctx_fp(const struct timeline_ctx_pair *cp)
+{
+    return (unsigned __int128)cp->fp_hi << 64 | cp->fp_lo;
 }
 
 /* Bytes held, for estimates and benchmarks. */

@@ -210,26 +210,28 @@ static void acc_fold(struct bin_acc *a, size_t cap, const struct render_tree *t,
     qsort(a->used, a->n, sizeof(*a->used), cmp_u32);
 }
 
-/* Keeps a context's weight for the page's requests (out_html_spans.h); weight of an undefined
- * context goes to *unknown. Returns 0 or -ENOMEM. */
-static int span_note(const struct profile *p, struct out_html_span_rec **sp, size_t *n,
-                     size_t *cap, uint64_t context_id, uint32_t bin, uint32_t slot, uint32_t cat,
-                     uint32_t at, unsigned __int128 fp, unsigned __int128 *unknown)
+/* The requests' records (out_html_spans.h) from the timeline's context pairs, those of the
+ * selected cells only: *n of them in a new array *out. Returns 0 or -ENOMEM. */
+static int span_records(const struct profile *p, const uint32_t *cell_node, const uint32_t *pos,
+                        struct out_html_span_rec **out, size_t *n)
 {
-    const struct tracectx_def *d = tracectx_find(&p->ctx, context_id);
-    if (!d) {
-        profile_fp_add(unknown, fp);
-        return 0;
+    const struct timeline *tl = p->timeline;
+    *out = malloc((tl->ncpairs ? tl->ncpairs : 1) * sizeof(**out));
+    *n = 0;
+    if (!*out)
+        return -ENOMEM;
+    for (size_t i = 0; i < tl->ncpairs; i++) {
+        const struct timeline_ctx_pair *cp = &tl->cpairs[i];
+        uint32_t v = cell_node[cp->cell];
+        const struct tracectx_def *d = tracectx_find(&p->ctx, cp->ctx);
+        if (v == NONE || !d)
+            continue;
+        const struct profile_entry *e = &p->entries[cp->cell];
+        uint32_t slot = e->thread == PROFILE_NONE ? (uint32_t)p->nthreads : e->thread;
+        (*out)[(*n)++] = (struct out_html_span_rec){(uint32_t)(d - p->ctx.defs), cp->bin, slot,
+                                                    (uint32_t)cat_of(e->kind, e->state), pos[v],
+                                                    timeline_ctx_fp(cp)};
     }
-    if (*n == *cap) {
-        size_t c = *cap ? *cap * 2 : 1024;
-        void *q = realloc(*sp, c * sizeof(**sp));
-        if (!q)
-            return -ENOMEM;
-        *sp = q;
-        *cap = c;
-    }
-    (*sp)[(*n)++] = (struct out_html_span_rec){(uint32_t)(d - p->ctx.defs), bin, slot, cat, at, fp};
     return 0;
 }
 
@@ -245,8 +247,8 @@ int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const stru
     struct bin_acc acc = {0}, racc = {0};
     struct fpl_buf sb = {0};
     struct out_html_span_rec *sp = NULL;
-    size_t nrows = 0, nslots = p->nthreads + 1, nsp = 0, sp_cap = 0;
-    unsigned __int128 over = 0, hidden = 0, moved = 0, sp_unknown = 0;
+    size_t nrows = 0, nslots = p->nthreads + 1, nsp = 0;
+    unsigned __int128 over = 0, hidden = 0, moved = 0;
     int rc;
 
     if (!tl || !tl->started || !t->nnodes)
@@ -315,9 +317,6 @@ int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const stru
                 slot = e->thread == PROFILE_NONE ? (uint32_t)p->nthreads : e->thread;
                 cat = (uint32_t)cat_of(e->kind, e->state);
                 at = pos[v];
-                if (e->context_id && span_note(p, &sp, &nsp, &sp_cap, e->context_id, bin, slot,
-                                               cat, at, fp, &sp_unknown))
-                    goto out;
             }
             acc_add(&acc, at, fp);
             acc_add(&racc, slot * CATS + cat, fp);
@@ -450,7 +449,8 @@ int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const stru
     put_u64(b, profile_fp_round(hidden));
     put_key(b, "rows_merged");
     put_u64(b, merged);
-    if (out_html_spans_put(b, p, sp, nsp, row_of, sp_unknown))
+    if (span_records(p, cell_node, pos, &sp, &nsp) ||
+        out_html_spans_put(b, p, sp, nsp, row_of, tl->ctx_unknown, tl->ctx_shift))
         goto out;
     fpl_put_u8(b, '}');
     rc = b->failed || sb.failed ? -ENOMEM : 0;

@@ -32,8 +32,8 @@
  *              its rows and bins, as self weight of the root
  *   hidden     overflow weight left out because --include/--exclude cannot be applied to it
  *              (its stack is unknown): in neither rows nor bins
- *   sp         the requests (trace contexts) of the kept samples, when the profile kept its
- *              cells by context: out_html_spans.h
+ *   sp         the requests (trace contexts) of the samples, from the timeline's context
+ *              pairs: out_html_spans.h
  *
  * Never prints. Any thread.
  */

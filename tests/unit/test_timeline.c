@@ -43,6 +43,7 @@ struct smp {
     uint8_t kind, state;
     uint64_t weight;
     uint64_t scale;  /* wall upscaling: candidates / chosen (chosen 1) */
+    uint64_t ctx;    /* CONTEXT id, 0 for none */
 };
 
 struct gen {
@@ -108,7 +109,28 @@ static void gen_sample(struct gen *G, uint64_t t, uint64_t thread, uint64_t stac
         G->s = q;
         G->cap = cap;
     }
-    G->s[G->n++] = (struct smp){t, thread, stack, kind, state, weight, scale ? scale : 1};
+    G->s[G->n++] = (struct smp){t, thread, stack, kind, state, weight, scale ? scale : 1, 0};
+    if (G->n % 8192 == 0 && fplgen_flush(&G->g))
+        G->failed = 1;
+}
+
+/* As gen_sample, with a context id (0: none). */
+static void gen_sample_ctx(struct gen *G, uint64_t t, uint64_t thread, uint64_t stack,
+                           uint8_t kind, uint8_t state, uint64_t weight, uint64_t tick_id,
+                           uint64_t scale, uint64_t ctx)
+{
+    fplgen_sample_ctx(&G->g, ANCHOR + t, thread, stack, weight, kind, state, tick_id, ctx);
+    if (G->n == G->cap) {
+        size_t cap = G->cap ? G->cap * 2 : 1024;
+        struct smp *q = realloc(G->s, cap * sizeof(*q));
+        if (!q) {
+            G->failed = 1;
+            return;
+        }
+        G->s = q;
+        G->cap = cap;
+    }
+    G->s[G->n++] = (struct smp){t, thread, stack, kind, state, weight, scale ? scale : 1, ctx};
     if (G->n % 8192 == 0 && fplgen_flush(&G->g))
         G->failed = 1;
 }
@@ -279,6 +301,177 @@ static void test_model_exact(void)
     CHECK_EQ_U(tl->ngcs, 2);
     CHECK(tl->ngcs == 2 && tl->gcs[0].start == ANCHOR + 12000 * MS + 100 &&
           tl->gcs[1].end == ANCHOR + 20000 * MS + 100 + 45 * MS);
+    gen_destroy(&G);
+    profile_free(p);
+}
+
+/* ---- requests: the context pairs --------------------------------------------------------- */
+
+/* The root span of context id ctx in the logs below: a request's root and its child span have
+ * ids 2k-1 and 2k, root span 1e18 + k. */
+static uint64_t root_of_ctx(uint64_t ctx)
+{
+    return 1000000000000000000ull + (ctx + 1) / 2;
+}
+
+static int cmp_cpair(const void *a, const void *b)
+{
+    const struct timeline_ctx_pair *x = a, *y = b;
+    if (x->ctx != y->ctx)
+        return x->ctx < y->ctx ? -1 : 1;
+    if (x->bin != y->bin)
+        return x->bin < y->bin ? -1 : 1;
+    return x->cell < y->cell ? -1 : x->cell > y->cell;
+}
+
+/* Every context pair holds exactly the weight of its context's samples of its cell in its bin:
+ * summed over the samples, per pair; and the samples of kept requests all have a pair. Returns
+ * the number of samples of kept requests. */
+static size_t check_ctx_exact(const struct profile *p, const struct gen *G)
+{
+    const struct timeline *tl = p->timeline;
+    unsigned __int128 *sum = calloc(tl->ncpairs ? tl->ncpairs : 1, sizeof(*sum));
+    struct timeline_ctx_pair *sorted = malloc((tl->ncpairs ? tl->ncpairs : 1) * sizeof(*sorted));
+    CHECK(sum != NULL && sorted != NULL);
+    if (!sum || !sorted) {
+        free(sum);
+        free(sorted);
+        return 0;
+    }
+    memcpy(sorted, tl->cpairs, tl->ncpairs * sizeof(*sorted));
+    qsort(sorted, tl->ncpairs, sizeof(*sorted), cmp_cpair);
+    size_t missing = 0, kept = 0, cell_cache_i = SIZE_MAX;
+    uint32_t cell = UINT32_MAX;
+    for (size_t i = 0; i < G->n; i++) {
+        const struct smp *s = &G->s[i];
+        if (!s->ctx || !timeline_ctx_kept(tl, root_of_ctx(s->ctx)))
+            continue;
+        kept++;
+        if (cell_cache_i == SIZE_MAX || G->s[cell_cache_i].thread != s->thread ||
+            G->s[cell_cache_i].stack != s->stack || G->s[cell_cache_i].kind != s->kind ||
+            G->s[cell_cache_i].state != s->state) {
+            cell = cell_of(p, s);
+            cell_cache_i = i;
+        }
+        struct timeline_ctx_pair key = {.bin = (uint32_t)(s->t / tl->bin_ticks), .cell = cell,
+                                        .ctx = s->ctx};
+        const struct timeline_ctx_pair *cp =
+            bsearch(&key, sorted, tl->ncpairs, sizeof(*sorted), cmp_cpair);
+        if (!cp) {
+            missing++;
+            continue;
+        }
+        sum[cp - sorted] += fp_of(s);
+    }
+    CHECK_EQ_U(missing, 0);
+    size_t bad = 0, foreign = 0;
+    for (size_t k = 0; k < tl->ncpairs; k++) {
+        bad += sum[k] != timeline_ctx_fp(&sorted[k]);
+        foreign += !timeline_ctx_kept(tl, root_of_ctx(sorted[k].ctx));
+    }
+    CHECK_EQ_U(bad, 0);
+    CHECK_EQ_U(foreign, 0);
+    free(sum);
+    free(sorted);
+    return kept;
+}
+
+/* A 30 s log (bins doubled 4 times) of three threads: "server" serves requests of 100 ms on
+ * CPU, each in its root span and then, for its second half, a child span; "batch" works for no
+ * request; "waiter" serves requests of 500 ms parked, its wall samples upscaled 3x by WALL_TICKs
+ * written after them (the samples wait for their ticks with their context). Every request is
+ * kept, whole: its context pairs hold exactly its samples, through the doubling. */
+static void test_model_requests(void)
+{
+    static const char *const st[2][2] = {{"demo.Server.run", "demo.Server.handle"},
+                                         {"demo.Batch.run", "demo.Batch.crunch"}};
+    static const char *const park[2] = {"demo.Pool.run", "jdk.internal.misc.Unsafe.park"};
+    struct gen G;
+    memset(&G, 0, sizeof(G));
+    CHECK(fplgen_init(&G.g) == 0);
+    gen_header(&G, "java Requests");
+    fplgen_thread(&G.g, 1, 101, "server");
+    fplgen_thread(&G.g, 2, 102, "batch");
+    fplgen_thread(&G.g, 3, 103, "waiter");
+    gen_stack(&G, 1, 2, st[0]);
+    gen_stack(&G, 2, 2, st[1]);
+    gen_stack(&G, 3, 2, park);
+    uint64_t tick = 0, defined = 0;
+    for (uint64_t t = 0; t < 30000 * MS; t += 10 * MS) {
+        uint64_t i = t / (10 * MS), req = 1 + i / 10, wreq = 100000 + t / (500 * MS);
+        uint64_t ctx = 2 * req - 1 + (i % 10 >= 5), wctx = 2 * wreq - 1;
+        while (defined < req) { /* the server's request and its child span */
+            defined++;
+            fplgen_context(&G.g, 2 * defined - 1, root_of_ctx(2 * defined - 1),
+                           root_of_ctx(2 * defined - 1));
+            fplgen_context(&G.g, 2 * defined, 77000 + defined, root_of_ctx(2 * defined));
+        }
+        if (t % (500 * MS) == 0)
+            fplgen_context(&G.g, wctx, root_of_ctx(wctx), root_of_ctx(wctx));
+        gen_sample_ctx(&G, t + 3, 1, 1, FPL_KIND_CPU, FPL_STATE_RUNNING, 1 + (i % 7 == 0), 0, 1,
+                       ctx);
+        gen_sample_ctx(&G, t + 5 * MS, 2, 2, FPL_KIND_CPU, FPL_STATE_RUNNING, 1, 0, 1, 0);
+        if (i % 5 == 0) {
+            gen_sample_ctx(&G, t + 7, 3, 3, FPL_KIND_WALL, FPL_STATE_PARKED, 1, ++tick, 3, wctx);
+            fplgen_wall_tick(&G.g, tick, ANCHOR + t + 8, 3, 1, 0, 0);
+        }
+    }
+    struct profile *p = gen_profile(&G, 30000 * MS);
+    CHECK(p && p->timeline);
+    if (p && p->timeline) {
+        const struct timeline *tl = p->timeline;
+        CHECK_EQ_U(tl->bin_ticks, 16 * MS);
+        CHECK_EQ_U(tl->ctx_shift, 0);
+        CHECK_EQ_U(tl->ctx_let_go, 0);
+        size_t with_ctx = 0;
+        for (size_t i = 0; i < G.n; i++)
+            with_ctx += G.s[i].ctx != 0;
+        CHECK_EQ_U(check_ctx_exact(p, &G), with_ctx);
+        /* the batch thread's samples are in no context pair */
+        size_t batch = 0;
+        for (size_t k = 0; k < tl->ncpairs; k++)
+            batch += p->entries[tl->cpairs[k].cell].thread_id == 2;
+        CHECK_EQ_U(batch, 0);
+        CHECK(p->wall.scaled > 0);
+    }
+    gen_destroy(&G);
+    profile_free(p);
+}
+
+/* More context pairs than TIMELINE_MAX_CTX_PAIRS: 400k requests of one CPU sample each. Half
+ * the requests are let go (then a quarter...), whole: the pairs stay within the bound, every
+ * kept request has all its samples, none let go has any, and about 1 in 2^ctx_shift is kept. */
+static void test_model_requests_cap(void)
+{
+    static const char *const st[2] = {"demo.Server.run", "demo.Server.handle"};
+    const uint64_t n = 400000;
+    struct gen G;
+    memset(&G, 0, sizeof(G));
+    CHECK(fplgen_init(&G.g) == 0);
+    gen_header(&G, "java ManyRequests");
+    fplgen_thread(&G.g, 1, 101, "server");
+    gen_stack(&G, 1, 2, st);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t ctx = 2 * (i + 1) - 1;
+        fplgen_context(&G.g, ctx, root_of_ctx(ctx), root_of_ctx(ctx));
+        gen_sample_ctx(&G, i * 50000, 1, 1, FPL_KIND_CPU, FPL_STATE_RUNNING, 1, 0, 1, ctx);
+    }
+    struct profile *p = gen_profile(&G, n * 50000);
+    CHECK(p && p->timeline);
+    if (p && p->timeline) {
+        const struct timeline *tl = p->timeline;
+        CHECK(tl->ctx_shift >= 1);
+        CHECK(tl->ncpairs <= TIMELINE_MAX_CTX_PAIRS);
+        size_t kept = check_ctx_exact(p, &G);
+        double want = (double)n / (double)(1u << tl->ctx_shift);
+        CHECK(kept > 0.95 * want && kept < 1.05 * want);
+        /* let go as they came: the samples after a halving, not those dropped by it */
+        CHECK(tl->ctx_let_go > 0 && kept + tl->ctx_let_go <= n);
+        CHECK_EQ_U(tl->ncpairs, kept); /* one sample, one pair each */
+        printf("requests cap: %llu requests, 1 in %u kept: %zu (%.1f%% of the expected), "
+               "%zu pairs\n", (unsigned long long)n, 1u << tl->ctx_shift, kept,
+               100.0 * (double)kept / want, tl->ncpairs);
+    }
     gen_destroy(&G);
     profile_free(p);
 }
@@ -807,6 +1000,8 @@ int main(int argc, char **argv)
     }
     test_model_exact();
     test_model_caps();
+    test_model_requests();
+    test_model_requests_cap();
     test_page_sums();
     test_page_cap();
     return harness_result("test_timeline");

@@ -1117,8 +1117,9 @@
     if (TL.rows_merged) {
       notes.push(fmtInt(TL.rows_merged) + " threads with the least weight share the last row.");
     }
-    if (SPAN && TL.over) {
-      notes.push("A request's samples among that weight are not shown in its view.");
+    if (SP && SP.keep_1_in > 1) {
+      notes.push("The request view keeps 1 request in " + fmtInt(SP.keep_1_in) +
+                 " (chosen by root span id), each with all its samples.");
     }
     if (SP && SP.dropped) {
       notes.push(fmtInt(SP.dropped) + " of the lightest requests (weight " +
