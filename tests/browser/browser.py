@@ -13,12 +13,14 @@ time budget, so its timers run too). The page reports through the DOM (collector
 The URL hash drives the page: `search=RE`, `view=callers|callees`, `dump`.
 """
 
+import argparse
 import html
 import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import urllib.parse
 
@@ -215,6 +217,32 @@ f.addEventListener("load", function () {
 f.src = %(src)s;
 </script></body></html>
 """
+
+
+def helper_setup(doc, name, helper):
+    """A browser test whose log a test helper writes (BUILD/tests/HELPER --write DIR): parses
+    --build, --cli, --helper, --chromium and --keep (paths made absolute, defaults in BUILD),
+    makes the test's directory under BUILD/tests/browser and writes the log there. Returns
+    (args, that directory)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--cli")
+    ap.add_argument("--helper", help="%s (default BUILD/tests/%s)" % (helper, helper))
+    ap.add_argument("--chromium")
+    ap.add_argument("--keep", action="store_true")
+    args = ap.parse_args()
+    args.build = os.path.abspath(args.build)
+    args.cli = args.cli or os.path.join(args.build, "bin", "flyprof")
+    args.helper = args.helper or os.path.join(args.build, "tests", helper)
+    base = os.path.join(args.build, "tests", "browser")
+    os.makedirs(base, exist_ok=True)
+    tmp = tempfile.mkdtemp(prefix=name + "-", dir=base)
+    print(name, flush=True)
+    p = subprocess.run([args.helper, "--write", tmp], stderr=subprocess.PIPE, text=True)
+    if p.returncode != 0:
+        print("\nFAIL %s: %s --write: %s\nkept %s" % (name, helper, p.stderr, tmp), flush=True)
+        sys.exit(1)
+    return args, tmp
 
 
 def close(seen, want, tol, what):

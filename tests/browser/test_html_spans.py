@@ -17,7 +17,6 @@ for no request. The page (`convert --kind all`) must:
 - on a screenshot of a request's view, show its colors and none of the idle thread's parked
   marks, which the whole view shows.
 """
-import argparse
 import json
 import os
 import re
@@ -25,7 +24,6 @@ import shutil
 import struct
 import subprocess
 import sys
-import tempfile
 import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -153,23 +151,8 @@ done(r);
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build", required=True)
-    ap.add_argument("--cli")
-    ap.add_argument("--helper", help="test_timeline (default BUILD/tests/test_timeline)")
-    ap.add_argument("--chromium")
-    ap.add_argument("--keep", action="store_true")
-    args = ap.parse_args()
-    args.build = os.path.abspath(args.build)
-    args.cli = args.cli or os.path.join(args.build, "bin", "flyprof")
-    args.helper = args.helper or os.path.join(args.build, "tests", "test_timeline")
-    base = os.path.join(args.build, "tests", "browser")
-    os.makedirs(base, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix="html_spans-", dir=base)
-    print("html_spans", flush=True)
+    args, tmp = bw.helper_setup(__doc__, "html_spans", "test_timeline")
     try:
-        p = subprocess.run([args.helper, "--write", tmp], stderr=subprocess.PIPE, text=True)
-        check(p.returncode == 0, "test_timeline --write: %s", p.stderr)
         with open(os.path.join(tmp, "spans.json")) as f:
             fix = json.load(f)
         samples, contexts = fix["samples"], fix["contexts"]

@@ -20,14 +20,12 @@ sampled every 50 ms off CPU: "sleeper" sleeping, "locker" blocked (from 2 s to 8
   their times;
 - on a CPU-only page show only the spinner's row.
 """
-import argparse
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import browser as bw  # noqa: E402
@@ -158,23 +156,8 @@ done(r);
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build", required=True)
-    ap.add_argument("--cli")
-    ap.add_argument("--helper", help="test_timeline (default BUILD/tests/test_timeline)")
-    ap.add_argument("--chromium")
-    ap.add_argument("--keep", action="store_true")
-    args = ap.parse_args()
-    args.build = os.path.abspath(args.build)
-    args.cli = args.cli or os.path.join(args.build, "bin", "flyprof")
-    args.helper = args.helper or os.path.join(args.build, "tests", "test_timeline")
-    base = os.path.join(args.build, "tests", "browser")
-    os.makedirs(base, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix="html_timeline-", dir=base)
-    print("html_timeline", flush=True)
+    args, tmp = bw.helper_setup(__doc__, "html_timeline", "test_timeline")
     try:
-        p = subprocess.run([args.helper, "--write", tmp], stderr=subprocess.PIPE, text=True)
-        check(p.returncode == 0, "test_timeline --write: %s", p.stderr)
         log = os.path.join(tmp, "timeline.fpl")
         with open(os.path.join(tmp, "timeline.json")) as f:
             samples = json.load(f)["samples"]

@@ -91,6 +91,26 @@ static void gen_stack(struct gen *G, uint64_t id, size_t n, const char *const *f
     fplgen_stack(&G->g, id, n, fr);
 }
 
+/* Remembers a sample the log got (flushing the chunk now and then). */
+static void gen_remember(struct gen *G, struct smp sm)
+{
+    if (G->n == G->cap) {
+        size_t cap = G->cap ? G->cap * 2 : 1024;
+        struct smp *q = realloc(G->s, cap * sizeof(*q));
+        if (!q) {
+            G->failed = 1;
+            return;
+        }
+        G->s = q;
+        G->cap = cap;
+    }
+    if (!sm.scale)
+        sm.scale = 1;
+    G->s[G->n++] = sm;
+    if (G->n % 8192 == 0 && fplgen_flush(&G->g))
+        G->failed = 1;
+}
+
 /* Writes a sample (tick id for wall samples upscaled later) and remembers it. */
 static void gen_sample(struct gen *G, uint64_t t, uint64_t thread, uint64_t stack, uint8_t kind,
                        uint8_t state, uint64_t weight, uint64_t tick_id, uint64_t scale)
@@ -99,19 +119,7 @@ static void gen_sample(struct gen *G, uint64_t t, uint64_t thread, uint64_t stac
         fplgen_sample_tick(&G->g, ANCHOR + t, thread, stack, weight, kind, state, tick_id);
     else
         fplgen_sample(&G->g, ANCHOR + t, thread, stack, weight, kind, state);
-    if (G->n == G->cap) {
-        size_t cap = G->cap ? G->cap * 2 : 1024;
-        struct smp *q = realloc(G->s, cap * sizeof(*q));
-        if (!q) {
-            G->failed = 1;
-            return;
-        }
-        G->s = q;
-        G->cap = cap;
-    }
-    G->s[G->n++] = (struct smp){t, thread, stack, kind, state, weight, scale ? scale : 1, 0};
-    if (G->n % 8192 == 0 && fplgen_flush(&G->g))
-        G->failed = 1;
+    gen_remember(G, (struct smp){t, thread, stack, kind, state, weight, scale, 0});
 }
 
 /* As gen_sample, with a context id (0: none). */
@@ -120,19 +128,7 @@ static void gen_sample_ctx(struct gen *G, uint64_t t, uint64_t thread, uint64_t 
                            uint64_t scale, uint64_t ctx)
 {
     fplgen_sample_ctx(&G->g, ANCHOR + t, thread, stack, weight, kind, state, tick_id, ctx);
-    if (G->n == G->cap) {
-        size_t cap = G->cap ? G->cap * 2 : 1024;
-        struct smp *q = realloc(G->s, cap * sizeof(*q));
-        if (!q) {
-            G->failed = 1;
-            return;
-        }
-        G->s = q;
-        G->cap = cap;
-    }
-    G->s[G->n++] = (struct smp){t, thread, stack, kind, state, weight, scale ? scale : 1, ctx};
-    if (G->n % 8192 == 0 && fplgen_flush(&G->g))
-        G->failed = 1;
+    gen_remember(G, (struct smp){t, thread, stack, kind, state, weight, scale, ctx});
 }
 
 /* A GC record (FORMAT.md 5.14) of [start, end) ns after the start. */
