@@ -74,6 +74,8 @@ const struct cli_cmd cmd_convert = {
     "extension\n" CLI_SELECT_HELP "\n"
     "examples:\n"
     "  flyprof convert profile.fpl -o profile.html\n"
+    "  flyprof convert profile.fpl --kind all -o t.html   (open t.html#view=timeline&span=ID:\n"
+    "                                  one request, as `flyprof summary` names the slowest)\n"
     "  flyprof convert profile.fpl --kind wall --state blocked -o blocked.collapsed\n",
     run,
 };

@@ -10,6 +10,7 @@ for no request. The page (`convert --kind all`) must:
 - with span=ID (a root span: the whole request; a child span: that span only) show rows for
   exactly the threads that worked for it, marks that weigh what its samples weigh, thread by
   thread, and a flame graph of its samples only (root weight, leaf frames);
+- take the id in hex too (0x..., as `convert --span` does);
 - with an unknown id show no rows and the "no samples" notice;
 - on a click on a thread's mark, show the request that mark worked for (its root span: all of
   it) and put span= in the URL; "All requests" goes back to every thread;
@@ -208,6 +209,12 @@ def main():
                       drawn, want)
             print("  span=%s: rows %s, weight %d, leaves %s" % (sid, got, total, sorted(leaves)),
                   flush=True)
+
+        # hex, as `convert --span` takes ids: the same request
+        page = b.dump(page_path, "view=timeline&span=0x%x&dump" % int(root_a))
+        a = attrs(page.dom, "fp-tl")
+        check(a.get("data-span") == root_a and row_names(page.dom) == ["acceptor", "worker-1"],
+              "span=0x%x: %s, rows %s", int(root_a), a, row_names(page.dom))
 
         page = b.dump(page_path, "view=timeline&span=12345&dump")
         a = attrs(page.dom, "fp-tl")

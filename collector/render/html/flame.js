@@ -1338,7 +1338,10 @@
    * null: its threads' rows, the flame graph of its samples, the view zoomed to its time. */
   function setSpan(id) {
     var t0 = performance.now();
-    SPAN = id == null || id === "" ? null : spanSelect(String(id));
+    id = id == null ? "" : String(id).trim();
+    /* ids are decimal here; hex (0x..., as `convert --span` takes it) is turned to decimal */
+    if (/^0x[0-9a-f]{1,16}$/i.test(id)) id = BigInt(id).toString();
+    SPAN = id === "" ? null : spanSelect(id);
     views = {};
     setView(viewName);
     var box = $("fp-tl");
