@@ -70,6 +70,7 @@ static int on_sample(void *ctx, const struct reader_sample *s)
 {
     struct census *c = ctx;
     c->samples++;
+    c->context_samples += s->context_id != 0;
     hll_add(c, fpl_hash_mix(fpl_hash_mix(fpl_hash_u64(s->thread_id), s->stack_id),
                             (uint64_t)s->kind << 8 | s->state));
     return 0;
@@ -83,12 +84,33 @@ static int on_tick(void *ctx, const struct reader_wall_tick *t)
     return 0;
 }
 
+static int on_context(void *ctx, uint64_t id, uint64_t span, uint64_t root)
+{
+    struct census *c = ctx;
+    (void)id;
+    (void)span;
+    (void)root;
+    c->contexts++;
+    return 0;
+}
+
+static int on_endpoint(void *ctx, uint64_t root, struct reader_str name)
+{
+    struct census *c = ctx;
+    (void)root;
+    c->endpoints++;
+    c->endpoint_bytes += name.len;
+    return 0;
+}
+
 static const struct reader_ops census_ops = {
     .thread = on_thread,
     .method = on_method,
     .stack = on_stack,
     .sample = on_sample,
     .wall_tick = on_tick,
+    .context = on_context,
+    .endpoint = on_endpoint,
 };
 
 static int finish(struct census *c, int rc)

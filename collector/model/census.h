@@ -30,6 +30,10 @@ struct census {
     uint64_t samples;      /* SAMPLE records */
     uint64_t wall_ticks;   /* WALL_TICK records */
     uint64_t cells;        /* distinct (thread, stack, kind, state) of the samples: estimated */
+    uint64_t contexts;     /* CONTEXT records */
+    uint64_t endpoints;    /* ENDPOINT records */
+    uint64_t endpoint_bytes; /* their names */
+    uint64_t context_samples; /* samples with a context id */
     struct reader_stats stats;
     uint8_t hll[1u << CENSUS_HLL_BITS]; /* internal: the sketch */
 };

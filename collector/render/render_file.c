@@ -244,9 +244,12 @@ int render_file_write_diff(const struct profile *base, const struct profile *cur
 uint64_t render_file_estimate_census(const struct census *c, const struct render_opts *o, int fmt)
 {
     uint64_t names = c->methods + c->threads + 16;
+    /* trace context (tracectx.h): 24 bytes and an index per CONTEXT record, 16, the name and
+     * an index per named root span (doubling) */
     uint64_t dict = c->threads * EST_THREAD + 2 * c->thread_bytes + c->methods * EST_METHOD +
                     3 * c->method_bytes + c->lines * 16 + c->stacks * EST_STACK +
-                    c->frames * EST_FRAME;
+                    c->frames * EST_FRAME + c->contexts * 96 + c->endpoints * 80 +
+                    2 * c->endpoint_bytes;
     /* reading: the cells at their largest; after: the cells as kept */
     uint64_t reading = EST_WINDOW + dict + c->cells * EST_CELL_READ + c->wall_ticks * EST_TICK;
     uint64_t profile = dict + c->cells * EST_CELL;
@@ -271,6 +274,12 @@ uint64_t render_file_estimate_census(const struct census *c, const struct render
         uint64_t pairs = c->samples < TIMELINE_MAX_PAIRS ? c->samples : TIMELINE_MAX_PAIRS;
         reading += pairs * 56 + c->cells * 4;
         render += pairs * 48 + c->cells * 8 + nodes * 29;
+        /* its requests: a context pair per sample with a context at most, up to the cap, 40
+         * bytes (doubling: 80) and 32 of index; on the page, a 48-byte record and its text */
+        uint64_t cpairs = c->context_samples < TIMELINE_MAX_CTX_PAIRS ? c->context_samples
+                                                                      : TIMELINE_MAX_CTX_PAIRS;
+        reading += cpairs * 112;
+        render += cpairs * 112;
         break;
     }
     case RENDER_FILE_TXT:

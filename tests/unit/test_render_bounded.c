@@ -646,6 +646,46 @@ static int write_fixtures(const char *dir)
     return 0;
 }
 
+/* The census counts trace context too (CONTEXT and ENDPOINT records, samples with a context),
+ * and the page's estimate grows with those samples: its requests' context pairs. */
+static void test_census_context(void)
+{
+    struct fplgen g;
+    static struct census c, c0;
+    char err[256];
+    size_t len;
+    CHECK(fplgen_init(&g) == 0);
+    fplgen_header(&g, &budget_header);
+    fplgen_thread(&g, 1, 11, "main");
+    struct reader_frame fr = {1, 0, FPL_FRAME_JAVA};
+    fplgen_method(&g, 1, FPL_METHOD_JAVA, "demo.Main", "run", "()V", "", 0, NULL);
+    fplgen_stack(&g, 1, 1, &fr);
+    fplgen_context(&g, 1, 100, 100);
+    fplgen_context(&g, 2, 101, 100);
+    fplgen_context(&g, 3, 200, 200);
+    for (uint64_t i = 0; i < 5; i++)
+        fplgen_sample_ctx(&g, 1000 + i, 1, 1, 1, FPL_KIND_CPU, FPL_STATE_RUNNING, 0, i % 4);
+    fplgen_endpoint(&g, 100, "GET /a");
+    fplgen_endpoint(&g, 200, "GET /bb");
+    fplgen_end(&g, 2000);
+    uint8_t *data = fplgen_flush(&g) == 0 ? fplgen_bytes(&g, &len) : NULL;
+    CHECK(data && census_read_mem(data, len, "ctx.fpl", &c, err, sizeof(err)) == 0);
+    if (data) {
+        CHECK_EQ_U(c.contexts, 3);
+        CHECK_EQ_U(c.endpoints, 2);
+        CHECK_EQ_U(c.endpoint_bytes, 13);
+        CHECK_EQ_U(c.samples, 5);
+        CHECK_EQ_U(c.context_samples, 3); /* ids 1, 2, 3; two samples with 0 */
+        struct render_opts o = {.kind = PROFILE_KIND_AUTO, .state = RENDER_STATE_ALL};
+        c0 = c;
+        c0.context_samples = 0;
+        CHECK(render_file_estimate_census(&c, &o, RENDER_FILE_HTML) >
+              render_file_estimate_census(&c0, &o, RENDER_FILE_HTML));
+    }
+    free(data);
+    fplgen_destroy(&g);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--write") == 0)
@@ -656,5 +696,6 @@ int main(int argc, char **argv)
     test_budget_text();
     test_walk();
     test_census();
+    test_census_context();
     return harness_result("test_render_bounded");
 }
