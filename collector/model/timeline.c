@@ -22,6 +22,8 @@ void timeline_destroy(struct timeline *tl)
     free(tl->gcs);
     free(tl->stalls);
     free(tl->cpairs);
+    free(tl->let_go);
+    hashtab_destroy(&tl->let_go_index);
     hashtab_destroy(&tl->index);
     hashtab_destroy(&tl->series_index);
     hashtab_destroy(&tl->cindex);
@@ -120,14 +122,14 @@ static uint64_t ctx_hash(uint32_t bin, uint32_t cell, uint64_t ctx)
     return fpl_hash_mix(fpl_hash_u64((uint64_t)bin << 32 | cell), ctx);
 }
 
-static int ctx_kept_hash(const struct timeline *tl, uint32_t root_hash)
-{
-    return (root_hash & ((1u << tl->ctx_shift) - 1u)) == 0;
-}
-
 int timeline_ctx_kept(const struct timeline *tl, uint64_t root)
 {
-    return ctx_kept_hash(tl, (uint32_t)fpl_hash_u64(root));
+    struct hashtab_probe pr;
+    for (uint32_t k = hashtab_first(&tl->let_go_index, fpl_hash_u64(root), &pr); k != NONE;
+         k = hashtab_next(&tl->let_go_index, &pr))
+        if (tl->let_go[k] == root)
+            return 0;
+    return 1;
 }
 
 static uint32_t ctx_find(const struct timeline *tl, uint32_t bin, uint32_t cell, uint64_t ctx)
@@ -152,7 +154,7 @@ static void ctx_add_fp(struct timeline_ctx_pair *cp, unsigned __int128 fp)
 }
 
 /* Rebuilds the context pairs in place: their bins halved when halve is set (the bins were
- * doubled), those of requests no longer kept dropped, equal keys merged. 0 or -ENOMEM. */
+ * doubled), those of requests let go dropped, equal keys merged. 0 or -ENOMEM. */
 static int ctx_rebuild(struct timeline *tl, int halve)
 {
     hashtab_destroy(&tl->cindex);
@@ -161,7 +163,7 @@ static int ctx_rebuild(struct timeline *tl, int halve)
     size_t k = 0;
     for (size_t i = 0; i < tl->ncpairs; i++) {
         struct timeline_ctx_pair cp = tl->cpairs[i];
-        if (!ctx_kept_hash(tl, cp.root_hash))
+        if (tl->nlet_go && !timeline_ctx_kept(tl, cp.root))
             continue;
         if (halve)
             cp.bin >>= 1;
@@ -179,12 +181,78 @@ static int ctx_rebuild(struct timeline *tl, int halve)
     return 0;
 }
 
+/* A request's weight so far, while purging. */
+struct root_weight {
+    uint64_t root;
+    unsigned __int128 fp;
+};
+
+static int cmp_root(const void *a, const void *b)
+{
+    const struct root_weight *x = a, *y = b;
+    return x->root < y->root ? -1 : x->root > y->root;
+}
+
+/* Lightest first; equal weights in an order of their ids' hashes (no bias to old or new). */
+static int cmp_root_weight(const void *a, const void *b)
+{
+    const struct root_weight *x = a, *y = b;
+    if (x->fp != y->fp)
+        return x->fp < y->fp ? -1 : 1;
+    uint64_t hx = fpl_hash_u64(x->root), hy = fpl_hash_u64(y->root);
+    if (hx != hy)
+        return hx < hy ? -1 : 1;
+    return cmp_root(a, b);
+}
+
+/* Lets the lighter half of the requests kept go (at least one), whole: their roots are
+ * remembered and their pairs dropped. 0 or -ENOMEM. */
+static int ctx_purge(struct timeline *tl)
+{
+    struct root_weight *rw = malloc((tl->ncpairs ? tl->ncpairs : 1) * sizeof(*rw));
+    if (!rw)
+        return -ENOMEM;
+    for (size_t i = 0; i < tl->ncpairs; i++)
+        rw[i] = (struct root_weight){tl->cpairs[i].root, timeline_ctx_fp(&tl->cpairs[i])};
+    qsort(rw, tl->ncpairs, sizeof(*rw), cmp_root);
+    size_t m = 0;
+    for (size_t i = 0; i < tl->ncpairs; i++) {
+        if (m && rw[m - 1].root == rw[i].root) {
+            unsigned __int128 sum = rw[m - 1].fp + rw[i].fp;
+            rw[m - 1].fp = sum < rw[i].fp ? ~(unsigned __int128)0 : sum;
+        } else {
+            rw[m++] = rw[i];
+        }
+    }
+    qsort(rw, m, sizeof(*rw), cmp_root_weight);
+    size_t go = m / 2 ? m / 2 : m;
+    int rc = 0;
+    for (size_t i = 0; i < go && rc == 0; i++) {
+        if (tl->nlet_go == tl->let_go_cap) {
+            size_t cap = tl->let_go_cap ? tl->let_go_cap * 2 : 1024;
+            uint64_t *q = realloc(tl->let_go, cap * sizeof(*q));
+            if (!q) {
+                rc = -ENOMEM;
+                break;
+            }
+            tl->let_go = q;
+            tl->let_go_cap = cap;
+        }
+        if (hashtab_add(&tl->let_go_index, fpl_hash_u64(rw[i].root), (uint32_t)tl->nlet_go))
+            rc = -ENOMEM;
+        else
+            tl->let_go[tl->nlet_go++] = rw[i].root;
+    }
+    free(rw);
+    tl->ctx_purges++;
+    return rc ? rc : ctx_rebuild(tl, 0);
+}
+
 int timeline_ctx_add(struct timeline *tl, uint64_t ticks, uint32_t cell, uint64_t ctx,
                      uint64_t root, unsigned __int128 fp)
 {
     if (!tl->started || !tl->bin_ticks)
         return 0;
-    uint32_t rh = (uint32_t)fpl_hash_u64(root);
     if (ticks < tl->origin_ticks)
         ticks = tl->origin_ticks;
     uint64_t b = (ticks - tl->origin_ticks) / tl->bin_ticks;
@@ -192,7 +260,7 @@ int timeline_ctx_add(struct timeline *tl, uint64_t ticks, uint32_t cell, uint64_
         b = TIMELINE_MAX_BINS - 1; /* timeline_add of the same sample made room already */
     uint32_t bin = (uint32_t)b;
     for (;;) {
-        if (!ctx_kept_hash(tl, rh)) {
+        if (tl->nlet_go && !timeline_ctx_kept(tl, root)) {
             tl->ctx_let_go++;
             return 0;
         }
@@ -203,13 +271,7 @@ int timeline_ctx_add(struct timeline *tl, uint64_t ticks, uint32_t cell, uint64_
         }
         if (tl->ncpairs < TIMELINE_MAX_CTX_PAIRS)
             break;
-        /* full: let half the requests go, whole */
-        if (tl->ctx_shift >= 31) {
-            tl->ctx_let_go++;
-            return 0;
-        }
-        tl->ctx_shift++;
-        int rc = ctx_rebuild(tl, 0);
+        int rc = ctx_purge(tl); /* full: the lighter half goes (this request may be among) */
         if (rc)
             return rc;
     }
@@ -224,8 +286,8 @@ int timeline_ctx_add(struct timeline *tl, uint64_t ticks, uint32_t cell, uint64_
     if (hashtab_add(&tl->cindex, ctx_hash(bin, cell, ctx), (uint32_t)tl->ncpairs))
         return -ENOMEM;
     tl->cpairs[tl->ncpairs++] = (struct timeline_ctx_pair){
-        .bin = bin, .cell = cell, .ctx = ctx, .fp_lo = (uint64_t)fp,
-        .fp_hi = (uint64_t)(fp >> 64), .root_hash = rh};
+        .bin = bin, .cell = cell, .ctx = ctx, .root = root, .fp_lo = (uint64_t)fp,
+        .fp_hi = (uint64_t)(fp >> 64)};
     return 0;
 }
 
@@ -467,5 +529,6 @@ size_t timeline_bytes(const struct timeline *tl)
     return tl->cap * sizeof(*tl->pairs) + tl->series_cap * sizeof(*tl->series) +
            tl->cell_series_cap * sizeof(*tl->cell_series) +
            hashtab_bytes(&tl->index) + hashtab_bytes(&tl->series_index) +
-           tl->ccap * sizeof(*tl->cpairs) + hashtab_bytes(&tl->cindex);
+           tl->ccap * sizeof(*tl->cpairs) + hashtab_bytes(&tl->cindex) +
+           tl->let_go_cap * sizeof(*tl->let_go) + hashtab_bytes(&tl->let_go_index);
 }

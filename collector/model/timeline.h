@@ -23,11 +23,11 @@
  * Requests (trace context, tracectx.h) are kept apart from the cells, so that a traced log's
  * cells and bins stay as few as an untraced one's: a context pair (bin, cell, context id) holds
  * the weight a context's samples put there, for the page's view of one request. At most
- * TIMELINE_MAX_CTX_PAIRS of them: when full, half the requests still kept are let go, whole
- * (those whose root span id hashes to an odd number at the next bit), and so are the later
- * samples of those requests: the requests kept are a uniform sample of the log's, 1 in
- * 2^ctx_shift, each with all its samples. Memory: 40 bytes a context pair and up to 32 for its
- * index, ~18 MiB at most.
+ * TIMELINE_MAX_CTX_PAIRS of them: when full, the lighter half of the requests kept so far (by
+ * the weight of their samples until then) is let go, whole, and so are the later samples of
+ * those requests (their root spans are remembered). A request kept has all its samples; the
+ * slow ones, which people hunt, are the heavy ones, and stay. Memory: 40 bytes a context pair
+ * and up to 32 for its index, ~18 MiB at most, plus 8 bytes and an index per request let go.
  *
  * Filled by profile.c while reading (profile_want_timeline), read-only afterwards. Never
  * prints. One thread at a time.
@@ -63,8 +63,8 @@ struct timeline_ctx_pair {
     uint32_t bin;
     uint32_t cell;         /* index into profile.entries */
     uint64_t ctx;          /* the samples' CONTEXT id (tracectx.h) */
+    uint64_t root;         /* the root span it stands for: requests are kept or let go whole */
     uint64_t fp_lo, fp_hi; /* upscaled weight, as timeline_pair's */
-    uint32_t root_hash;    /* the low bits of its root span's hash: kept or let go by them */
 };
 
 /* A time span of the log (ticks). */
@@ -102,12 +102,14 @@ struct timeline {
                                   * moved there when bins merged) */
     uint64_t early_samples;      /* samples before the origin, put in bin 0 */
     struct hashtab index;        /* key -> pair, while reading */
-    /* requests: context pairs, of the requests whose root span id hashes to 0 in its low
-     * ctx_shift bits */
+    /* requests: context pairs of the requests kept */
     struct timeline_ctx_pair *cpairs;
     size_t ncpairs, ccap;
     struct hashtab cindex;       /* (bin, cell, ctx) -> cpairs, while reading */
-    uint32_t ctx_shift;
+    uint64_t *let_go;            /* root spans of the requests let go */
+    size_t nlet_go, let_go_cap;
+    struct hashtab let_go_index; /* root -> let_go */
+    uint32_t ctx_purges;         /* times the lighter half was let go */
     uint64_t ctx_let_go;         /* samples of requests let go (counted when they came) */
     unsigned __int128 ctx_unknown; /* weight of samples whose context id was never defined */
 };

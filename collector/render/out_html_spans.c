@@ -74,7 +74,7 @@ static void put_id(struct fpl_buf *b, uint64_t v)
 
 int out_html_spans_put(struct fpl_buf *b, const struct profile *p, struct out_html_span_rec *r,
                        size_t n, const uint32_t *row_of, unsigned __int128 unknown_fp,
-                       uint32_t shift)
+                       uint64_t let_go)
 {
     if (!n)
         return 0;
@@ -166,8 +166,8 @@ int out_html_spans_put(struct fpl_buf *b, const struct profile *p, struct out_ht
     put_u64(b, dropped);
     fpl_put_bytes(b, ",\"dropped_weight\":", 18);
     put_u64(b, profile_fp_round(dropped_fp));
-    fpl_put_bytes(b, ",\"keep_1_in\":", 13);
-    put_u64(b, (uint64_t)1 << shift);
+    fpl_put_bytes(b, ",\"let_go\":", 10);
+    put_u64(b, let_go);
     fpl_put_bytes(b, ",\"unknown\":", 11);
     put_u64(b, profile_fp_round(unknown_fp));
     fpl_put_u8(b, '}');

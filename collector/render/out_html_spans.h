@@ -14,8 +14,8 @@
  *            self weight in that node, bin, thread row and category (at least 1).
  *   dropped  contexts left out, the lightest, to keep the records within
  *            OUT_HTML_SPANS_MAX_RECORDS; dropped_weight their weight
- *   keep_1_in  the requests the timeline kept, 1 in this many (timeline.h: 2^ctx_shift),
- *            chosen by root span id, each with all its samples; 1 when every one was kept
+ *   let_go   requests the timeline let go, whole, when its context pairs were full
+ *            (timeline.h: the lighter half each time); 0 when every one was kept
  *   unknown  weight of samples whose context id was never defined (its chunk was lost)
  * The records come from the timeline's context pairs (timeline.h), kept apart from its
  * per-bin cells: a request's samples keep their stacks even where a bin had too many.
@@ -45,10 +45,10 @@ struct out_html_span_rec {
 };
 
 /* Appends ",\"sp\":{...}" for the n records r (reordered here) to b; nothing when n is 0.
- * unknown_fp is the weight of samples with an undefined context, the timeline kept 1 request
- * in 2^shift. Returns 0 or -ENOMEM. */
+ * unknown_fp is the weight of samples with an undefined context, let_go the requests the
+ * timeline let go. Returns 0 or -ENOMEM. */
 int out_html_spans_put(struct fpl_buf *b, const struct profile *p, struct out_html_span_rec *r,
                        size_t n, const uint32_t *row_of, unsigned __int128 unknown_fp,
-                       uint32_t shift);
+                       uint64_t let_go);
 
 #endif

@@ -450,7 +450,7 @@ int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const stru
     put_key(b, "rows_merged");
     put_u64(b, merged);
     if (span_records(p, cell_node, pos, &sp, &nsp) ||
-        out_html_spans_put(b, p, sp, nsp, row_of, tl->ctx_unknown, tl->ctx_shift))
+        out_html_spans_put(b, p, sp, nsp, row_of, tl->ctx_unknown, tl->nlet_go))
         goto out;
     fpl_put_u8(b, '}');
     rc = b->failed || sb.failed ? -ENOMEM : 0;

@@ -177,10 +177,10 @@ def report(name, page, convert, b, runs, window, empty_wall, on_demand=True):
         tms("range_painted"), tms("range_rebuild").strip()))
     sp = tl.get("sp")
     if sp:
-        print("  requests   %s of the page: %d contexts of 1 request in %d kept whole; %d "
-              "lightest left out of the page (weight %d)" % (
+        print("  requests   %s of the page: %d contexts kept whole, %d lighter requests let "
+              "go; %d lightest left out of the page (weight %d)" % (
                   mib(len(json.dumps(sp, separators=(",", ":")))), len(sp["ids"]),
-                  sp.get("keep_1_in", 1), sp["dropped"], sp["dropped_weight"]))
+                  sp.get("let_go", 0), sp["dropped"], sp["dropped_weight"]))
         print("    one request alone (span=)    %s   (request selected and its tree %s)" % (
             tms("span_painted"), tms("span_select").strip()))
 

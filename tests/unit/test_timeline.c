@@ -417,7 +417,7 @@ static void test_model_requests(void)
     if (p && p->timeline) {
         const struct timeline *tl = p->timeline;
         CHECK_EQ_U(tl->bin_ticks, 16 * MS);
-        CHECK_EQ_U(tl->ctx_shift, 0);
+        CHECK_EQ_U(tl->ctx_purges, 0);
         CHECK_EQ_U(tl->ctx_let_go, 0);
         size_t with_ctx = 0;
         for (size_t i = 0; i < G.n; i++)
@@ -434,9 +434,16 @@ static void test_model_requests(void)
     profile_free(p);
 }
 
-/* More context pairs than TIMELINE_MAX_CTX_PAIRS: 400k requests of one CPU sample each. Half
- * the requests are let go (then a quarter...), whole: the pairs stay within the bound, every
- * kept request has all its samples, none let go has any, and about 1 in 2^ctx_shift is kept. */
+/* The weight of the one-sample request i of test_model_requests_cap: 1 to 100, spread. */
+static uint64_t cap_weight(uint64_t i)
+{
+    return 1 + (i * 7919) % 100;
+}
+
+/* More context pairs than TIMELINE_MAX_CTX_PAIRS: 400k requests of one CPU sample each,
+ * weighing 1 to 100. Each time the pairs fill, the lighter half of the requests kept is let
+ * go, whole: the pairs stay within the bound, every kept request has all its samples, none let
+ * go has any, every request is either, and the heaviest (weight 100) are all kept. */
 static void test_model_requests_cap(void)
 {
     static const char *const st[2] = {"demo.Server.run", "demo.Server.handle"};
@@ -450,23 +457,34 @@ static void test_model_requests_cap(void)
     for (uint64_t i = 0; i < n; i++) {
         uint64_t ctx = 2 * (i + 1) - 1;
         fplgen_context(&G.g, ctx, root_of_ctx(ctx), root_of_ctx(ctx));
-        gen_sample_ctx(&G, i * 50000, 1, 1, FPL_KIND_CPU, FPL_STATE_RUNNING, 1, 0, 1, ctx);
+        gen_sample_ctx(&G, i * 50000, 1, 1, FPL_KIND_CPU, FPL_STATE_RUNNING, cap_weight(i), 0, 1,
+                       ctx);
     }
     struct profile *p = gen_profile(&G, n * 50000);
     CHECK(p && p->timeline);
     if (p && p->timeline) {
         const struct timeline *tl = p->timeline;
-        CHECK(tl->ctx_shift >= 1);
+        CHECK(tl->ctx_purges >= 1);
         CHECK(tl->ncpairs <= TIMELINE_MAX_CTX_PAIRS);
         size_t kept = check_ctx_exact(p, &G);
-        double want = (double)n / (double)(1u << tl->ctx_shift);
-        CHECK(kept > 0.95 * want && kept < 1.05 * want);
-        /* let go as they came: the samples after a halving, not those dropped by it */
-        CHECK(tl->ctx_let_go > 0 && kept + tl->ctx_let_go <= n);
         CHECK_EQ_U(tl->ncpairs, kept); /* one sample, one pair each */
-        printf("requests cap: %llu requests, 1 in %u kept: %zu (%.1f%% of the expected), "
-               "%zu pairs\n", (unsigned long long)n, 1u << tl->ctx_shift, kept,
-               100.0 * (double)kept / want, tl->ncpairs);
+        CHECK_EQ_U(kept + tl->nlet_go, n);
+        size_t heavy = 0, heavy_kept = 0;
+        unsigned __int128 kept_w = 0;
+        for (uint64_t i = 0; i < n; i++) {
+            int k = timeline_ctx_kept(tl, root_of_ctx(2 * (i + 1) - 1));
+            heavy += cap_weight(i) == 100;
+            heavy_kept += cap_weight(i) == 100 && k;
+            kept_w += k ? cap_weight(i) : 0;
+        }
+        CHECK(heavy > 0);
+        CHECK_EQ_U(heavy_kept, heavy);
+        /* what is kept is heavier than the mean request (50.5) */
+        double mean_kept = (double)kept_w / (double)(kept ? kept : 1);
+        CHECK(mean_kept > 60);
+        printf("requests cap: %llu requests, %u purges: %zu kept (mean weight %.1f, %zu of the "
+               "%zu of weight 100), %zu let go\n", (unsigned long long)n, tl->ctx_purges, kept,
+               mean_kept, heavy_kept, heavy, tl->nlet_go);
     }
     gen_destroy(&G);
     profile_free(p);

@@ -1117,9 +1117,10 @@
     if (TL.rows_merged) {
       notes.push(fmtInt(TL.rows_merged) + " threads with the least weight share the last row.");
     }
-    if (SP && SP.keep_1_in > 1) {
-      notes.push("The request view keeps 1 request in " + fmtInt(SP.keep_1_in) +
-                 " (chosen by root span id), each with all its samples.");
+    if (SP && SP.let_go) {
+      notes.push("The request view keeps the " + fmtInt(SP.ids.length) + " heaviest requests " +
+                 "(spans), each with all its samples; " + fmtInt(SP.let_go) + " lighter ones " +
+                 "were let go when the converter's table filled.");
     }
     if (SP && SP.dropped) {
       notes.push(fmtInt(SP.dropped) + " of the lightest requests (weight " +
