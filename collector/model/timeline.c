@@ -260,13 +260,14 @@ int timeline_ctx_add(struct timeline *tl, uint64_t ticks, uint32_t cell, uint64_
         b = TIMELINE_MAX_BINS - 1; /* timeline_add of the same sample made room already */
     uint32_t bin = (uint32_t)b;
     for (;;) {
-        if (tl->nlet_go && !timeline_ctx_kept(tl, root)) {
-            tl->ctx_let_go++;
-            return 0;
-        }
+        /* a pair found is a request kept (the pairs of those let go are gone) */
         uint32_t at = ctx_find(tl, bin, cell, ctx);
         if (at != NONE) {
             ctx_add_fp(&tl->cpairs[at], fp);
+            return 0;
+        }
+        if (tl->nlet_go && !timeline_ctx_kept(tl, root)) {
+            tl->ctx_let_go++;
             return 0;
         }
         if (tl->ncpairs < TIMELINE_MAX_CTX_PAIRS)
