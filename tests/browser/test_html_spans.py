@@ -247,7 +247,9 @@ def main():
             check(b.screenshot(page_path, shot, frag, window="1000,700"), "no screenshot")
         pa, pb = color_columns(shot_all, PARKED), color_columns(shot_b, PARKED)
         sb = color_columns(shot_b, SLEEPING)
-        check(pa > 40 and pb == 0 and sb > 30,
+        # (a few columns of slack for antialiased text near the color: the idle thread's
+        # marks, were they drawn, would take about 100)
+        check(pa > 40 and pb <= 3 and sb > 30,
               "screenshots: parked in %d columns (whole) and %d (span 900), sleeping in %d "
               "(span 900)", pa, pb, sb)
         print("  screenshots: parked marks in %d columns of the whole view, %d of span 900's; "
