@@ -43,21 +43,6 @@ static int same_context(const struct profile *p, const struct out_html_span_rec 
     return da->root == db->root && da->span == db->span;
 }
 
-/* A context's records: r[first .. first + n), their weight. */
-struct group {
-    size_t first, n;
-    unsigned __int128 fp;
-    int keep;
-};
-
-static int cmp_group_weight(const void *x, const void *y)
-{
-    const struct group *a = *(struct group *const *)x, *b = *(struct group *const *)y;
-    if (a->fp != b->fp)
-        return a->fp > b->fp ? -1 : 1;
-    return a->first < b->first ? -1 : a->first > b->first;
-}
-
 static void put_u64(struct fpl_buf *b, uint64_t v)
 {
     char tmp[24];
@@ -92,50 +77,23 @@ int out_html_spans_put(struct fpl_buf *b, const struct profile *p, struct out_ht
     }
     n = k;
 
+    /* the contexts: runs of records, first[j] .. first[j + 1] */
     size_t ngroups = 0;
     for (size_t i = 0; i < n; i++)
         ngroups += i == 0 || !same_context(p, &r[i - 1], &r[i]);
-    struct group *g = calloc(ngroups, sizeof(*g));
-    struct group **by = malloc(ngroups * sizeof(*by));
-    if (!g || !by) {
-        free(g);
-        free(by);
+    size_t *first = malloc((ngroups + 1) * sizeof(*first));
+    if (!first)
         return -ENOMEM;
-    }
-    for (size_t i = 0, j = 0; i < n; i++) {
-        if (i && !same_context(p, &r[i - 1], &r[i]))
-            j++;
-        if (!g[j].n)
-            g[j].first = i;
-        g[j].n++;
-        profile_fp_add(&g[j].fp, r[i].fp);
-    }
-    /* within the bound: the heaviest contexts, whole */
-    for (size_t j = 0; j < ngroups; j++)
-        by[j] = &g[j];
-    qsort(by, ngroups, sizeof(*by), cmp_group_weight);
-    size_t room = OUT_HTML_SPANS_MAX_RECORDS, dropped = 0;
-    unsigned __int128 dropped_fp = 0;
-    for (size_t j = 0; j < ngroups; j++) {
-        by[j]->keep = by[j]->n <= room;
-        if (by[j]->keep) {
-            room -= by[j]->n;
-        } else {
-            dropped++;
-            profile_fp_add(&dropped_fp, by[j]->fp);
-        }
-    }
-    free(by);
+    for (size_t i = 0, j = 0; i < n; i++)
+        if (i == 0 || !same_context(p, &r[i - 1], &r[i]))
+            first[j++] = i;
+    first[ngroups] = n;
 
     fpl_put_bytes(b, ",\"sp\":{\"ids\":[", 14);
-    int first = 1;
     for (size_t j = 0; j < ngroups; j++) {
-        if (!g[j].keep)
-            continue;
-        const struct tracectx_def *d = &p->ctx.defs[r[g[j].first].def];
+        const struct tracectx_def *d = &p->ctx.defs[r[first[j]].def];
         const char *ep = tracectx_endpoint(&p->ctx, d->root);
-        fpl_put_bytes(b, first ? "[" : ",[", first ? 1 : 2);
-        first = 0;
+        fpl_put_bytes(b, j ? ",[" : "[", j ? 2 : 1);
         put_id(b, d->span);
         fpl_put_u8(b, ',');
         put_id(b, d->root);
@@ -148,11 +106,9 @@ int out_html_spans_put(struct fpl_buf *b, const struct profile *p, struct out_ht
     }
     fpl_put_bytes(b, "],\"m\":\"", 7);
     for (size_t j = 0; j < ngroups; j++) {
-        if (!g[j].keep)
-            continue;
-        out_html_put_num(b, g[j].n);
+        out_html_put_num(b, first[j + 1] - first[j]);
         uint32_t last = 0;
-        for (size_t i = g[j].first; i < g[j].first + g[j].n; i++) {
+        for (size_t i = first[j]; i < first[j + 1]; i++) {
             uint64_t w = profile_fp_round(r[i].fp);
             out_html_put_num(b, r[i].bin - last);
             out_html_put_num(b, row_of[r[i].slot]);
@@ -162,15 +118,12 @@ int out_html_spans_put(struct fpl_buf *b, const struct profile *p, struct out_ht
             last = r[i].bin;
         }
     }
-    fpl_put_bytes(b, "\",\"dropped\":", 12);
-    put_u64(b, dropped);
-    fpl_put_bytes(b, ",\"dropped_weight\":", 18);
-    put_u64(b, profile_fp_round(dropped_fp));
+    fpl_put_u8(b, '"');
     fpl_put_bytes(b, ",\"let_go\":", 10);
     put_u64(b, let_go);
     fpl_put_bytes(b, ",\"unknown\":", 11);
     put_u64(b, profile_fp_round(unknown_fp));
     fpl_put_u8(b, '}');
-    free(g);
+    free(first);
     return b->failed ? -ENOMEM : 0;
 }

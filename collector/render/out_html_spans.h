@@ -12,13 +12,12 @@
  *            records n, then n records (bin - previous record's bin, row, category, preorder
  *            position of the tree node, weight), bins ascending. The weight is the context's
  *            self weight in that node, bin, thread row and category (at least 1).
- *   dropped  contexts left out, the lightest, to keep the records within
- *            OUT_HTML_SPANS_MAX_RECORDS; dropped_weight their weight
  *   let_go   requests the timeline let go, whole, when its context pairs were full
  *            (timeline.h: the lighter half each time); 0 when every one was kept
  *   unknown  weight of samples whose context id was never defined (its chunk was lost)
  * The records come from the timeline's context pairs (timeline.h), kept apart from its
- * per-bin cells: a request's samples keep their stacks even where a bin had too many.
+ * per-bin cells: a request's samples keep their stacks even where a bin had too many. There
+ * are at most as many records as pairs (TIMELINE_MAX_CTX_PAIRS): that bounds the page.
  *
  * Never prints. Any thread.
  */
@@ -30,8 +29,6 @@
 
 #include "fpl_codec.h"
 #include "profile.h"
-
-#define OUT_HTML_SPANS_MAX_RECORDS 300000u
 
 /* One weight of a context, as the timeline found it: def indexes p->ctx.defs, slot is the
  * thread slot (row_of maps it to its row), pos the node's preorder position. */

@@ -178,9 +178,8 @@ def report(name, page, convert, b, runs, window, empty_wall, on_demand=True):
     sp = tl.get("sp")
     if sp:
         print("  requests   %s of the page: %d contexts kept whole, %d lighter requests let "
-              "go; %d lightest left out of the page (weight %d)" % (
-                  mib(len(json.dumps(sp, separators=(",", ":")))), len(sp["ids"]),
-                  sp.get("let_go", 0), sp["dropped"], sp["dropped_weight"]))
+              "go" % (mib(len(json.dumps(sp, separators=(",", ":")))), len(sp["ids"]),
+                      sp.get("let_go", 0)))
         print("    one request alone (span=)    %s   (request selected and its tree %s)" % (
             tms("span_painted"), tms("span_select").strip()))
 

@@ -1122,10 +1122,6 @@
                  "(spans), each with all its samples; " + fmtInt(SP.let_go) + " lighter ones " +
                  "were let go when the converter's table filled.");
     }
-    if (SP && SP.dropped) {
-      notes.push(fmtInt(SP.dropped) + " of the lightest requests (weight " +
-                 fmtInt(SP.dropped_weight) + ") are not kept for the request view.");
-    }
     $("fp-tl-note").textContent = notes.join(" ");
     $("fp-tl-note").setAttribute("data-moved", String(TL.moved));
     $("fp-tl-note").setAttribute("data-over", String(TL.over));
