@@ -19,27 +19,27 @@
 #define NAME_MAX_LEN 1024
 
 struct sym {
-    uint64_t value;     /* ELF virtual address */
+    uint64_t value; /* ELF virtual address */
     uint32_t size;
-    uint32_t name;      /* offset into the module's string table */
+    uint32_t name; /* offset into the module's string table */
 };
 
 struct mod {
-    uintptr_t base;                     /* dlpi_addr: pc - base = ELF virtual address */
-    uintptr_t lo, hi;                   /* its PT_LOAD segments [lo, hi) */
+    uintptr_t base;   /* dlpi_addr: pc - base = ELF virtual address */
+    uintptr_t lo, hi; /* its PT_LOAD segments [lo, hi) */
     char path[PATH_MAX];
-    const char *lib;                    /* basename of path */
-    const unsigned char *eh_frame_hdr;  /* in memory, NULL when absent */
+    const char *lib;                   /* basename of path */
+    const unsigned char *eh_frame_hdr; /* in memory, NULL when absent */
     uint32_t serial;
-    int loaded;                         /* symbols read (or given up) */
-    void *map;                          /* the file, mapped read-only */
+    int loaded; /* symbols read (or given up) */
+    void *map;  /* the file, mapped read-only */
     size_t maplen;
-    const char *strtab;                 /* inside map (or inside the vDSO image) */
+    const char *strtab; /* inside map (or inside the vDSO image) */
     size_t strsz;
-    struct sym *syms;                   /* functions sorted by value (bigmem.h) */
+    struct sym *syms; /* functions sorted by value (bigmem.h) */
     uint32_t nsyms;
     size_t syms_bytes;
-    int alive;                          /* in the latest loader scan */
+    int alive; /* in the latest loader scan */
 };
 
 struct symbols {
@@ -220,34 +220,50 @@ static int alias_rank(const char *name, unsigned bind)
     return r;
 }
 
-/* Reads the functions of the ELF image at data[0..len) from its .symtab, else its .dynsym.
- * Returns 0 or -1 when the image or its tables are malformed. */
-static int read_symtab(struct symbols *s, struct mod *m, const unsigned char *data, size_t len)
+/* The section headers of the 64-bit ELF image at data[0..len), or NULL when it is not one or
+ * they lie outside it; *n: how many. */
+static const Elf64_Shdr *elf_sections(const unsigned char *data, size_t len, unsigned *n)
 {
     if (len < sizeof(Elf64_Ehdr) || memcmp(data, ELFMAG, SELFMAG) != 0 ||
         data[EI_CLASS] != ELFCLASS64)
-        return -1;
+        return NULL;
     const Elf64_Ehdr *eh = (const Elf64_Ehdr *)data;
     if (eh->e_shoff == 0 || eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > len ||
         (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > len - eh->e_shoff)
-        return -1;
-    const Elf64_Shdr *sh = (const Elf64_Shdr *)(data + eh->e_shoff);
-    const Elf64_Shdr *tab = NULL;
-    for (int pass = 0; pass < 2 && !tab; pass++) {
-        uint32_t want = pass == 0 ? SHT_SYMTAB : SHT_DYNSYM;
-        for (unsigned i = 0; i < eh->e_shnum; i++)
-            if (sh[i].sh_type == want && sh[i].sh_entsize == sizeof(Elf64_Sym) &&
-                sh[i].sh_link < eh->e_shnum) {
-                tab = &sh[i];
-                break;
-            }
+        return NULL;
+    *n = eh->e_shnum;
+    return (const Elf64_Shdr *)(data + eh->e_shoff);
+}
+
+/* The first symbol table of type want (SHT_SYMTAB or SHT_DYNSYM) whose symbols and strings lie
+ * inside the image and are stored plainly (not SHF_COMPRESSED), or NULL. */
+static const Elf64_Shdr *find_table(const unsigned char *data, size_t len, uint32_t want)
+{
+    unsigned n;
+    const Elf64_Shdr *sh = elf_sections(data, len, &n);
+    for (unsigned i = 0; sh && i < n; i++) {
+        const Elf64_Shdr *t = &sh[i], *str = &sh[t->sh_link < n ? t->sh_link : 0];
+        if (t->sh_type == want && t->sh_entsize == sizeof(Elf64_Sym) && t->sh_link < n &&
+            str->sh_type == SHT_STRTAB && !((t->sh_flags | str->sh_flags) & SHF_COMPRESSED) &&
+            t->sh_offset <= len && t->sh_size <= len - t->sh_offset && str->sh_offset <= len &&
+            str->sh_size <= len - str->sh_offset && str->sh_size > 0)
+            return t;
     }
+    return NULL;
+}
+
+/* Reads the functions of the ELF image at data[0..len) from its .symtab, else (unless
+ * symtab_only) its .dynsym. Returns 0 or -1 when the image has no such table. */
+static int read_symtab(struct symbols *s, struct mod *m, const unsigned char *data, size_t len,
+                       int symtab_only)
+{
+    const Elf64_Shdr *tab = find_table(data, len, SHT_SYMTAB);
+    if (!tab && !symtab_only)
+        tab = find_table(data, len, SHT_DYNSYM);
     if (!tab)
         return -1;
-    const Elf64_Shdr *str = &sh[tab->sh_link];
-    if (tab->sh_offset > len || tab->sh_size > len - tab->sh_offset || str->sh_offset > len ||
-        str->sh_size > len - str->sh_offset || str->sh_size == 0)
-        return -1;
+    unsigned nsh;
+    const Elf64_Shdr *str = &elf_sections(data, len, &nsh)[tab->sh_link];
     const Elf64_Sym *sy = (const Elf64_Sym *)(data + tab->sh_offset);
     size_t n = tab->sh_size / sizeof(Elf64_Sym);
     const char *strtab = (const char *)(data + str->sh_offset);
@@ -294,28 +310,190 @@ static int read_symtab(struct symbols *s, struct mod *m, const unsigned char *da
     return 0;
 }
 
-/* Reads module m's symbols: its file, mapped, or for the vDSO (no file) its image in memory. */
+/* Maps the regular file at path read-only: 0, or -1 when it cannot be opened or is empty. */
+static int map_file(const char *path, void **map, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    void *p = MAP_FAILED;
+    if (fstat(fd, &st) == 0 && st.st_size > 0 && S_ISREG(st.st_mode))
+        p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED)
+        return -1;
+    *map = p;
+    *len = (size_t)st.st_size;
+    return 0;
+}
+
+/* The GNU build id of the ELF image (its NT_GNU_BUILD_ID note), or NULL; *n: its bytes. */
+static const unsigned char *build_id(const unsigned char *data, size_t len, size_t *n)
+{
+    unsigned nsh;
+    const Elf64_Shdr *sh = elf_sections(data, len, &nsh);
+    for (unsigned i = 0; sh && i < nsh; i++) {
+        if (sh[i].sh_type != SHT_NOTE || sh[i].sh_offset > len ||
+            sh[i].sh_size > len - sh[i].sh_offset)
+            continue;
+        const unsigned char *p = data + sh[i].sh_offset, *end = p + sh[i].sh_size;
+        while ((size_t)(end - p) >= sizeof(Elf64_Nhdr)) {
+            Elf64_Nhdr nh;
+            memcpy(&nh, p, sizeof(nh));
+            size_t namesz = (nh.n_namesz + 3u) & ~3u, descsz = (nh.n_descsz + 3u) & ~3u;
+            const unsigned char *name = p + sizeof(nh), *desc = name + namesz;
+            if (namesz > (size_t)(end - name) || descsz > (size_t)(end - desc))
+                break;
+            if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
+                nh.n_descsz > 0) {
+                *n = nh.n_descsz;
+                return desc;
+            }
+            p = desc + descsz;
+        }
+    }
+    return NULL;
+}
+
+/* The file name in the image's .gnu_debuglink section and the CRC-32 of that file, or NULL. */
+static const char *debuglink(const unsigned char *data, size_t len, uint32_t *crc)
+{
+    unsigned nsh;
+    const Elf64_Shdr *sh = elf_sections(data, len, &nsh);
+    if (!sh)
+        return NULL;
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)data;
+    if (eh->e_shstrndx >= nsh)
+        return NULL;
+    const Elf64_Shdr *names = &sh[eh->e_shstrndx];
+    if (names->sh_offset > len || names->sh_size > len - names->sh_offset)
+        return NULL;
+    const char *nm = (const char *)data + names->sh_offset;
+    for (unsigned i = 0; i < nsh; i++) {
+        if (sh[i].sh_name >= names->sh_size || sh[i].sh_type != SHT_PROGBITS ||
+            strncmp(nm + sh[i].sh_name, ".gnu_debuglink", names->sh_size - sh[i].sh_name) != 0 ||
+            sh[i].sh_offset > len || sh[i].sh_size > len - sh[i].sh_offset)
+            continue;
+        const char *link = (const char *)data + sh[i].sh_offset;
+        size_t n = strnlen(link, sh[i].sh_size);
+        size_t at = (n + 4) & ~(size_t)3; /* the name, its NUL, padding to 4, then the CRC */
+        if (n == 0 || at + 4 > sh[i].sh_size || memchr(link, '/', n))
+            return NULL;
+        memcpy(crc, link + at, 4);
+        return link;
+    }
+    return NULL;
+}
+
+/* The CRC-32 (the zlib/IEEE one, as .gnu_debuglink holds) of data[0..len). */
+static uint32_t crc32_of(const unsigned char *data, size_t len)
+{
+    uint32_t table[256];
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++)
+            c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+        table[i] = c;
+    }
+    uint32_t c = 0xffffffffu;
+    for (size_t i = 0; i < len; i++)
+        c = table[(c ^ data[i]) & 0xff] ^ (c >> 8);
+    return c ^ 0xffffffffu;
+}
+
+/* Whether the debug file at path belongs to the module whose image is data[0..len): the same
+ * build id when the module has one, else the CRC its .gnu_debuglink names. On success the file
+ * stays mapped in *map, *maplen. */
+static int debug_file_matches(const char *path, const unsigned char *id, size_t idlen,
+                              const uint32_t *crc, void **map, size_t *maplen)
+{
+    void *p;
+    size_t n;
+    if (map_file(path, &p, &n) != 0)
+        return 0;
+    size_t dn = 0;
+    const unsigned char *did = build_id(p, n, &dn);
+    int ok =
+        find_table(p, n, SHT_SYMTAB) != NULL &&
+        (id ? did && dn == idlen && memcmp(did, id, idlen) == 0 : crc && crc32_of(p, n) == *crc);
+    if (!ok) {
+        munmap(p, n);
+        return 0;
+    }
+    *map = p;
+    *maplen = n;
+    return 1;
+}
+
+/* Finds and maps the separate debug file of a module whose file (data[0..len), at path) has no
+ * .symtab, where gdb and perf look: /usr/lib/debug/.build-id/ab/cdef.debug by its build id,
+ * then by its .gnu_debuglink name in /usr/lib/debug/DIR, DIR/.debug and DIR. Returns 0 with
+ * the file in *map, *maplen, or -1. Distributions ship such files in -dbg packages (Debian's
+ * libc6-dbg holds libc's and libm's local functions, which .dynsym lacks). */
+static int find_debug_file(const char *path, const unsigned char *data, size_t len, void **map,
+                           size_t *maplen)
+{
+    char file[PATH_MAX];
+    size_t idlen = 0;
+    const unsigned char *id = build_id(data, len, &idlen);
+    if (id && idlen >= 2 && idlen <= 64) {
+        char hex[129];
+        for (size_t i = 0; i < idlen; i++)
+            snprintf(hex + 2 * i, 3, "%02x", id[i]);
+        int w =
+            snprintf(file, sizeof(file), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+        if (w > 0 && (size_t)w < sizeof(file) &&
+            debug_file_matches(file, id, idlen, NULL, map, maplen))
+            return 0;
+    }
+    uint32_t crc = 0;
+    const char *link = debuglink(data, len, &crc);
+    const char *slash = strrchr(path, '/');
+    if (!link || !slash)
+        return -1;
+    int dirlen = (int)(slash - path);
+    static const char *const pre[] = {"/usr/lib/debug", "", ""}, *const mid[] = {"/", "/.debug/",
+                                                                                 "/"};
+    for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++) {
+        int w = snprintf(file, sizeof(file), "%s%.*s%s%s", pre[i], dirlen, path, mid[i], link);
+        if (w > 0 && (size_t)w < sizeof(file) && strcmp(file, path) != 0 &&
+            debug_file_matches(file, id, idlen, &crc, map, maplen))
+            return 0;
+    }
+    return -1;
+}
+
+/* Reads module m's symbols: from its file's .symtab, else from a separate debug file's, else
+ * from its file's .dynsym; for the vDSO (no file), from its image in memory. */
 static void load_mod(struct symbols *s, struct mod *m)
 {
     m->loaded = 1;
-    int fd = m->path[0] == '/' ? open(m->path, O_RDONLY | O_CLOEXEC) : -1;
-    if (fd >= 0) {
-        struct stat st;
-        if (fstat(fd, &st) == 0 && st.st_size > 0 && S_ISREG(st.st_mode)) {
-            void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-            if (p != MAP_FAILED) {
-                m->map = p;
-                m->maplen = (size_t)st.st_size;
-                if (read_symtab(s, m, p, m->maplen) != 0)
-                    mod_unload(m);
+    void *p, *dbg;
+    size_t n, dbglen;
+    if (m->path[0] == '/' && map_file(m->path, &p, &n) == 0) {
+        if (!find_table(p, n, SHT_SYMTAB) && find_debug_file(m->path, p, n, &dbg, &dbglen) == 0) {
+            if (read_symtab(s, m, dbg, dbglen, 1) == 0) {
+                munmap(p, n);
+                m->map = dbg;
+                m->maplen = dbglen;
+                return;
             }
+            munmap(dbg, dbglen);
         }
-        close(fd);
+        m->map = p;
+        m->maplen = n;
+        if (read_symtab(s, m, p, n, 0) != 0)
+            mod_unload(m);
         return;
     }
     if (strncmp(m->lib, "linux-vdso", 10) == 0 || strncmp(m->lib, "linux-gate", 10) == 0) {
-        /* the kernel maps the whole vDSO image, section headers included, at its base */
-        read_symtab(s, m, (const unsigned char *)m->lo, m->hi - m->lo);
+        /* The kernel maps the whole vDSO image, section headers included, at its base; they lie
+         * past its PT_LOAD (0x1522 bytes of a 0x2000-byte image on 6.x kernels), but within its
+         * last page. */
+        long pg = sysconf(_SC_PAGESIZE);
+        uintptr_t end = pg > 0 ? (m->hi + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1) : m->hi;
+        read_symtab(s, m, (const unsigned char *)m->lo, end - m->lo, 0);
     }
 }
 
@@ -445,7 +623,7 @@ struct dm {
     char *out;
     size_t len, cap;
     int bad;
-    char last[256];         /* the last source name: constructors and destructors repeat it */
+    char last[256]; /* the last source name: constructors and destructors repeat it */
 };
 
 static void dm_put(struct dm *d, const char *s, size_t n)
@@ -511,7 +689,12 @@ static int dm_skip_args(struct dm *d)
         }
         d->p++;
         switch (c) {
-        case 'I': case 'N': case 'X': case 'F': case 'J': case 'Z':
+        case 'I':
+        case 'N':
+        case 'X':
+        case 'F':
+        case 'J':
+        case 'Z':
             depth++;
             break;
         case 'E':

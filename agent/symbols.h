@@ -3,8 +3,11 @@
  *
  * The modules are the loader's (dl_iterate_phdr: shared libraries, the executable, the vDSO).
  * A module's symbols are read once, when a pc in it is first named: its ELF file is mapped
- * read-only and its .symtab (Debian's libjvm.so keeps one: ~58k functions on JDK 17) or else
- * its .dynsym is indexed as a sorted array of functions (16 bytes each; the names stay in the
+ * read-only and its .symtab (Debian's libjvm.so keeps one: ~58k functions on JDK 17), else the
+ * .symtab of its separate debug file (found by build id under /usr/lib/debug/.build-id, or by its
+ * .gnu_debuglink name, as gdb and perf find them: Debian's libc6-dbg names libc's and libm's
+ * local functions such as `__memmove_avx_unaligned_erms`), else its .dynsym, is indexed as a
+ * sorted array of functions (16 bytes each; the names stay in the
  * mapped file, so only the string pages a lookup touches become resident). C++ names are
  * demangled (__cxa_demangle when libstdc++ is in the process, found with dlsym, else a small
  * demangler of our own) and shortened to the qualified function name, without parameters or

@@ -1,7 +1,10 @@
 /* test_symbols: the writer's naming of native pcs (agent/symbols.c): the demangler, with and
- * without libstdc++'s __cxa_demangle, and lookups of functions of this very process. */
+ * without libstdc++'s __cxa_demangle, and lookups of functions of this very process, of the
+ * vDSO, of libc, and of stripped libraries whose symbols are in separate debug files. */
 #include <dlfcn.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -124,10 +127,106 @@ static void test_lookup(void)
     CHECK(local_marker(1) == 4);
 }
 
+/* The vDSO has no file: its symbols are read from its image in memory, whose section headers
+ * lie past its PT_LOAD segment. */
+static void test_vdso(void)
+{
+    void *vdso = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
+    void *f = vdso ? dlsym(vdso, "__vdso_clock_gettime") : NULL;
+    if (!f) {
+        printf("test_symbols: no vDSO clock_gettime here, not tested\n");
+        return;
+    }
+    struct symbols *s = symbols_new();
+    struct symbols_name a;
+    symbols_lookup(s, (uintptr_t)f + 4, &a);
+    CHECK(strcmp(a.lib, "linux-vdso.so.1") == 0);
+    if (strcmp(a.name, "clock_gettime") != 0)
+        fprintf(stderr, "vDSO clock_gettime named '%s'\n", a.name);
+    CHECK(strcmp(a.name, "clock_gettime") == 0); /* the plain alias, not __vdso_ */
+    symbols_free(s);
+}
+
+/* libc's memcpy is an IFUNC: dlsym gives the implementation this CPU runs, a local function
+ * (`__memmove_avx_unaligned_erms` and kin) that libc's .dynsym lacks. With libc6-dbg installed
+ * (scripts/test installs it) its debug file, found by build id, names it. */
+static void test_libc_debug(void)
+{
+    if (access("/usr/lib/debug/.build-id", F_OK) != 0) {
+        printf("test_symbols: no /usr/lib/debug/.build-id (libc6-dbg), libc's local functions "
+               "not tested\n");
+        return;
+    }
+    void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
+    void *f = libc ? dlsym(libc, "memcpy") : NULL;
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    struct symbols *s = symbols_new();
+    struct symbols_name a;
+    symbols_lookup(s, (uintptr_t)f + 8, &a);
+    if (strncmp(a.name, "__mem", 5) != 0)
+        fprintf(stderr, "libc memcpy's implementation named '%s'\n", a.name);
+    CHECK(strncmp(a.name, "__mem", 5) == 0);
+    CHECK(strncmp(a.lib, "libc.so", 7) == 0);
+    symbols_free(s);
+}
+
+/* Looks up the static function of the copy `variant` of symdbg_lib.c in dir: named from its
+ * debug file when want_named, else by module and offset (and its exported function still from
+ * its .dynsym). */
+static void check_symdbg(struct symbols *s, const char *dir, const char *variant, int want_named)
+{
+    char path[4096], want[128];
+    snprintf(path, sizeof(path), "%s/libsymdbg_%s.so", dir, variant);
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    CHECK(h != NULL);
+    if (!h) {
+        fprintf(stderr, "dlopen %s: %s\n", path, dlerror());
+        return;
+    }
+    void *(*addr)(void) = (void *(*)(void))dlsym(h, "symdbg_local_addr");
+    int (*call)(int) = (int (*)(int))dlsym(h, "symdbg_call");
+    CHECK(addr && call);
+    if (!addr || !call)
+        return;
+    CHECK(call(1) == (int)strlen(variant) + 1);
+    struct symbols_name a;
+    symbols_lookup(s, (uintptr_t)addr(), &a);
+    snprintf(want, sizeof(want), "symdbg_local_%s", variant);
+    if (want_named ? strcmp(a.name, want) != 0 : a.name[0] != '[')
+        fprintf(stderr, "%s: its static function named '%s'\n", variant, a.name);
+    if (want_named) {
+        CHECK(strcmp(a.name, want) == 0);
+    } else {
+        snprintf(want, sizeof(want), "[libsymdbg_%s.so]+0x", variant);
+        CHECK(strncmp(a.name, want, strlen(want)) == 0);
+    }
+    symbols_lookup(s, (uintptr_t)call, &a);
+    CHECK(strcmp(a.name, "symdbg_call") == 0);
+}
+
+static void test_debug_files(void)
+{
+    const char *dir = getenv("FLYPROF_SYMDBG_DIR");
+    CHECK(dir != NULL); /* set by ctest: the stripped libraries are part of the build */
+    if (!dir)
+        return;
+    struct symbols *s = symbols_new();
+    check_symdbg(s, dir, "id", 1);
+    check_symdbg(s, dir, "noid", 1);
+    check_symdbg(s, dir, "wrongid", 0);
+    check_symdbg(s, dir, "wrongcrc", 0);
+    symbols_free(s);
+}
+
 int main(void)
 {
     test_own();
     test_lookup();
+    test_vdso();
+    test_libc_debug();
+    test_debug_files();
     test_cxa(); /* last: it loads libstdc++ into the process */
     return harness_result("test_symbols");
 }
