@@ -88,7 +88,7 @@ static int run(int argc, char **argv)
         return CLI_EXIT_FAIL;
     }
     p->raw_names = raw_names;
-    p->cells_by_context = 1; /* the endpoints' times */
+    p->context_totals = 1; /* the endpoints' times, without splitting the cells */
     char *extra = NULL;
     int rc = profile_read_file(p, in, err, sizeof(err));
     if (rc == 0 && json)

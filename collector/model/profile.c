@@ -620,6 +620,55 @@ static int timeline_note(struct profile *p, uint32_t cell, uint64_t ticks, unsig
     return timeline_ctx_add(tl, ticks, cell, ctx, d->root, fp);
 }
 
+/* Adds a sample of context ctx (0: none) in cell, of raw weight and upscaled weight fp, to its
+ * (context, thread, kind, state) total when profile.context_totals is set. 0 or -ENOMEM. */
+static int ctx_total_add(struct profile *p, uint32_t cell, uint64_t weight, unsigned __int128 fp,
+                         uint64_t ctx)
+{
+    if (!p->context_totals || !ctx)
+        return 0;
+    const struct profile_entry *c = &p->entries[cell];
+    uint64_t h = fpl_hash_mix(cell_hash(c->thread_id, 0, c->kind, c->state), ctx);
+    struct profile_entry *e = NULL;
+    struct hashtab_probe pr;
+    for (uint32_t k = hashtab_first(&p->ctx_cell_index, h, &pr); k != HASHTAB_NONE && !e;
+         k = hashtab_next(&p->ctx_cell_index, &pr)) {
+        struct profile_entry *x = &p->ctx_entries[k];
+        if (x->context_id == ctx && x->thread_id == c->thread_id && x->kind == c->kind &&
+            x->state == c->state)
+            e = x;
+    }
+    if (!e) {
+        void *q =
+            grow(p->ctx_entries, &p->ctx_entries_cap, p->nctx_entries, sizeof(*p->ctx_entries));
+        if (!q)
+            return -ENOMEM;
+        p->ctx_entries = q;
+        if (hashtab_add(&p->ctx_cell_index, h, (uint32_t)p->nctx_entries))
+            return -ENOMEM;
+        e = &p->ctx_entries[p->nctx_entries++];
+        *e = (struct profile_entry){.thread_id = c->thread_id,
+                                    .thread = PROFILE_NONE,
+                                    .stack = PROFILE_NONE,
+                                    .kind = c->kind,
+                                    .state = c->state,
+                                    .context_id = ctx};
+    }
+    e->weight += weight;
+    e->count++;
+    profile_fp_add(&e->upscaled, fp);
+    return 0;
+}
+
+/* Everything a sample adds besides its cell, once its upscaled weight fp is known: its
+ * context's total and its place on the timeline. */
+static int sample_noted(struct profile *p, uint32_t cell, uint64_t ticks, uint64_t weight,
+                        unsigned __int128 fp, uint64_t ctx)
+{
+    int rc = ctx_total_add(p, cell, weight, fp, ctx);
+    return rc ? rc : timeline_note(p, cell, ticks, fp, ctx);
+}
+
 /* Adds a wall sample's weight to its cell, upscaled by its tick, or as it is (counted) when
  * the tick cannot scale it. t is NULL for an unknown tick. */
 static int wall_scale(struct profile *p, uint32_t cell, uint64_t weight, uint64_t ticks,
@@ -636,7 +685,7 @@ static int wall_scale(struct profile *p, uint32_t cell, uint64_t weight, uint64_
         fp = profile_fp_scale(weight, t->candidates, t->chosen);
     }
     profile_fp_add(up, fp);
-    return timeline_note(p, cell, ticks, fp, ctx);
+    return sample_noted(p, cell, ticks, weight, fp, ctx);
 }
 
 /* Scales the pending samples whose tick is known now and keeps the others; with final set,
@@ -692,7 +741,7 @@ static int wall_add(struct profile *p, uint32_t cell, uint64_t weight, uint64_t 
         p->wall.no_tick++;
         unsigned __int128 fp = (unsigned __int128)weight << PROFILE_FP_SHIFT;
         profile_fp_add(&p->entries[cell].upscaled, fp);
-        return timeline_note(p, cell, ticks, fp, ctx);
+        return sample_noted(p, cell, ticks, weight, fp, ctx);
     }
     const struct profile_tick *t = tick_get(p, tick_id);
     if (!t)
@@ -737,8 +786,8 @@ static int on_sample(void *ctx, const struct reader_sample *s)
     /* a CPU sample's upscaled weight is its weight: set when reading finishes */
     if (s->kind == FPL_KIND_WALL)
         return wall_add(p, cell, s->weight, s->tick_id, s->ticks, s->context_id);
-    return timeline_note(p, cell, s->ticks, (unsigned __int128)s->weight << PROFILE_FP_SHIFT,
-                         s->context_id);
+    return sample_noted(p, cell, s->ticks, s->weight,
+                        (unsigned __int128)s->weight << PROFILE_FP_SHIFT, s->context_id);
 }
 
 /* GC pauses and probe stalls of hiccup mode go on the timeline's time axis. */
@@ -904,6 +953,10 @@ static int finish_links(struct profile *p)
             e->upscaled = (unsigned __int128)e->weight << PROFILE_FP_SHIFT;
         profile_fp_add(&p->total[e->kind].upscaled, e->upscaled);
     }
+    for (size_t k = 0; k < p->nctx_entries; k++) {
+        struct profile_entry *e = &p->ctx_entries[k];
+        e->thread = dict_find(&p->thread_index, p->threads, sizeof(*p->threads), e->thread_id);
+    }
     /* give back the room the doubling left */
     if (p->nentries && p->nentries < p->entries_cap) {
         void *q = realloc(p->entries, p->nentries * sizeof(*p->entries));
@@ -971,6 +1024,7 @@ void profile_free(struct profile *p)
     hashtab_destroy(&p->method_index);
     hashtab_destroy(&p->stack_index);
     hashtab_destroy(&p->cell_index);
+    hashtab_destroy(&p->ctx_cell_index);
     hashtab_destroy(&p->tick_index);
     hashtab_destroy(&p->event_index);
     tracectx_destroy(&p->ctx);
@@ -979,6 +1033,7 @@ void profile_free(struct profile *p)
     free(p->methods);
     free(p->stacks);
     free(p->entries);
+    free(p->ctx_entries);
     free(p->ticks);
     free(p->pending);
     if (p->timeline) {
@@ -1004,7 +1059,7 @@ static int read_done(struct profile *p, int rc)
             rc = finish_links(p);
     }
     if (rc)
-        p->nentries = 0; /* cells of a read that failed are not a profile */
+        p->nentries = p->nctx_entries = 0; /* cells of a read that failed are not a profile */
     if (p->timeline) {
         if (rc)
             timeline_destroy(p->timeline);
@@ -1012,6 +1067,7 @@ static int read_done(struct profile *p, int rc)
     }
     /* what only reading needs */
     hashtab_destroy(&p->cell_index);
+    hashtab_destroy(&p->ctx_cell_index);
     hashtab_destroy(&p->tick_index);
     free(p->ticks);
     p->ticks = NULL;

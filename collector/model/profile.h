@@ -264,6 +264,13 @@ struct profile {
      * summary's endpoints). Costs up to one cell per (request, stack, thread, state) with
      * samples instead of one per (stack, thread, state). */
     int cells_by_context;
+    /* set before reading: the samples with a context are also totalled per (context id,
+     * thread, kind, state) in ctx_entries (stack PROFILE_NONE, stack_id 0, context_id set),
+     * without splitting the cells: what the summary's endpoints, slowest requests and their
+     * starvation need. Costs one row per (request, thread, state) with samples. */
+    int context_totals;
+    struct profile_entry *ctx_entries;
+    size_t nctx_entries;
     /* when the samples were taken, binned (timeline.h); NULL unless profile_want_timeline
      * was called before reading */
     struct timeline *timeline;
@@ -282,6 +289,8 @@ struct profile {
     size_t threads_cap, methods_cap, stacks_cap, entries_cap;
     struct hashtab cell_index; /* (thread, stack, kind, state) -> entry, while reading */
     uint32_t cell_last;        /* the entry of the previous sample, PROFILE_NONE at first */
+    struct hashtab ctx_cell_index; /* (context, thread, kind, state) -> ctx_entries */
+    size_t ctx_entries_cap;
     struct profile_tick *ticks; /* the WALL_TICKs read, while reading */
     size_t ticks_cap;
     struct hashtab tick_index; /* tick id -> ticks index */

@@ -64,6 +64,13 @@ static uint64_t tick_period_ns(const struct profile *p)
 int starvation_compute(const struct profile *p, starvation_select select, void *ctx,
                        struct starvation *out)
 {
+    return starvation_compute_cells(p, p->entries, p->nentries, select, ctx, out);
+}
+
+int starvation_compute_cells(const struct profile *p, const struct profile_entry *cells,
+                             size_t ncells, starvation_select select, void *ctx,
+                             struct starvation *out)
+{
     memset(out, 0, sizeof(*out));
     if (!p->have_header || !p->header.cpu_interval_ns || !p->header.wall_interval_ns ||
         !p->total[FPL_KIND_CPU].count || !p->total[FPL_KIND_WALL].count)
@@ -76,8 +83,8 @@ int starvation_compute(const struct profile *p, starvation_select select, void *
     unsigned __int128(*w)[2] = calloc(n, sizeof(*w));
     if (!w)
         return -ENOMEM;
-    for (size_t i = 0; i < p->nentries; i++) {
-        const struct profile_entry *e = &p->entries[i];
+    for (size_t i = 0; i < ncells; i++) {
+        const struct profile_entry *e = &cells[i];
         if (select && !select(p, e, ctx))
             continue;
         size_t t = e->thread == PROFILE_NONE ? p->nthreads : e->thread;

@@ -59,6 +59,10 @@ typedef int (*starvation_select)(const struct profile *p, const struct profile_e
 int starvation_compute(const struct profile *p, starvation_select select, void *ctx,
                        struct starvation *out);
 
+/* The same over the cells cells[0..n) of p, such as p's context totals (profile.ctx_entries). */
+int starvation_compute_cells(const struct profile *p, const struct profile_entry *cells, size_t n,
+                             starvation_select select, void *ctx, struct starvation *out);
+
 /* Frees what starvation_compute allocated. */
 void starvation_destroy(struct starvation *s);
 

@@ -16,9 +16,9 @@
 #define STARVATION_ROWS 64
 #define SLOWEST 3 /* requests named per endpoint */
 
-static const char *const state_names[STATES] = {"unknown", "running", "blocked",
-                                                "waiting", "timed_waiting", "parked",
-                                                "sleeping", "native", "other"};
+static const char *const state_names[STATES] = {"unknown",  "running",       "blocked",
+                                                "waiting",  "timed_waiting", "parked",
+                                                "sleeping", "native",        "other"};
 
 /* One request (root span): what its samples weigh, across every thread. */
 struct req {
@@ -45,7 +45,7 @@ struct row {
 struct table {
     struct row *rows;
     size_t n, cap;
-    struct hashtab index; /* name -> rows */
+    struct hashtab index;   /* name -> rows */
     struct hashtab unnamed; /* roots without a name met in samples, counted once each */
     uint64_t *roots;
     size_t nroots, roots_cap;
@@ -180,13 +180,15 @@ static int same_endpoint(const struct profile *p, const struct profile_entry *e,
     return name && strcmp(name, ctx) == 0;
 }
 
-/* The starvation of the heaviest rows' requests alone (starvation.h over their cells). */
+/* The starvation of the heaviest rows' requests alone (starvation.h over their context
+ * totals). */
 static int add_starvation(struct table *t, const struct profile *p)
 {
     for (size_t i = 0; i < t->n && i < STARVATION_ROWS; i++) {
         struct row *r = &t->rows[i];
         struct starvation st;
-        if (starvation_compute(p, same_endpoint, (void *)r->name, &st) != 0)
+        if (starvation_compute_cells(p, p->ctx_entries, p->nctx_entries, same_endpoint,
+                                     (void *)r->name, &st) != 0)
             return -ENOMEM;
         r->have_starvation = st.available && st.running_wall_ns > 0;
         r->starvation = st.overall;
@@ -206,8 +208,8 @@ static int build(struct table *t, const struct profile *p)
             return -ENOMEM;
         r->requests++;
     }
-    for (size_t i = 0; i < p->nentries; i++) {
-        const struct profile_entry *e = &p->entries[i];
+    for (size_t i = 0; i < p->nctx_entries; i++) {
+        const struct profile_entry *e = &p->ctx_entries[i];
         const struct tracectx_def *d = tracectx_find(c, e->context_id);
         if (!d)
             continue;
@@ -291,8 +293,7 @@ int out_endpoints_text(FILE *f, const struct profile *p)
             sep = ", ";
         }
         if (r->have_starvation)
-            fprintf(f, "; waiting for a CPU %.0f%% of its running time",
-                    100.0 * r->starvation);
+            fprintf(f, "; waiting for a CPU %.0f%% of its running time", 100.0 * r->starvation);
         fputc('\n', f);
         for (size_t k = 0; k < r->nslow; k++)
             fprintf(f, "%s root span %" PRIu64 " (%.3f s wall, %.3f s cpu)",
@@ -344,8 +345,8 @@ int out_endpoints_json(FILE *f, const struct profile *p)
         fpl_put_bytes(&b, ",\"slowest\":[", 12);
         for (size_t k = 0; k < r->nslow; k++) {
             n = snprintf(num, sizeof(num),
-                         "%s{\"root_span\":%" PRIu64 ",\"wall_ns\":%" PRIu64
-                         ",\"cpu_ns\":%" PRIu64 "}",
+                         "%s{\"root_span\":%" PRIu64 ",\"wall_ns\":%" PRIu64 ",\"cpu_ns\":%" PRIu64
+                         "}",
                          k ? "," : "", r->slow[k].root, r->slow[k].wall_ns, r->slow[k].cpu_ns);
             fpl_put_bytes(&b, num, (size_t)n);
         }

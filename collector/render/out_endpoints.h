@@ -1,7 +1,7 @@
 /* out_endpoints.h: the summary's endpoints (dev.flyprof.Context): for each endpoint name, the
  * requests named with it and the CPU and wall time their samples stand for, by thread state,
  * heaviest first. Samples of root spans never named go to TRACECTX_UNNAMED. Needs a profile
- * read with cells_by_context set (otherwise no cell has a context and the list is empty).
+ * read with context_totals set (its ctx_entries; otherwise the list is empty).
  * Any thread; prints only into the given stream.
  */
 #ifndef OUT_ENDPOINTS_H

@@ -90,15 +90,19 @@ static uint8_t *build(size_t *len)
     return data;
 }
 
-/* Reads the log with a selection; returns the profile (NULL on failure). */
+#define BY_CTX 1 /* profile.cells_by_context (pprof) */
+#define TOTALS 2 /* profile.context_totals (summary) */
+
+/* Reads the log with a selection and the flags above; returns the profile (NULL on failure). */
 static struct profile *read_sel(const uint8_t *data, size_t len, const char *re,
-                                const uint64_t *span, const uint64_t *root, int by_ctx)
+                                const uint64_t *span, const uint64_t *root, int flags)
 {
     char err[256];
     struct profile *p = profile_new();
     if (!p)
         return NULL;
-    p->cells_by_context = by_ctx;
+    p->cells_by_context = !!(flags & BY_CTX);
+    p->context_totals = !!(flags & TOTALS);
     if (profile_select_context(p, re, span, root, err, sizeof(err)) != 0 ||
         profile_read_mem(p, data, len, "ctx.fpl", err, sizeof(err)) != 0) {
         fprintf(stderr, "read: %s\n", err);
@@ -141,7 +145,7 @@ int main(void)
     check_sel(data, len, "^GET /a$", &ten, NULL, 3, 0);
 
     /* the dictionary, the names, the undefined id */
-    struct profile *p = read_sel(data, len, NULL, NULL, NULL, 1);
+    struct profile *p = read_sel(data, len, NULL, NULL, NULL, TOTALS);
     CHECK(p != NULL);
     if (p) {
         CHECK_EQ_U(p->ctx.ndefs, 4);
@@ -152,9 +156,11 @@ int main(void)
         CHECK(tracectx_endpoint(&p->ctx, 10) && strcmp(tracectx_endpoint(&p->ctx, 10),
                                                        "GET /a") == 0);
         CHECK(tracectx_endpoint(&p->ctx, 30) == NULL);
-        /* cells kept apart by context: the two CPU samples of stack 1 in request 10 are two
-         * cells (contexts 1 and 2), and so on: 7 cells */
-        CHECK_EQ_U(p->nentries, 7);
+        /* the cells are not split by context: one per (stack, state); the context totals
+         * have one row per (context, thread, kind, state): contexts 1, 2, 4 and the undefined
+         * 99 one each, 3 two (sleeping, running) */
+        CHECK_EQ_U(p->nentries, 3);
+        CHECK_EQ_U(p->nctx_entries, 6);
         char *js = NULL;
         size_t jlen = 0;
         FILE *f = open_memstream(&js, &jlen);
@@ -184,9 +190,14 @@ int main(void)
         free(js);
         profile_free(p);
     }
-    /* without cells by context the cells are as before: one per (stack, state) here */
+    /* without either, the cells are as above and no context is totalled */
     p = read_sel(data, len, NULL, NULL, NULL, 0);
-    CHECK(p && p->nentries == 3);
+    CHECK(p && p->nentries == 3 && p->nctx_entries == 0);
+    profile_free(p);
+    /* cells kept apart by context (pprof's labels): the two CPU samples of stack 1 in
+     * request 10 are two cells (contexts 1 and 2), and so on: 7 cells */
+    p = read_sel(data, len, NULL, NULL, NULL, BY_CTX);
+    CHECK(p && p->nentries == 7 && p->nctx_entries == 0);
     profile_free(p);
     free(data);
     return harness_result("test_collector_context");
