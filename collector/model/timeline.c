@@ -187,45 +187,86 @@ struct root_weight {
     unsigned __int128 fp;
 };
 
-static int cmp_root(const void *a, const void *b)
+/* Lightest first; equal weights in an order of their ids' hashes (no bias to old or new),
+ * then by id: a total order, so the lighter half is one set whatever the algorithm. */
+static int lighter(const struct root_weight *x, const struct root_weight *y)
 {
-    const struct root_weight *x = a, *y = b;
-    return x->root < y->root ? -1 : x->root > y->root;
-}
-
-/* Lightest first; equal weights in an order of their ids' hashes (no bias to old or new). */
-static int cmp_root_weight(const void *a, const void *b)
-{
-    const struct root_weight *x = a, *y = b;
     if (x->fp != y->fp)
-        return x->fp < y->fp ? -1 : 1;
+        return x->fp < y->fp;
     uint64_t hx = fpl_hash_u64(x->root), hy = fpl_hash_u64(y->root);
     if (hx != hy)
-        return hx < hy ? -1 : 1;
-    return cmp_root(a, b);
+        return hx < hy;
+    return x->root < y->root;
+}
+
+static void rw_swap(struct root_weight *a, size_t i, size_t j)
+{
+    struct root_weight t = a[i];
+    a[i] = a[j];
+    a[j] = t;
+}
+
+/* Reorders a[0..n) so that its k lightest come first (in no order): a quickselect, expected
+ * O(n), with the median of three as pivot. */
+static void select_lightest(struct root_weight *a, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n; /* the k-th lightest is in [lo, hi) */
+    while (hi - lo > 1 && k > lo && k < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (lighter(&a[mid], &a[lo]))
+            rw_swap(a, mid, lo);
+        if (lighter(&a[hi - 1], &a[lo]))
+            rw_swap(a, hi - 1, lo);
+        if (lighter(&a[hi - 1], &a[mid]))
+            rw_swap(a, hi - 1, mid);
+        rw_swap(a, mid, hi - 1); /* the pivot, the median, at the end */
+        struct root_weight pv = a[hi - 1];
+        size_t store = lo;
+        for (size_t i = lo; i < hi - 1; i++)
+            if (lighter(&a[i], &pv))
+                rw_swap(a, i, store++);
+        rw_swap(a, store, hi - 1); /* [lo, store) lighter than the pivot, now at store */
+        if (store == k)
+            return;
+        if (store < k)
+            lo = store + 1;
+        else
+            hi = store;
+    }
 }
 
 /* Lets the lighter half of the requests kept go (at least one), whole: their roots are
- * remembered and their pairs dropped. 0 or -ENOMEM. */
+ * remembered and their pairs dropped. Each request's weight is summed through a hash table
+ * and the lighter half found by selection, not by sorting: the purges were half of the
+ * converter's time on a busy traced log. 0 or -ENOMEM. */
 static int ctx_purge(struct timeline *tl)
 {
     struct root_weight *rw = malloc((tl->ncpairs ? tl->ncpairs : 1) * sizeof(*rw));
-    if (!rw)
+    struct hashtab idx = {0};
+    if (!rw || hashtab_reserve(&idx, tl->ncpairs)) {
+        free(rw);
+        hashtab_destroy(&idx);
         return -ENOMEM;
-    for (size_t i = 0; i < tl->ncpairs; i++)
-        rw[i] = (struct root_weight){tl->cpairs[i].root, timeline_ctx_fp(&tl->cpairs[i])};
-    qsort(rw, tl->ncpairs, sizeof(*rw), cmp_root);
+    }
     size_t m = 0;
     for (size_t i = 0; i < tl->ncpairs; i++) {
-        if (m && rw[m - 1].root == rw[i].root) {
-            unsigned __int128 sum = rw[m - 1].fp + rw[i].fp;
-            rw[m - 1].fp = sum < rw[i].fp ? ~(unsigned __int128)0 : sum;
+        uint64_t root = tl->cpairs[i].root, h = fpl_hash_u64(root);
+        unsigned __int128 fp = timeline_ctx_fp(&tl->cpairs[i]);
+        struct hashtab_probe pr;
+        uint32_t k = hashtab_first(&idx, h, &pr);
+        while (k != NONE && rw[k].root != root)
+            k = hashtab_next(&idx, &pr);
+        if (k != NONE) {
+            unsigned __int128 sum = rw[k].fp + fp;
+            rw[k].fp = sum < fp ? ~(unsigned __int128)0 : sum;
         } else {
-            rw[m++] = rw[i];
+            hashtab_add(&idx, h, (uint32_t)m); /* reserved: cannot fail */
+            rw[m++] = (struct root_weight){root, fp};
         }
     }
-    qsort(rw, m, sizeof(*rw), cmp_root_weight);
+    hashtab_destroy(&idx);
     size_t go = m / 2 ? m / 2 : m;
+    select_lightest(rw, m, go);
     int rc = 0;
     for (size_t i = 0; i < go && rc == 0; i++) {
         if (tl->nlet_go == tl->let_go_cap) {
