@@ -25,8 +25,10 @@ static void *grow(void *arr, size_t *cap, size_t n, size_t elem)
 
 void tracectx_destroy(struct tracectx *t)
 {
-    for (size_t i = 0; i < t->nnames; i++)
-        free(t->names[i].name);
+    for (size_t i = 0; i < t->nstrs; i++)
+        free(t->strs[i].s);
+    free(t->strs);
+    hashtab_destroy(&t->str_index);
     free(t->names);
     free(t->defs);
     hashtab_destroy(&t->def_index);
@@ -49,8 +51,8 @@ static uint32_t def_index(const struct tracectx *t, uint64_t id)
 static uint32_t name_index(const struct tracectx *t, uint64_t root)
 {
     struct hashtab_probe pr;
-    for (uint32_t k = hashtab_first(&t->name_index, fpl_hash_u64(root), &pr);
-         k != HASHTAB_NONE; k = hashtab_next(&t->name_index, &pr))
+    for (uint32_t k = hashtab_first(&t->name_index, fpl_hash_u64(root), &pr); k != HASHTAB_NONE;
+         k = hashtab_next(&t->name_index, &pr))
         if (t->names[k].root == root)
             return k;
     return HASHTAB_NONE;
@@ -73,6 +75,30 @@ int tracectx_define(struct tracectx *t, uint64_t id, uint64_t span, uint64_t roo
     return 0;
 }
 
+/* The index of the distinct name s in strs, s (malloc'ed) kept when new, freed when not;
+ * HASHTAB_NONE (s freed) when out of memory. */
+static uint32_t intern(struct tracectx *t, char *s)
+{
+    uint64_t h = fpl_hash_str(s);
+    struct hashtab_probe pr;
+    for (uint32_t k = hashtab_first(&t->str_index, h, &pr); k != HASHTAB_NONE;
+         k = hashtab_next(&t->str_index, &pr))
+        if (strcmp(t->strs[k].s, s) == 0) {
+            free(s);
+            return k;
+        }
+    void *q = grow(t->strs, &t->strs_cap, t->nstrs, sizeof(*t->strs));
+    if (!q || hashtab_add(&t->str_index, h, (uint32_t)t->nstrs)) {
+        if (q)
+            t->strs = q;
+        free(s);
+        return HASHTAB_NONE;
+    }
+    t->strs = q;
+    t->strs[t->nstrs] = (struct tracectx_str){s, -1};
+    return (uint32_t)t->nstrs++;
+}
+
 int tracectx_name(struct tracectx *t, uint64_t root, const char *name, size_t len)
 {
     size_t cap = 4 * len + 1; /* profile_clean may widen bytes to U+FFFD */
@@ -80,26 +106,21 @@ int tracectx_name(struct tracectx *t, uint64_t root, const char *name, size_t le
     if (!s)
         return -ENOMEM;
     profile_clean(s, cap, name, len);
+    uint32_t str = intern(t, s);
+    if (str == HASHTAB_NONE)
+        return -ENOMEM;
     uint32_t k = name_index(t, root);
-    if (k != HASHTAB_NONE) {
-        free(t->names[k].name);
-        t->names[k].name = s;
-        t->names[k].match = -1;
-        return 0;
+    if (k == HASHTAB_NONE) {
+        void *q = grow(t->names, &t->names_cap, t->nnames, sizeof(*t->names));
+        if (!q)
+            return -ENOMEM;
+        t->names = q;
+        k = (uint32_t)t->nnames;
+        if (hashtab_add(&t->name_index, fpl_hash_u64(root), k))
+            return -ENOMEM;
+        t->nnames++;
     }
-    void *q = grow(t->names, &t->names_cap, t->nnames, sizeof(*t->names));
-    if (!q) {
-        free(s);
-        return -ENOMEM;
-    }
-    t->names = q;
-    k = (uint32_t)t->nnames;
-    if (hashtab_add(&t->name_index, fpl_hash_u64(root), k)) {
-        free(s);
-        return -ENOMEM;
-    }
-    t->names[k] = (struct tracectx_name){root, s, -1};
-    t->nnames++;
+    t->names[k] = (struct tracectx_name){root, t->strs[str].s, str};
     return 0;
 }
 
@@ -163,9 +184,9 @@ int tracectx_keep(struct tracectx *t, uint64_t context_id)
         if (k == HASHTAB_NONE) {
             keep = 0;
         } else {
-            struct tracectx_name *n = &t->names[k];
+            struct tracectx_str *n = &t->strs[t->names[k].str];
             if (n->match < 0)
-                n->match = regexec(&t->re, n->name, 0, NULL, 0) == 0;
+                n->match = regexec(&t->re, n->s, 0, NULL, 0) == 0;
             keep = n->match;
         }
     }

@@ -8,8 +8,9 @@
  * ENDPOINT records in a first pass (tracectx_wants_names), a cheap one that decodes nothing
  * else, and the samples in a second.
  *
- * Memory: one entry per CONTEXT record (24 bytes + index) and per named root span (16 bytes +
- * the name + index): proportional to the requests the log names, not to its samples.
+ * Memory: one entry per CONTEXT record (24 bytes + index) and per named root span (24 bytes +
+ * index), and each distinct name once: proportional to the requests the log names, not to its
+ * samples.
  * Never prints. One thread at a time.
  */
 #ifndef TRACECTX_H
@@ -29,10 +30,16 @@ struct tracectx_def {
     uint64_t root;
 };
 
+/* A distinct endpoint name: requests share a few, so each is kept once. */
+struct tracectx_str {
+    char *s;      /* NUL-terminated copy, made safe for one-line outputs (profile_clean) */
+    int8_t match; /* --endpoint: -1 not tested yet, 0 no, 1 yes */
+};
+
 struct tracectx_name {
     uint64_t root;
-    char *name;    /* NUL-terminated copy, made safe for one-line outputs (profile_clean) */
-    int8_t match;  /* --endpoint: -1 not tested yet, 0 no, 1 yes */
+    const char *name; /* strs[str].s */
+    uint32_t str;
 };
 
 struct tracectx {
@@ -42,6 +49,9 @@ struct tracectx {
     struct tracectx_name *names;
     size_t nnames, names_cap;
     struct hashtab name_index; /* root -> names */
+    struct tracectx_str *strs; /* the distinct names */
+    size_t nstrs, strs_cap;
+    struct hashtab str_index; /* name -> strs */
     /* the selection (tracectx_select) */
     int selecting;
     int has_span, has_root, has_re;
