@@ -13,7 +13,8 @@ for no request. The page (`convert --kind all`) must:
 - take the id in hex too (0x..., as `convert --span` does);
 - with an unknown id show no rows and the "no samples" notice;
 - on a click on a thread's mark, show the request that mark worked for (its root span: all of
-  it) and put span= in the URL; "All requests" goes back to every thread;
+  it) and put span= in the URL; "All requests" goes back to every thread; a click on marks
+  that worked for no request opens nothing and says so;
 - (and `flyprof summary --json` name each endpoint's slowest requests by those ids);
 - on a screenshot of a request's view, show its colors and none of the idle thread's parked
   marks, which the whole view shows.
@@ -147,6 +148,11 @@ d.getElementById("fp-tl-span-clear").click();
 r.cleared = {span: tl.getAttribute("data-span"), rows: d.querySelectorAll(".fp-tl-row").length,
              hash: w.location.hash};
 click("worker-1", %(a_ns)d);
+d.getElementById("fp-tl-span-clear").click();
+r.cleared2 = {msg: d.getElementById("fp-tl-msg").hidden};
+click("idle", %(idle_ns)d);
+var m = d.getElementById("fp-tl-msg");
+r.idle_msg = m.hidden ? null : m.textContent;
 done(r);
 """
 
@@ -227,8 +233,10 @@ def main():
         # clicks: on B's sleeping mark on worker-2, then on A's child span on worker-1
         b_ns = next(s[0] for s in samples if s[1] == "worker-2" and s[0] >= 2000000000)
         a_ns = next(s[0] for s in samples if s[1] == "worker-1" and s[0] >= 1500000000)
-        r = b.harness(page_path, CLICK % {"b_ns": b_ns, "a_ns": a_ns})
-        c1, c2 = r["clicks"]
+        idle_ns = next(s[0] for s in samples if s[1] == "idle" and s[0] >= 1000000000)
+        check(all(s[7] == "0" for s in samples if s[1] == "idle"), "the idle thread has a request")
+        r = b.harness(page_path, CLICK % {"b_ns": b_ns, "a_ns": a_ns, "idle_ns": idle_ns})
+        c1, c2, c3 = r["clicks"]
         check(c1["span"] == "900" and c1["rows"] == ["acceptor", "worker-2"] and
               "span=900" in c1["hash"] and "GET /b" in c1["shown"],
               "a click on worker-2 at %d ns: %s", b_ns, c1)
@@ -237,6 +245,11 @@ def main():
         check(c2["span"] == root_a and c2["root"] == root_a and
               c2["rows"] == ["acceptor", "worker-1"] and "span=%s" % root_a in c2["hash"],
               "a click on worker-1 at %d ns (A's child span): %s", a_ns, c2)
+        check(c3["span"] is None and len(c3["rows"]) == 4 and "span=" not in c3["hash"] and
+              r["idle_msg"] and "no request" in r["idle_msg"] and r["cleared2"]["msg"],
+              "a click on the idle thread's marks at %d ns: %s, message %r", idle_ns, c3,
+              r["idle_msg"])
+        print("  click on the idle thread: %r" % r["idle_msg"], flush=True)
         print("  clicks: worker-2 -> span %s %s; worker-1 -> span %s %s" % (
             c1["span"], c1["rows"], c2["span"], c2["rows"]), flush=True)
 

@@ -1336,6 +1336,7 @@
   function setSpan(id) {
     var t0 = performance.now();
     id = id == null ? "" : String(id).trim();
+    tlMsg("");
     /* ids are decimal here; hex (0x..., as `convert --span` takes it) is turned to decimal */
     if (/^0x[0-9a-f]{1,16}$/i.test(id)) id = BigInt(id).toString();
     SPAN = id === "" ? null : spanSelect(id);
@@ -1374,15 +1375,29 @@
     }
   }
 
+  /* What a click found when it found no request to show: a line beside the request
+   * buttons, until the next click ("" hides it). */
+  function tlMsg(text) {
+    var m = $("fp-tl-msg");
+    m.textContent = text;
+    m.hidden = !text;
+  }
+
   /* A click on the timeline at (x, y): the heaviest request sampled in that thread's bin --
    * or in the nearest bin with one within 3 pixels, marks being thin -- shown alone (among
-   * the shown request's contexts when one is). */
+   * the shown request's contexts when one is). A click on marks of no request kept says why
+   * nothing opened: they worked for no request, or for requests the page let go. */
   function tlClick(x, y) {
+    tlMsg("");
     if (!SP) return;
     var ri = Math.floor((y - TL_AXIS) / TL_RH) - tlDecode().lanes.length, R = tlRows()[ri];
     if (!R) return;
     var bin = Math.floor((tlAt(x) - TL.t0_ns) / TL.bin_ns);
     var reach = Math.max(1, Math.ceil(3 * (tlV1 - tlV0) / Math.max(1, tlW) / TL.bin_ns));
+    var marked = false;
+    for (var k = 0; k < R.B.length && !marked; k++) {
+      marked = R.B[k] >= bin - reach && R.B[k] <= bin + reach && R.W[k] > 0;
+    }
     var best = -1;
     for (var d = 0; d <= reach && best < 0; d++) {
       [bin - d, bin + d].forEach(function (b2) {
@@ -1394,7 +1409,16 @@
         });
       });
     }
-    if (best < 0) return;
+    if (best < 0) {
+      if (!marked) return;
+      tlMsg(SPAN ? "No sample of this request here." : SP.let_go ?
+            "No request this page keeps was sampled here: it keeps the " +
+            fmtInt(SP.ids.length) + " heaviest and let " + fmtInt(SP.let_go) + " lighter ones " +
+            "go, or these samples worked for none. Drag over this time to see its samples." :
+            "These samples worked for no request (no trace context). Drag over this time to " +
+            "see them.");
+      return;
+    }
     RANGE = null;
     setSpan(SP.ids[best][1]);
     saveHash();
