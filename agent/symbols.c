@@ -228,8 +228,8 @@ static const Elf64_Shdr *elf_sections(const unsigned char *data, size_t len, uns
         data[EI_CLASS] != ELFCLASS64)
         return NULL;
     const Elf64_Ehdr *eh = (const Elf64_Ehdr *)data;
-    if (eh->e_shoff == 0 || eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shoff > len ||
-        (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > len - eh->e_shoff)
+    if (eh->e_shoff == 0 || eh->e_shoff % 8 || eh->e_shentsize != sizeof(Elf64_Shdr) ||
+        eh->e_shoff > len || (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > len - eh->e_shoff)
         return NULL;
     *n = eh->e_shnum;
     return (const Elf64_Shdr *)(data + eh->e_shoff);
@@ -244,8 +244,9 @@ static const Elf64_Shdr *find_table(const unsigned char *data, size_t len, uint3
     for (unsigned i = 0; sh && i < n; i++) {
         const Elf64_Shdr *t = &sh[i], *str = &sh[t->sh_link < n ? t->sh_link : 0];
         if (t->sh_type == want && t->sh_entsize == sizeof(Elf64_Sym) && t->sh_link < n &&
-            str->sh_type == SHT_STRTAB && !((t->sh_flags | str->sh_flags) & SHF_COMPRESSED) &&
-            t->sh_offset <= len && t->sh_size <= len - t->sh_offset && str->sh_offset <= len &&
+            t->sh_offset % 8 == 0 && str->sh_type == SHT_STRTAB &&
+            !((t->sh_flags | str->sh_flags) & SHF_COMPRESSED) && t->sh_offset <= len &&
+            t->sh_size <= len - t->sh_offset && str->sh_offset <= len &&
             str->sh_size <= len - str->sh_offset && str->sh_size > 0)
             return t;
     }
@@ -334,17 +335,19 @@ static const unsigned char *build_id(const unsigned char *data, size_t len, size
     unsigned nsh;
     const Elf64_Shdr *sh = elf_sections(data, len, &nsh);
     for (unsigned i = 0; sh && i < nsh; i++) {
-        if (sh[i].sh_type != SHT_NOTE || sh[i].sh_offset > len ||
+        if (sh[i].sh_type != SHT_NOTE || sh[i].sh_offset % 4 || sh[i].sh_offset > len ||
             sh[i].sh_size > len - sh[i].sh_offset)
             continue;
         const unsigned char *p = data + sh[i].sh_offset, *end = p + sh[i].sh_size;
         while ((size_t)(end - p) >= sizeof(Elf64_Nhdr)) {
             Elf64_Nhdr nh;
             memcpy(&nh, p, sizeof(nh));
-            size_t namesz = (nh.n_namesz + 3u) & ~3u, descsz = (nh.n_descsz + 3u) & ~3u;
-            const unsigned char *name = p + sizeof(nh), *desc = name + namesz;
-            if (namesz > (size_t)(end - name) || descsz > (size_t)(end - desc))
+            size_t namesz = ((size_t)nh.n_namesz + 3) & ~(size_t)3;
+            size_t descsz = ((size_t)nh.n_descsz + 3) & ~(size_t)3;
+            const unsigned char *name = p + sizeof(nh);
+            if (namesz > (size_t)(end - name) || descsz > (size_t)(end - name) - namesz)
                 break;
+            const unsigned char *desc = name + namesz;
             if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 && memcmp(name, "GNU", 4) == 0 &&
                 nh.n_descsz > 0) {
                 *n = nh.n_descsz;
