@@ -840,17 +840,43 @@ static char *(*cxa_fn(int use))(const char *, char *, size_t *, int *)
     return fn;
 }
 
+/* The length of a C name without the suffixes GCC and LLVM give the parts and clones of a
+ * function (`_int_malloc.part.0`, `memcpy.cold`, `f.isra.0.constprop.1`), so that they are the
+ * function's frame; other dots stay. */
+static size_t c_name_len(const char *name)
+{
+    static const char *const words[] = {"cold",  "part",       "isra", "constprop",  "lto_priv",
+                                        "clone", "localalias", "llvm", "specialized"};
+    const char *dot = strchr(name, '.');
+    if (!dot || dot == name)
+        return strlen(name);
+    for (const char *p = dot; *p;) {
+        const char *w = p + 1, *e = w;
+        while (*e && *e != '.')
+            e++;
+        int ok = e > w && strspn(w, "0123456789") >= (size_t)(e - w); /* a number */
+        for (size_t i = 0; !ok && i < sizeof(words) / sizeof(words[0]); i++)
+            ok = strlen(words[i]) == (size_t)(e - w) && strncmp(w, words[i], e - w) == 0;
+        if (!ok || (p == dot && w[0] >= '0' && w[0] <= '9'))
+            return strlen(name); /* not a clone's suffix (and none starts with a number) */
+        p = e;
+    }
+    return (size_t)(dot - name);
+}
+
 int symbols_demangle(const char *mangled, char *out, size_t outlen, int use_cxa)
 {
     if (!outlen)
         return 0;
+    /* without a symbol version (`sem_post@GLIBC_2.2.5`, `@@GLIBCXX_3.4`): .symtab names the
+     * versions of a function so, where .dynsym keeps them apart from the name */
+    char base[NAME_MAX_LEN];
+    snprintf(base, sizeof(base), "%.*s", (int)strcspn(mangled, "@"), mangled);
     /* a mangled name, possibly with a ".cold" / ".isra.0" / ".constprop.1" suffix */
-    if (strncmp(mangled, "_Z", 2) != 0) {
-        snprintf(out, outlen, "%s", mangled);
+    if (strncmp(base, "_Z", 2) != 0) {
+        snprintf(out, outlen, "%.*s", (int)c_name_len(base), base);
         return 0;
     }
-    char base[NAME_MAX_LEN];
-    snprintf(base, sizeof(base), "%s", mangled);
     char *dot = strchr(base, '.');
     if (dot)
         *dot = 0;

@@ -51,8 +51,10 @@ size_t symbols_bytes(const struct symbols *s);
 /* Demangles an Itanium C++ name into out[0..outlen) as a qualified name without parameters,
  * return type or clone suffixes (`_ZN14ZPageAllocator16alloc_page_stallEP15ZPageAllocation` ->
  * `ZPageAllocator::alloc_page_stall`). A name that is not mangled is copied. use_cxa: 1 to use
- * __cxa_demangle when the process has it, 0 to use only our own demangler. Returns 1 when the
- * name was demangled, 0 when copied as is. */
+ * __cxa_demangle when the process has it, 0 to use only our own demangler. A name loses its
+ * symbol version (`sem_post@GLIBC_2.2.5` -> `sem_post`); a C name is copied without the
+ * suffixes of a function's parts and clones (`_int_malloc.part.0` -> `_int_malloc`,
+ * `memcpy.cold` -> `memcpy`). Returns 1 when the name was demangled, 0 when copied. */
 int symbols_demangle(const char *mangled, char *out, size_t outlen, int use_cxa);
 
 #endif

@@ -59,8 +59,10 @@ def check_profile(t, p, fpl, poller, what, interval=0.01):
         # first sample there), a walk ends at its leaf, which may be libc's memcpy
         t.check(cpp / th.total() >= 0.80, "%s: %s has a libjvm C++ frame in %.1f%% of its "
                 "weight, want >= 80%%", what, name, 100.0 * cpp / th.total())
-        t.check(java == 0, "%s: %s (no Java thread) has %d weight with Java frames", what,
-                name, java)
+        javas = sorted({x for f, _ in th.samples for x in f[1:]
+                        if not nc.is_native(x) and not ft.is_marker(x)})
+        t.check(java == 0, "%s: %s (no Java thread) has %d weight with Java frames: %s", what,
+                name, java, javas[:5])
         gc += th.total()
     t.check(gc / p.total() >= 0.10, "%s: the GC threads have %.1f%% of the weight, want >= 10%%",
             what, 100.0 * gc / p.total())

@@ -43,6 +43,19 @@ static void test_common(int cxa)
     CHECK(same("Java_java_util_zip_Deflater_deflateBytesBytes", cxa,
                "Java_java_util_zip_Deflater_deflateBytesBytes"));
     CHECK(same("_Zbroken", cxa, "_Zbroken"));
+    /* C names: the parts and clones of a function are the function; other dots stay */
+    CHECK(same("_int_malloc.part.0", cxa, "_int_malloc"));
+    CHECK(same("memcpy.cold", cxa, "memcpy"));
+    CHECK(same("tr_tunables_init.isra.0.constprop.1", cxa, "tr_tunables_init"));
+    CHECK(same("foo.lto_priv.0", cxa, "foo"));
+    CHECK(same("memcpy@GLIBC_2.2.5", cxa, "memcpy"));
+    CHECK(same("sem_post@@GLIBC_2.34", cxa, "sem_post"));
+    CHECK(same("_ZN6ThreadD1Ev@@GLIBCXX_3.4", cxa, "Thread::~Thread"));
+    CHECK(same("foo.1", cxa, "foo.1"));
+    CHECK(same("foo.bar", cxa, "foo.bar"));
+    CHECK(same("foo.part", cxa, "foo"));
+    CHECK(same(".hidden", cxa, ".hidden"));
+    CHECK(same("foo.", cxa, "foo."));
     char small[8];
     symbols_demangle("_ZN14ZPageAllocator16alloc_page_stallEP15ZPageAllocation", small,
                      sizeof(small), cxa);
