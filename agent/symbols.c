@@ -375,7 +375,8 @@ static const char *debuglink(const unsigned char *data, size_t len, uint32_t *cr
     const char *nm = (const char *)data + names->sh_offset;
     for (unsigned i = 0; i < nsh; i++) {
         if (sh[i].sh_name >= names->sh_size || sh[i].sh_type != SHT_PROGBITS ||
-            strncmp(nm + sh[i].sh_name, ".gnu_debuglink", names->sh_size - sh[i].sh_name) != 0 ||
+            names->sh_size - sh[i].sh_name < sizeof(".gnu_debuglink") ||
+            memcmp(nm + sh[i].sh_name, ".gnu_debuglink", sizeof(".gnu_debuglink")) != 0 ||
             sh[i].sh_offset > len || sh[i].sh_size > len - sh[i].sh_offset)
             continue;
         const char *link = (const char *)data + sh[i].sh_offset;
@@ -871,7 +872,8 @@ int symbols_demangle(const char *mangled, char *out, size_t outlen, int use_cxa)
     /* without a symbol version (`sem_post@GLIBC_2.2.5`, `@@GLIBCXX_3.4`): .symtab names the
      * versions of a function so, where .dynsym keeps them apart from the name */
     char base[NAME_MAX_LEN];
-    snprintf(base, sizeof(base), "%.*s", (int)strcspn(mangled, "@"), mangled);
+    size_t at = strcspn(mangled, "@");
+    snprintf(base, sizeof(base), "%.*s", (int)(at ? at : strlen(mangled)), mangled);
     /* a mangled name, possibly with a ".cold" / ".isra.0" / ".constprop.1" suffix */
     if (strncmp(base, "_Z", 2) != 0) {
         snprintf(out, outlen, "%.*s", (int)c_name_len(base), base);
@@ -894,6 +896,6 @@ int symbols_demangle(const char *mangled, char *out, size_t outlen, int use_cxa)
     }
     if (own_demangle(base, out, outlen) == 0)
         return 1;
-    snprintf(out, outlen, "%s", mangled);
+    snprintf(out, outlen, "%s", base); /* as is, but without its version and suffixes */
     return 0;
 }

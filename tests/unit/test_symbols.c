@@ -56,6 +56,7 @@ static void test_common(int cxa)
     CHECK(same("foo.part", cxa, "foo"));
     CHECK(same(".hidden", cxa, ".hidden"));
     CHECK(same("foo.", cxa, "foo."));
+    CHECK(same("@odd", cxa, "@odd"));
     char small[8];
     symbols_demangle("_ZN14ZPageAllocator16alloc_page_stallEP15ZPageAllocation", small,
                      sizeof(small), cxa);

@@ -1305,6 +1305,7 @@
 
   /* Shows the flame graph of bins [a, b), or of everything for null. */
   function setRange(a, b) {
+    tlMsg("");
     if (a != null) {
       a = Math.max(0, Math.min(TL.nbins, a));
       b = Math.max(a + 1, Math.min(TL.nbins, b));
@@ -1410,8 +1411,8 @@
       });
     }
     if (best < 0) {
-      if (!marked) return;
-      tlMsg(SPAN ? "No sample of this request here." : SP.let_go ?
+      if (!marked || SPAN) return;
+      tlMsg(SP.let_go ?
             "No request this page keeps was sampled here: it keeps the " +
             fmtInt(SP.ids.length) + " heaviest and let " + fmtInt(SP.let_go) + " lighter ones " +
             "go, or these samples worked for none. Drag over this time to see its samples." :
