@@ -935,6 +935,18 @@ static void finish_time(struct profile *p)
     }
 }
 
+/* arr of cap elements, n used, reallocated to n (as it was when that fails or n is 0). */
+static void *shrink(void *arr, size_t *cap, size_t n, size_t elem)
+{
+    if (!n || n >= *cap)
+        return arr;
+    void *q = realloc(arr, n * elem);
+    if (!q)
+        return arr;
+    *cap = n;
+    return q;
+}
+
 /* Resolves ids to indices once, so outputs never search, and completes the cells' upscaled
  * weights and the totals. */
 static int finish_links(struct profile *p)
@@ -958,13 +970,9 @@ static int finish_links(struct profile *p)
         e->thread = dict_find(&p->thread_index, p->threads, sizeof(*p->threads), e->thread_id);
     }
     /* give back the room the doubling left */
-    if (p->nentries && p->nentries < p->entries_cap) {
-        void *q = realloc(p->entries, p->nentries * sizeof(*p->entries));
-        if (q) {
-            p->entries = q;
-            p->entries_cap = p->nentries;
-        }
-    }
+    p->entries = shrink(p->entries, &p->entries_cap, p->nentries, sizeof(*p->entries));
+    p->ctx_entries =
+        shrink(p->ctx_entries, &p->ctx_entries_cap, p->nctx_entries, sizeof(*p->ctx_entries));
     return 0;
 }
 

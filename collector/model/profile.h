@@ -122,7 +122,8 @@ struct profile_entry {
     uint32_t stack;  /* index into profile.stacks, or PROFILE_NONE */
     uint8_t kind;    /* enum fpl_kind */
     uint8_t state;   /* enum fpl_state */
-    /* the samples' CONTEXT id (tracectx_find) when profile.cells_by_context; else 0 */
+    /* the samples' CONTEXT id (tracectx_find) when profile.cells_by_context, and in the
+     * rows of profile.ctx_entries; else 0 */
     uint64_t context_id;
     uint64_t weight; /* sum of the samples' weights (raw) */
     uint64_t count;  /* number of samples */
@@ -260,8 +261,7 @@ struct profile {
     /* trace context: the CONTEXT dictionary, endpoint names, the selection by context
      * (profile_select_context) and what it left out */
     struct tracectx ctx;
-    /* set before reading: cells are kept apart by context id too (pprof labels, the
-     * summary's endpoints). Costs up to one cell per (request, stack, thread, state) with
+    /* set before reading: cells are kept apart by context id too (pprof's labels). Costs up to one cell per (request, stack, thread, state) with
      * samples instead of one per (stack, thread, state). */
     int cells_by_context;
     /* set before reading: the samples with a context are also totalled per (context id,
