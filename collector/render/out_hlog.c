@@ -177,7 +177,9 @@ int out_hlog_open(struct out_hlog **h, const char *path, uint64_t start_ns, cons
         free(o);
         return -e;
     }
-    o->base_ns = start_ns;
+    /* The base is printed to the millisecond and each start is printed relative to it: a base
+     * kept whole would let both truncations add up (a reader's start could be 2 ms early). */
+    o->base_ns = start_ns - start_ns % 1000000ull;
     char s[32], date[64] = "";
     time_t t = (time_t)(start_ns / 1000000000ull);
     struct tm tm;

@@ -178,7 +178,9 @@ def check_hlog(t, path, rows):
     t.check(len(hists) == len(rows), "HistogramLogReader read %d histograms, the CSV has %d rows",
             len(hists), len(rows))
     worst = 0
-    # one .hlog line per CSV row, in the same order; .hlog times are cut to milliseconds
+    # one .hlog line per CSV row, in the same order; .hlog times are cut to milliseconds (the
+    # base is a whole millisecond, a start is cut once, and the reader's (long)(s * 1000) may
+    # cut one more after rounding: under 2 ms early)
     for h, row in zip(hists, rows):
         tag, start, total, p50, p99, p999, mx = h[1], float(h[2]), int(h[4]), int(h[5]), \
             int(h[6]), int(h[7]), int(h[8])

@@ -162,6 +162,17 @@ static void test_files(void)
                          "Tag=cpu1,0.123,1.000,1.000,HISTFAAA"));
     free(s);
 
+    /* a base with a part below the millisecond: a start reads back less than 1 ms early (the
+     * start's own truncation), not two truncations' worth (0.123 for 0.1245) */
+    CHECK(out_hlog_open(&hl, path, 1700000000000900000ull, NULL, err, sizeof(err)) == 0);
+    CHECK(out_hlog_write(hl, NULL, 1700000000124500000ull, pt.length_ns, &h, err,
+                         sizeof(err)) == 0);
+    CHECK(out_hlog_close(hl, err, sizeof(err)) == 0);
+    s = slurp(path);
+    CHECK(s && strstr(s, "\n#[BaseTime: 1700000000.000 (seconds since epoch)]\n"));
+    CHECK(s && strstr(s, "\n0.124,1.000,1.000,HISTFAAA"));
+    free(s);
+
     snprintf(path, sizeof(path), "%s/a.csv", dir);
     struct out_csv *c = NULL;
     CHECK(out_csv_open(&c, path, err, sizeof(err)) == 0);
