@@ -212,8 +212,11 @@ int out_hlog_write(struct out_hlog *h, const char *tag, uint64_t start_ns, uint6
         snprintf(err, errlen, "encoding a histogram for '%s': %s", h->path, strerror(-rc));
         return rc;
     }
-    secs(s, sizeof(s), start_ns >= h->base_ns ? start_ns - h->base_ns : 0);
-    secs(l, sizeof(l), length_ns);
+    /* the end is cut to the millisecond as the start is, so that an interval ends in the
+     * file exactly where the next one starts (a length cut on its own could open a 2 ms gap) */
+    uint64_t from = start_ns >= h->base_ns ? start_ns - h->base_ns : 0, to = from + length_ns;
+    secs(s, sizeof(s), from);
+    secs(l, sizeof(l), to / 1000000ull * 1000000ull - from / 1000000ull * 1000000ull);
     if (tag)
         fprintf(h->f, "Tag=%s,", tag);
     fprintf(h->f, "%s,%s,%.3f,%s\n", s, l, (double)hist->max / 1e6, enc);

@@ -167,10 +167,14 @@ static void test_files(void)
     CHECK(out_hlog_open(&hl, path, 1700000000000900000ull, NULL, err, sizeof(err)) == 0);
     CHECK(out_hlog_write(hl, NULL, 1700000000124500000ull, pt.length_ns, &h, err,
                          sizeof(err)) == 0);
+    /* the next interval, 0.9999 s long: its end is cut as the next start will be (2.124) */
+    CHECK(out_hlog_write(hl, NULL, 1700000001124500000ull, 999900000ull, &h, err,
+                         sizeof(err)) == 0);
     CHECK(out_hlog_close(hl, err, sizeof(err)) == 0);
     s = slurp(path);
     CHECK(s && strstr(s, "\n#[BaseTime: 1700000000.000 (seconds since epoch)]\n"));
     CHECK(s && strstr(s, "\n0.124,1.000,1.000,HISTFAAA"));
+    CHECK(s && strstr(s, "\n1.124,1.000,1.000,HISTFAAA"));
     free(s);
 
     snprintf(path, sizeof(path), "%s/a.csv", dir);
