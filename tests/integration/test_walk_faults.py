@@ -14,7 +14,8 @@ ones it does not recognize to the guard). Asserts:
   is half the worker's, within 10 points;
 - the other samples are still right: among them, a unit is on the stack of at least 90% of the
   worker's weight, and the units' shares are 1/6, 2/6, 3/6 within 4 points (about 450 weight of
-  unit samples in 4 ms steps over 80 ms blocks: ~1 point of standard error).
+  unit samples in 4 ms steps over 80 ms blocks: ~1 point of standard error); attached, over
+  the whole rounds of the window (whole_rounds).
 """
 import os
 
@@ -56,8 +57,39 @@ def check(t, how, fpl_path, s):
     n = sum(weights.values())
     t.check(n >= 200, "%s: only %d weight with a unit on the stack (want >= 200)", how, n)
     t.close_to(n / rest, 1.0, 0.10, "%s: unit share of the samples that did not fault" % how)
+    if how == "attach":
+        weights = whole_rounds(t, how, log)
+        n = sum(weights.values())
     for i, u in enumerate(UNITS, 1):
         t.close_to(weights[u] / n, i / 6, 0.04, "%s: %s share of unit samples" % (how, u))
+
+
+def whole_rounds(t, how, log):
+    """The units' weights over the whole rounds (A, B, C) of an attached window. A window that
+    starts and ends anywhere in Split123's 480 ms rounds holds a part of one more round: 5 s of
+    CPU can hold 0.2 s of unitC alone, moving its share from 1/2 to 0.52 before any sampling
+    error. The window is cut, in the samples' time order, from the first unitA sample after a
+    unitC sample to the last unitC sample before a unitA sample; the shares must hold there."""
+    units = []
+    for smp in sorted(log.samples, key=lambda x: x.ticks):
+        if smp.thread != THREAD:
+            continue
+        names = {log.methods[m].full for m, _, _ in log.stacks.get(smp.stack_id, ())
+                 if m in log.methods}
+        on = [u for u in UNITS if METHOD + u in names]
+        if len(on) == 1:
+            units.append((on[0], smp.weight))
+    first = next((i for i in range(1, len(units))
+                  if units[i][0] == UNITS[0] and units[i - 1][0] == UNITS[2]), None)
+    last = next((i for i in range(len(units) - 2, -1, -1)
+                 if units[i][0] == UNITS[2] and units[i + 1][0] == UNITS[0]), None)
+    t.check(first is not None and last is not None and first < last,
+            "%s: no whole round of unitA, unitB, unitC among %d unit samples", how, len(units))
+    weights = dict.fromkeys(UNITS, 0)
+    for u, w in units[first:last + 1]:
+        weights[u] += w
+    t.note("%s: whole rounds hold %d of the %d unit samples", how, last + 1 - first, len(units))
+    return weights
 
 
 def body(t):
