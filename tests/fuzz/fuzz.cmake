@@ -5,9 +5,10 @@
 # (rebuilt only when a source changes):
 #   fuzz_log  the log reader and every output writer (fuzz_log.c, fuzz_mutator.c)
 #   fuzz_cli  the command line (fuzz_cli.c; cli/main.c compiled with main renamed)
+#   fuzz_elf  the agent's ELF symbol readers and demangler (fuzz_elf.c includes symbols.c)
 # fuzz_seeds (built normally) writes their seed logs at test time. The ctest `fuzz` (label
 # fuzz) runs tests/fuzz/run_fuzz.py: regressions first (tests/fuzz/regressions/<target>/*.hex),
-# then 60 s of fuzzing in all. Without clang's libFuzzer the fuzzers are not built and the test
+# then 70 s of fuzzing in all. Without clang's libFuzzer the fuzzers are not built and the test
 # reports SKIP (77), a failure under CI=true.
 
 set(_fz_dir ${CMAKE_SOURCE_DIR}/tests/fuzz)
@@ -42,13 +43,14 @@ if(NOT _fz_ok)
         "fuzz targets not built")
 endif()
 
-# flyprof_fuzz_target(NAME SOURCES src... [DEFINES -D...])
+# flyprof_fuzz_target(NAME SOURCES src... [DEFINES -D...] [INCLUDES dir...])
 function(flyprof_fuzz_target name)
-    cmake_parse_arguments(F "" "" "SOURCES;DEFINES" ${ARGN})
+    cmake_parse_arguments(F "" "" "SOURCES;DEFINES;INCLUDES" ${ARGN})
     set(_flags -g -O1 -std=gnu11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined
         -fno-sanitize-recover=undefined -fno-omit-frame-pointer -Wall ${F_DEFINES})
     set(_incs "")
-    foreach(d ${FLYPROF_COLLECTOR_INCLUDES} ${CMAKE_SOURCE_DIR}/tests/unit ${_fz_dir})
+    foreach(d ${F_INCLUDES} ${FLYPROF_COLLECTOR_INCLUDES} ${CMAKE_SOURCE_DIR}/tests/unit
+            ${_fz_dir})
         list(APPEND _incs -I${d})
     endforeach()
     set(_objs "")
@@ -83,6 +85,8 @@ if(_fz_ok)
         ${CMAKE_SOURCE_DIR}/collector/cli/main.c ${CMAKE_SOURCE_DIR}/tests/unit/fplgen.c
         ${CMAKE_SOURCE_DIR}/tests/unit/golden_log.c
         DEFINES -Dmain=flyprof_cli_main)
+    flyprof_fuzz_target(fuzz_elf SOURCES ${_fz_dir}/fuzz_elf.c ${CMAKE_SOURCE_DIR}/agent/bigmem.c
+        INCLUDES ${CMAKE_SOURCE_DIR}/agent)
 endif()
 
 if(DEFINED _int_python)
@@ -91,6 +95,6 @@ else()
     set(_fz_python python3)
 endif()
 add_test(NAME fuzz COMMAND ${_fz_python} ${_fz_dir}/run_fuzz.py --build ${CMAKE_BINARY_DIR}
-    --seconds 60)
+    --seconds 70)
 set_tests_properties(fuzz PROPERTIES LABELS fuzz TIMEOUT 600 SKIP_RETURN_CODE 77
     ENVIRONMENT PYTHONDONTWRITEBYTECODE=1)

@@ -1,20 +1,22 @@
 #!/usr/bin/env python3
 """run_fuzz: runs the fuzz targets for a bounded time, after their regression inputs.
 
-For each target (fuzz_log, fuzz_cli):
+For each target (fuzz_log, fuzz_cli, fuzz_elf):
 1. regressions: tests/fuzz/regressions/<target>/*.hex (inputs that once found a bug, kept as
    hex text: no binaries in the repository) are decoded into the build tree and run once
    each; any failure fails the test;
 2. seeds, made now: fuzz_log's are the logs `fuzz_seeds` writes (the collector tests' golden
    log, cut and whole, and a log with every record type); fuzz_cli's are argument lists
-   (SEEDS_CLI below) over the two logs its scratch directory holds;
-3. fuzzing: the targets share --seconds (fuzz_log two thirds, fuzz_cli one third), growing a
+   (SEEDS_CLI below) over the two logs its scratch directory holds; fuzz_elf's are ELF images:
+   the stripped libraries and separate debug files test_symbols reads (tests/symdbg), and this
+   process's vDSO;
+3. fuzzing: the targets share --seconds (fuzz_log 4/7, fuzz_cli 2/7, fuzz_elf 1/7), growing a
    corpus kept in the build tree between runs.
 A crash, leak, timeout or out-of-memory stops the test; its input is printed as hex with the
 line to store it as a regression. Missing fuzzers (no clang with libFuzzer) exit 77: skipped,
 or a failure under CI=true.
 
-    python3 tests/fuzz/run_fuzz.py --build BUILD [--seconds 60] [--target fuzz_log]
+    python3 tests/fuzz/run_fuzz.py --build BUILD [--seconds 70] [--target fuzz_log]
 """
 import argparse
 import glob
@@ -27,7 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "integration"))
 import flyprof_test as ft  # noqa: E402
 
-TARGETS = {"fuzz_log": 2, "fuzz_cli": 1}  # shares of the time
+TARGETS = {"fuzz_log": 4, "fuzz_cli": 2, "fuzz_elf": 1}  # shares of the time
 # argument lists for fuzz_cli: every command, the selection options, errors
 SEEDS_CLI = [
     ["convert", "a.fpl", "-o", "o.collapsed"],
@@ -64,6 +66,31 @@ def run(cmd, cwd, timeout, env=None):
                           env=env).returncode
 
 
+def elf_seeds(build, seeds):
+    """Copies fuzz_elf's seed images into seeds; returns how many."""
+    n = 0
+    symdbg = os.path.join(build, "tests", "symdbg")
+    for path in sorted(glob.glob(os.path.join(symdbg, "*.so")) +
+                       glob.glob(os.path.join(symdbg, ".debug", "*.debug"))):
+        shutil.copy(path, os.path.join(seeds, "%02d-%s" % (n, os.path.basename(path))))
+        n += 1
+    # the vDSO: an image whose section headers lie past its loaded segment
+    try:
+        with open("/proc/self/maps") as f:
+            vdso = [l.split()[0] for l in f if l.rstrip().endswith("[vdso]")]
+        if vdso:
+            lo, hi = (int(x, 16) for x in vdso[0].split("-"))
+            with open("/proc/self/mem", "rb") as mem:
+                mem.seek(lo)
+                data = mem.read(hi - lo)
+            with open(os.path.join(seeds, "%02d-vdso" % n), "wb") as out:
+                out.write(data)
+            n += 1
+    except OSError as e:
+        print("fuzz_elf: no vDSO seed: %s" % e)
+    return n
+
+
 def report_crash(target, workdir):
     found = sorted(glob.glob(os.path.join(workdir, "crash-*")) +
                    glob.glob(os.path.join(workdir, "leak-*")) +
@@ -83,7 +110,7 @@ def report_crash(target, workdir):
 def main():
     ap = argparse.ArgumentParser(description="run the fuzz targets for a bounded time")
     ap.add_argument("--build", required=True)
-    ap.add_argument("--seconds", type=float, default=60)
+    ap.add_argument("--seconds", type=float, default=70)
     ap.add_argument("--target", action="append", help="only these targets")
     args = ap.parse_args()
     build = os.path.abspath(args.build)
@@ -109,6 +136,11 @@ def main():
             rc = run([os.path.join(build, "tests", "fuzz_seeds"), seeds], work, 60)
             if rc != 0:
                 failed.append("fuzz_seeds exited %d" % rc)
+                continue
+        elif target == "fuzz_elf":
+            n = elf_seeds(build, seeds)
+            if n < 2:
+                failed.append("fuzz_elf: %d seed images (want the tests/symdbg libraries)" % n)
                 continue
         else:
             for i, argv in enumerate(SEEDS_CLI):
