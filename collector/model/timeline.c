@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "select.h"
+
 #define NONE HASHTAB_NONE
 
 void timeline_init(struct timeline *tl)
@@ -199,40 +201,10 @@ static int lighter(const struct root_weight *x, const struct root_weight *y)
     return x->root < y->root;
 }
 
-static void rw_swap(struct root_weight *a, size_t i, size_t j)
+static int lighter_v(const void *x, const void *y, void *arg)
 {
-    struct root_weight t = a[i];
-    a[i] = a[j];
-    a[j] = t;
-}
-
-/* Reorders a[0..n) so that its k lightest come first (in no order): a quickselect, expected
- * O(n), with the median of three as pivot. */
-static void select_lightest(struct root_weight *a, size_t n, size_t k)
-{
-    size_t lo = 0, hi = n; /* the k-th lightest is in [lo, hi) */
-    while (hi - lo > 1 && k > lo && k < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (lighter(&a[mid], &a[lo]))
-            rw_swap(a, mid, lo);
-        if (lighter(&a[hi - 1], &a[lo]))
-            rw_swap(a, hi - 1, lo);
-        if (lighter(&a[hi - 1], &a[mid]))
-            rw_swap(a, hi - 1, mid);
-        rw_swap(a, mid, hi - 1); /* the pivot, the median, at the end */
-        struct root_weight pv = a[hi - 1];
-        size_t store = lo;
-        for (size_t i = lo; i < hi - 1; i++)
-            if (lighter(&a[i], &pv))
-                rw_swap(a, i, store++);
-        rw_swap(a, store, hi - 1); /* [lo, store) lighter than the pivot, now at store */
-        if (store == k)
-            return;
-        if (store < k)
-            lo = store + 1;
-        else
-            hi = store;
-    }
+    (void)arg;
+    return lighter(x, y);
 }
 
 /* Lets the lighter half of the requests kept go (at least one), whole: their roots are
@@ -266,7 +238,7 @@ static int ctx_purge(struct timeline *tl)
     }
     hashtab_destroy(&idx);
     size_t go = m / 2 ? m / 2 : m;
-    select_lightest(rw, m, go);
+    select_smallest(rw, m, sizeof(*rw), go, lighter_v, NULL);
     int rc = 0;
     for (size_t i = 0; i < go && rc == 0; i++) {
         if (tl->nlet_go == tl->let_go_cap) {
