@@ -56,6 +56,32 @@ int envtable_put(int tid, JNIEnv *env, uint32_t slot1)
     return 0;
 }
 
+/* Empties the run of tombstones that ends at cell i when the cell after i is empty: no key's
+ * probe path goes through them (a path has no empty cell before its key), so a lookup stops
+ * there as it would have a few cells later. Without this, tombstones only ever accumulate
+ * (adopted threads end, attach after attach) until a lookup of an absent tid, which every
+ * sample of a GC or compiler thread makes, walks the whole table. A handler walking the run
+ * meanwhile stops at a cell made empty: what it looks for is not past it. Under the registry
+ * lock, as every writer. */
+static void clear_tombstones(unsigned i)
+{
+    if (atomic_load_explicit(&cells[(i + 1) & (CAP - 1)].tid, memory_order_relaxed) != EMPTY)
+        return;
+    for (unsigned n = 0; n < CAP; n++, i = (i - 1) & (CAP - 1)) {
+        if (atomic_load_explicit(&cells[i].tid, memory_order_relaxed) != TOMBSTONE)
+            return;
+        atomic_store_explicit(&cells[i].tid, EMPTY, memory_order_relaxed);
+    }
+}
+
+unsigned envtable_used_cells(void)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < CAP; i++)
+        n += atomic_load_explicit(&cells[i].tid, memory_order_relaxed) != EMPTY;
+    return n;
+}
+
 void envtable_remove(int tid)
 {
     for (unsigned n = 0, i = hash(tid); n < CAP; n++, i = (i + 1) & (CAP - 1)) {
@@ -66,6 +92,7 @@ void envtable_remove(int tid)
             /* a handler that still reads the old entry checks its env against its own
              * thread's before using it (envtable_get_sigsafe) */
             atomic_store_explicit(&cells[i].tid, TOMBSTONE, memory_order_release);
+            clear_tombstones(i);
             return;
         }
     }

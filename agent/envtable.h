@@ -22,8 +22,13 @@
  * Registry lock held. */
 int envtable_put(int tid, JNIEnv *env, uint32_t slot1);
 
-/* Removes tid (no-op when absent). Registry lock held. */
+/* Removes tid (no-op when absent). Registry lock held. Leaves a tombstone only inside a run
+ * of cells that other keys' probes pass: removing every entry leaves the table empty. */
 void envtable_remove(int tid);
+
+/* Cells holding an entry or a tombstone (what a lookup of an absent tid may walk). Registry
+ * lock held, or no writer. */
+unsigned envtable_used_cells(void);
 
 /* The entry of tid as stored, whoever asks: 1 with *env and *slot1 set, or 0 when absent.
  * Registry lock held. */

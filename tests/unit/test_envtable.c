@@ -81,21 +81,31 @@ static void test_table(void)
     CHECK(!envtable_find(2, &env, &slot1));
     CHECK_EQ_U(envtable_put(3, (JNIEnv *)(uintptr_t)48, 10), 0);
     CHECK(envtable_find(3, &env, &slot1) && slot1 == 10);
+    CHECK(envtable_used_cells() <= 5000); /* 2500 live, tombstones only inside runs */
     for (int tid = 1; tid <= 5000; tid++)
         envtable_remove(tid);
     for (int tid = 1; tid <= 5000; tid++)
         if (envtable_find(tid, &env, &slot1))
             bad++;
     CHECK_EQ_U(bad, 0);
-    /* tombstones are reused: far more puts and removes than cells never fill the table */
+    CHECK_EQ_U(envtable_used_cells(), 0); /* every tombstone cleared with its run */
+    /* far more puts and removes than cells (attach after attach, threads ending) never fill
+     * the table, nor leave tombstones for an absent tid's lookup to walk */
+    unsigned most = 0;
     for (int round = 0; round < 20; round++) {
         for (int tid = 1; tid <= 10000; tid++)
             if (envtable_put(round * 10000 + tid, (JNIEnv *)(uintptr_t)16, 1) != 0)
                 bad++;
-        for (int tid = 1; tid <= 10000; tid++)
+        for (int tid = 1; tid <= 10000; tid += 2)
+            envtable_remove(round * 10000 + tid);
+        if (envtable_used_cells() > most)
+            most = envtable_used_cells();
+        for (int tid = 2; tid <= 10000; tid += 2)
             envtable_remove(round * 10000 + tid);
     }
     CHECK_EQ_U(bad, 0);
+    CHECK(most <= 10000);
+    CHECK_EQ_U(envtable_used_cells(), 0);
 }
 
 static void test_probe(void)
