@@ -19,7 +19,9 @@ import test_context as tc  # noqa: E402
 
 
 def test(t):
-    jvm = ac.Jvm(t, "traced", "TracedRequests", [20], ready_thread="lock-holder")
+    # 11 s: the attach's 5 s end about 6.5 s in, its checks take well under a second, and the
+    # test then waits for the JVM to end by itself
+    jvm = ac.Jvm(t, "traced", "TracedRequests", [11], ready_thread="lock-holder")
     time.sleep(1.0)  # requests are served with Context unbound for a while
     a = t.path("attach.fpl")
     t.logs.append(a)
