@@ -2,6 +2,7 @@
 #include "starvation.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,15 @@ double starvation_ratio(uint64_t cpu_ns, uint64_t running_wall_ns)
     if (!running_wall_ns || cpu_ns >= running_wall_ns)
         return 0.0;
     return 1.0 - (double)cpu_ns / (double)running_wall_ns;
+}
+
+double starvation_error(double starvation, uint64_t running_samples, uint64_t running_wall_ns,
+                        uint64_t cpu_interval_ns, size_t nthreads)
+{
+    if (!running_samples || !running_wall_ns)
+        return 1.0;
+    double r = 1.0 - starvation, q = (double)cpu_interval_ns / (double)running_wall_ns;
+    return sqrt(r * r / (double)running_samples + (double)nthreads * q * q / 12.0);
 }
 
 /* A fixed-point weight in intervals of interval ns, as whole ns (nearest), saturating. */
@@ -78,11 +88,15 @@ int starvation_compute_cells(const struct profile *p, const struct profile_entry
     out->available = 1;
     out->tick_ns = tick_period_ns(p);
     /* per dictionary thread, the last slot gathering undefined thread ids: [0] cpu weight,
-     * [1] upscaled RUNNING wall weight, both fixed point */
+     * [1] upscaled RUNNING wall weight, both fixed point; and its RUNNING wall samples */
     size_t n = p->nthreads + 1;
     unsigned __int128(*w)[2] = calloc(n, sizeof(*w));
-    if (!w)
+    uint64_t *nrun = calloc(n, sizeof(*nrun));
+    if (!w || !nrun) {
+        free(w);
+        free(nrun);
         return -ENOMEM;
+    }
     for (size_t i = 0; i < ncells; i++) {
         const struct profile_entry *e = &cells[i];
         if (select && !select(p, e, ctx))
@@ -90,8 +104,10 @@ int starvation_compute_cells(const struct profile *p, const struct profile_entry
         size_t t = e->thread == PROFILE_NONE ? p->nthreads : e->thread;
         if (e->kind == FPL_KIND_CPU)
             profile_fp_add(&w[t][0], e->upscaled);
-        else if (e->kind == FPL_KIND_WALL && e->state == FPL_STATE_RUNNING)
+        else if (e->kind == FPL_KIND_WALL && e->state == FPL_STATE_RUNNING) {
             profile_fp_add(&w[t][1], e->upscaled);
+            nrun[t] = add_sat(nrun[t], e->count);
+        }
     }
     size_t rows = 0;
     for (size_t t = 0; t < n; t++)
@@ -99,6 +115,7 @@ int starvation_compute_cells(const struct profile *p, const struct profile_entry
     out->threads = rows ? calloc(rows, sizeof(*out->threads)) : NULL;
     if (rows && !out->threads) {
         free(w);
+        free(nrun);
         return -ENOMEM;
     }
     for (size_t t = 0; t < n; t++) {
@@ -112,12 +129,19 @@ int starvation_compute_cells(const struct profile *p, const struct profile_entry
             out->nthreads--;
             continue;
         }
+        r->running_samples = nrun[t];
         r->starvation = starvation_ratio(r->cpu_ns, r->running_wall_ns);
+        r->error = starvation_error(r->starvation, r->running_samples, r->running_wall_ns,
+                                    p->header.cpu_interval_ns, 1);
         out->cpu_ns = add_sat(out->cpu_ns, r->cpu_ns);
         out->running_wall_ns = add_sat(out->running_wall_ns, r->running_wall_ns);
+        out->running_samples = add_sat(out->running_samples, r->running_samples);
     }
     free(w);
+    free(nrun);
     out->overall = starvation_ratio(out->cpu_ns, out->running_wall_ns);
+    out->error = starvation_error(out->overall, out->running_samples, out->running_wall_ns,
+                                  p->header.cpu_interval_ns, out->nthreads);
     if (out->nthreads > 1)
         qsort_r(out->threads, out->nthreads, sizeof(*out->threads), cmp_row, (void *)p);
     return 0;

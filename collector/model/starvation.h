@@ -8,6 +8,13 @@
  *                     ticks (the time it was runnable in Java code, whether on a CPU or in
  *                     the run queue: a thread waiting for a core is RUNNABLE to the JVM)
  *   starvation      = 1 - cpu_ns / running_wall_ns, clamped to 0..1
+ *   error           = one standard error of starvation from the sampling, two terms: the
+ *                     running wall time is an estimate from running_samples wall samples,
+ *                     whose count is at most as variable as a Poisson count's (relative
+ *                     error 1 / sqrt(running_samples)); CPU time is counted by a timer in
+ *                     whole intervals, the remainder of each thread's unseen (uniform over
+ *                     an interval: variance interval^2 / 12). Error^2 = (1 - starvation)^2 /
+ *                     running_samples + threads x (interval / running_wall_ns)^2 / 12.
  * Overall: 1 - (sum of cpu_ns) / (sum of running_wall_ns) over the threads with running wall
  * time, clamped. Threads without RUNNING wall samples (GC, JIT and other non-Java threads,
  * threads that only wait) are left out: they have no running wall time to compare with.
@@ -16,8 +23,9 @@
  *
  * The mean time between wall ticks is measured from the WALL_TICK records (the time from the
  * first tick id to the last over the ids between, with at least STARVATION_MIN_TICKS ticks
- * read; the wall interval otherwise): a sampler thread that itself waits for a CPU skips ticks instead of
- * bursting to catch up, so on a starved machine a tick stands for more than one interval.
+ * read; the wall interval otherwise): a sampler thread that itself waits for a CPU skips
+ * ticks instead of bursting to catch up, so on a starved machine a tick stands for more than
+ * one interval.
  *
  * Any thread; reads the profile only. Never prints.
  */
@@ -35,7 +43,9 @@ struct starvation_thread {
     uint32_t thread; /* index into profile.threads, or PROFILE_NONE (undefined thread ids) */
     uint64_t cpu_ns;
     uint64_t running_wall_ns; /* > 0 */
+    uint64_t running_samples; /* the RUNNING wall samples behind running_wall_ns */
     double starvation;        /* 0..1 */
+    double error;             /* one standard error of starvation (starvation_error) */
 };
 
 struct starvation {
@@ -43,7 +53,9 @@ struct starvation {
     uint64_t tick_ns;         /* the mean time between wall ticks that weighs wall samples */
     uint64_t cpu_ns;          /* sums over threads[] */
     uint64_t running_wall_ns; /* 0: no thread was sampled RUNNING */
+    uint64_t running_samples;
     double overall;           /* 0..1; 0 when running_wall_ns is 0 */
+    double error;             /* one standard error of overall */
     struct starvation_thread *threads; /* by running wall time, longest first, then tid */
     size_t nthreads;
 };
@@ -68,5 +80,11 @@ void starvation_destroy(struct starvation *s);
 
 /* 1 - cpu / running, clamped to 0..1; 0 when running is 0. */
 double starvation_ratio(uint64_t cpu_ns, uint64_t running_wall_ns);
+
+/* One standard error of a starvation share over nthreads threads' running_wall_ns, from
+ * running_samples wall samples and CPU samples of cpu_interval_ns (above); 1 with no running
+ * sample. */
+double starvation_error(double starvation, uint64_t running_samples, uint64_t running_wall_ns,
+                        uint64_t cpu_interval_ns, size_t nthreads);
 
 #endif

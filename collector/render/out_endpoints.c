@@ -39,7 +39,7 @@ struct row {
     unsigned __int128 wall_total;
     uint64_t cpu_ns, wall_ns, state_ns[STATES];
     int have_starvation; /* its threads were sampled RUNNING (starvation.h) */
-    double starvation;
+    double starvation, starvation_error;
 };
 
 struct table {
@@ -192,6 +192,7 @@ static int add_starvation(struct table *t, const struct profile *p)
             return -ENOMEM;
         r->have_starvation = st.available && st.running_wall_ns > 0;
         r->starvation = st.overall;
+        r->starvation_error = st.error;
         starvation_destroy(&st);
     }
     return 0;
@@ -293,7 +294,8 @@ int out_endpoints_text(FILE *f, const struct profile *p)
             sep = ", ";
         }
         if (r->have_starvation)
-            fprintf(f, "; waiting for a CPU %.0f%% of its running time", 100.0 * r->starvation);
+            fprintf(f, "; waiting for a CPU %.0f%% +- %.0f%% of its running time",
+                    100.0 * r->starvation, 200.0 * r->starvation_error);
         fputc('\n', f);
         for (size_t k = 0; k < r->nslow; k++)
             fprintf(f, "%s root span %" PRIu64 " (%.3f s wall, %.3f s cpu)",
@@ -337,10 +339,12 @@ int out_endpoints_json(FILE *f, const struct profile *p)
         }
         fpl_put_u8(&b, '}');
         if (r->have_starvation) {
-            n = snprintf(num, sizeof(num), ",\"starvation\":%.4f", r->starvation);
+            n = snprintf(num, sizeof(num), ",\"starvation\":%.4f,\"starvation_error\":%.4f",
+                         r->starvation, r->starvation_error);
             fpl_put_bytes(&b, num, (size_t)n);
         } else {
-            fpl_put_bytes(&b, ",\"starvation\":null", 18);
+            static const char none[] = ",\"starvation\":null,\"starvation_error\":null";
+            fpl_put_bytes(&b, none, sizeof(none) - 1);
         }
         fpl_put_bytes(&b, ",\"slowest\":[", 12);
         for (size_t k = 0; k < r->nslow; k++) {

@@ -31,21 +31,25 @@ int out_starvation_text(const struct profile *p, size_t max_rows, FILE *f)
         starvation_destroy(&s);
         return 0;
     }
-    fprintf(f, "  overall %.3f: %.1f ms of CPU in %.1f ms of running wall time, %zu threads\n",
-            s.overall, ms(s.cpu_ns), ms(s.running_wall_ns), s.nthreads);
+    fprintf(f,
+            "  overall %.3f: %.1f ms of CPU in %.1f ms of running wall time, %zu threads "
+            "(+- %.3f: two standard errors of %" PRIu64 " running samples)\n",
+            s.overall, ms(s.cpu_ns), ms(s.running_wall_ns), s.nthreads, 2 * s.error,
+            s.running_samples);
     if (s.tick_ns != p->header.wall_interval_ns)
         fprintf(f,
                 "  wall samples weigh the mean time between wall ticks, %.3f ms (interval "
                 "%.3f ms)\n",
                 ms(s.tick_ns), ms(p->header.wall_interval_ns));
-    fprintf(f, "  %10s %12s %14s %8s  %s\n", "starvation", "cpu ms", "running ms", "tid", "name");
+    fprintf(f, "  %10s %6s %12s %14s %8s  %s\n", "starvation", "+-", "cpu ms", "running ms",
+            "tid", "name");
     for (size_t i = 0; i < s.nthreads && i < max_rows; i++) {
         const struct starvation_thread *t = &s.threads[i];
         char tid[24] = "-";
         if (t->thread != PROFILE_NONE)
             snprintf(tid, sizeof(tid), "%" PRIu64, p->threads[t->thread].os_tid);
-        fprintf(f, "  %10.3f %12.1f %14.1f %8s  %s\n", t->starvation, ms(t->cpu_ns),
-                ms(t->running_wall_ns), tid, row_name(p, t));
+        fprintf(f, "  %10.3f %6.3f %12.1f %14.1f %8s  %s\n", t->starvation, 2 * t->error,
+                ms(t->cpu_ns), ms(t->running_wall_ns), tid, row_name(p, t));
     }
     if (s.nthreads > max_rows)
         fprintf(f, "  ... %zu more threads\n", s.nthreads - max_rows);
@@ -89,6 +93,10 @@ int out_starvation_json(const struct profile *p, struct fpl_buf *b)
     put_u64(b, s.cpu_ns);
     put_raw(b, ",\"running_wall_ns\":");
     put_u64(b, s.running_wall_ns);
+    put_raw(b, ",\"running_samples\":");
+    put_u64(b, s.running_samples);
+    put_raw(b, ",\"error\":");
+    put_ratio(b, s.error);
     put_raw(b, ",\"wall_tick_ns\":");
     put_u64(b, s.tick_ns);
     put_raw(b, ",\"threads\":[");
@@ -105,8 +113,12 @@ int out_starvation_json(const struct profile *p, struct fpl_buf *b)
         put_u64(b, t->cpu_ns);
         put_raw(b, ",\"running_wall_ns\":");
         put_u64(b, t->running_wall_ns);
+        put_raw(b, ",\"running_samples\":");
+        put_u64(b, t->running_samples);
         put_raw(b, ",\"starvation\":");
         put_ratio(b, t->starvation);
+        put_raw(b, ",\"error\":");
+        put_ratio(b, t->error);
         put_raw(b, "}");
     }
     put_raw(b, "]}");

@@ -11,7 +11,8 @@ life (agent from the start: the workload prints it as each thread ends) or over 
   for 8 threads), more when other processes use those CPUs too (the machine is shared);
 - 1 thread, not pinned: about 0 on a quiet machine.
 Asserted, for each run: the summary's JSON has `starvation` with the documented keys; every
-spin thread has a row, within 0.05 of its own kernel figure; the spin threads together within
+spin thread has a row, within 0.05 of its own kernel figure, with at least 100 running samples
+and an error of about (1 - starvation) / sqrt(samples); the spin threads together within
 0.04 of the kernel's (measured agreement is within 0.01; weighing wall samples by the wall
 interval instead of the measured time between ticks reads 0.05 low on a loaded machine); for
 8 threads at least 0.65 (which, with the kernel's agreement, reads 0.75 +- 0.1 on a machine
@@ -34,9 +35,9 @@ import test_attach_common as ac  # noqa: E402
 SECONDS = 5
 OPTIONS = "cpu=10ms,wall=10ms"
 STARVATION_KEYS = {"overall": float, "cpu_ns": int, "running_wall_ns": int,
-                   "wall_tick_ns": int, "threads": list}
+                   "running_samples": int, "error": float, "wall_tick_ns": int, "threads": list}
 ROW_KEYS = {"name": str, "tid": int, "cpu_ns": int, "running_wall_ns": int,
-            "starvation": float}
+            "running_samples": int, "starvation": float, "error": float}
 
 
 def schedstat(pid, tid):
@@ -84,6 +85,13 @@ def check_log(t, what, fpl, nthreads, kernel):
                 tid, sorted(rows))
         t.close_to(row["starvation"], want, 0.05, "%s %s starvation vs kernel" % (what,
                                                                                 row["name"]))
+        # a spin thread runs for seconds: hundreds of running samples at 10 ms, and an error
+        # of about (1 - starvation) / sqrt(samples) (the CPU term is small over seconds)
+        n = row["running_samples"]
+        t.check(n >= 100, "%s %s: %d running samples, want >= 100", what, row["name"], n)
+        approx = (1 - row["starvation"]) / max(n, 1) ** 0.5
+        t.check(0.9 * approx <= row["error"] <= 1.5 * approx + 0.002,
+                "%s %s: error %.4f, want about %.4f", what, row["name"], row["error"], approx)
         cpu += row["cpu_ns"]
         run += row["running_wall_ns"]
     seen = 1 - cpu / run if run and cpu < run else 0.0

@@ -171,16 +171,19 @@ int main(void)
         /* heaviest first: /b has 5 wall intervals; /a and [unnamed] CPU only */
         /* starvation per endpoint, over its own samples only: /b ran (one RUNNING wall
          * sample) with no CPU sample of its own, so it waited all its running time (over the
-         * whole thread it would read 0: the thread's CPU samples outweigh it); /a and the
+         * whole thread it would read 0: the thread's CPU samples outweigh it), +- 0.1443 for
+         * the unseen remainder of a 10 ms CPU interval in 20 ms of running; /a and the
          * unnamed request were never sampled RUNNING by the wall sampler: null */
         CHECK(js && strstr(js, "{\"name\":\"GET /b\",\"requests\":1,\"cpu_ns\":0,\"wall_ns\":"
                                "100000000,\"wall_by_state_ns\":{\"running\":20000000,"
                                "\"sleeping\":80000000},\"starvation\":1.0000,"
+                               "\"starvation_error\":0.1443,"
                                "\"slowest\":[{\"root_span\":20,\"wall_ns\":100000000,"
                                "\"cpu_ns\":0}]}") != NULL);
         /* a request's time is its samples' on every thread; without wall, its CPU time */
         CHECK(js && strstr(js, "{\"name\":\"GET /a\",\"requests\":1,\"cpu_ns\":50000000,"
                                "\"wall_ns\":0,\"wall_by_state_ns\":{},\"starvation\":null,"
+                               "\"starvation_error\":null,"
                                "\"slowest\":[{\"root_span\":10,\"wall_ns\":0,"
                                "\"cpu_ns\":50000000}]}") != NULL);
         CHECK(js && strstr(js, "{\"name\":\"[unnamed]\",\"requests\":1,\"cpu_ns\":70000000")

@@ -145,11 +145,21 @@ static void test_skipped_ticks(void)
         CHECK_NEAR(b->starvation, 0.5, 1e-9);
         CHECK_EQ_U(e->running_wall_ns, 40 * MS);
         CHECK_NEAR(e->starvation, 0.0, 0);
+        /* the error^2: (1 - starvation)^2 / RUNNING samples (counted, not upscaled) +
+         * threads x (cpu interval / running wall)^2 / 12 */
+        CHECK_EQ_U(a->running_samples, 30);
+        CHECK_NEAR(a->error, sqrt(0.125 * 0.125 / 30 + 1.0 / (240 * 240) / 12), 1e-9);
+        CHECK_EQ_U(b->running_samples, 25);
+        CHECK_NEAR(b->error, sqrt(0.01 + 1.0 / 10000 / 12), 1e-9);
+        CHECK_EQ_U(e->running_samples, 1);
+        CHECK_NEAR(e->error, sqrt(1.0 + 1.0 / 16 / 12), 1e-9);
     }
     CHECK(s.threads[0].running_wall_ns == 2400 * MS); /* longest running first */
     CHECK_EQ_U(s.cpu_ns, 840 * MS);
     CHECK_EQ_U(s.running_wall_ns, 3440 * MS);
     CHECK_NEAR(s.overall, 1.0 - 840.0 / 3440.0, 1e-9);
+    CHECK_EQ_U(s.running_samples, 56);
+    CHECK_NEAR(s.error, sqrt(pow(840.0 / 3440, 2) / 56 + 3 * pow(10.0 / 3440, 2) / 12), 1e-9);
     starvation_destroy(&s);
     profile_free(p);
 }
@@ -236,18 +246,21 @@ static void test_summary(void)
     CHECK(summary_write(p, "s.fpl", f, err, sizeof(err)) == 0);
     fclose(f);
     CHECK(strstr(buf, "\nCPU starvation") != NULL);
-    CHECK(strstr(buf, "overall 0.756: 840.0 ms of CPU in 3440.0 ms") != NULL);
+    CHECK(strstr(buf, "overall 0.756: 840.0 ms of CPU in 3440.0 ms of running wall time, 3 "
+                      "threads (+- 0.065: two standard errors of 56 running samples)") != NULL);
     CHECK(strstr(buf, "mean time between wall ticks, 40.000 ms") != NULL);
-    CHECK(strstr(buf, "0.875        300.0         2400.0      101  A") != NULL);
+    CHECK(strstr(buf, "0.875  0.046        300.0         2400.0      101  A") != NULL);
+    CHECK(strstr(buf, "0.500  0.200        500.0         1000.0      102  B") != NULL);
     free(buf);
     buf = NULL;
     f = open_memstream(&buf, &len);
     CHECK(summary_write_json(p, "s.fpl", NULL, f, err, sizeof(err)) == 0);
     fclose(f);
     CHECK(strstr(buf, "\"starvation\":{\"overall\":0.7558,\"cpu_ns\":840000000,"
-                      "\"running_wall_ns\":3440000000,\"wall_tick_ns\":40000000,\"threads\":"
-                      "[{\"name\":\"A\",\"tid\":101,\"cpu_ns\":300000000,\"running_wall_ns\":"
-                      "2400000000,\"starvation\":0.8750},") != NULL);
+                      "\"running_wall_ns\":3440000000,\"running_samples\":56,\"error\":0.0327,"
+                      "\"wall_tick_ns\":40000000,\"threads\":[{\"name\":\"A\",\"tid\":101,"
+                      "\"cpu_ns\":300000000,\"running_wall_ns\":2400000000,"
+                      "\"running_samples\":30,\"starvation\":0.8750,\"error\":0.0229},") != NULL);
     free(buf);
     profile_free(p);
 
