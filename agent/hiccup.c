@@ -265,9 +265,30 @@ static int start_java_probe(jvmtiEnv *jvmti, JNIEnv *jni)
     return rc;
 }
 
+/* Both probes of the last session have ended (their threads touch probes[] no more). */
+static int probes_ended(void)
+{
+    return atomic_load_explicit(&probes[0].ended, memory_order_acquire) &&
+           atomic_load_explicit(&probes[1].ended, memory_order_acquire);
+}
+
+/* Joins the OS probe thread once it has ended. */
+static void join_os_probe(void)
+{
+    if (os_thread_joinable && atomic_load_explicit(&probes[1].ended, memory_order_acquire)) {
+        pthread_join(os_thread, NULL);
+        os_thread_joinable = 0;
+    }
+}
+
 int hiccup_start(jvmtiEnv *jvmti, JNIEnv *jni, uint64_t resolution_ns, uint64_t threshold_ns,
                  char *err, size_t errlen)
 {
+    if (probes_live && probes_ended()) {
+        /* a probe left behind by a slow stop (a long safepoint) has ended since */
+        join_os_probe();
+        probes_live = 0;
+    }
     if (probes_live) {
         snprintf(err, errlen, "hiccup: the probes of the last session have not ended yet");
         return -EBUSY;
@@ -314,21 +335,18 @@ void hiccup_stop(void)
     atomic_store_explicit(&stopping, 1, memory_order_release);
     gcevents_stop(jvmti_env);
     /* a probe ends within one resolution; a Java probe blocked by a very long safepoint is
-     * left behind rather than hang the caller (probes_live then stays set) */
+     * left behind rather than hang the caller (probes_live then stays set until the next
+     * start finds it ended) */
     uint64_t deadline = mono_ns() + res_ns + STOP_GRACE_NS;
     int ended = 0;
     while (mono_ns() < deadline) {
-        ended = atomic_load_explicit(&probes[0].ended, memory_order_acquire) &&
-                atomic_load_explicit(&probes[1].ended, memory_order_acquire);
+        ended = probes_ended();
         if (ended)
             break;
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
-    if (os_thread_joinable && atomic_load_explicit(&probes[1].ended, memory_order_acquire)) {
-        pthread_join(os_thread, NULL);
-        os_thread_joinable = 0;
-    }
+    join_os_probe();
     if (ended)
         probes_live = 0;
     atomic_store_explicit(&active, 0, memory_order_release);

@@ -1,0 +1,14 @@
+# test_hiccup_probes: the hiccup probes' lifecycle across sessions (agent/hiccup.c) with a fake
+# JVM, a Java probe blocked past the stop's grace included. Needs the JDK's jni.h / jvmti.h.
+flyprof_unit_test(test_hiccup_probes
+    SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_hiccup_probes.c ${CMAKE_SOURCE_DIR}/agent/hiccup.c
+        ${CMAKE_SOURCE_DIR}/agent/tsc.c ${CMAKE_SOURCE_DIR}/collector/model/hdr.c
+        ${CMAKE_SOURCE_DIR}/collector/format/fpl_chunk.c
+    LIBS ZLIB::ZLIB m
+    SANITIZE address undefined thread)
+foreach(_t test_hiccup_probes test_hiccup_probes-asan test_hiccup_probes-tsan)
+    if(TARGET ${_t})
+        target_include_directories(${_t} SYSTEM PRIVATE ${JNI_INCLUDE})
+        target_compile_definitions(${_t} PRIVATE _GNU_SOURCE)
+    endif()
+endforeach()
