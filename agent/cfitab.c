@@ -464,23 +464,58 @@ void cfitab_service(void)
     }
 }
 
+static void free_mod(struct cfitab_mod *m)
+{
+    const struct cfitab_table *t = atomic_load_explicit(&m->table, memory_order_relaxed);
+    if (t) {
+        atomic_fetch_sub_explicit(&table_bytes,
+                                  sizeof(*t) + t->nrows * sizeof(*t->rows) +
+                                      t->states_bytes + (size_t)t->npages * sizeof(*t->pages),
+                                  memory_order_relaxed);
+        bigmem_free((void *)t->rows, t->rows_bytes);
+        bigmem_free((void *)t->pages, (size_t)t->npages * sizeof(*t->pages));
+        bigmem_free((void *)t->states, t->states_bytes);
+        free((void *)t);
+    }
+    free(m);
+}
+
+size_t cfitab_replaced(void)
+{
+    return nsnaps > 1 ? nsnaps - 1 : 0;
+}
+
+void cfitab_reclaim(void)
+{
+    if (nsnaps < 2)
+        return;
+    const struct cfitab_snap *cur = snaps[nsnaps - 1];
+    for (size_t i = 0; i + 1 < nsnaps; i++)
+        free((void *)snaps[i]);
+    snaps[0] = cur;
+    nsnaps = 1;
+    for (size_t i = 0; i < nmods; i++)
+        mods[i]->live = 0;
+    for (uint32_t i = 0; i < cur->n; i++)
+        cur->mods[i]->live = 1;
+    size_t k = 0;
+    for (size_t i = 0; i < nmods; i++) {
+        if (mods[i]->live)
+            mods[k++] = mods[i];
+        else
+            free_mod(mods[i]);
+    }
+    nmods = k;
+}
+
 void cfitab_reset(void)
 {
     nativewalk_set_snapshot(NULL);
     for (size_t i = 0; i < nsnaps; i++)
         free((void *)snaps[i]);
     nsnaps = 0;
-    for (size_t i = 0; i < nmods; i++) {
-        const struct cfitab_table *t = atomic_load_explicit(&mods[i]->table,
-                                                            memory_order_relaxed);
-        if (t) {
-            bigmem_free((void *)t->rows, t->rows_bytes);
-            bigmem_free((void *)t->pages, (size_t)t->npages * sizeof(*t->pages));
-            bigmem_free((void *)t->states, t->states_bytes);
-            free((void *)t);
-        }
-        free(mods[i]);
-    }
+    for (size_t i = 0; i < nmods; i++)
+        free_mod(mods[i]);
     free(mods);
     mods = NULL;
     nmods = capmods = 0;

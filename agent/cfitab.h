@@ -20,8 +20,12 @@
  *
  * Synchronization: the snapshot of modules (sorted by address) and each module's table are
  * published with release stores and read by handlers with acquire loads (nativewalk.c); they
- * are immutable once published and freed only by cfitab_reset, while no handler runs. Replaced
- * snapshots are kept until then (at most CFITAB_MAX_SNAPSHOTS, the loader rarely changes).
+ * are immutable once published. Replaced snapshots, and the modules no longer loaded with
+ * their tables, are freed by cfitab_reclaim at a moment no handler runs (the writer asks
+ * handler_inflight() after publishing), else by cfitab_reset when profiling stops; while
+ * handlers never leave the count at 0, at most CFITAB_MAX_SNAPSHOTS are kept and the loader's
+ * later changes wait. (Before cfitab_reclaim, a process that loaded and unloaded libraries
+ * reached that bound in minutes: the walker then never saw a library loaded after it.)
  */
 #ifndef CFITAB_H
 #define CFITAB_H
@@ -66,7 +70,7 @@ struct cfitab_mod {
     /* set by handlers (relaxed: a hint) when a walk stopped here for lack of a table */
     atomic_int wanted;
     int built;                          /* writer: table built or given up */
-    int live;                           /* writer: seen in the latest loader scan */
+    int live;                           /* writer, in cfitab_reclaim: in the current snapshot */
 };
 
 struct cfitab_snap {
@@ -86,6 +90,15 @@ void cfitab_want(uintptr_t pc);
 /* Rescans the loaded modules when the loader reports a change, and builds the tables the
  * handlers asked for. Writer thread (takes dl_iterate_phdr's lock, allocates). */
 void cfitab_service(void);
+
+/* Snapshots replaced since the last cfitab_reclaim (what it would free). Writer thread. */
+size_t cfitab_replaced(void);
+
+/* Frees the replaced snapshots and the modules only they held (unloaded libraries), with
+ * their tables. Writer thread, right after handler_inflight() read 0: a handler that was not
+ * running then loads the current snapshot (nativewalk's snapshot store and load are seq_cst,
+ * as are the handlers' inflight count and the writer's read of it). */
+void cfitab_reclaim(void);
 
 /* Frees every module, table and snapshot. Only while no handler can run. */
 void cfitab_reset(void);

@@ -14,7 +14,9 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-/* release by the writer after the snapshot is filled, acquire by handlers */
+/* seq_cst both ways (a plain load on x86): the writer frees a replaced snapshot once it read
+ * handler_inflight() == 0 after this store, so a handler counted after that read must load
+ * the new one (cfitab_reclaim) */
 static _Atomic(const struct cfitab_snap *) snapshot;
 /* set by handlers (relaxed: the flag is a hint; the module's own flag says which) */
 static atomic_int wanted_any;
@@ -27,7 +29,7 @@ static const volatile uintptr_t *code_lo, *code_hi;
 
 void nativewalk_set_snapshot(const struct cfitab_snap *s)
 {
-    atomic_store_explicit(&snapshot, s, memory_order_release);
+    atomic_store_explicit(&snapshot, s, memory_order_seq_cst);
 }
 
 void nativewalk_set_code_bounds(const uintptr_t *lo, const uintptr_t *hi)
@@ -125,7 +127,7 @@ int nativewalk_sigsafe(void *uc, struct sample_frame *frames, int max, uintptr_t
     uintptr_t sp = (uintptr_t)u->uc_mcontext.gregs[REG_RSP];
     if (nativewalk_is_java_sigsafe(pc))
         return 0;
-    const struct cfitab_snap *s = atomic_load_explicit(&snapshot, memory_order_acquire);
+    const struct cfitab_snap *s = atomic_load_explicit(&snapshot, memory_order_seq_cst);
     unw_cursor_t c;
     /* reads the registers out of uc; libunwind was initialized by cfitab_init, so this takes
      * no lock (its first call would) */

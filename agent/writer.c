@@ -814,8 +814,11 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
             next_period = now + PERIOD_NS;
         }
         do_sync(&w);
-        /* unwind tables the handlers asked for (they wake us); the loader's new modules */
+        /* unwind tables the handlers asked for (they wake us); the loader's new modules;
+         * snapshots replaced since, and unloaded modules, once no handler runs */
         cfitab_service();
+        if (cfitab_replaced() && handler_inflight() == 0)
+            cfitab_reclaim();
         /* a CPU sampler on threads that appeared since (GC, JIT, native threads); while
          * threads come and go it wants to look again sooner than the next period */
         uint64_t tasks_due = tasks_refresh();

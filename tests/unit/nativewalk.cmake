@@ -1,5 +1,12 @@
 # test_nativewalk: agent/nativewalk.c, agent/cfitab.c and agent/symbols.c outside any JVM: a
-# signal handler walks a known chain of native frames of the test program (libunwind, libdl).
+# signal handler walks a known chain of native frames of the test program (libunwind, libdl);
+# then the loader churns (two small libraries, dlopen / dlclose) past the snapshot bound.
+foreach(_l a b)
+    add_library(flyprof_churn_${_l} SHARED ${CMAKE_SOURCE_DIR}/tests/unit/churn_lib.c)
+    set_target_properties(flyprof_churn_${_l} PROPERTIES OUTPUT_NAME flyprof_churn_${_l}
+        LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+endforeach()
+target_compile_definitions(flyprof_churn_b PRIVATE CHURN_PAD)
 flyprof_unit_test(test_nativewalk
     SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_nativewalk.c
         ${CMAKE_SOURCE_DIR}/agent/nativewalk.c ${CMAKE_SOURCE_DIR}/agent/cfitab.c
@@ -10,5 +17,7 @@ foreach(_t test_nativewalk test_nativewalk-asan)
     if(TARGET ${_t})
         target_compile_definitions(${_t} PRIVATE _GNU_SOURCE) # as the agent's objects
         target_include_directories(${_t} SYSTEM PRIVATE ${JNI_INCLUDE}) # sample.h needs jni.h
+        target_compile_definitions(${_t} PRIVATE CHURN_DIR="${CMAKE_BINARY_DIR}/tests")
+        add_dependencies(${_t} flyprof_churn_a flyprof_churn_b)
     endif()
 endforeach()

@@ -1,13 +1,25 @@
 /* test_nativewalk: the native stack walk (agent/nativewalk.c) with the unwind tables of
  * agent/cfitab.c, outside any JVM, on stacks whose truth is known: main -> level1 -> level2
  * -> level3, interrupted by SIGPROF (raise(), then CPU-time itimer ticks landing anywhere in
- * level3's loop, prologue and epilogue included). Each frame is named with agent/symbols.c. */
+ * level3's loop, prologue and epilogue included). Each frame is named with agent/symbols.c.
+ *
+ * Then the loader churns: a library loaded and unloaded 300 times (600 loader changes, each a
+ * snapshot of the modules), with cfitab_reclaim after each service as the writer calls it when
+ * no handler runs; a library loaded after that must be in the handlers' snapshot, and no
+ * replaced snapshot may be left. (Before cfitab_reclaim, snapshots stopped at 256 and the
+ * later library was never seen.) cfitab's regular rescan waits 500 ms between scans: here the
+ * monotonic clock it reads moves a second per call. */
+#include <dlfcn.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
 
 #include "cfitab.h"
 #include "harness.h"
@@ -16,6 +28,20 @@
 
 #define MAXW 512
 #define MAXF 64
+
+/* clock_gettime, interposed: while fast_clock is set, CLOCK_MONOTONIC moves 1 s per call */
+static int fast_clock;
+static long long fast_s = 1000000;
+
+int clock_gettime(clockid_t id, struct timespec *ts)
+{
+    if (fast_clock && id == CLOCK_MONOTONIC) {
+        ts->tv_sec = fast_s++;
+        ts->tv_nsec = 0;
+        return 0;
+    }
+    return (int)syscall(SYS_clock_gettime, id, ts);
+}
 
 static struct sample_frame walks[MAXW][MAXF];
 static int nframes[MAXW];
@@ -96,6 +122,51 @@ static void print_walk(struct symbols *s, int k)
     fprintf(stderr, "\n");
 }
 
+/* Whether a walk from pc finds pc's module in the handlers' snapshot (a pc outside every
+ * module flags an unknown pc for the writer). */
+static int in_snapshot(void *pc)
+{
+    ucontext_t uc;
+    getcontext(&uc); /* this thread's registers, then the pc asked about */
+    uc.uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
+    struct sample_frame f[4];
+    nativewalk_clear_unknown();
+    nativewalk_sigsafe(&uc, f, 4, 0, 0, NULL);
+    return !nativewalk_unknown_pending();
+}
+
+static void test_loader_churn(void)
+{
+    fast_clock = 1;
+    int cycles = 0, left = 0;
+    for (; cycles < 300; cycles++) {
+        void *h = dlopen(CHURN_DIR "/libflyprof_churn_a.so", RTLD_NOW);
+        if (!h)
+            break;
+        cfitab_service();
+        if (cfitab_replaced())
+            cfitab_reclaim();
+        dlclose(h);
+        cfitab_service();
+        if (cfitab_replaced())
+            cfitab_reclaim();
+    }
+    left = (int)cfitab_replaced();
+    void *hb = dlopen(CHURN_DIR "/libflyprof_churn_b.so", RTLD_NOW);
+    cfitab_service();
+    void *fn = hb ? dlsym(hb, "churn_fn") : NULL;
+    int seen = fn && in_snapshot(fn);
+    fast_clock = 0;
+    printf("test_nativewalk: %d load/unload cycles, %d replaced snapshots left; a library "
+           "loaded then is %sin the snapshot\n", cycles, left, seen ? "" : "NOT ");
+    CHECK_EQ_U(cycles, 300);
+    CHECK_EQ_U(left, 0);
+    CHECK(fn != NULL);
+    CHECK(seen);
+    if (hb)
+        dlclose(hb);
+}
+
 int main(void)
 {
     struct sigaction sa;
@@ -149,5 +220,6 @@ int main(void)
     /* asynchronous unwind tables describe every instruction: every walk must be whole */
     CHECK(chained == in3);
     symbols_free(s);
+    test_loader_churn();
     return harness_result("test_nativewalk");
 }
