@@ -22,13 +22,20 @@ enum task_state {
     TASK_NEW,       /* not armed yet */
     TASK_ARMED,     /* its timer or perf event exists */
     TASK_FAILED,    /* arming failed (counted as a timer error); not retried */
-    TASK_ENDED,     /* ThreadEnd ran: not armed again while this incarnation is listed */
+    TASK_ENDED,     /* ThreadEnd ran: not armed again while this incarnation is exiting */
 };
+
+/* A thread still listed this long after its ThreadEnd, with the same start time, is not
+ * exiting: it detached from the JVM (JNI DetachCurrentThread posts ThreadEnd) and runs on as
+ * a native thread, so it is armed again. An exiting thread leaves the listing within
+ * milliseconds. */
+#define DETACHED_NS 500000000ull
 
 struct task {
     int tid;
     int state;
     uint64_t start;     /* TASK_ENDED: the thread's start time (/proc stat field 22) */
+    uint64_t ended_ns;  /* TASK_ENDED: when ThreadEnd ran (CLOCK_MONOTONIC) */
     timer_t timer;      /* cputimer, when armed */
     int fd;             /* perf, when armed; -1 otherwise */
     uint32_t seen;      /* generation of the last scan that listed it */
@@ -127,6 +134,13 @@ static ssize_t read_task_file(int tid, const char *file, char *buf, size_t len)
     return n;
 }
 
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* The thread's start time in clock ticks since boot (stat field 22), 0 when unknown. */
 static uint64_t start_time(int tid)
 {
@@ -175,14 +189,16 @@ static void disarm(struct task *t)
     armed--;
 }
 
-/* Lists /proc/self/task: arms new threads, re-arms a new thread reusing an ended one's tid,
- * forgets (and disarms) threads no longer listed. Under lock. */
+/* Lists /proc/self/task: arms new threads, re-arms a new thread reusing an ended one's tid
+ * and an ended thread that detached instead (DETACHED_NS), forgets (and disarms) threads no
+ * longer listed. Under lock. */
 static int scan_locked(void)
 {
     DIR *d = opendir("/proc/self/task");
     if (!d)
         return -errno;
     gen++;
+    uint64_t now = mono_ns();
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
         if (de->d_name[0] < '0' || de->d_name[0] > '9')
@@ -194,7 +210,8 @@ static int scan_locked(void)
             if (!t)
                 break;
             arm(t);
-        } else if (t->state == TASK_ENDED && t->start != start_time(tid)) {
+        } else if (t->state == TASK_ENDED &&
+                   (now - t->ended_ns >= DETACHED_NS || t->start != start_time(tid))) {
             t->start = 0;
             arm(t);
         }
@@ -261,15 +278,9 @@ void tasks_thread_end(int tid)
         disarm(t);
         t->state = TASK_ENDED;
         t->start = start_time(tid);
+        t->ended_ns = mono_ns();
     }
     pthread_mutex_unlock(&lock);
-}
-
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* The process's thread count (/proc/self/stat field 20), -1 when unknown. */
