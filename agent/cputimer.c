@@ -9,13 +9,11 @@
 #include <time.h>
 
 #include "counters.h"
+#include "cpuclock.h"
 #include "fpl_format.h"
 #include "handler.h"
 #include "tasks.h"
 
-/* The kernel's per-thread CPU clock id: CPUCLOCK_SCHED of thread tid (see clock_getcpuclockid
- * and pthread_getcpuclockid, which do the same for the caller / a pthread_t). */
-#define THREAD_CPUCLOCK(tid) ((~(clockid_t)(tid) << 3) | 6)
 
 /* 0: engine off. Relaxed: read under tasks.c's lock, which orders it. */
 static _Atomic uint64_t interval;
@@ -32,7 +30,7 @@ int cputimer_arm(int tid, timer_t *out)
     sev.sigev_value.sival_int = HANDLER_COOKIE;
     sev._sigev_un._tid = tid;
     timer_t t;
-    if (timer_create(THREAD_CPUCLOCK(tid), &sev, &t) != 0)
+    if (timer_create(cpuclock_of(tid), &sev, &t) != 0)
         return errno == EINVAL ? -ESRCH : -errno; /* EINVAL: no such thread (any more) */
     struct itimerspec its;
     its.it_interval.tv_sec = (time_t)(ns / 1000000000ull);

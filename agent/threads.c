@@ -14,6 +14,7 @@
 #include <urcu/urcu-memb.h>
 
 #include "counters.h"
+#include "cpuclock.h"
 #include "envtable.h"
 #include "stackbounds.h"
 #include "testhook.h"
@@ -252,16 +253,6 @@ static int agent_cpu_counter(const char *name)
     return FPL_CTR_AGENT_OTHER_CPU_NS;
 }
 
-/* CPU time of thread tid of this process, ns (0 when it cannot be read): the kernel's
- * per-thread CPU clock, (~tid << 3) | CPUCLOCK_PERTHREAD | CPUCLOCK_SCHED. */
-static uint64_t tid_cpu_ns(int tid)
-{
-    struct timespec ts;
-    clockid_t clk = (clockid_t)((~(unsigned)tid << 3) | 6);
-    if (clock_gettime(clk, &ts) != 0)
-        return 0;
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 void threads_agent_cpu(uint64_t *sampler_ns, uint64_t *other_ns)
 {
@@ -274,9 +265,9 @@ void threads_agent_cpu(uint64_t *sampler_ns, uint64_t *other_ns)
             continue;
         int id = agent_cpu_counter(e->name);
         if (id == FPL_CTR_SAMPLER_CPU_NS)
-            *sampler_ns += tid_cpu_ns(e->tid);
+            *sampler_ns += cpuclock_ns(e->tid);
         else if (id == FPL_CTR_AGENT_OTHER_CPU_NS)
-            *other_ns += tid_cpu_ns(e->tid);
+            *other_ns += cpuclock_ns(e->tid);
     }
     pthread_mutex_unlock(&lock);
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "context.h"
+#include "cpuclock.h"
 #include "counters.h"
 #include "fpl_format.h"
 #include "handler.h"
@@ -223,16 +224,6 @@ static void push_repeat(struct sampler *s, struct threads_entry *e, int state, u
     counters_add_sigsafe(FPL_CTR_WALL_IDLE, 1);
 }
 
-/* The CPU time of thread tid of this process, ns; 0 when it cannot be read (it ended). */
-static uint64_t tid_cpu_ns(int tid)
-{
-    struct timespec ts;
-    /* the kernel's per-thread CPU clock id (see clock_getcpuclockid): CPUCLOCK_SCHED of tid */
-    clockid_t clk = (clockid_t)((~(unsigned)tid << 3) | 6);
-    if (clock_gettime(clk, &ts) != 0)
-        return 0;
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* HotSpot's JavaThreadState values the sampler tells apart (globalDefinitions.hpp). */
 #define JS_IN_NATIVE 4
@@ -327,7 +318,7 @@ static int sample_one(struct sampler *s, JNIEnv *jni, struct threads_entry *e, j
     }
     int state = wallclock_state(st);
     int runnable = (st & JVMTI_THREAD_STATE_RUNNABLE) != 0;
-    uint64_t cpu = tid_cpu_ns(e->tid);
+    uint64_t cpu = cpuclock_ns(e->tid);
     uint64_t base = handler_wall_base(e->slot);
     uint32_t cseq = context_seq(e->slot);
     int ctx_moved = e->slot < THREADS_MAX && seen_seq[e->slot] != cseq;
