@@ -17,6 +17,7 @@
 #include "cputimer.h"
 #include "fpl_format.h"
 #include "perf.h"
+#include "writer.h"
 
 enum task_state {
     TASK_NEW,       /* not armed yet */
@@ -27,9 +28,10 @@ enum task_state {
 
 /* A thread still listed this long after its ThreadEnd, with the same start time, is not
  * exiting: it detached from the JVM (JNI DetachCurrentThread posts ThreadEnd) and runs on as
- * a native thread, so it is armed again. An exiting thread leaves the listing within
- * milliseconds. */
-#define DETACHED_NS 500000000ull
+ * a native thread, so it is armed again (tasks_refresh lists the threads then, whatever their
+ * count). An exiting thread leaves the listing within milliseconds; one that takes longer is
+ * armed for a moment, harmlessly. */
+#define DETACHED_NS 200000000ull
 
 struct task {
     int tid;
@@ -48,6 +50,9 @@ static size_t ntasks, captasks;
 static int32_t *index_;         /* under lock: open addressing, task index + 1, 0 = empty */
 static size_t capindex;         /* power of two, > 2 * ntasks */
 static uint32_t gen;            /* under lock */
+/* when a thread ended by ThreadEnd is due to be looked at again (DETACHED_NS after it), 0 if
+ * none: set under lock, read by tasks_refresh (relaxed: a hint) */
+static _Atomic uint64_t recheck_ns;
 static int armed;               /* under lock */
 
 static size_t slot_of(int tid)
@@ -198,7 +203,7 @@ static int scan_locked(void)
     if (!d)
         return -errno;
     gen++;
-    uint64_t now = mono_ns();
+    uint64_t now = mono_ns(), recheck = 0;
     struct dirent *de;
     while ((de = readdir(d)) != NULL) {
         if (de->d_name[0] < '0' || de->d_name[0] > '9')
@@ -214,10 +219,13 @@ static int scan_locked(void)
                    (now - t->ended_ns >= DETACHED_NS || t->start != start_time(tid))) {
             t->start = 0;
             arm(t);
+        } else if (t->state == TASK_ENDED && (!recheck || t->ended_ns + DETACHED_NS < recheck)) {
+            recheck = t->ended_ns + DETACHED_NS; /* still exiting, or not yet known */
         }
         t->seen = gen;
     }
     closedir(d);
+    atomic_store_explicit(&recheck_ns, recheck, memory_order_relaxed);
     size_t j = 0;
     for (size_t i = 0; i < ntasks; i++) {
         if (tasks[i].seen != gen) {
@@ -279,6 +287,13 @@ void tasks_thread_end(int tid)
         t->state = TASK_ENDED;
         t->start = start_time(tid);
         t->ended_ns = mono_ns();
+        uint64_t due = t->ended_ns + DETACHED_NS, was = atomic_load(&recheck_ns);
+        if (!was || due < was)
+            atomic_store_explicit(&recheck_ns, due, memory_order_relaxed);
+        /* the writer, asleep for up to its period, learns when to list the threads (at most
+         * one wake per listing: the listing clears recheck_ns once the exiting are gone) */
+        if (!was)
+            writer_wake();
     }
     pthread_mutex_unlock(&lock);
 }
@@ -306,30 +321,47 @@ static long thread_count(void)
 static uint64_t last_scan_ns, last_poll_ns, last_change_ns, scan_cost_ns;
 static long last_count = -1;
 
-/* When the next call is due: soon while the thread count is changing; else whenever the
- * writer wakes next (its period is a second: the full scan rides on it, no wakeup of its
- * own). */
+/* The least time between two listings: a process creating thousands of threads changes its
+ * count at every poll, and listing them all each time could cost more than profiling; the
+ * scans stay under 5% of a core. */
+static uint64_t scan_gap(void)
+{
+    return scan_cost_ns * 20 > TASKS_POLL_NS ? scan_cost_ns * 20 : TASKS_POLL_NS;
+}
+
+/* When the next call is due: soon while the thread count is changing, or when a thread that
+ * ended is to be looked at again (recheck_ns); else whenever the writer wakes next (its
+ * period is a second: the full scan rides on it, no wakeup of its own). */
 static uint64_t next_due(uint64_t now)
 {
-    if (now - last_change_ns >= TASKS_BUSY_NS)
-        return UINT64_MAX;
-    uint64_t due = last_poll_ns + TASKS_POLL_NS;
-    return due > now ? due - now : 0;
+    uint64_t due = UINT64_MAX;
+    if (now - last_change_ns < TASKS_BUSY_NS) {
+        uint64_t at = last_poll_ns + TASKS_POLL_NS;
+        due = at > now ? at - now : 0;
+    }
+    uint64_t re = atomic_load_explicit(&recheck_ns, memory_order_relaxed);
+    if (re) {
+        if (re < last_scan_ns + scan_gap())
+            re = last_scan_ns + scan_gap();
+        uint64_t r = re > now ? re - now : 0;
+        if (r < due)
+            due = r;
+    }
+    return due;
 }
 
 uint64_t tasks_refresh(void)
 {
     uint64_t now = mono_ns();
-    /* a process creating thousands of threads changes its count at every poll: listing them
-     * all each time could cost more than profiling; keep the scans under 5% of a core */
-    uint64_t gap = scan_cost_ns * 20 > TASKS_POLL_NS ? scan_cost_ns * 20 : TASKS_POLL_NS;
-    if (now - last_poll_ns < TASKS_POLL_NS || now - last_scan_ns < gap)
+    uint64_t re = atomic_load_explicit(&recheck_ns, memory_order_relaxed);
+    int recheck = re && now >= re; /* list now, whatever the count */
+    if (now - last_scan_ns < scan_gap() || (!recheck && now - last_poll_ns < TASKS_POLL_NS))
         return next_due(now);
     last_poll_ns = now;
     long count = thread_count();
     if (count != last_count && last_count >= 0)
         last_change_ns = now; /* the first count is no change */
-    if (count == last_count && now - last_scan_ns < TASKS_SCAN_NS)
+    if (!recheck && count == last_count && now - last_scan_ns < TASKS_SCAN_NS)
         return next_due(now);
     last_count = count;
     last_scan_ns = now;

@@ -12,8 +12,9 @@
  * the samplers of vanished threads deleted. Java threads are armed at once by
  * ThreadStart (tasks_thread_start) and disarmed by ThreadEnd; an ended thread whose tid is
  * still listed (it is exiting) is not armed again unless /proc says it is a new thread with
- * the same tid (another start time), or it is still listed half a second later: it detached
- * from the JVM (DetachCurrentThread posts ThreadEnd) and goes on as a native thread.
+ * the same tid (another start time), or it is still listed 200 ms later (the threads are
+ * listed then): it detached from the JVM (DetachCurrentThread posts ThreadEnd) and goes on
+ * as a native thread.
  * flyprof's own threads are armed too: their CPU is part of the process's, and their samples
  * name them ("flyprof writer", "flyprof wall sampler"), so the profile shows what the
  * profiler costs.
