@@ -30,6 +30,7 @@ static size_t nsnaps;
 static unsigned long long loader_adds = ~0ull, loader_subs = ~0ull;
 static int initialized;
 static int want_pending;                /* cfitab_want asked for a table */
+static int asks_muted;                  /* walks' asks for a scan ignored until a regular one */
 static uint64_t last_scan_ns;
 #define RESCAN_NS 500000000ull
 #define RESCAN_ASKED_NS 20000000ull     /* sooner when a walk met an unknown pc */
@@ -125,6 +126,12 @@ static int rescan(void)
     struct scan sc;
     memset(&sc, 0, sizeof(sc));
     dl_iterate_phdr(scan_one, &sc);
+    if (!sc.failed) { /* what is loaded now: only these modules' memory may be read */
+        for (size_t i = 0; i < nmods; i++)
+            mods[i]->live = 0;
+        for (size_t i = 0; i < sc.n; i++)
+            sc.found[i]->live = 1;
+    }
     if (sc.failed || (sc.adds == loader_adds && sc.subs == loader_subs) ||
         nsnaps == CFITAB_MAX_SNAPSHOTS) {
         free(sc.found);
@@ -431,17 +438,27 @@ void cfitab_service(void)
      * JDK loaded on first use: libzip, libnio). Anonymous code is outside every module too and
      * would ask at every sample: when the asked-for scan finds nothing new, handlers stop
      * asking until the next regular one. */
-    int asked_scan = nativewalk_unknown_pending();
+    int asked_scan = !asks_muted && nativewalk_unknown_pending();
     int regular = now - last_scan_ns >= RESCAN_NS;
     if (regular || (asked_scan && now - last_scan_ns >= RESCAN_ASKED_NS)) {
         last_scan_ns = now;
-        if (rescan() || regular)
-            nativewalk_clear_unknown();
+        int changed = rescan();
+        /* an asked-for scan that found nothing new: the pc was anonymous code, which the next
+         * walks will meet again; the asks are muted until the next regular scan (before, the
+         * flag stayed set and the writer took the loader's lock every 20 ms) */
+        asks_muted = !changed && !regular;
+        nativewalk_clear_unknown();
     }
     int asked = want_pending;
     want_pending = 0;
     if (!nativewalk_take_wanted() && !asked)
         return;
+    /* a module a walk met may have been unloaded since (dlclose): its memory is gone, and
+     * reading its tables would fault in this thread. Build only what is loaded now. (A
+     * dlclose during the build itself is not excluded; holding the loader's lock that long
+     * would stall dlopen and C++ exceptions in the JVM.) */
+    if (rescan())
+        nativewalk_clear_unknown();
     /* smallest first: libjvm's table (tens of thousands of FDEs) takes the better part of a
      * second to build, and a library met during it (libzip under Deflater) would otherwise
      * wait behind it, its samples cut short at its first frame meanwhile */
@@ -450,7 +467,7 @@ void cfitab_service(void)
         uintptr_t best_count = 0;
         for (size_t i = 0; i < nmods; i++) {
             struct cfitab_mod *m = mods[i];
-            if (m->built || !atomic_load_explicit(&m->wanted, memory_order_relaxed))
+            if (m->built || !m->live || !atomic_load_explicit(&m->wanted, memory_order_relaxed))
                 continue;
             uintptr_t count = fde_count(m);
             if (!best || count < best_count) {
@@ -480,6 +497,20 @@ static void free_mod(struct cfitab_mod *m)
     free(m);
 }
 
+/* Whether snapshot s holds m (s is sorted by lo, its ranges disjoint). */
+static int in_snapshot(const struct cfitab_snap *s, const struct cfitab_mod *m)
+{
+    uint32_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s->mods[mid]->lo < m->lo)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->n && s->mods[lo] == m;
+}
+
 size_t cfitab_replaced(void)
 {
     return nsnaps > 1 ? nsnaps - 1 : 0;
@@ -494,13 +525,9 @@ void cfitab_reclaim(void)
         free((void *)snaps[i]);
     snaps[0] = cur;
     nsnaps = 1;
-    for (size_t i = 0; i < nmods; i++)
-        mods[i]->live = 0;
-    for (uint32_t i = 0; i < cur->n; i++)
-        cur->mods[i]->live = 1;
     size_t k = 0;
     for (size_t i = 0; i < nmods; i++) {
-        if (mods[i]->live)
+        if (in_snapshot(cur, mods[i]))
             mods[k++] = mods[i];
         else
             free_mod(mods[i]);
@@ -520,6 +547,7 @@ void cfitab_reset(void)
     mods = NULL;
     nmods = capmods = 0;
     want_pending = 0;
+    asks_muted = 0;
     loader_adds = loader_subs = ~0ull;
     atomic_store_explicit(&table_bytes, 0, memory_order_relaxed);
 }

@@ -70,7 +70,7 @@ struct cfitab_mod {
     /* set by handlers (relaxed: a hint) when a walk stopped here for lack of a table */
     atomic_int wanted;
     int built;                          /* writer: table built or given up */
-    int live;                           /* writer, in cfitab_reclaim: in the current snapshot */
+    int live;                           /* writer: seen in the latest loader scan (loaded) */
 };
 
 struct cfitab_snap {

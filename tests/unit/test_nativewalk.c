@@ -6,10 +6,13 @@
  * Then the loader churns: a library loaded and unloaded 300 times (600 loader changes, each a
  * snapshot of the modules), with cfitab_reclaim after each service as the writer calls it when
  * no handler runs; a library loaded after that must be in the handlers' snapshot, and no
- * replaced snapshot may be left. (Before cfitab_reclaim, snapshots stopped at 256 and the
- * later library was never seen.) cfitab's regular rescan waits 500 ms between scans: here the
- * monotonic clock it reads moves a second per call. */
+ * replaced snapshot may be left (before cfitab_reclaim, snapshots stopped at 256 and the
+ * later library was never seen); a library a walk met and that is unloaded before its table
+ * is built is not read (it was: the writer faulted). cfitab's regular rescan waits 500 ms
+ * between scans: here the monotonic clock it reads moves a second per call. Last, walks that
+ * keep meeting anonymous code do not make the writer scan the loader at every service. */
 #include <dlfcn.h>
+#include <link.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,18 +32,33 @@
 #define MAXW 512
 #define MAXF 64
 
-/* clock_gettime, interposed: while fast_clock is set, CLOCK_MONOTONIC moves 1 s per call */
-static int fast_clock;
-static long long fast_s = 1000000;
+/* clock_gettime, interposed: while fast_clock_ns is set, CLOCK_MONOTONIC moves that much per
+ * call */
+static long long fast_clock_ns;
+static long long fast_now_ns = 1000000000000ll;
 
 int clock_gettime(clockid_t id, struct timespec *ts)
 {
-    if (fast_clock && id == CLOCK_MONOTONIC) {
-        ts->tv_sec = fast_s++;
-        ts->tv_nsec = 0;
+    if (fast_clock_ns && id == CLOCK_MONOTONIC) {
+        fast_now_ns += fast_clock_ns;
+        ts->tv_sec = fast_now_ns / 1000000000;
+        ts->tv_nsec = fast_now_ns % 1000000000;
         return 0;
     }
     return (int)syscall(SYS_clock_gettime, id, ts);
+}
+
+/* dl_iterate_phdr, interposed: counts the loader scans (cfitab's rescans) */
+static int loader_scans;
+typedef int (*dl_iterate_fn)(int (*)(struct dl_phdr_info *, size_t, void *), void *);
+
+int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *arg)
+{
+    static dl_iterate_fn real;
+    if (!real)
+        real = (dl_iterate_fn)dlsym(RTLD_NEXT, "dl_iterate_phdr");
+    loader_scans++;
+    return real(cb, arg);
 }
 
 static struct sample_frame walks[MAXW][MAXF];
@@ -137,7 +155,7 @@ static int in_snapshot(void *pc)
 
 static void test_loader_churn(void)
 {
-    fast_clock = 1;
+    fast_clock_ns = 1000000000; /* every service is a regular scan */
     int cycles = 0, left = 0;
     for (; cycles < 300; cycles++) {
         void *h = dlopen(CHURN_DIR "/libflyprof_churn_a.so", RTLD_NOW);
@@ -156,15 +174,40 @@ static void test_loader_churn(void)
     cfitab_service();
     void *fn = hb ? dlsym(hb, "churn_fn") : NULL;
     int seen = fn && in_snapshot(fn);
-    fast_clock = 0;
+    fast_clock_ns = 0;
     printf("test_nativewalk: %d load/unload cycles, %d replaced snapshots left; a library "
            "loaded then is %sin the snapshot\n", cycles, left, seen ? "" : "NOT ");
     CHECK_EQ_U(cycles, 300);
     CHECK_EQ_U(left, 0);
     CHECK(fn != NULL);
     CHECK(seen);
+    /* the walk asked for that library's table; it is unloaded before the writer's next
+     * service, which must not read the gone library (it faulted here, in the writer) */
     if (hb)
         dlclose(hb);
+    cfitab_service();
+    CHECK(1); /* reached */
+}
+
+/* Walks that keep meeting anonymous code (a pc in no module) ask for a scan; an asked scan
+ * that finds nothing new mutes the asks until the next regular scan (every 500 ms): with the
+ * clock moving 30 ms per service, 100 services are 3 s, about 6 regular scans and one asked
+ * scan after each (without the mute: one per service). */
+static void test_anonymous_asks(void)
+{
+    fast_clock_ns = 30000000;
+    cfitab_service(); /* a regular scan, or not: from here on count */
+    int before = loader_scans;
+    for (int i = 0; i < 100; i++) {
+        in_snapshot((void *)0x1000); /* no module maps page 1 */
+        cfitab_service();
+    }
+    fast_clock_ns = 0;
+    int scans = loader_scans - before;
+    printf("test_nativewalk: 100 services over 3 s, each after a walk met anonymous code: %d "
+           "loader scans\n", scans);
+    CHECK(scans >= 5);  /* the regular ones */
+    CHECK(scans <= 15); /* not one per asking walk */
 }
 
 int main(void)
@@ -221,5 +264,6 @@ int main(void)
     CHECK(chained == in3);
     symbols_free(s);
     test_loader_churn();
+    test_anonymous_asks();
     return harness_result("test_nativewalk");
 }
