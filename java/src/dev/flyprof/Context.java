@@ -35,16 +35,20 @@ public final class Context {
     private Context() {
     }
 
-    /** The current thread now works for span {@code spanId} of the request {@code rootSpanId}. */
+    /**
+     * The current thread now works for span {@code spanId} of the request {@code rootSpanId}.
+     * Ignored on a virtual thread: its carrier runs other virtual threads in turn, whose
+     * samples would carry this context.
+     */
     public static void set(long spanId, long rootSpanId) {
-        if (bound) {
+        if (bound && !VirtualThreads.current()) {
             set0(spanId, rootSpanId);
         }
     }
 
-    /** The current thread works for no span any more. */
+    /** The current thread works for no span any more. Ignored on a virtual thread. */
     public static void clear() {
-        if (bound) {
+        if (bound && !VirtualThreads.current()) {
             clear0();
         }
     }

@@ -18,16 +18,19 @@ public final class ThreadFilter {
     private ThreadFilter() {
     }
 
-    /** Marks the current thread. */
+    /**
+     * Marks the current thread. Ignored on a virtual thread: the mark would stay on its
+     * carrier, which runs other virtual threads in turn.
+     */
     public static void add() {
-        if (bound) {
+        if (bound && !VirtualThreads.current()) {
             add0();
         }
     }
 
-    /** Unmarks the current thread. */
+    /** Unmarks the current thread. Ignored on a virtual thread. */
     public static void remove() {
-        if (bound) {
+        if (bound && !VirtualThreads.current()) {
             remove0();
         }
     }
