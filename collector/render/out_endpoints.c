@@ -14,6 +14,7 @@
 #define STATES 9 /* enum fpl_state, then "other" */
 /* endpoints whose starvation is computed (one pass over the cells each), heaviest first */
 #define STARVATION_ROWS 64
+#define TEXT_ROWS 20 /* endpoints listed in the text summary; JSON lists all */
 #define SLOWEST 3 /* requests named per endpoint */
 
 static const char *const state_names[STATES] = {"unknown",  "running",       "blocked",
@@ -281,7 +282,7 @@ int out_endpoints_text(FILE *f, const struct profile *p)
             p->header.wall_interval_ns ? "wall" : "CPU", t.n, requests);
     fprintf(f, "  %10s %10s %10s  %-30s %s\n", "requests", "wall s", "cpu s", "endpoint",
             "wall by state");
-    for (size_t i = 0; i < t.n; i++) {
+    for (size_t i = 0; i < t.n && i < TEXT_ROWS; i++) {
         const struct row *r = &t.rows[i];
         fprintf(f, "  %10" PRIu64 " %10.3f %10.3f  %-30s", r->requests, (double)r->wall_ns / 1e9,
                 (double)r->cpu_ns / 1e9, r->name);
@@ -304,8 +305,25 @@ int out_endpoints_text(FILE *f, const struct profile *p)
         if (r->nslow)
             fputc('\n', f);
     }
+    if (t.n > TEXT_ROWS) {
+        uint64_t more = 0;
+        for (size_t i = TEXT_ROWS; i < t.n; i++)
+            more += t.rows[i].requests;
+        fprintf(f, "  ... %zu more endpoints, %" PRIu64 " requests (summary --json lists all)\n",
+                t.n - TEXT_ROWS, more);
+    }
     if (p->ctx.undefined)
         fprintf(f, "  (%" PRIu64 " samples refer to contexts the log lost)\n", p->ctx.undefined);
+    if (p->counters[FPL_CTR_ENDPOINT_DROPS])
+        fprintf(f,
+                "  %" PRIu64 " Context.endpoint calls were dropped (the agent's queue of names "
+                "was full): their requests count as [unnamed]\n",
+                p->counters[FPL_CTR_ENDPOINT_DROPS]);
+    if (p->counters[FPL_CTR_CONTEXT_LOST])
+        fprintf(f,
+                "  %" PRIu64 " wall samples were logged without their context (the thread kept "
+                "changing it)\n",
+                p->counters[FPL_CTR_CONTEXT_LOST]);
     table_free(&t);
     return ferror(f) ? -EIO : 0;
 }

@@ -835,6 +835,10 @@ static void js_agent(struct fpl_buf *b, const struct profile *p)
     fpl_put_u8(b, '}');
     js_key(b, "walks_recovered", &first);
     js_u64(b, p->counters[FPL_CTR_AGCT_RECOVERED]);
+    js_key(b, "endpoint_drops", &first);
+    js_u64(b, p->counters[FPL_CTR_ENDPOINT_DROPS]);
+    js_key(b, "context_lost", &first);
+    js_u64(b, p->counters[FPL_CTR_CONTEXT_LOST]);
     fpl_put_u8(b, '}');
 }
 

@@ -124,6 +124,68 @@ static void check_sel(const uint8_t *data, size_t len, const char *re, const uin
     profile_free(p);
 }
 
+/* 30 endpoints, one request each with i + 1 CPU samples, and the agent's counters of dropped
+ * names (7) and of wall samples logged without their context (3): the text lists the 20
+ * heaviest, then one line for the rest (10 endpoints, 10 requests), and says what was lost;
+ * the JSON lists all 30. */
+static void test_many_endpoints(void)
+{
+    struct fplgen g;
+    if (fplgen_init(&g) != 0)
+        return;
+    struct fplgen_header h = {.pid = 1, .ticks_per_sec = 1000000000, .cpu_interval_ns = CPU_NS,
+                              .depth = 64, .options = "", .jvm_name = "", .jvm_version = "",
+                              .command = ""};
+    fplgen_header(&g, &h);
+    fplgen_thread(&g, 1, 100, "worker");
+    fplgen_method(&g, 1, FPL_METHOD_JAVA, "A", "cpu", "()V", "", 0, NULL);
+    struct reader_frame fa = {1, 0, 0};
+    fplgen_stack(&g, 1, 1, &fa);
+    for (uint64_t i = 0; i < 30; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "GET /e%02u", (unsigned)i);
+        put_endpoint(&g, 100 + i, name);
+        put_context(&g, 1 + i, 100 + i, 100 + i);
+    }
+    fplgen_flush(&g);
+    for (uint64_t i = 0; i < 30; i++)
+        put_sample(&g, 1, i + 1, FPL_KIND_CPU, FPL_STATE_RUNNING, 1 + i);
+    struct reader_counter c[2] = {{FPL_CTR_ENDPOINT_DROPS, 7}, {FPL_CTR_CONTEXT_LOST, 3}};
+    fplgen_counters(&g, 2, c);
+    fplgen_end(&g, 5000);
+    fplgen_flush(&g);
+    size_t len = 0;
+    uint8_t *data = fplgen_bytes(&g, &len);
+    fplgen_destroy(&g);
+    struct profile *p = data ? read_sel(data, len, NULL, NULL, NULL, TOTALS) : NULL;
+    CHECK(p != NULL);
+    if (p) {
+        char *txt = NULL, *js = NULL;
+        size_t tlen = 0, jlen = 0;
+        FILE *f = open_memstream(&txt, &tlen);
+        CHECK(f && out_endpoints_text(f, p) == 0);
+        if (f)
+            fclose(f);
+        f = open_memstream(&js, &jlen);
+        CHECK(f && out_endpoints_json(f, p) == 0);
+        if (f)
+            fclose(f);
+        CHECK(txt && strstr(txt, "GET /e29") && strstr(txt, "GET /e10")); /* the 20 heaviest */
+        CHECK(txt && !strstr(txt, "GET /e09"));
+        CHECK(txt && strstr(txt, "... 10 more endpoints, 10 requests (summary --json lists "
+                                 "all)"));
+        CHECK(txt && strstr(txt, "7 Context.endpoint calls were dropped"));
+        CHECK(txt && strstr(txt, "3 wall samples were logged without their context"));
+        CHECK(js && strstr(js, "GET /e00")); /* JSON: all of them */
+        if (txt && !strstr(txt, "... 10 more"))
+            fprintf(stderr, "%s\n", txt);
+        free(txt);
+        free(js);
+        profile_free(p);
+    }
+    free(data);
+}
+
 int main(void)
 {
     size_t len = 0;
@@ -203,5 +265,6 @@ int main(void)
     CHECK(p && p->nentries == 7 && p->nctx_entries == 0);
     profile_free(p);
     free(data);
+    test_many_endpoints();
     return harness_result("test_collector_context");
 }
