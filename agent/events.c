@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <x86intrin.h>
 
 #include "fpl_format.h"
@@ -70,6 +72,25 @@ static void (*wake_fn)(void);
  * count), the writer logs the increase under thread id 0 */
 static _Atomic uint64_t nomem_drops;
 static uint64_t nomem_logged; /* writer */
+/* bytes of every buffer not yet freed (relaxed: a budget, no data published with it) */
+static _Atomic uint64_t total_bytes;
+
+/* The bytes buffer b holds (its header and data). */
+static size_t buf_size(const struct events_buf *b)
+{
+    return (size_t)(b->data - (const uint8_t *)b) + b->mask + 1;
+}
+
+uint64_t events_bytes(void)
+{
+    return atomic_load_explicit(&total_bytes, memory_order_relaxed);
+}
+
+static void buf_free(struct events_buf *b)
+{
+    atomic_fetch_sub_explicit(&total_bytes, buf_size(b), memory_order_relaxed);
+    free(b);
+}
 
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static pthread_key_t key;
@@ -104,7 +125,7 @@ static void buf_release(struct events_buf *b)
     if (b->gen != drain_gen) {
         /* no writer will read it: its session's events were drained or are off */
         list_unlink(b);
-        free(b);
+        buf_free(b);
     } else {
         b->gone = 1;
     }
@@ -165,8 +186,18 @@ static struct events_buf *buf_create(uint32_t gen)
         buf_release(old);
     }
     size_t head = (sizeof(struct events_buf) + CACHE_LINE - 1) & ~(size_t)(CACHE_LINE - 1);
+    /* the budget of all buffers: past it a thread's events are dropped and counted, as when
+     * memory runs out (a pool of thousands of logging threads would otherwise hold GBs) */
+    uint64_t bytes = head + buf_bytes;
+    if (atomic_fetch_add_explicit(&total_bytes, bytes, memory_order_relaxed) + bytes >
+        EVENTS_MAX_TOTAL_BYTES) {
+        atomic_fetch_sub_explicit(&total_bytes, bytes, memory_order_relaxed);
+        atomic_fetch_add_explicit(&nomem_drops, 1, memory_order_relaxed);
+        return NULL;
+    }
     struct events_buf *b = aligned_alloc(CACHE_LINE, head + buf_bytes);
     if (!b) {
+        atomic_fetch_sub_explicit(&total_bytes, bytes, memory_order_relaxed);
         atomic_fetch_add_explicit(&nomem_drops, 1, memory_order_relaxed);
         return NULL;
     }
@@ -187,7 +218,7 @@ static struct events_buf *buf_create(uint32_t gen)
     }
     pthread_mutex_unlock(&lock);
     if (!live) {
-        free(b);
+        buf_free(b);
         return NULL;
     }
     if (pthread_setspecific(key, b) != 0) {
@@ -585,12 +616,24 @@ size_t events_drain(const struct events_sink *s, size_t max, int *more)
         for (size_t i = 0; i < n; i++) {
             if (snap_gone[i] == 2) {
                 list_unlink(snap[i]);
-                free(snap[i]);
+                buf_free(snap[i]);
             }
         }
         pthread_mutex_unlock(&lock);
     }
     return written;
+}
+
+/* Gives the pages of b's data back to the system (they read as zeros when touched again):
+ * after the last drain of its session nothing reads them, and its owner writes only in the
+ * stop race, an event that is not logged anyway (events.h). */
+static void release_pages(struct events_buf *b)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t lo = ((uintptr_t)b->data + page - 1) & ~(page - 1);
+    uintptr_t hi = ((uintptr_t)b->data + b->mask + 1) & ~(page - 1);
+    if (hi > lo)
+        madvise((void *)lo, hi - lo, MADV_DONTNEED);
 }
 
 void events_finish(const struct events_sink *s)
@@ -614,11 +657,13 @@ void events_finish(const struct events_sink *s)
         next = b->next;
         if (b->gen == drain_gen && b->gone) {
             list_unlink(b);
-            free(b);
+            buf_free(b);
+        } else if (b->gen == drain_gen) {
+            release_pages(b);
         }
     }
     /* the buffers left belong to live threads: each frees its own when it ends or logs in a
-     * later session */
+     * later session; their data pages went back to the system above */
     drain_gen = 0;
     pthread_mutex_unlock(&lock);
 }

@@ -20,7 +20,10 @@
  *
  * Memory: at most one buffer per live thread that has logged an event while profiling ran (it
  * keeps it until it ends or logs in a later session), plus buffers of ended threads until the
- * writer has drained them: N x 16 bytes (rounded up to a power of two) + 192 bytes each.
+ * writer has drained them: N x 16 bytes (rounded up to a power of two) + 192 bytes each, and
+ * EVENTS_MAX_TOTAL_BYTES in all (a thread that would pass it drops its events, counted as
+ * when memory runs out). When profiling stops, the data pages of the buffers left to live
+ * threads go back to the system (madvise).
  *
  * Lifetime. Only the owner thread ever lets a buffer go (when it ends: a pthread key
  * destructor; or when it logs in a newer session: the old buffer is retired). A buffer the
@@ -57,6 +60,7 @@
 
 #define EVENTS_MAX_CHARS 63 /* UTF-16 units of a string kept; longer ones are truncated */
 #define EVENTS_UNIT 16      /* bytes of the smallest record (an event without a string) */
+#define EVENTS_MAX_TOTAL_BYTES (256ull << 20) /* every thread's buffer together */
 
 /* Where events_drain writes: the chunk being filled and a way to name a thread. */
 struct events_sink {
@@ -93,6 +97,9 @@ void events_finish(const struct events_sink *s);
 
 /* The natives of dev.flyprof.Events: log0(int) and log1(int, String, int length), the length
  * being s.length() (the Java side passes it and a non-null s). Application threads, JNI. */
+/* Bytes held by the event buffers now (at most EVENTS_MAX_TOTAL_BYTES). Any thread. */
+uint64_t events_bytes(void);
+
 void JNICALL events_jni_log(JNIEnv *jni, jclass cls, jint n);
 void JNICALL events_jni_log_str(JNIEnv *jni, jclass cls, jint n, jstring s, jint len);
 

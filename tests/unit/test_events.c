@@ -6,11 +6,14 @@
  * exactly where it went missing (n increases by 1 + the drops before it; trailing drops make
  * up the rest); a small buffer wraps, pads and asks for a drain; a thread that ends is drained
  * and its buffer freed; a new session retires old buffers (and a thread that retired one frees
- * only its newer one when it ends); events=0 and a stopped session record nothing. The -tsan
+ * only its newer one when it ends); events=0 and a stopped session record nothing; the
+ * buffers of threads alive at a session's end give their pages back, and all buffers
+ * together stay within EVENTS_MAX_TOTAL_BYTES (600 threads would need 300 MiB). The -tsan
  * variant races producer and consumer for real. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -437,6 +440,85 @@ static void test_thread_exit(void)
     fplgen_destroy(&c.gen);
 }
 
+/* ---- memory: the budget of all buffers, and pages given back at stop ---- */
+static pthread_barrier_t hold;
+
+static void *log_and_hold(void *arg)
+{
+    int n = *(const int *)arg;
+    for (int i = 0; i < n; i++)
+        events_jni_log((JNIEnv *)&fake_env_ptr, NULL, i);
+    pthread_barrier_wait(&hold); /* logged */
+    pthread_barrier_wait(&hold); /* the session ended */
+    return NULL;
+}
+
+static long rss_kib(void)
+{
+    long pages = 0, resident = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
+        if (fscanf(f, "%ld %ld", &pages, &resident) != 2)
+            resident = 0;
+        fclose(f);
+    }
+    return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* Runs nthreads threads that each log n events (512 KiB buffers) and stay alive while the
+ * session ends; returns the RSS given back by the end of the session, KiB. */
+static long hold_threads(int nthreads, int n, uint64_t *peak_bytes)
+{
+    struct consumer c;
+    memset(&c, 0, sizeof(c));
+    CHECK(fplgen_init(&c.gen) == 0);
+    CHECK(events_start(32768, on_wake) == 0);
+    pthread_barrier_init(&hold, NULL, (unsigned)nthreads + 1);
+    pthread_t *t = calloc((size_t)nthreads, sizeof(*t));
+    int started = 0;
+    for (int i = 0; t && i < nthreads; i++)
+        if (pthread_create(&t[i], NULL, log_and_hold, &n) == 0)
+            started++;
+    CHECK_EQ_U(started, nthreads);
+    pthread_barrier_wait(&hold);
+    *peak_bytes = events_bytes();
+    events_stop();
+    drain_all(&c); /* every buffer was full; the log of it is allocated now */
+    drain_all(&c);
+    long before = rss_kib();
+    struct events_sink sink = {&c.buf, sink_thread_id, &c, 1u << 20};
+    events_finish(&sink);
+    long after = rss_kib();
+    move_to_log(&c);
+    pthread_barrier_wait(&hold);
+    for (int i = 0; i < started; i++)
+        pthread_join(t[i], NULL);
+    pthread_barrier_destroy(&hold);
+    free(t);
+    fpl_buf_free(&c.buf);
+    fplgen_destroy(&c.gen);
+    return before - after;
+}
+
+static void test_memory(void)
+{
+    /* 8 threads fill their buffers (4 MiB touched) and outlive the session: its end gives
+     * their pages back */
+    uint64_t peak = 0, base = events_bytes(); /* main's buffer of the earlier tests */
+    long freed = hold_threads(8, 40000, &peak);
+    printf("test_events: 8 full 512 KiB buffers held by live threads: %ld KiB given back at "
+           "the session's end\n", freed);
+    CHECK(freed >= 3 * 1024);
+    CHECK_EQ_U(events_bytes(), base); /* the threads ended: their buffers are freed */
+    /* 600 threads x 512 KiB would be 300 MiB: past the budget threads drop their events */
+    hold_threads(600, 1, &peak);
+    printf("test_events: 600 threads with 512 KiB buffers: %.1f MiB held at most (budget "
+           "%llu MiB)\n", (double)peak / (1 << 20), EVENTS_MAX_TOTAL_BYTES >> 20);
+    CHECK(peak <= EVENTS_MAX_TOTAL_BYTES);
+    CHECK(peak >= EVENTS_MAX_TOTAL_BYTES - (1u << 20));
+    CHECK_EQ_U(events_bytes(), base);
+}
+
 int main(void)
 {
     fake_fns.GetStringRegion = fake_get_string_region;
@@ -444,6 +526,7 @@ int main(void)
     test_sessions();
     test_retire_then_exit();
     test_thread_exit();
+    test_memory();
     /* 1 KiB buffers and a consumer that sleeps 2 ms: drops, wraps, padding, drain requests */
     run("small buffer, slow consumer", 64, 2, 200000, 1, 1);
     /* a buffer that holds more than the consumer's pause: drops are rare, if any */
