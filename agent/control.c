@@ -287,10 +287,14 @@ static void finish_output(void)
             unlink(out);
         char why[sizeof(err)];
         memcpy(why, err, sizeof(why));
-        int len = snprintf(err, sizeof(err), "cannot write %.120s: %.120s (the raw log stays at "
-                                             "%.120s)",
-                           out, why, log_path);
-        (void)len; /* cut short at worst: the three parts are bounded to fit */
+        /* a render over the budget says it all (the command converting the log to out), as
+         * given: wrapped, it was cut at 120 characters, in the middle of that command */
+        int len = rc == -EFBIG ? (int)strlen(err)
+                               : snprintf(err, sizeof(err),
+                                          "cannot write %.100s: %.200s (the raw log stays at "
+                                          "%.100s)",
+                                          out, why, log_path);
+        (void)len; /* cut short at worst: the parts are bounded to fit */
         fprintf(stderr, "flyprof: cannot write %s: %s (the raw log stays at %s)\n", out, why,
                 log_path);
     } else if (render_at_stop && !keep_log) {

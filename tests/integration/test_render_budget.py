@@ -118,6 +118,11 @@ def java_api(t):
         outcome, rest = steps.get(step, ("missing", ""))
         t.check(outcome == "threw" and "IllegalStateException" in rest and REASON in rest
                 and advice in rest, "%s: %s %s", step, outcome, rest)
+    # the advice whole: the command to convert the log, to its end (it was cut at 120 chars)
+    stop_rest = steps.get("stop_html", ("", ""))[1]
+    t.check(re.search(r"convert the log with 'flyprof convert \S+\.fpl -o \S+api\.html'",
+                      stop_rest) is not None, "stop's message lacks the whole command: %s",
+            stop_rest)
     t.check(not os.path.exists(t.path("api.html")), "api.html exists")
     t.check(not os.path.exists(t.path("dump.html")), "dump.html exists")
     check_kept(t, t.path("api.html"), "ApiUse.burn")
