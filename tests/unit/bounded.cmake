@@ -5,8 +5,3 @@ flyprof_unit_test(test_render_bounded
     SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_render_bounded.c
         ${CMAKE_SOURCE_DIR}/tests/unit/fplgen.c ${FLYPROF_COLLECTOR_SOURCES}
     LIBS ZLIB::ZLIB m SANITIZE address undefined)
-foreach(_v test_render_bounded test_render_bounded-asan)
-    if(TARGET ${_v})
-        target_compile_definitions(${_v} PRIVATE _GNU_SOURCE)
-    endif()
-endforeach()

@@ -7,11 +7,6 @@ set(_col_helpers ${_col_tests}/fplgen.c ${_col_tests}/golden_log.c)
 function(flyprof_collector_test name)
     flyprof_unit_test(${name} SOURCES ${_col_tests}/${name}.c ${_col_helpers}
         ${FLYPROF_COLLECTOR_SOURCES} LIBS ZLIB::ZLIB m SANITIZE address undefined)
-    foreach(t ${name} ${name}-asan)
-        if(TARGET ${t})
-            target_compile_definitions(${t} PRIVATE _GNU_SOURCE)
-        endif()
-    endforeach()
 endfunction()
 
 flyprof_collector_test(test_collector_reader)

@@ -5,10 +5,4 @@ flyprof_unit_test(test_hiccup_probes
         ${CMAKE_SOURCE_DIR}/agent/tsc.c ${CMAKE_SOURCE_DIR}/collector/model/hdr.c
         ${CMAKE_SOURCE_DIR}/collector/format/fpl_chunk.c
     LIBS ZLIB::ZLIB m
-    SANITIZE address undefined thread)
-foreach(_t test_hiccup_probes test_hiccup_probes-asan test_hiccup_probes-tsan)
-    if(TARGET ${_t})
-        target_include_directories(${_t} SYSTEM PRIVATE ${JNI_INCLUDE})
-        target_compile_definitions(${_t} PRIVATE _GNU_SOURCE)
-    endif()
-endforeach()
+    SANITIZE address undefined thread JNI)

@@ -5,8 +5,3 @@ flyprof_unit_test(test_jitter SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_jitter
     ${CMAKE_SOURCE_DIR}/collector/jitter/jitter.c ${CMAKE_SOURCE_DIR}/collector/jitter/jclock.c
     ${CMAKE_SOURCE_DIR}/collector/jitter/jitter_report.c ${CMAKE_SOURCE_DIR}/collector/model/hdr.c
     LIBS m SANITIZE address undefined thread)
-foreach(t test_jitter test_jitter-asan test_jitter-tsan)
-    if(TARGET ${t})
-        target_compile_definitions(${t} PRIVATE _GNU_SOURCE)
-    endif()
-endforeach()

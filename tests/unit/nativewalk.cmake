@@ -12,12 +12,11 @@ flyprof_unit_test(test_nativewalk
         ${CMAKE_SOURCE_DIR}/agent/nativewalk.c ${CMAKE_SOURCE_DIR}/agent/cfitab.c
         ${CMAKE_SOURCE_DIR}/agent/symbols.c ${CMAKE_SOURCE_DIR}/agent/bigmem.c
     LIBS PkgConfig::UNWIND dl
-    SANITIZE address undefined)
+    SANITIZE address undefined
+    DEFINES CHURN_DIR="${CMAKE_BINARY_DIR}/tests"
+    JNI) # sample.h needs jni.h
 foreach(_t test_nativewalk test_nativewalk-asan)
     if(TARGET ${_t})
-        target_compile_definitions(${_t} PRIVATE _GNU_SOURCE) # as the agent's objects
-        target_include_directories(${_t} SYSTEM PRIVATE ${JNI_INCLUDE}) # sample.h needs jni.h
-        target_compile_definitions(${_t} PRIVATE CHURN_DIR="${CMAKE_BINARY_DIR}/tests")
         add_dependencies(${_t} flyprof_churn_a flyprof_churn_b)
     endif()
 endforeach()

@@ -5,8 +5,3 @@ flyprof_unit_test(test_pprof
     SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_pprof.c ${CMAKE_SOURCE_DIR}/tests/unit/fplgen.c
         ${CMAKE_SOURCE_DIR}/tests/unit/golden_log.c ${FLYPROF_COLLECTOR_SOURCES}
     LIBS ZLIB::ZLIB m SANITIZE address undefined)
-foreach(_t test_pprof test_pprof-asan)
-    if(TARGET ${_t})
-        target_compile_definitions(${_t} PRIVATE _GNU_SOURCE)
-    endif()
-endforeach()

@@ -9,11 +9,6 @@ set(_rnd_helpers ${_rnd_tests}/fplgen.c ${_rnd_tests}/golden_log.c)
 foreach(_rnd_t test_render test_render_window test_render_file)
     flyprof_unit_test(${_rnd_t} SOURCES ${_rnd_tests}/${_rnd_t}.c ${_rnd_helpers}
         ${FLYPROF_COLLECTOR_SOURCES} LIBS ZLIB::ZLIB m SANITIZE address undefined)
-    foreach(_v ${_rnd_t} ${_rnd_t}-asan)
-        if(TARGET ${_v})
-            target_compile_definitions(${_v} PRIVATE _GNU_SOURCE)
-        endif()
-    endforeach()
 endforeach()
 
 # The CLI test drives a flyprof binary given on its command line: the normal one, and the

@@ -4,8 +4,3 @@ flyprof_unit_test(test_select
     SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_select.c
         ${CMAKE_SOURCE_DIR}/collector/model/select.c
     SANITIZE address undefined)
-foreach(t test_select test_select-asan)
-    if(TARGET ${t})
-        target_compile_definitions(${t} PRIVATE _GNU_SOURCE) # qsort_r
-    endif()
-endforeach()

@@ -5,11 +5,6 @@ flyprof_unit_test(test_symbols
         ${CMAKE_SOURCE_DIR}/agent/bigmem.c
     LIBS dl
     SANITIZE address undefined)
-foreach(_t test_symbols test_symbols-asan)
-    if(TARGET ${_t})
-        target_compile_definitions(${_t} PRIVATE _GNU_SOURCE) # as the agent's objects
-    endif()
-endforeach()
 
 # Four copies of tests/unit/symdbg_lib.c in symdbg/, stripped after the build with their
 # symbols moved into symdbg/.debug/<lib>.debug and a .gnu_debuglink naming it (as Debian's -dbg

@@ -4,10 +4,4 @@ flyprof_unit_test(test_tasks
     SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_tasks.c ${CMAKE_SOURCE_DIR}/agent/tasks.c
         ${CMAKE_SOURCE_DIR}/agent/cputimer.c
     LIBS rt
-    SANITIZE address undefined)
-foreach(_t test_tasks test_tasks-asan)
-    if(TARGET ${_t})
-        target_include_directories(${_t} SYSTEM PRIVATE ${JNI_INCLUDE})
-        target_compile_definitions(${_t} PRIVATE _GNU_SOURCE)
-    endif()
-endforeach()
+    SANITIZE address undefined JNI)

@@ -7,10 +7,4 @@ flyprof_unit_test(test_wallclock
     SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_wallclock.c ${CMAKE_SOURCE_DIR}/agent/wallclock.c
         ${CMAKE_SOURCE_DIR}/agent/context.c
     LIBS m
-    SANITIZE address undefined)
-foreach(_t test_wallclock test_wallclock-asan)
-    if(TARGET ${_t})
-        target_include_directories(${_t} SYSTEM PRIVATE ${JNI_INCLUDE})
-        target_compile_definitions(${_t} PRIVATE _GNU_SOURCE) # as the agent's objects
-    endif()
-endforeach()
+    SANITIZE address undefined JNI)
