@@ -7,11 +7,7 @@
 # Included before integration.cmake (fragments are sorted): the tests are added at the end of
 # the directory, once its JDK list and Python are known.
 
-add_library(flyprof_torture_jni SHARED ${CMAKE_SOURCE_DIR}/tests/jni/torture_blocker.c)
-set_target_properties(flyprof_torture_jni PROPERTIES OUTPUT_NAME flyprof_torture
-    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
-target_compile_options(flyprof_torture_jni PRIVATE ${FLYPROF_WARNINGS})
-target_include_directories(flyprof_torture_jni SYSTEM PRIVATE ${JNI_INCLUDE})
-target_link_libraries(flyprof_torture_jni PRIVATE Threads::Threads)
+flyprof_jni_library(flyprof_torture_jni flyprof_torture
+    ${CMAKE_SOURCE_DIR}/tests/jni/torture_blocker.c)
 
 flyprof_int_tests(TESTS torture LABELS integration torture TIMEOUT 600)
