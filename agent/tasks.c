@@ -26,17 +26,19 @@ enum task_state {
     TASK_ENDED,     /* ThreadEnd ran: not armed again while this incarnation is exiting */
 };
 
-/* A thread still listed this long after its ThreadEnd, with the same start time, is not
- * exiting: it detached from the JVM (JNI DetachCurrentThread posts ThreadEnd) and runs on as
- * a native thread, so it is armed again (tasks_refresh lists the threads then, whatever their
- * count). An exiting thread leaves the listing within milliseconds; one that takes longer is
- * armed for a moment, harmlessly. */
+/* A thread still listed this long after its ThreadEnd is not exiting: it detached from the
+ * JVM (JNI DetachCurrentThread posts ThreadEnd) and runs on as a native thread, so it is
+ * armed again (tasks_refresh lists the threads then, whatever their count). An exiting thread
+ * leaves the listing within milliseconds; one that takes longer is armed for a moment,
+ * harmlessly. A new thread that reuses the tid meanwhile is armed by its ThreadStart if it
+ * is a Java thread, else at most DETACHED_NS late: the kernel hands tids out in a cycle, so
+ * that takes pid_max thread creations within DETACHED_NS. Nothing here reads /proc on a
+ * ThreadEnd: it runs under the registry's lock, which every thread start and end takes. */
 #define DETACHED_NS 200000000ull
 
 struct task {
     int tid;
     int state;
-    uint64_t start;     /* TASK_ENDED: the thread's start time (/proc stat field 22) */
     uint64_t ended_ns;  /* TASK_ENDED: when ThreadEnd ran (CLOCK_MONOTONIC) */
     timer_t timer;      /* cputimer, when armed */
     int fd;             /* perf, when armed; -1 otherwise */
@@ -123,43 +125,11 @@ static struct task *add(int tid)
     return t;
 }
 
-/* Reads /proc/self/task/TID/FILE into buf (NUL-terminated). Returns the length or -1. */
-static ssize_t read_task_file(int tid, const char *file, char *buf, size_t len)
-{
-    char path[64];
-    snprintf(path, sizeof(path), "/proc/self/task/%d/%s", tid, file);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    ssize_t n = read(fd, buf, len - 1);
-    close(fd);
-    if (n < 0)
-        return -1;
-    buf[n] = 0;
-    return n;
-}
-
 static uint64_t mono_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* The thread's start time in clock ticks since boot (stat field 22), 0 when unknown. */
-static uint64_t start_time(int tid)
-{
-    char buf[1024];
-    if (read_task_file(tid, "stat", buf, sizeof(buf)) <= 0)
-        return 0;
-    /* the name in parentheses may hold spaces and parentheses: fields count from the last ')' */
-    char *p = strrchr(buf, ')');
-    if (!p)
-        return 0;
-    p++;
-    for (int field = 2; field < 22 && p; field++)
-        p = strchr(p + 1, ' ');
-    return p ? strtoull(p + 1, NULL, 10) : 0;
 }
 
 static void arm(struct task *t)
@@ -215,9 +185,7 @@ static int scan_locked(void)
             if (!t)
                 break;
             arm(t);
-        } else if (t->state == TASK_ENDED &&
-                   (now - t->ended_ns >= DETACHED_NS || t->start != start_time(tid))) {
-            t->start = 0;
+        } else if (t->state == TASK_ENDED && now - t->ended_ns >= DETACHED_NS) {
             arm(t);
         } else if (t->state == TASK_ENDED && (!recheck || t->ended_ns + DETACHED_NS < recheck)) {
             recheck = t->ended_ns + DETACHED_NS; /* still exiting, or not yet known */
@@ -282,10 +250,10 @@ void tasks_thread_end(int tid)
 {
     pthread_mutex_lock(&lock);
     struct task *t = find(tid);
-    if (t) {
+    /* cputimer and perf both forward ThreadEnd: the second call finds the task ended */
+    if (t && t->state != TASK_ENDED) {
         disarm(t);
         t->state = TASK_ENDED;
-        t->start = start_time(tid);
         t->ended_ns = mono_ns();
         uint64_t due = t->ended_ns + DETACHED_NS, was = atomic_load(&recheck_ns);
         if (!was || due < was)

@@ -11,10 +11,10 @@
  * wait, while a steady process costs the writer one wakeup a second: new threads are armed,
  * the samplers of vanished threads deleted. Java threads are armed at once by
  * ThreadStart (tasks_thread_start) and disarmed by ThreadEnd; an ended thread whose tid is
- * still listed (it is exiting) is not armed again unless /proc says it is a new thread with
- * the same tid (another start time), or it is still listed 200 ms later (the threads are
- * listed then): it detached from the JVM (DetachCurrentThread posts ThreadEnd) and goes on
- * as a native thread.
+ * still listed (it is exiting) is not armed again unless it is still listed 200 ms later
+ * (the threads are listed then): it detached from the JVM (DetachCurrentThread posts
+ * ThreadEnd) and goes on as a native thread. ThreadStart and ThreadEnd cost no system call
+ * here but the timer's own (no /proc read): every thread start and end waits for them.
  * flyprof's own threads are armed too: their CPU is part of the process's, and their samples
  * name them ("flyprof writer", "flyprof wall sampler"), so the profile shows what the
  * profiler costs.
