@@ -25,6 +25,10 @@ Parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof.benc
 2. filter -- ThreadFilter.add()/remove() per call (FilterCost), without and with the agent.
 2c. context -- Context.set(span, root)/clear() per call (ContextCost), without and with the
              agent (cpu=10ms); the target is <= 20 ns with the agent, ~0 without.
+2d. threads -- thread start and end under profiling (ThreadChurn): short threads started as
+             fast as they end, at most 64 alive: threads per second and the slowest
+             Thread.start() of each round, without the agent, with cpu=10ms and with
+             cpu=10ms,wall=10ms (the agent's ThreadStart and ThreadEnd work on every one).
 2b. events -- Events.log(int) and Events.log(int, 18-char String) per call (EventCost cost),
              without the agent (the no-op), with it, and an empty static JNI native timed the
              same way (the JNI floor, tests/bench/jnifloor.c); then 4 threads logging at a
@@ -45,8 +49,8 @@ Parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof.benc
              (hiccup_bench.py).
 
 Usage: bench.py --build DIR [--java PATH] [--quick] [--rounds N]
-                [--parts cpu,depth,cstack,walk,filter,context,events,wall,server,convert,jitter,
-                 hiccup]
+                [--parts cpu,depth,cstack,walk,filter,context,threads,events,wall,server,
+                 convert,jitter,hiccup]
                 [--out DIR]
 `scripts/bench` builds (scripts/setup) and runs this.
 """
@@ -845,6 +849,60 @@ def part_context(args, report):
                                    per.items()}}
 
 
+# ---------------------------------------------------------------------- part 2d: threads
+
+def part_threads(args, report):
+    run_dir = os.path.join(args.out, "threads")
+    os.makedirs(run_dir, exist_ok=True)
+    log("== 2d. Thread start and end under profiling (ThreadChurn) ==")
+    opts = os.path.join(run_dir, "%s.fpl")
+    cfgs = [("no agent", None), ("agent cpu=10ms", "cpu=10ms"),
+            ("agent cpu=10ms,wall=10ms", "cpu=10ms,wall=10ms")]
+    log("  %d short threads per round, at most %d alive, %d rounds per JVM after a warm-up, "
+        "%d JVM runs per configuration, interleaved"
+        % (args.churn_threads, args.churn_concurrent, args.churn_rounds, args.churn_runs))
+    per = {c[0]: {"rate": [], "worst": []} for c in cfgs}
+    errors, loads = [], []
+    for i in range(args.churn_runs):
+        for name, agent in (cfgs if i % 2 == 0 else cfgs[::-1]):
+            progress("threads: %s, run %d/%d" % (name, i + 1, args.churn_runs))
+            tag = "run%d-%s" % (i, re.sub(r"[^a-z0-9]+", "_", name))
+            jopts = ["-agentpath:%s=%s,file=%s" % (args.agent, agent, opts % tag)] if agent \
+                else []
+            cmd = [args.java] + jopts + ["-cp", args.jar, "dev.flyprof.bench.ThreadChurn",
+                                         str(args.churn_threads), str(args.churn_concurrent),
+                                         str(args.churn_rounds)]
+            r = run_measured(cmd, run_dir, tag, 900)
+            loads.append(r["other_cores"])
+            if r["rc"] != 0:
+                errors.append("%s: exit %s: %s" % (name, r["rc"], r["stderr"].strip()[-300:]))
+            for line in r["stdout"].splitlines():
+                m = re.match(r"round i=\d+ threads_per_s=([\d.]+) max_start_us=([\d.]+)", line)
+                if m:
+                    per[name]["rate"].append(float(m.group(1)))
+                    per[name]["worst"].append(float(m.group(2)))
+    progress_done()
+    log()
+    base = median(per["no agent"]["rate"]) if per["no agent"]["rate"] else None
+    log("  %-26s %-26s %-12s %s" % ("configuration", "threads/s", "vs no agent",
+                                    "slowest Thread.start() us"))
+    for name, _ in cfgs:
+        p = per[name]
+        rel = ("%+.1f%%" % (100.0 * (median(p["rate"]) / base - 1))
+               if base and p["rate"] else "-")
+        log("  %-26s %-26s %-12s %s" % (name, fmt_med(p["rate"], "%.0f"), rel,
+                                        fmt_med(p["worst"], "%.0f")))
+    log("  median [min-max] over all rounds; a round's slowest start is its worst "
+        "Thread.start() call.")
+    load_note(loads, "the thread rates")
+    for e in errors:
+        log("  ! " + e)
+    log()
+    report["threads"] = {"threads": args.churn_threads, "concurrent": args.churn_concurrent,
+                         "rounds": args.churn_rounds, "runs": args.churn_runs,
+                         "errors": errors, "per_config": per}
+
+
 # ---------------------------------------------------------------------- part 2b: events
 
 def part_events(args, report):
@@ -1364,10 +1422,10 @@ def main():
     ap.add_argument("--java", help="java launcher (default JAVA_HOME, else JDK 17, else PATH)")
     ap.add_argument("--quick", action="store_true", help="about 2 minutes instead of 10")
     ap.add_argument("--parts",
-                    default="cpu,depth,cstack,walk,filter,context,events,wall,server,convert,jitter,"
-                    "hiccup",
+                    default="cpu,depth,cstack,walk,filter,context,threads,events,wall,server,"
+                    "convert,jitter,hiccup",
                     help="which parts to run (default all: cpu,depth,cstack,walk,filter,"
-                         "events,wall,server,convert,jitter,hiccup)")
+                         "context,threads,events,wall,server,convert,jitter,hiccup)")
     ap.add_argument("--rounds", type=int, help="CPU overhead rounds (default 5, quick 2)")
     ap.add_argument("--work-seconds", type=float,
                     help="CPU seconds of work per FixedWork thread, without the agent "
@@ -1408,6 +1466,10 @@ def main():
     args.filter_calls = 20_000_000 if q else 100_000_000
     args.filter_rounds = 3 if q else 5
     args.filter_runs = 1 if q else 2
+    args.churn_threads = 10000 if q else 20000
+    args.churn_concurrent = 64
+    args.churn_rounds = 3 if q else 5
+    args.churn_runs = 1 if q else 3
     args.events_rounds = 100 if q else 200
     args.events_runs = 1 if q else 3
     args.events_rate_seconds = 2 if q else 3
@@ -1432,7 +1494,7 @@ def main():
     t0 = time.monotonic()
     for part, fn in (("cpu", part_cpu), ("depth", part_depth), ("cstack", part_cstack),
                      ("walk", part_walk), ("filter", part_filter), ("context", part_context),
-                     ("events", part_events),
+                     ("threads", part_threads), ("events", part_events),
                      ("wall", part_wall), ("server", part_server), ("convert", part_convert),
                      ("jitter", lambda a, r: jitter_bench.part_jitter(a, r, log)),
                      ("hiccup", lambda a, r: hiccup_bench.part_hiccup(a, r, log))):
