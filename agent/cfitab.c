@@ -4,6 +4,7 @@
 #include "cfitab.h"
 
 #include <errno.h>
+#include <setjmp.h>
 #include <link.h>
 #include <libunwind.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <ucontext.h>
 
 #include "bigmem.h"
+#include "crashguard.h"
 #include "nativewalk.h"
 
 /* DWARF pointer encodings .eh_frame_hdr uses (LSB 5.0, "Exception Frame Header") */
@@ -35,6 +37,7 @@ static uint64_t last_scan_ns;
 #define RESCAN_NS 500000000ull
 #define RESCAN_ASKED_NS 20000000ull     /* sooner when a walk met an unknown pc */
 static _Atomic size_t table_bytes;      /* relaxed: a statistic */
+static _Atomic unsigned build_faults;   /* relaxed: builds cut by a fault (module unloaded) */
 
 struct scan {
     struct cfitab_mod **found;
@@ -127,10 +130,16 @@ static int rescan(void)
     memset(&sc, 0, sizeof(sc));
     dl_iterate_phdr(scan_one, &sc);
     if (!sc.failed) { /* what is loaded now: only these modules' memory may be read */
+        /* an unloaded module's ask is dropped: loaded again at the same place (its entry is
+         * kept), the next walk that meets it asks again, which wakes the build; a stale ask
+         * would hide that one */
         for (size_t i = 0; i < nmods; i++)
             mods[i]->live = 0;
         for (size_t i = 0; i < sc.n; i++)
             sc.found[i]->live = 1;
+        for (size_t i = 0; i < nmods; i++)
+            if (!mods[i]->live)
+                atomic_store_explicit(&mods[i]->wanted, 0, memory_order_relaxed);
     }
     if (sc.failed || (sc.adds == loader_adds && sc.subs == loader_subs) ||
         nsnaps == CFITAB_MAX_SNAPSHOTS) {
@@ -331,8 +340,9 @@ static uintptr_t fde_count(const struct cfitab_mod *m)
     return count;
 }
 
-/* Builds and publishes the table of module m from its .eh_frame_hdr search table. */
-static void build_table(struct cfitab_mod *m)
+/* Builds and publishes the table of module m from its .eh_frame_hdr search table, in b
+ * (zeroed; what it holds when a read faults is freed by the caller). */
+static void build_table(struct cfitab_mod *m, struct build *b)
 {
     m->built = 1;
     const unsigned char *h = m->eh_frame_hdr;
@@ -342,34 +352,34 @@ static void build_table(struct cfitab_mod *m)
     if (!h || h[0] != 1 || h[2] == DW_EH_PE_omit || h[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4) ||
         read_enc4(h + 4, h, h[1], &dummy) != 0 || read_enc4(h + 8, h, h[2], &count) != 0)
         return;
-    struct build b;
-    memset(&b, 0, sizeof(b));
-    b.m = m;
+    b->m = m;
     const unsigned char *tab = h + 12;
     /* Not registered with _U_dyn_register, though libunwind would then skip its
      * dl_iterate_phdr per FDE (a third less time): in 1.6.2 the CIE parsed for a dynamically
      * registered table is never given back to its pool (dwarf_put_unwind_info is a no-op),
      * ~3.4 MB lost per build of libjvm's table, for good. */
-    for (uintptr_t i = 0; i < count && !b.failed; i++) {
+    for (uintptr_t i = 0; i < count && !b->failed; i++) {
         uintptr_t ip;
         if (read_enc4(tab + 8 * i, h, h[3], &ip) != 0)
             break;
         if (ip >= m->lo && ip < m->hi)
-            add_fde(&b, ip);
+            add_fde(b, ip);
     }
-    bigmem_free(b.hash, b.hashcap * sizeof(*b.hash));
-    struct cfitab_table *t = b.failed || !b.nrows ? NULL : malloc(sizeof(*t));
+    bigmem_free(b->hash, b->hashcap * sizeof(*b->hash));
+    b->hash = NULL;
+    b->hashcap = 0;
+    struct cfitab_table *t = b->failed || !b->nrows ? NULL : malloc(sizeof(*t));
     if (!t) {
-        build_free(&b);
+        build_free(b);
         return;
     }
-    if (b.rows[b.nrows - 1].state != CFITAB_NONE)
-        push_row(&b, m->hi, CFITAB_NONE);
-    struct cfitab_row *rows = bigmem_resize(b.rows, b.caprows * sizeof(*rows),
-                                            b.nrows * sizeof(*rows));
-    t->rows = rows ? rows : b.rows;
-    t->rows_bytes = (rows ? b.nrows : b.caprows) * sizeof(*rows);
-    t->nrows = (uint32_t)b.nrows;
+    if (b->rows[b->nrows - 1].state != CFITAB_NONE)
+        push_row(b, m->hi, CFITAB_NONE);
+    struct cfitab_row *rows = bigmem_resize(b->rows, b->caprows * sizeof(*rows),
+                                            b->nrows * sizeof(*rows));
+    t->rows = rows ? rows : b->rows;
+    t->rows_bytes = (rows ? b->nrows : b->caprows) * sizeof(*rows);
+    t->nrows = (uint32_t)b->nrows;
     /* the page index: for each page up to the last row's, the row in force at its start */
     uint32_t npages = (t->rows[t->nrows - 1].off >> CFITAB_PAGE_SHIFT) + 2;
     uint32_t *pages = bigmem_alloc((size_t)npages * sizeof(*pages));
@@ -384,13 +394,13 @@ static void build_table(struct cfitab_mod *m)
     }
     t->pages = pages;
     t->npages = pages ? npages : 0;
-    t->states = b.states;
-    t->states_bytes = (size_t)b.capstates * b.state_size;
-    t->nstates = b.nstates;
-    t->state_size = b.state_size;
+    t->states = b->states;
+    t->states_bytes = (size_t)b->capstates * b->state_size;
+    t->nstates = b->nstates;
+    t->state_size = b->state_size;
     atomic_fetch_add_explicit(&table_bytes,
-                              sizeof(*t) + b.nrows * sizeof(*rows) +
-                                  (size_t)b.capstates * b.state_size +
+                              sizeof(*t) + b->nrows * sizeof(*rows) +
+                                  (size_t)b->capstates * b->state_size +
                                   (size_t)t->npages * sizeof(*pages),
                               memory_order_relaxed);
     atomic_store_explicit(&m->table, t, memory_order_release);
@@ -426,6 +436,59 @@ void cfitab_want(uintptr_t pc)
     }
 }
 
+/* The module whose memory the writer reads (build_next), and the build under way: where a
+ * fault leaves them. Writer only. */
+static struct cfitab_mod *reading;
+static struct build building;
+
+/* Builds the table of the wanted, loaded module with the fewest FDEs. Returns 0 when none
+ * is left. Smallest first: libjvm's table (tens of thousands of FDEs) takes the better part
+ * of a second to build, and a library met during it (libzip under Deflater) would otherwise
+ * wait behind it, its samples cut short at its first frame meanwhile. */
+static int build_next(void)
+{
+    struct cfitab_mod *best = NULL;
+    uintptr_t best_count = 0;
+    for (size_t i = 0; i < nmods; i++) {
+        struct cfitab_mod *m = mods[i];
+        if (m->built || !m->live || !atomic_load_explicit(&m->wanted, memory_order_relaxed))
+            continue;
+        reading = m;
+        uintptr_t count = fde_count(m);
+        if (!best || count < best_count) {
+            best = m;
+            best_count = count;
+        }
+    }
+    if (!best)
+        return 0;
+    reading = best;
+    memset(&building, 0, sizeof(building));
+    build_table(best, &building);
+    return 1;
+}
+
+/* build_next under the crash guard: a module unloaded while the writer reads its tables
+ * faults here, and is then left without a table (its walks stop at its frames, as before a
+ * table is built) instead of taking the JVM down. Returns 0 when no module is left. */
+static int build_guarded(void)
+{
+    struct crashguard g;
+    if (sigsetjmp(g.jb, 0) == 0) {
+        crashguard_enter(&g);
+        int more = build_next();
+        crashguard_leave(&g);
+        return more;
+    }
+    /* the guard is left; libunwind may have lost a little of its pool to the cut parse */
+    reading->built = 1;
+    bigmem_free(building.hash, building.hashcap * sizeof(*building.hash));
+    build_free(&building);
+    memset(&building, 0, sizeof(building));
+    atomic_fetch_add_explicit(&build_faults, 1, memory_order_relaxed);
+    return 1;
+}
+
 void cfitab_service(void)
 {
     if (!initialized)
@@ -454,31 +517,13 @@ void cfitab_service(void)
     if (!nativewalk_take_wanted() && !asked)
         return;
     /* a module a walk met may have been unloaded since (dlclose): its memory is gone, and
-     * reading its tables would fault in this thread. Build only what is loaded now. (A
-     * dlclose during the build itself is not excluded; holding the loader's lock that long
-     * would stall dlopen and C++ exceptions in the JVM.) */
+     * reading its tables would fault in this thread. Build only what is loaded now; one
+     * unloaded during its build (not excluded: holding the loader's lock that long would
+     * stall dlopen and C++ exceptions in the JVM) is left without a table (build_guarded). */
     if (rescan())
         nativewalk_clear_unknown();
-    /* smallest first: libjvm's table (tens of thousands of FDEs) takes the better part of a
-     * second to build, and a library met during it (libzip under Deflater) would otherwise
-     * wait behind it, its samples cut short at its first frame meanwhile */
-    for (;;) {
-        struct cfitab_mod *best = NULL;
-        uintptr_t best_count = 0;
-        for (size_t i = 0; i < nmods; i++) {
-            struct cfitab_mod *m = mods[i];
-            if (m->built || !m->live || !atomic_load_explicit(&m->wanted, memory_order_relaxed))
-                continue;
-            uintptr_t count = fde_count(m);
-            if (!best || count < best_count) {
-                best = m;
-                best_count = count;
-            }
-        }
-        if (!best)
-            break;
-        build_table(best);
-    }
+    while (build_guarded())
+        ;
 }
 
 static void free_mod(struct cfitab_mod *m)
@@ -555,4 +600,9 @@ void cfitab_reset(void)
 size_t cfitab_bytes(void)
 {
     return atomic_load_explicit(&table_bytes, memory_order_relaxed);
+}
+
+unsigned cfitab_build_faults(void)
+{
+    return atomic_load_explicit(&build_faults, memory_order_relaxed);
 }

@@ -91,6 +91,10 @@ void cfitab_want(uintptr_t pc);
  * handlers asked for. Writer thread (takes dl_iterate_phdr's lock, allocates). */
 void cfitab_service(void);
 
+/* Table builds cut short by a fault: the module was unloaded while the writer read it (the
+ * build runs under the crash guard, crashguard.h, which must be installed). Any thread. */
+unsigned cfitab_build_faults(void);
+
 /* Snapshots replaced since the last cfitab_reclaim (what it would free). Writer thread. */
 size_t cfitab_replaced(void);
 

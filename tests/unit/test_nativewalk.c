@@ -9,8 +9,12 @@
  * replaced snapshot may be left (before cfitab_reclaim, snapshots stopped at 256 and the
  * later library was never seen); a library a walk met and that is unloaded before its table
  * is built is not read (it was: the writer faulted). cfitab's regular rescan waits 500 ms
- * between scans: here the monotonic clock it reads moves a second per call. Last, walks that
- * keep meeting anonymous code do not make the writer scan the loader at every service. */
+ * between scans: here the monotonic clock it reads moves a second per call. A library
+ * unloaded while the writer builds its table (libunwind's first loader lookup of the build
+ * unloads it) cuts that build short under the crash guard: the writer goes on, the library
+ * has no table, and the next library's table is built (before, SIGSEGV in the writer). Last,
+ * walks that keep meeting anonymous code do not make the writer scan the loader at every
+ * service. */
 #include <dlfcn.h>
 #include <link.h>
 #include <signal.h>
@@ -25,6 +29,7 @@
 #include <unistd.h>
 
 #include "cfitab.h"
+#include "crashguard.h"
 #include "harness.h"
 #include "nativewalk.h"
 #include "symbols.h"
@@ -48,9 +53,24 @@ int clock_gettime(clockid_t id, struct timespec *ts)
     return (int)syscall(SYS_clock_gettime, id, ts);
 }
 
-/* dl_iterate_phdr, interposed: counts the loader scans (cfitab's rescans) */
+/* dl_iterate_phdr, interposed: counts the loader scans (cfitab's rescans), and unloads
+ * unload_in_build at the first call from inside a table build */
 static int loader_scans;
+static void *unload_in_build;
 typedef int (*dl_iterate_fn)(int (*)(struct dl_phdr_info *, size_t, void *), void *);
+
+/* test_unload_during_build: libunwind's lookups come from inside a table build. Apart from
+ * dl_iterate_phdr: ASan calls that before it is initialized, when a frame with an
+ * instrumented local would fault. */
+__attribute__((noinline)) static void unload_if_libunwind(void *cb)
+{
+    Dl_info where;
+    if (dladdr(cb, &where) && where.dli_fname && strstr(where.dli_fname, "libunwind")) {
+        void *h = unload_in_build;
+        unload_in_build = NULL;
+        dlclose(h);
+    }
+}
 
 int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *arg)
 {
@@ -58,6 +78,8 @@ int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *arg)
     if (!real)
         real = (dl_iterate_fn)dlsym(RTLD_NEXT, "dl_iterate_phdr");
     loader_scans++;
+    if (unload_in_build)
+        unload_if_libunwind((void *)cb);
     return real(cb, arg);
 }
 
@@ -189,6 +211,45 @@ static void test_loader_churn(void)
     CHECK(1); /* reached */
 }
 
+/* A library met by a walk and unloaded while the writer builds its table: the build is cut
+ * short by the crash guard, the library gets no table, and the writer's next build works. */
+static void test_unload_during_build(void)
+{
+    fast_clock_ns = 1000000000; /* every service is a regular scan */
+    void *h = dlopen(CHURN_DIR "/libflyprof_churn_a.so", RTLD_NOW);
+    CHECK(h != NULL);
+    if (!h)
+        return;
+    cfitab_service(); /* the scan sees it */
+    void *fn = dlsym(h, "churn_fn");
+    CHECK(fn && in_snapshot(fn)); /* the walk met it: its table is wanted */
+    unsigned faults0 = cfitab_build_faults();
+    unload_in_build = h;
+    cfitab_service(); /* builds: the first loader lookup of the build unloads it */
+    int unloaded = unload_in_build == NULL;
+    unload_in_build = NULL;
+    unsigned cut = cfitab_build_faults() - faults0;
+    /* the writer goes on: the next library's table is built */
+    void *hb = dlopen(CHURN_DIR "/libflyprof_churn_b.so", RTLD_NOW);
+    cfitab_service();
+    void *fb = hb ? dlsym(hb, "churn_fn") : NULL;
+    size_t bytes0 = cfitab_bytes();
+    if (fb)
+        in_snapshot(fb);
+    cfitab_service();
+    size_t grown = cfitab_bytes() - bytes0;
+    fast_clock_ns = 0;
+    printf("test_nativewalk: a library unloaded during its table's build: %s, %u build(s) "
+           "cut by a fault; the next library's table: %zu bytes\n",
+           unloaded ? "unloaded" : "NOT unloaded", cut, grown);
+    CHECK(unloaded);
+    CHECK_EQ_U(cut, 1);
+    CHECK(grown > 0);
+    if (hb)
+        dlclose(hb);
+    cfitab_service();
+}
+
 /* Walks that keep meeting anonymous code (a pc in no module) ask for a scan; an asked scan
  * that finds nothing new mutes the asks until the next regular scan (every 500 ms): with the
  * clock moving 30 ms per service, 100 services are 3 s, about 6 regular scans and one asked
@@ -264,6 +325,8 @@ int main(void)
     CHECK(chained == in3);
     symbols_free(s);
     test_loader_churn();
+    CHECK(crashguard_install() == 0); /* as profiling's start does, before the writer runs */
+    test_unload_during_build();
     test_anonymous_asks();
     return harness_result("test_nativewalk");
 }
