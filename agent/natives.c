@@ -118,6 +118,14 @@ static void JNICALL api_start(JNIEnv *jni, jclass cls, jstring options)
                   "the other actions");
         return;
     }
+    if (o.idle) {
+        /* idle means "load, do not profile": in a start it would have started the default
+         * profile, the opposite of what was asked */
+        throw_new(jni, "java/lang/IllegalArgumentException",
+                  "idle is a load option (-agentpath:...=idle): the agent is loaded already; "
+                  "Flyprof.start starts profiling, with sampling options or none");
+        return;
+    }
     if (control_start(jni, &o, err, sizeof(err)) != 0)
         throw_new(jni, "java/lang/IllegalStateException", err);
 }

@@ -7,6 +7,8 @@ Asserts, agent started with `cpu=10ms,file=x.fpl`:
   says running=0; stop() again throws IllegalStateException carrying the agent's message
   ("not running"), and so does dump() while stopped;
 - start("cpuu=1,...") throws IllegalArgumentException naming `cpuu` and creates no file;
+  start("idle") throws IllegalArgumentException (idle is a load option; it used to start the
+  default profile) and leaves profiling stopped;
   start("cpu=5ms,file=y.fpl") works (status: running=1 cpu=5000000, file y.fpl); start() while
   running throws IllegalStateException ("already running") and creates no file;
   dump("z.fpl") while running works, dump("") throws IllegalArgumentException;
@@ -113,6 +115,8 @@ def test(t):
     s.threw("stop_again", "java.lang.IllegalStateException", ["not running"])
     s.threw("dump_stopped", "java.lang.IllegalStateException", ["not running"])
     s.threw("start_bad", "java.lang.IllegalArgumentException", ["cpuu"])
+    s.threw("start_idle", "java.lang.IllegalArgumentException", ["idle is a load option"])
+    s.status("status_after_idle", running=0)
     s.ok("start")
     s.status("status_restarted", running=1, cpu=5000000, file=os.path.join(d, "y.fpl"))
     s.threw("start_running", "java.lang.IllegalStateException", ["already running"])

@@ -90,6 +90,11 @@ public final class ApiUse {
             Flyprof.start("cpuu=1,file=" + y2);
             return null;
         });
+        step("start_idle", () -> {
+            Flyprof.start("idle");
+            return null;
+        });
+        step("status_after_idle", Flyprof::status);
         step("start", () -> {
             Flyprof.start("cpu=5ms,file=" + y);
             return null;
