@@ -38,6 +38,7 @@ static uint64_t last_scan_ns;
 #define RESCAN_ASKED_NS 20000000ull     /* sooner when a walk met an unknown pc */
 static _Atomic size_t table_bytes;      /* relaxed: a statistic */
 static _Atomic unsigned build_faults;   /* relaxed: builds cut by a fault (module unloaded) */
+static atomic_int cancel;               /* builds are to end at once (profiling stops) */
 
 struct scan {
     struct cfitab_mod **found;
@@ -359,6 +360,14 @@ static void build_table(struct cfitab_mod *m, struct build *b)
      * registered table is never given back to its pool (dwarf_put_unwind_info is a no-op),
      * ~3.4 MB lost per build of libjvm's table, for good. */
     for (uintptr_t i = 0; i < count && !b->failed; i++) {
+        if (i % 64 == 63 && atomic_load_explicit(&cancel, memory_order_relaxed)) {
+            m->built = 0; /* left for a later session, if its module list stays */
+            build_free(b);
+            bigmem_free(b->hash, b->hashcap * sizeof(*b->hash));
+            b->hash = NULL;
+            b->hashcap = 0;
+            return;
+        }
         uintptr_t ip;
         if (read_enc4(tab + 8 * i, h, h[3], &ip) != 0)
             break;
@@ -421,6 +430,7 @@ int cfitab_init(void)
         bigmem_free(b.hash, b.hashcap * sizeof(*b.hash));
         initialized = 1;
     }
+    atomic_store_explicit(&cancel, 0, memory_order_relaxed);
     rescan();
     return nsnaps ? 0 : -ENOMEM;
 }
@@ -522,8 +532,13 @@ void cfitab_service(void)
      * stall dlopen and C++ exceptions in the JVM) is left without a table (build_guarded). */
     if (rescan())
         nativewalk_clear_unknown();
-    while (build_guarded())
+    while (!atomic_load_explicit(&cancel, memory_order_relaxed) && build_guarded())
         ;
+}
+
+void cfitab_cancel_builds(void)
+{
+    atomic_store_explicit(&cancel, 1, memory_order_relaxed);
 }
 
 static void free_mod(struct cfitab_mod *m)

@@ -91,6 +91,11 @@ void cfitab_want(uintptr_t pc);
  * handlers asked for. Writer thread (takes dl_iterate_phdr's lock, allocates). */
 void cfitab_service(void);
 
+/* Ends a table build under way and any later one, until the next cfitab_init: profiling
+ * stops, and the stop need not wait for a build (libjvm's takes a few hundred ms). Any
+ * thread. */
+void cfitab_cancel_builds(void);
+
 /* Table builds cut short by a fault: the module was unloaded while the writer read it (the
  * build runs under the crash guard, crashguard.h, which must be installed). Any thread. */
 unsigned cfitab_build_faults(void);

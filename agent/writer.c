@@ -971,6 +971,9 @@ int writer_stop(void)
 {
     pthread_mutex_lock(&mu);
     stop_requested = 1;
+    /* a table build under way (libjvm's takes a few hundred ms) would hold the stop that
+     * long: the tables go at the stop anyway */
+    cfitab_cancel_builds();
     if (running)
         wake_writer();
     pthread_cond_broadcast(&cv);

@@ -12,9 +12,9 @@
  * between scans: here the monotonic clock it reads moves a second per call. A library
  * unloaded while the writer builds its table (libunwind's first loader lookup of the build
  * unloads it) cuts that build short under the crash guard: the writer goes on, the library
- * has no table, and the next library's table is built (before, SIGSEGV in the writer). Last,
- * walks that keep meeting anonymous code do not make the writer scan the loader at every
- * service. */
+ * has no table, and the next library's table is built (before, SIGSEGV in the writer).
+ * Walks that keep meeting anonymous code do not make the writer scan the loader at every
+ * service. Last, a stop cancels a build under way (before, the stop waited for it). */
 #include <dlfcn.h>
 #include <link.h>
 #include <signal.h>
@@ -57,6 +57,7 @@ int clock_gettime(clockid_t id, struct timespec *ts)
  * unload_in_build at the first call from inside a table build */
 static int loader_scans;
 static void *unload_in_build;
+#define CANCEL_BUILD ((void *)1) /* unload_in_build: cancel the build instead */
 typedef int (*dl_iterate_fn)(int (*)(struct dl_phdr_info *, size_t, void *), void *);
 
 /* test_unload_during_build: libunwind's lookups come from inside a table build. Apart from
@@ -68,7 +69,10 @@ __attribute__((noinline)) static void unload_if_libunwind(void *cb)
     if (dladdr(cb, &where) && where.dli_fname && strstr(where.dli_fname, "libunwind")) {
         void *h = unload_in_build;
         unload_in_build = NULL;
-        dlclose(h);
+        if (h == CANCEL_BUILD)
+            cfitab_cancel_builds(); /* test_cancel_build: profiling stops */
+        else
+            dlclose(h);
     }
 }
 
@@ -250,6 +254,32 @@ static void test_unload_during_build(void)
     cfitab_service();
 }
 
+/* A stop during a build (libjvm's takes a few hundred ms) ends it within 64 FDEs instead of
+ * holding the stop: libc's table (thousands of FDEs) is cancelled at the build's first loader
+ * lookup and left unbuilt; the next session (cfitab_init) builds it. */
+static void test_cancel_build(void)
+{
+    cfitab_reset();
+    CHECK(cfitab_init() == 0);
+    cfitab_want((uintptr_t)&memcpy);
+    unload_in_build = CANCEL_BUILD;
+    cfitab_service();
+    int cancelled = unload_in_build == NULL;
+    unload_in_build = NULL;
+    size_t after_cancel = cfitab_bytes();
+    cfitab_reset();
+    CHECK(cfitab_init() == 0);
+    cfitab_want((uintptr_t)&memcpy);
+    cfitab_service();
+    size_t next_session = cfitab_bytes();
+    printf("test_nativewalk: a build cancelled by a stop: %s, %zu bytes of tables; the next "
+           "session's: %zu bytes\n", cancelled ? "cancelled" : "NOT cancelled", after_cancel,
+           next_session);
+    CHECK(cancelled);
+    CHECK_EQ_U(after_cancel, 0);
+    CHECK(next_session > 0);
+}
+
 /* Walks that keep meeting anonymous code (a pc in no module) ask for a scan; an asked scan
  * that finds nothing new mutes the asks until the next regular scan (every 500 ms): with the
  * clock moving 30 ms per service, 100 services are 3 s, about 6 regular scans and one asked
@@ -328,5 +358,6 @@ int main(void)
     CHECK(crashguard_install() == 0); /* as profiling's start does, before the writer runs */
     test_unload_during_build();
     test_anonymous_asks();
+    test_cancel_build();
     return harness_result("test_nativewalk");
 }
