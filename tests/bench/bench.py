@@ -748,35 +748,51 @@ def mean_frames(cli, fpl, cwd, name):
 
 # ---------------------------------------------------------------------- part 2: thread filter
 
-def part_filter(args, report):
-    run_dir = os.path.join(args.out, "filter")
-    os.makedirs(run_dir, exist_ok=True)
-    log("== 2. ThreadFilter.add()/remove() per call (FilterCost) ==")
-    opts = "wall=50ms,filter,file=%s" % os.path.join(run_dir, "%s.fpl")
-    cfgs = [("no agent", lambda tag: []),
-            ("agent wall=50ms,filter", lambda tag: ["-agentpath:%s=%s" % (args.agent,
-                                                                           opts % tag)])]
-    log("  %d calls per timed loop after warm-up, %d rounds per JVM, %d JVM runs per "
-        "configuration, interleaved" % (args.filter_calls, args.filter_rounds, args.filter_runs))
-    per = {c[0]: {"add": [], "remove": [], "pair": [], "marked": set()} for c in cfgs}
-    errors = []
-    loads = []
-    for i in range(args.filter_runs):
-        for name, jopts in (cfgs if i % 2 == 0 else cfgs[::-1]):
-            progress("filter: %s, run %d/%d" % (name, i + 1, args.filter_runs))
-            tag = "run%d-%s" % (i, "agent" if jopts("x") else "none")
-            cmd = [args.java] + jopts(tag) + ["-cp", args.jar, "dev.flyprof.bench.FilterCost",
-                                              str(args.filter_calls), str(args.filter_rounds)]
+def run_interleaved(args, run_dir, what, cfgs, runs, main_args, parse):
+    """Runs main_args (a dev.flyprof.bench class and its arguments) once per configuration in
+    each of `runs` rounds, the order reversed every other round. cfgs: (name, agent options or
+    None for no agent); parse(name, stdout) takes a run's figures. Returns (errors, loads)."""
+    errors, loads = [], []
+    for i in range(runs):
+        for name, agent in (cfgs if i % 2 == 0 else cfgs[::-1]):
+            progress("%s: %s, run %d/%d" % (what, name, i + 1, runs))
+            tag = "run%d-%s" % (i, re.sub(r"[^a-z0-9]+", "_", name))
+            jopts = ["-agentpath:%s=%s,file=%s" % (args.agent, agent,
+                                                   os.path.join(run_dir, tag + ".fpl"))] \
+                if agent else []
+            cmd = [args.java] + jopts + ["-cp", args.jar] + main_args
             r = run_measured(cmd, run_dir, tag, 900)
             loads.append(r["other_cores"])
             if r["rc"] != 0:
                 errors.append("%s: exit %s: %s" % (name, r["rc"], r["stderr"].strip()[-300:]))
-            for line in r["stdout"].splitlines():
-                m = re.match(r"round op=(\w+) i=\d+ ns_per_call=([\d.]+)", line)
-                if m:
-                    per[name][m.group(1)].append(float(m.group(2)))
-            per[name]["marked"].add(results_of(r["stdout"]).get("marked"))
+            parse(name, r["stdout"])
     progress_done()
+    return errors, loads
+
+
+def parse_call_cost(per, flag):
+    """A parse for run_interleaved over the per-call cost benchmarks (CallCost's output):
+    per[name][op] gets each round's ns per call, per[name][flag] the result line's flag."""
+    def parse(name, out):
+        for line in out.splitlines():
+            m = re.match(r"round op=(\w+) i=\d+ ns_per_call=([\d.]+)", line)
+            if m:
+                per[name][m.group(1)].append(float(m.group(2)))
+        per[name][flag].add(results_of(out).get(flag))
+    return parse
+
+def part_filter(args, report):
+    run_dir = os.path.join(args.out, "filter")
+    os.makedirs(run_dir, exist_ok=True)
+    log("== 2. ThreadFilter.add()/remove() per call (FilterCost) ==")
+    cfgs = [("no agent", None), ("agent wall=50ms,filter", "wall=50ms,filter")]
+    log("  %d calls per timed loop after warm-up, %d rounds per JVM, %d JVM runs per "
+        "configuration, interleaved" % (args.filter_calls, args.filter_rounds, args.filter_runs))
+    per = {c[0]: {"add": [], "remove": [], "pair": [], "marked": set()} for c in cfgs}
+    errors, loads = run_interleaved(
+        args, run_dir, "filter", cfgs, args.filter_runs,
+        ["dev.flyprof.bench.FilterCost", str(args.filter_calls), str(args.filter_rounds)],
+        parse_call_cost(per, "marked"))
     log()
     log("  %-24s %-24s %-24s %-24s %s" % ("configuration", "add() ns", "remove() ns",
                                           "add+remove, per call ns", "marked"))
@@ -804,29 +820,14 @@ def part_context(args, report):
     run_dir = os.path.join(args.out, "context")
     os.makedirs(run_dir, exist_ok=True)
     log("== 2c. Context.set(span, root)/clear() per call (ContextCost) ==")
-    opts = "cpu=10ms,file=%s" % os.path.join(run_dir, "%s.fpl")
-    cfgs = [("no agent", lambda tag: []),
-            ("agent cpu=10ms", lambda tag: ["-agentpath:%s=%s" % (args.agent, opts % tag)])]
+    cfgs = [("no agent", None), ("agent cpu=10ms", "cpu=10ms")]
     log("  %d calls per timed loop after warm-up, %d rounds per JVM, %d JVM runs per "
         "configuration, interleaved" % (args.filter_calls, args.filter_rounds, args.filter_runs))
     per = {c[0]: {"set": [], "clear": [], "pair": [], "bound": set()} for c in cfgs}
-    errors, loads = [], []
-    for i in range(args.filter_runs):
-        for name, jopts in (cfgs if i % 2 == 0 else cfgs[::-1]):
-            progress("context: %s, run %d/%d" % (name, i + 1, args.filter_runs))
-            tag = "run%d-%s" % (i, "agent" if jopts("x") else "none")
-            cmd = [args.java] + jopts(tag) + ["-cp", args.jar, "dev.flyprof.bench.ContextCost",
-                                              str(args.filter_calls), str(args.filter_rounds)]
-            r = run_measured(cmd, run_dir, tag, 900)
-            loads.append(r["other_cores"])
-            if r["rc"] != 0:
-                errors.append("%s: exit %s: %s" % (name, r["rc"], r["stderr"].strip()[-300:]))
-            for line in r["stdout"].splitlines():
-                m = re.match(r"round op=(\w+) i=\d+ ns_per_call=([\d.]+)", line)
-                if m:
-                    per[name][m.group(1)].append(float(m.group(2)))
-            per[name]["bound"].add(results_of(r["stdout"]).get("bound"))
-    progress_done()
+    errors, loads = run_interleaved(
+        args, run_dir, "context", cfgs, args.filter_runs,
+        ["dev.flyprof.bench.ContextCost", str(args.filter_calls), str(args.filter_rounds)],
+        parse_call_cost(per, "bound"))
     log()
     log("  %-24s %-24s %-24s %-24s %s" % ("configuration", "set() ns", "clear() ns",
                                           "set+clear, per call ns", "bound"))
@@ -855,33 +856,23 @@ def part_threads(args, report):
     run_dir = os.path.join(args.out, "threads")
     os.makedirs(run_dir, exist_ok=True)
     log("== 2d. Thread start and end under profiling (ThreadChurn) ==")
-    opts = os.path.join(run_dir, "%s.fpl")
     cfgs = [("no agent", None), ("agent cpu=10ms", "cpu=10ms"),
             ("agent cpu=10ms,wall=10ms", "cpu=10ms,wall=10ms")]
     log("  %d short threads per round, at most %d alive, %d rounds per JVM after a warm-up, "
         "%d JVM runs per configuration, interleaved"
         % (args.churn_threads, args.churn_concurrent, args.churn_rounds, args.churn_runs))
     per = {c[0]: {"rate": [], "worst": []} for c in cfgs}
-    errors, loads = [], []
-    for i in range(args.churn_runs):
-        for name, agent in (cfgs if i % 2 == 0 else cfgs[::-1]):
-            progress("threads: %s, run %d/%d" % (name, i + 1, args.churn_runs))
-            tag = "run%d-%s" % (i, re.sub(r"[^a-z0-9]+", "_", name))
-            jopts = ["-agentpath:%s=%s,file=%s" % (args.agent, agent, opts % tag)] if agent \
-                else []
-            cmd = [args.java] + jopts + ["-cp", args.jar, "dev.flyprof.bench.ThreadChurn",
-                                         str(args.churn_threads), str(args.churn_concurrent),
-                                         str(args.churn_rounds)]
-            r = run_measured(cmd, run_dir, tag, 900)
-            loads.append(r["other_cores"])
-            if r["rc"] != 0:
-                errors.append("%s: exit %s: %s" % (name, r["rc"], r["stderr"].strip()[-300:]))
-            for line in r["stdout"].splitlines():
-                m = re.match(r"round i=\d+ threads_per_s=([\d.]+) max_start_us=([\d.]+)", line)
-                if m:
-                    per[name]["rate"].append(float(m.group(1)))
-                    per[name]["worst"].append(float(m.group(2)))
-    progress_done()
+
+    def parse(name, out):
+        for line in out.splitlines():
+            m = re.match(r"round i=\d+ threads_per_s=([\d.]+) max_start_us=([\d.]+)", line)
+            if m:
+                per[name]["rate"].append(float(m.group(1)))
+                per[name]["worst"].append(float(m.group(2)))
+    errors, loads = run_interleaved(
+        args, run_dir, "threads", cfgs, args.churn_runs,
+        ["dev.flyprof.bench.ThreadChurn", str(args.churn_threads), str(args.churn_concurrent),
+         str(args.churn_rounds)], parse)
     log()
     base = median(per["no agent"]["rate"]) if per["no agent"]["rate"] else None
     log("  %-26s %-26s %-12s %s" % ("configuration", "threads/s", "vs no agent",
