@@ -342,7 +342,8 @@ static uintptr_t fde_count(const struct cfitab_mod *m)
 }
 
 /* Builds and publishes the table of module m from its .eh_frame_hdr search table, in b
- * (zeroed; what it holds when a read faults is freed by the caller). */
+ * (zeroed). What b holds when a read faults is the unfinished build's, freed by the caller;
+ * once published, the table owns it and b holds nothing. */
 static void build_table(struct cfitab_mod *m, struct build *b)
 {
     m->built = 1;
@@ -413,6 +414,8 @@ static void build_table(struct cfitab_mod *m, struct build *b)
                                   (size_t)t->npages * sizeof(*pages),
                               memory_order_relaxed);
     atomic_store_explicit(&m->table, t, memory_order_release);
+    b->rows = NULL; /* the table's now: a later fault must not free them */
+    b->states = NULL;
 }
 
 int cfitab_init(void)
@@ -448,7 +451,7 @@ void cfitab_want(uintptr_t pc)
 
 /* The module whose memory the writer reads (build_next), and the build under way: where a
  * fault leaves them. Writer only. */
-static struct cfitab_mod *reading;
+static struct cfitab_mod *volatile reading;
 static struct build building;
 
 /* Builds the table of the wanted, loaded module with the fewest FDEs. Returns 0 when none
@@ -457,6 +460,7 @@ static struct build building;
  * wait behind it, its samples cut short at its first frame meanwhile. */
 static int build_next(void)
 {
+    memset(&building, 0, sizeof(building)); /* a fault below frees what it holds */
     struct cfitab_mod *best = NULL;
     uintptr_t best_count = 0;
     for (size_t i = 0; i < nmods; i++) {
@@ -473,7 +477,6 @@ static int build_next(void)
     if (!best)
         return 0;
     reading = best;
-    memset(&building, 0, sizeof(building));
     build_table(best, &building);
     return 1;
 }
@@ -491,11 +494,17 @@ static int build_guarded(void)
         return more;
     }
     /* the guard is left; libunwind may have lost a little of its pool to the cut parse */
-    reading->built = 1;
     bigmem_free(building.hash, building.hashcap * sizeof(*building.hash));
     build_free(&building);
     memset(&building, 0, sizeof(building));
     atomic_fetch_add_explicit(&build_faults, 1, memory_order_relaxed);
+    /* gone (the usual case): no longer live, its ask dropped; loaded again at the same place
+     * later, its entry is kept and its next ask builds it. Still loaded (a header that faults
+     * for another reason): given up, or every service would fault on it again. */
+    struct cfitab_mod *m = reading;
+    if (rescan())
+        nativewalk_clear_unknown();
+    m->built = m->live;
     return 1;
 }
 
@@ -620,4 +629,12 @@ size_t cfitab_bytes(void)
 unsigned cfitab_build_faults(void)
 {
     return atomic_load_explicit(&build_faults, memory_order_relaxed);
+}
+
+const struct cfitab_table *cfitab_table_of(uintptr_t pc)
+{
+    for (size_t i = 0; i < nmods; i++)
+        if (pc >= mods[i]->lo && pc < mods[i]->hi && mods[i]->live)
+            return atomic_load_explicit(&mods[i]->table, memory_order_acquire);
+    return NULL;
 }

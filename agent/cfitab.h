@@ -96,6 +96,9 @@ void cfitab_service(void);
  * thread. */
 void cfitab_cancel_builds(void);
 
+/* The table of the loaded module holding pc, NULL when none is built. Writer (or a test). */
+const struct cfitab_table *cfitab_table_of(uintptr_t pc);
+
 /* Table builds cut short by a fault: the module was unloaded while the writer read it (the
  * build runs under the crash guard, crashguard.h, which must be installed). Any thread. */
 unsigned cfitab_build_faults(void);

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
@@ -58,6 +59,7 @@ int clock_gettime(clockid_t id, struct timespec *ts)
 static int loader_scans;
 static void *unload_in_build;
 #define CANCEL_BUILD ((void *)1) /* unload_in_build: cancel the build instead */
+static void *reserve_after_unload; /* a page to keep unmapped after the unload */
 typedef int (*dl_iterate_fn)(int (*)(struct dl_phdr_info *, size_t, void *), void *);
 
 /* test_unload_during_build: libunwind's lookups come from inside a table build. Apart from
@@ -69,10 +71,15 @@ __attribute__((noinline)) static void unload_if_libunwind(void *cb)
     if (dladdr(cb, &where) && where.dli_fname && strstr(where.dli_fname, "libunwind")) {
         void *h = unload_in_build;
         unload_in_build = NULL;
-        if (h == CANCEL_BUILD)
+        if (h == CANCEL_BUILD) {
             cfitab_cancel_builds(); /* test_cancel_build: profiling stops */
-        else
+        } else {
             dlclose(h);
+            /* test_fault_keeps_tables: the page stays unmapped, nothing else lands there */
+            if (reserve_after_unload)
+                mmap(reserve_after_unload, 4096, PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+        }
     }
 }
 
@@ -254,6 +261,80 @@ static void test_unload_during_build(void)
     cfitab_service();
 }
 
+/* The page holding the .eh_frame_hdr of the loaded module whose name contains part. */
+static int find_hdr(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    void **io = arg;
+    if (!info->dlpi_name || !strstr(info->dlpi_name, (const char *)io[0]))
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_GNU_EH_FRAME)
+            io[1] = (void *)((info->dlpi_addr + info->dlpi_phdr[i].p_vaddr) & ~(uintptr_t)4095);
+    return 1;
+}
+
+/* 1 when every page of [p, p + len) is mapped */
+static int mapped(const void *p, size_t len)
+{
+    uintptr_t lo = (uintptr_t)p & ~(uintptr_t)4095, hi = (uintptr_t)p + len;
+    unsigned char v[64];
+    size_t pages = (hi - lo + 4095) / 4096;
+    return pages <= sizeof(v) && mincore((void *)lo, hi - lo, v) == 0;
+}
+
+/* Two wanted libraries; the second is unloaded while the first one's table is built, so the
+ * fault comes when the writer reads the second's header to pick the next build. The table
+ * just built stays whole (before, the fault path unmapped its rows and states while the
+ * handlers had it), and the unloaded library, loaded again, gets its table. */
+static void test_fault_keeps_tables(void)
+{
+    fast_clock_ns = 1000000000;
+    void *ha = dlopen(CHURN_DIR "/libflyprof_churn_a.so", RTLD_NOW);
+    void *hb = dlopen(CHURN_DIR "/libflyprof_churn_b.so", RTLD_NOW);
+    CHECK(ha && hb);
+    if (!ha || !hb)
+        return;
+    cfitab_service();
+    void *fa = dlsym(ha, "churn_fn"), *fb = dlsym(hb, "churn_fn");
+    CHECK(fa && fb && in_snapshot(fa) && in_snapshot(fb)); /* both wanted; a builds first */
+    void *io[2] = {"churn_b", NULL};
+    dl_iterate_phdr(find_hdr, io);
+    CHECK(io[1] != NULL);
+    unsigned faults0 = cfitab_build_faults();
+    reserve_after_unload = io[1];
+    unload_in_build = hb; /* at a's first loader lookup */
+    cfitab_service();
+    int unloaded = unload_in_build == NULL;
+    unload_in_build = NULL;
+    reserve_after_unload = NULL;
+    unsigned cut = cfitab_build_faults() - faults0;
+    const struct cfitab_table *ta = cfitab_table_of((uintptr_t)fa);
+    int whole = ta && mapped(ta->rows, ta->rows_bytes) && mapped(ta->states, ta->states_bytes);
+    munmap(io[1], 4096);
+    void *hb2 = dlopen(CHURN_DIR "/libflyprof_churn_b.so", RTLD_NOW);
+    cfitab_service();
+    void *fb2 = hb2 ? dlsym(hb2, "churn_fn") : NULL;
+    if (fb2)
+        in_snapshot(fb2);
+    cfitab_service();
+    int rebuilt = fb2 && cfitab_table_of((uintptr_t)fb2) != NULL;
+    fast_clock_ns = 0;
+    printf("test_nativewalk: b unloaded while a's table was built: %s, %u build(s) cut; a's "
+           "table %s; b loaded again (%s address) %s its table\n",
+           unloaded ? "unloaded" : "NOT unloaded", cut,
+           !ta ? "MISSING" : whole ? "whole" : "UNMAPPED", fb2 == fb ? "the same" : "another",
+           rebuilt ? "has" : "does NOT have");
+    CHECK(unloaded);
+    CHECK_EQ_U(cut, 1);
+    CHECK(whole);
+    CHECK(rebuilt);
+    dlclose(ha);
+    if (hb2)
+        dlclose(hb2);
+    cfitab_service();
+}
+
 /* A stop during a build (libjvm's takes a few hundred ms) ends it within 64 FDEs instead of
  * holding the stop: libc's table (thousands of FDEs) is cancelled at the build's first loader
  * lookup and left unbuilt; the next session (cfitab_init) builds it. */
@@ -357,6 +438,7 @@ int main(void)
     test_loader_churn();
     CHECK(crashguard_install() == 0); /* as profiling's start does, before the writer runs */
     test_unload_during_build();
+    test_fault_keeps_tables();
     test_anonymous_asks();
     test_cancel_build();
     return harness_result("test_nativewalk");
