@@ -164,9 +164,9 @@ static void disarm(struct task *t)
     armed--;
 }
 
-/* Lists /proc/self/task: arms new threads, re-arms a new thread reusing an ended one's tid
- * and an ended thread that detached instead (DETACHED_NS), forgets (and disarms) threads no
- * longer listed. Under lock. */
+/* Lists /proc/self/task: arms new threads, re-arms an ended thread still listed DETACHED_NS
+ * after its ThreadEnd (it detached, or a native thread reuses its tid), forgets (and
+ * disarms) threads no longer listed. Under lock. */
 static int scan_locked(void)
 {
     DIR *d = opendir("/proc/self/task");

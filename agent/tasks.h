@@ -13,8 +13,9 @@
  * ThreadStart (tasks_thread_start) and disarmed by ThreadEnd; an ended thread whose tid is
  * still listed (it is exiting) is not armed again unless it is still listed 200 ms later
  * (the threads are listed then): it detached from the JVM (DetachCurrentThread posts
- * ThreadEnd) and goes on as a native thread. ThreadStart and ThreadEnd cost no system call
- * here but the timer's own (no /proc read): every thread start and end waits for them.
+ * ThreadEnd) and goes on as a native thread. ThreadStart and ThreadEnd read no /proc file
+ * (only the timer's system calls, and at most one wakeup of the writer per listing): every
+ * thread start and end in the JVM waits for them.
  * flyprof's own threads are armed too: their CPU is part of the process's, and their samples
  * name them ("flyprof writer", "flyprof wall sampler"), so the profile shows what the
  * profiler costs.
