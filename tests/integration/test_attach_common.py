@@ -102,6 +102,17 @@ class Jvm:
     def fds(self):
         return len(os.listdir("/proc/%d/fd" % self.pid))
 
+    def fd_targets(self):
+        """What the JVM's fds link to (files, sockets, pipes, anon inodes), sorted."""
+        d = "/proc/%d/fd" % self.pid
+        out = []
+        for fd in os.listdir(d):
+            try:
+                out.append(os.readlink(os.path.join(d, fd)))
+            except OSError:
+                pass  # closed meanwhile
+        return sorted(out)
+
     def fds_to(self, target):
         """How many of the JVM's fds link to target, e.g. 'anon_inode:[perf_event]'."""
         n = 0
