@@ -9,6 +9,7 @@
 #include "crashguard.h"
 
 #include <errno.h>
+#include <link.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -28,6 +29,18 @@ static uintptr_t jvm_fault_pc[2];
 static const volatile uintptr_t *code_lo, *code_hi;
 /* relaxed: a statistic */
 static _Atomic uint64_t faults;
+
+/* The code our guarded walks run: the module holding this file (libflyprof, or a test
+ * program), libjvm (AsyncGetCallTrace, VMStructs reads) and libunwind (the native walk's
+ * register rules, the unwind tables' build): their executable segments, found once at
+ * crashguard_install. A fault elsewhere while a guard is armed is not the walk's: a signal
+ * handler of another library (a second profiler's SIGPROF walker) interrupted the walk and
+ * faulted in its own code; its own fault handler, which we chain to, must get it. */
+#define MAX_WALKED 32
+static struct {
+    uintptr_t lo, hi;
+} walked[MAX_WALKED];
+static int nwalked;
 
 void crashguard_set_jvm_faults(uintptr_t pc1, uintptr_t pc2)
 {
@@ -97,13 +110,54 @@ static int jvm_expects(uintptr_t pc)
     return code_lo && code_hi && pc >= *code_lo && pc < *code_hi;
 }
 
+/* Whether pc is in code a guarded walk runs (see walked); 1 when the ranges are unknown. */
+static int in_walked_code(uintptr_t pc)
+{
+    if (!nwalked)
+        return 1;
+    for (int i = 0; i < nwalked; i++)
+        if (pc >= walked[i].lo && pc < walked[i].hi)
+            return 1;
+    return 0;
+}
+
+/* Whether an object's file name is libjvm's or libunwind's (any version, any flavor). */
+static int walked_name(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    return strncmp(base, "libjvm.", 7) == 0 || strncmp(base, "libunwind", 9) == 0;
+}
+
+/* dl_iterate_phdr callback: records the executable segments of the objects a walk runs. */
+static int add_walked(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    uintptr_t self = (uintptr_t)data;
+    int want = info->dlpi_name && walked_name(info->dlpi_name);
+    for (int i = 0; !want && i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        want = ph->p_type == PT_LOAD && self >= lo && self < lo + ph->p_memsz;
+    }
+    for (int i = 0; want && i < info->dlpi_phnum && nwalked < MAX_WALKED; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+            continue;
+        walked[nwalked].lo = info->dlpi_addr + ph->p_vaddr;
+        walked[nwalked].hi = walked[nwalked].lo + ph->p_memsz;
+        nwalked++;
+    }
+    return 0;
+}
+
 static void on_fault(int sig, siginfo_t *si, void *ucv)
 {
     struct crashguard *g = current;
     ucontext_t *uc = ucv;
+    uintptr_t pc = uc ? (uintptr_t)uc->uc_mcontext.gregs[REG_RIP] : 0;
     /* si_code > 0: raised by the kernel for this instruction, not sent by a process */
-    if (g && si && uc && si->si_code > 0 &&
-        !jvm_expects((uintptr_t)uc->uc_mcontext.gregs[REG_RIP])) {
+    if (g && si && uc && si->si_code > 0 && !jvm_expects(pc) && in_walked_code(pc)) {
         current = g->prev;
         if (g->restore)
             *g->restore = g->restore_value;
@@ -139,6 +193,9 @@ int crashguard_install(void)
 {
     if (installed)
         return 0;
+    /* before the handler exists: on_fault reads the table without synchronization */
+    nwalked = 0;
+    dl_iterate_phdr(add_walked, (void *)(uintptr_t)&on_fault);
     int rc = install(SIGSEGV, &prev[0]);
     if (rc == 0) {
         rc = install(SIGBUS, &prev[1]);

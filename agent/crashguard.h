@@ -15,7 +15,10 @@
  * which lives on these signals: implicit null checks, safepoint polls, stack banging, SafeFetch)
  * and hands it every fault that is not a walk's: faults on threads with no armed guard,
  * signals sent by kill/tgkill, faults at HotSpot's SafeFetch instructions (it expects those
- * and resumes them) and faults in the code cache (stubs, compiled code: HotSpot's business).
+ * and resumes them), faults in the code cache (stubs, compiled code: HotSpot's business), and
+ * faults outside the code a walk runs (this library, libjvm, libunwind: the modules loaded at
+ * crashguard_install): those come from another library's signal handler that interrupted the
+ * walk (a second profiler's walker), and its own fault handler, behind ours, must get them.
  * The hand-over is exact: the previous handler is called as the kernel would have called it
  * (SA_SIGINFO or not; our handler is installed with its mask and flags), and a default or
  * ignored disposition is restored and the fault re-raised so the process dies of it as it

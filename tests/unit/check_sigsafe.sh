@@ -23,12 +23,14 @@
 # no system call) and siglongjmp out of its SIGSEGV/SIGBUS handler back into the walk it
 # interrupted, which POSIX allows from a handler that interrupted async-signal-safe code (the
 # walk is), and sigprocmask (in POSIX's list of async-signal-safe functions) to restore the
-# walk's signal mask before the jump; mprotect is setup-only (stackwalk_configure).
+# walk's signal mask before the jump; mprotect is setup-only (stackwalk_configure);
+# dl_iterate_phdr, strrchr and strncmp are setup-only too (crashguard_install lists the code
+# its walks run before its handler exists).
 allowed='__errno_location clock_gettime syscall memcpy memset __stack_chk_fail
 mmap munmap sigaction sigemptyset sigaddset usleep nanosleep dlsym _GLOBAL_OFFSET_TABLE_
 __divti3 __udivti3 ioctl read write getpid __libc_current_sigrtmin __libc_current_sigrtmax
 pthread_getspecific _ULx86_64_init_local2 _ULx86_64_apply_reg_state _ULx86_64_get_reg
-__sigsetjmp siglongjmp sigprocmask mprotect'
+__sigsetjmp siglongjmp sigprocmask mprotect dl_iterate_phdr strrchr strncmp'
 objs=$(echo "$*" | tr ';' ' ')
 [ -n "$objs" ] || { echo "check_sigsafe: no objects given"; exit 2; }
 bad=0
