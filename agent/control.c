@@ -372,6 +372,20 @@ static int native_setup(void)
     return 0;
 }
 
+/* The handlers' scratch buffers for this machine's configured CPUs. Test hooks (never in
+ * production use): FLYPROF_TEST_CPUS=N counts N CPUs, FLYPROF_TEST_SCRATCH=N makes exactly N. */
+static unsigned scratch_count(void)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_CONF);
+    const char *v = getenv("FLYPROF_TEST_CPUS");
+    if (v && atol(v) > 0)
+        cpus = atol(v);
+    v = getenv("FLYPROF_TEST_SCRATCH");
+    if (v && v[0] >= '0' && v[0] <= '9')
+        return (unsigned)atol(v);
+    return handler_scratch_count(cpus);
+}
+
 /* Says msg on stderr, once per flag for the JVM's life (a stuck thread stays stuck). */
 static void say_once(atomic_int *said, const char *msg)
 {
@@ -553,7 +567,7 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     }
     if ((rc = setup_walker(jni, env_off, o, err, errlen)) != 0)
         goto out;
-    if ((rc = handler_init(&ring, o->depth)) != 0) {
+    if ((rc = handler_init(&ring, o->depth, scratch_count())) != 0) {
         snprintf(err, errlen, "cannot set up the signal handler: %s", strerror(-rc));
         goto out;
     }
@@ -589,6 +603,7 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     get_property("sun.java.command", session.command, sizeof(session.command));
     counters_reset();
     counters_add_sigsafe(FPL_CTR_CPU_SIGNO, (uint64_t)handler_cpu_signo());
+    counters_add_sigsafe(FPL_CTR_SCRATCH_BUFFERS, handler_scratch_buffers());
     tsc_anchor(&session.start);
     if (o->duration_ns)
         session.deadline_mono_ns = mono_ns() + o->duration_ns;

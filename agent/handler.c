@@ -33,16 +33,18 @@
 
 /* Scratch buffers AGCT writes into before the exact-size copy into the ring. More than one,
  * because handlers on different threads run at once; a handler that finds all busy records a
- * marker sample instead of waiting. */
-#define SCRATCH_COUNT 16
-
+ * marker sample instead of waiting (counted: FPL_CTR_HANDLER_BUSY). As many as
+ * handler_scratch_count says for the machine's CPUs: a tick of aligned timers starts a handler
+ * on every busy thread at once, and a handler preempted inside its run keeps its buffer while
+ * others start. */
 static struct ring *ring;
 static unsigned depth;                   /* Java frames */
 static unsigned buf_frames;              /* frames per scratch buffer: native + Java + marker */
-static struct sample_frame *scratch;     /* SCRATCH_COUNT x buf_frames */
+static struct sample_frame *scratch;     /* scratch_count x buf_frames */
 static size_t scratch_bytes;
+static unsigned scratch_count;           /* written while no handler runs */
 static int cstack;                       /* native frames on; written while no handler runs */
-static atomic_int scratch_busy[SCRATCH_COUNT];
+static atomic_int *scratch_busy;         /* scratch_count flags, in the same mapping */
 
 /* active and inflight form a Dekker pair with handler_deactivate: seq_cst on both sides
  * guarantees that a handler that saw active == 1 is counted in inflight before
@@ -221,23 +223,45 @@ static struct perf_slot *perf_fd_owned(int fd)
     return atomic_load_explicit(&t[fd].owned, memory_order_acquire) ? &t[fd] : NULL;
 }
 
-int handler_init(struct ring *r, unsigned d)
+unsigned handler_scratch_count(long cpus)
+{
+    if (cpus < 1)
+        cpus = 1;
+    long n = 4 * cpus;
+    if (n < HANDLER_SCRATCH_MIN)
+        n = HANDLER_SCRATCH_MIN;
+    if (n > HANDLER_SCRATCH_MAX)
+        n = HANDLER_SCRATCH_MAX;
+    return (unsigned)n;
+}
+
+int handler_init(struct ring *r, unsigned d, unsigned count)
 {
     unsigned per = d + NATIVEWALK_MAX + 1;
-    size_t bytes = (size_t)SCRATCH_COUNT * per * sizeof(struct sample_frame);
-    if (!scratch || d != depth) {
+    /* the buffers, then the busy flags, in one mapping (untouched pages stay unbacked); none
+     * at all only for a test (every run then finds them busy) */
+    size_t frames = (size_t)count * per * sizeof(struct sample_frame);
+    size_t bytes = frames + (size_t)count * sizeof(atomic_int) + sizeof(atomic_int);
+    if (!scratch || d != depth || count != scratch_count) {
         void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED)
             return -errno;
         if (scratch)
             munmap(scratch, scratch_bytes);
         scratch = p;
+        scratch_busy = (atomic_int *)((char *)p + frames);
         scratch_bytes = bytes;
+        scratch_count = count;
         depth = d;
         buf_frames = per;
     }
     ring = r;
     return 0;
+}
+
+unsigned handler_scratch_buffers(void)
+{
+    return scratch_count;
 }
 
 void handler_set_cstack(int on)
@@ -247,8 +271,9 @@ void handler_set_cstack(int on)
 
 static int grab_scratch(int tid)
 {
-    for (int i = 0; i < SCRATCH_COUNT; i++) {
-        int k = (tid + i) % SCRATCH_COUNT;
+    unsigned n = scratch_count;
+    for (unsigned i = 0; i < n; i++) {
+        int k = (int)(((unsigned)tid + i) % n);
         /* acquire: the previous owner's writes to this buffer happen before ours */
         if (!atomic_exchange_explicit(&scratch_busy[k], 1, memory_order_acquire))
             return k;
@@ -296,6 +321,7 @@ static void take_sample(struct sample_rec *h, void *uc)
     }
     int k = grab_scratch(tid);
     if (k < 0) {
+        counters_add_sigsafe(FPL_CTR_HANDLER_BUSY, 1);
         push(h, SAMPLE_ERR_NO_SCRATCH, NULL);
         return;
     }

@@ -99,9 +99,21 @@ void handler_wall_reset(uint32_t slot);
 /* Forgets every slot's state. At a session start, before the sampler runs. */
 void handler_wall_reset_all(void);
 
-/* Preallocates the scratch stack buffers for depth frames and binds the ring. Only while no
- * handler can run (profiling off). Returns 0 or -errno. */
-int handler_init(struct ring *ring, unsigned depth);
+/* Bounds of handler_scratch_count. */
+#define HANDLER_SCRATCH_MIN 16
+#define HANDLER_SCRATCH_MAX 4096
+
+/* How many scratch buffers handlers need on a machine with cpus CPUs (configured, not only
+ * online ones): four per CPU, at least HANDLER_SCRATCH_MIN. Any thread. */
+unsigned handler_scratch_count(long cpus);
+
+/* Preallocates count scratch stack buffers for depth frames and binds the ring. A handler run
+ * that finds all count busy records a `[handler_busy]` sample (FPL_CTR_HANDLER_BUSY). Only
+ * while no handler can run (profiling off). Returns 0 or -errno. */
+int handler_init(struct ring *ring, unsigned depth, unsigned count);
+
+/* The number of scratch buffers handler_init made (0: none yet). Any thread. */
+unsigned handler_scratch_buffers(void);
 
 /* Native frames (cstack=auto) on or off. Only while no handler runs. */
 void handler_set_cstack(int on);

@@ -6,6 +6,8 @@
  *   stopped inside the handler (by a debugger, a freezer cgroup) would look to the agent. Only
  *   in native code, where the JVM itself never waits for the thread: the agent's own waits are
  *   what is tested.
+ * - FLYPROF_TEST_CPUS=N: the scratch buffers are sized for N CPUs; FLYPROF_TEST_SCRATCH=N:
+ *   exactly N scratch buffers (control.c); with 0 every handler run finds them all busy.
  */
 #ifndef TESTHOOK_H
 #define TESTHOOK_H

@@ -206,6 +206,8 @@ enum fpl_counter {
     FPL_CTR_CONTEXT_LOST = 38,  /* samples whose trace context could not be read consistently
                                  * (it kept changing under the wall sampler): logged without */
     FPL_CTR_ENDPOINT_DROPS = 39, /* Context.endpoint calls dropped: the agent's queue was full */
+    FPL_CTR_HANDLER_BUSY = 44,  /* handler runs that found every scratch buffer busy */
+    FPL_CTR_SCRATCH_BUFFERS = 45, /* the handlers' scratch buffers (not a count) */
     FPL_CTR_MAX = 64,
 };
 

@@ -839,6 +839,10 @@ static void js_agent(struct fpl_buf *b, const struct profile *p)
     js_u64(b, p->counters[FPL_CTR_ENDPOINT_DROPS]);
     js_key(b, "context_lost", &first);
     js_u64(b, p->counters[FPL_CTR_CONTEXT_LOST]);
+    js_key(b, "handler_busy", &first);
+    js_u64(b, p->counters[FPL_CTR_HANDLER_BUSY]);
+    js_key(b, "scratch_buffers", &first);
+    js_u64(b, p->counters[FPL_CTR_SCRATCH_BUFFERS]);
     fpl_put_u8(b, '}');
 }
 

@@ -8,5 +8,6 @@
 # _int_python by now.
 
 set(_sig_tests itimer_weights:300 signal_hygiene:300 handler_nesting:240 perf_fds:240
+    handler_busy:240
     wall_blocked:240 writer_wakeups:240)
 flyprof_int_tests(TESTS ${_sig_tests} PROPERTIES SKIP_RETURN_CODE 77)
