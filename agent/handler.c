@@ -174,7 +174,11 @@ static int in_native(void)
  * handlers (acquire). */
 struct perf_slot {
     _Atomic uint32_t owned;
-    uint32_t pad_;
+    /* handler runs between their second check of owned and their last use of the fd: a
+     * Dekker pair with handler_disown_fd (seq_cst on both sides), which closes nothing while
+     * this is not 0, so no handler ever reads or re-arms an fd number the application got
+     * back from close. Only the owning thread's handler counts here. */
+    _Atomic uint32_t users;
     /* CPU ns the event had counted at its previous signal: a sample weighs the periods
      * elapsed since, so signals the kernel folded or delayed still count. Only the thread
      * that owns an event handles its signals, one at a time (re-armed at the end). */
@@ -203,14 +207,35 @@ int handler_perf_init(size_t cap)
     return 0;
 }
 
-int handler_own_fd(int fd, int on)
+int handler_own_fd(int fd)
 {
     struct perf_slot *t = atomic_load_explicit(&perf_tab, memory_order_acquire);
     if (!t || fd < 0 || (size_t)fd >= atomic_load_explicit(&perf_cap, memory_order_relaxed))
         return -ERANGE;
     t[fd].last = 0;
     /* release: last = 0 before a handler can see the fd as ours */
-    atomic_store_explicit(&t[fd].owned, on ? 1u : 0u, memory_order_release);
+    atomic_store_explicit(&t[fd].owned, 1u, memory_order_release);
+    return 0;
+}
+
+int handler_disown_fd(int fd, uint64_t timeout_ns)
+{
+    struct perf_slot *t = atomic_load_explicit(&perf_tab, memory_order_acquire);
+    if (!t || fd < 0 || (size_t)fd >= atomic_load_explicit(&perf_cap, memory_order_relaxed))
+        return 0;
+    /* seq_cst: the other half of the pair with the handler's users increment (perf_slot) */
+    atomic_store_explicit(&t[fd].owned, 0u, memory_order_seq_cst);
+    struct timespec t0, now;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (atomic_load_explicit(&t[fd].users, memory_order_seq_cst) != 0) {
+        /* a use is a read and an ioctl: microseconds, unless its thread is stopped */
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        uint64_t waited = (uint64_t)(now.tv_sec - t0.tv_sec) * 1000000000ull +
+                          (uint64_t)now.tv_nsec - (uint64_t)t0.tv_nsec;
+        if (waited >= timeout_ns)
+            return -ETIMEDOUT;
+        usleep(50);
+    }
     return 0;
 }
 
@@ -472,15 +497,24 @@ static void cpu_signal(int sig, siginfo_t *si, void *uc)
 
     uint64_t t0 = tsc_read_sigsafe();
     if (perf) {
-        uint64_t count;
-        if (perf_period && read(si->si_fd, &count, sizeof(count)) == sizeof(count)) {
-            uint64_t periods = (count - perf->last + perf_period / 2) / perf_period;
-            perf->last = count;
-            if (periods > 1)
-                weight = (uint32_t)periods;
+        /* seq_cst: a Dekker pair with handler_disown_fd: either it waits for this use, or
+         * this run sees the fd disowned and leaves it alone (it may be closed already) */
+        atomic_fetch_add_explicit(&perf->users, 1, memory_order_seq_cst);
+        if (testhook_armed_sigsafe() && in_native())
+            testhook_hang_sigsafe(); /* a test: a run stopped while it uses its fd */
+        if (atomic_load_explicit(&perf->owned, memory_order_seq_cst)) {
+            uint64_t count;
+            if (perf_period && read(si->si_fd, &count, sizeof(count)) == sizeof(count)) {
+                uint64_t periods = (count - perf->last + perf_period / 2) / perf_period;
+                perf->last = count;
+                if (periods > 1)
+                    weight = (uint32_t)periods;
+            }
+            /* perf engine: the event disabled itself after one overflow; re-arm it */
+            ioctl(si->si_fd, PERF_EVENT_IOC_REFRESH, 1);
         }
-        /* perf engine: the event disabled itself after one overflow; re-arm it */
-        ioctl(si->si_fd, PERF_EVENT_IOC_REFRESH, 1);
+        /* release: our uses of the fd happen before its close */
+        atomic_fetch_sub_explicit(&perf->users, 1, memory_order_release);
     } else if (weight == 0) {
         /* itimer: the kernel sends at most one ITIMER_PROF signal per tick whatever the
          * interval, so weigh each by the process CPU time elapsed (itimer_weight) */

@@ -123,11 +123,19 @@ void handler_set_cstack(int on);
  * before the first handler_own_fd. */
 int handler_perf_init(size_t cap);
 
-/* Marks fd as (on = 1) or no longer as (on = 0) a perf event of ours: the handler re-arms
- * and samples only on signals from owned fds. Mark before arming, unmark before closing.
- * Returns 0, or -ERANGE (no table, or an fd beyond it: nr_open was raised after the table was
- * made; the caller must not use that event). Control context / JVMTI callbacks. */
-int handler_own_fd(int fd, int on);
+/* Marks fd as a perf event of ours: the handler re-arms and samples only on signals from
+ * owned fds. Mark before arming. Returns 0, or -ERANGE (no table, or an fd beyond it: nr_open
+ * was raised after the table was made; the caller must not use that event). Control context
+ * / JVMTI callbacks. */
+int handler_own_fd(int fd);
+
+/* Marks fd as no longer ours, then waits up to timeout_ns for handler runs still using it
+ * (reading its count, re-arming it) to finish. Returns 0: no handler run touches fd from now
+ * on, it may be closed; -ETIMEDOUT: a run that uses it has not finished (its thread is
+ * stopped): the fd number must stay open (perf.c puts /dev/null on it), else the run, when it
+ * resumes, would read or ioctl whatever file the application opens under that number. Not
+ * from a signal handler. */
+int handler_disown_fd(int fd, uint64_t timeout_ns);
 
 /* The perf engine's sampling period in ns, for weighting its samples. Before arming. */
 void handler_set_perf_period(uint64_t ns);

@@ -18,6 +18,9 @@
 #include "handler.h"
 #include "tasks.h"
 
+/* how long perf_disarm waits for a handler run that is using the fd (a read and an ioctl) */
+#define DISOWN_WAIT_NS 100000000ull
+
 static _Atomic uint64_t interval;   /* 0: engine off */
 static int exclude_kernel;          /* set when the kernel refuses kernel-mode sampling */
 
@@ -61,15 +64,14 @@ int perf_arm(int tid)
     if (fd < 0)
         return fd;
     struct f_owner_ex owner = {F_OWNER_TID, tid};
-    int rc = handler_own_fd(fd, 1); /* -ERANGE: an fd beyond the handler's table */
+    int rc = handler_own_fd(fd); /* -ERANGE: an fd beyond the handler's table */
     if (rc == 0 && (fcntl(fd, F_SETFL, O_ASYNC) != 0 ||
                     fcntl(fd, F_SETSIG, handler_cpu_signo()) != 0 ||
                     fcntl(fd, F_SETOWN_EX, &owner) != 0 || ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 ||
                     ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0))
         rc = -errno;
     if (rc != 0) {
-        handler_own_fd(fd, 0);
-        close(fd);
+        perf_disarm(fd);
         return rc;
     }
     return fd;
@@ -78,7 +80,22 @@ int perf_arm(int tid)
 void perf_disarm(int fd)
 {
     ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-    handler_own_fd(fd, 0);
+    if (handler_disown_fd(fd, DISOWN_WAIT_NS) != 0) {
+        /* a handler run that uses fd is stopped inside: keep the number ours, with /dev/null
+         * on it (the event is released; the run's read returns 0 bytes and its re-arm
+         * ioctl fails), so it can never touch a file the application opens later. One fd
+         * stays open for each such run: a thread stopped inside a handler is rare. */
+        counters_add_sigsafe(FPL_CTR_PERF_FDS_HELD, 1);
+        int nul = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (nul >= 0) {
+            if (dup2(nul, fd) >= 0) {
+                close(nul);
+                return;
+            }
+            close(nul);
+        }
+        return; /* no /dev/null: the disabled event stays open, rather than a reused number */
+    }
     close(fd);
 }
 

@@ -25,7 +25,9 @@ void perf_stop(void);
  * or -errno (-ESRCH: no such thread). tasks.c only, under its lock. */
 int perf_arm(int tid);
 
-/* Disables and closes an event made by perf_arm. tasks.c only. */
+/* Disables and closes an event made by perf_arm, once no handler run uses it (at most 100 ms
+ * of waiting for one; a run stopped inside keeps the number open on /dev/null, counted in
+ * FPL_CTR_PERF_FDS_HELD). Safe from any thread while handlers run. tasks.c only. */
 void perf_disarm(int fd);
 
 /* ThreadStart of a Java thread (under the registry lock): arms it unless armed already. */

@@ -5,7 +5,9 @@
  *   (its name at ThreadStart) while that thread is in native code never returns, as a thread
  *   stopped inside the handler (by a debugger, a freezer cgroup) would look to the agent. Only
  *   in native code, where the JVM itself never waits for the thread: the agent's own waits are
- *   what is tested.
+ *   what is tested. With engine=perf the run hangs while it holds its perf fd (between its
+ *   check that the fd is ours and its read of the event's count): stop must not close that fd
+ *   number for an application to reuse (perf.c).
  * - FLYPROF_TEST_CPUS=N: the scratch buffers are sized for N CPUs; FLYPROF_TEST_SCRATCH=N:
  *   exactly N scratch buffers (control.c); with 0 every handler run finds them all busy.
  */

@@ -208,6 +208,7 @@ enum fpl_counter {
     FPL_CTR_ENDPOINT_DROPS = 39, /* Context.endpoint calls dropped: the agent's queue was full */
     FPL_CTR_HANDLER_BUSY = 44,  /* handler runs that found every scratch buffer busy */
     FPL_CTR_SCRATCH_BUFFERS = 45, /* the handlers' scratch buffers (not a count) */
+    FPL_CTR_PERF_FDS_HELD = 46, /* perf fds kept open on /dev/null: a handler run still used them */
     FPL_CTR_MAX = 64,
 };
 

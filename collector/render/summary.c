@@ -331,6 +331,13 @@ static void write_signals(const uint64_t *c, FILE *f)
     if (c[FPL_CTR_HANDLER_NESTED])
         fprintf(f, "  handler re-entries on one thread (not walked): %" PRIu64 "\n",
                 c[FPL_CTR_HANDLER_NESTED]);
+    if (c[FPL_CTR_PERF_FDS_HELD])
+        fprintf(f, "  perf fds kept open on /dev/null (a handler run stopped while it used "
+                   "them): %" PRIu64 "\n", c[FPL_CTR_PERF_FDS_HELD]);
+    if (c[FPL_CTR_HANDLER_BUSY])
+        fprintf(f, "  handler runs that found all %" PRIu64 " scratch buffers busy (not walked, "
+                   "kept as [handler_busy]): %" PRIu64 "\n",
+                c[FPL_CTR_SCRATCH_BUFFERS], c[FPL_CTR_HANDLER_BUSY]);
     if (c[FPL_CTR_WALL_IDLE])
         fprintf(f, "  wall samples of threads that had not run since their last one, repeated "
                    "without a signal: %" PRIu64 "\n", c[FPL_CTR_WALL_IDLE]);

@@ -17,6 +17,10 @@ this test was written for) waits forever.
   stop` returns 0 and the log is complete; a second `flyprof start` is refused with a message
   naming the handler run that has not returned (the ring it may still write cannot be reused);
   the JVM still runs, and ends without crashing.
+- Attached with engine=perf, the run hanging while it holds its perf event's fd: after the
+  stop no perf event fd is open, and that fd number is held on /dev/null (one more fd on
+  /dev/null than before the start; the summary counts it), not closed for the application to
+  reuse under a run that could read or re-arm it.
 """
 import os
 import re
@@ -107,9 +111,45 @@ def attached(t):
     jvm.stop()
 
 
+def attached_perf(t):
+    """engine=perf: the run hangs while it holds its perf fd (testhook.h). The stop must not
+    close that fd number, which the application could get back from its next open and the run,
+    if it ever resumed, would read and re-arm: the number stays open on /dev/null."""
+    go = t.path("go-perf")
+    jvm = ac.Jvm(t, "stuck-perf", "StuckNative", [600, go], env=dict(os.environ, **HANG),
+                 ready_thread="burner")
+    nul0 = jvm.fds_to("/dev/null")
+    fpl = t.path("attached-perf.fpl")
+    t.logs.append(fpl)
+    r = ac.flyprof(t, "start perf", ["start", jvm.pid, "-o", fpl, "cpu=10ms,engine=perf"])
+    ac.expect(t, r, 0, "profiling process %d" % jvm.pid)
+    with open(go, "w"):
+        pass
+    wait_stuck(t, jvm.pid, "stuck-native")
+    perf0 = jvm.fds_to("anon_inode:[perf_event]")
+    r = ac.flyprof(t, "stop perf", ["stop", jvm.pid], timeout=60)
+    ac.expect(t, r, 0, "profile written to " + fpl)
+    perf1, nul1 = jvm.fds_to("anon_inode:[perf_event]"), jvm.fds_to("/dev/null")
+    t.note("engine=perf: %d perf fds before the stop, %d after; fds on /dev/null %d -> %d",
+           perf0, perf1, nul0, nul1)
+    t.check(perf0 > 0, "engine=perf: the JVM had no perf event fds while profiling")
+    t.check(perf1 == 0, "engine=perf: %d perf event fds left open after the stop", perf1)
+    t.check(nul1 == nul0 + 1, "engine=perf: the stuck run's fd number was not kept on "
+            "/dev/null (fds on /dev/null %d before, %d after the stop): it was closed while "
+            "a handler run still held it", nul0, nul1)
+    s = ac.check_complete(t, fpl, "the perf log with a stuck handler run")
+    t.check("perf fds kept open on /dev/null" in s.stdout and
+            re.search(r"perf fds kept open on /dev/null[^\n]*: 1\b", s.stdout),
+            "the summary does not say that 1 perf fd was kept on /dev/null: %s",
+            s.stdout[-1500:])
+    t.check(jvm.alive(), "the JVM died")
+    jvm.stop()
+
+
 def body(t):
     agentpath(t)
     attached(t)
+    attached_perf(t)
 
 
 if __name__ == "__main__":
