@@ -279,6 +279,6 @@ EXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
 {
     (void)vm;
     /* VMDeath stopped any session and gave the signals back; this covers a JVM that unloads
-     * agents without a VMDeath first */
-    handler_uninstall();
+     * agents without a VMDeath first (a handler kept for a stuck sender stays: handler.h) */
+    handler_uninstall(handler_kept());
 }

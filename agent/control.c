@@ -71,6 +71,8 @@ static char finish_err[600];
  * can both call stop_sampling */
 static atomic_int engine_on;
 static atomic_int wall_on;
+/* serializes stop_sampling and check_handlers' engine stops (control threads, the writer) */
+static pthread_mutex_t stop_mu = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int hiccup_on; /* exchanged like wall_on: whoever takes it stops the probes */
 
 void control_init(jvmtiEnv *env)
@@ -410,10 +412,22 @@ static void stop_cpu_engine(void)
         perf_stop();
 }
 
+/* Gives the signals back once nothing of ours sends them, keeping (inert) the wall handler
+ * of a wall sampler that has not ended: it may still send its signal when it resumes, and the
+ * default action of a real-time signal ends the JVM (handler.h). Control context, with the
+ * engines stopped and the handlers deactivated. */
+static void give_back_signals(void)
+{
+    handler_uninstall(wallclock_running() ? HANDLER_WALL : 0);
+}
+
 /* Stops the engines and waits, bounded, for the sampler thread and running handlers. Called
- * by control_stop and by the writer when the duration ends; idempotent. */
+ * by control_stop and by the writer when the duration ends, at once possibly: stop_mu makes
+ * the second caller wait for the first (each wait is bounded), so neither returns while the
+ * other's teardown is unfinished. Idempotent. */
 static void stop_sampling(void)
 {
+    pthread_mutex_lock(&stop_mu);
     if (atomic_exchange_explicit(&wall_on, 0, memory_order_acq_rel) &&
         wallclock_stop(SAMPLER_WAIT_NS) != 0)
         say_once(&said_sampler, "the wall-clock sampler thread did not stop within 5 s (stuck "
@@ -421,24 +435,26 @@ static void stop_sampling(void)
                                 "profiling cannot start again until it stops");
     if (atomic_exchange_explicit(&hiccup_on, 0, memory_order_acq_rel))
         hiccup_stop();
-    stop_cpu_engine();
+    /* handlers off first: from here on no handler run reads a perf fd or the ring, so the
+     * engines may close their fds (perf_disarm also waits for a run using its fd) */
     if (handler_deactivate(HANDLER_WAIT_NS) != 0)
         say_once(&said_handler, "a signal handler run did not return within 2 s (a thread "
                                 "stopped inside it?); stopped waiting for it; profiling cannot "
                                 "start again until it returns");
-    /* nothing of ours sends a signal any more: give the signals back (a handler run still
-     * stuck inside returns through our code, which stays loaded) */
-    handler_uninstall();
+    stop_cpu_engine();
+    /* the CPU engines sent their last signal (timers deleted, perf events closed or replaced
+     * by /dev/null): give the signals back. A handler run still stuck inside returns through
+     * our code, which stays loaded. A wall sampler that did not stop may still send its
+     * signal when it resumes: its handler stays installed, inert, until it has ended (the
+     * default action of a real-time signal ends the JVM). */
+    give_back_signals();
+    pthread_mutex_unlock(&stop_mu);
 }
 
-/* Called by the writer once a second: when another library replaced one of our handlers,
- * stop the engine that sends that signal (its signals would now land in the other library's
- * handler, and we would sample nothing), and say so once. The log has the counter. */
-static void check_handlers(void)
+/* Stops the engines whose signals another library's handler now receives (lost: the
+ * handler_check bits). Under stop_mu. */
+static void check_lost(unsigned lost)
 {
-    unsigned lost = handler_check();
-    if (!lost)
-        return;
     if ((lost & HANDLER_CPU) && atomic_load_explicit(&engine_on, memory_order_acquire)) {
         stop_cpu_engine();
         fprintf(stderr, "flyprof: another library replaced flyprof's handler of signal %d; CPU "
@@ -452,6 +468,19 @@ static void check_handlers(void)
                         "wall-clock sampling stopped (the log and `flyprof summary` say so)\n",
                 handler_wall_signo());
     }
+}
+
+/* Called by the writer once a second: when another library replaced one of our handlers,
+ * stop the engine that sends that signal (its signals would now land in the other library's
+ * handler, and we would sample nothing), and say so once. The log has the counter. */
+static void check_handlers(void)
+{
+    unsigned lost = handler_check();
+    if (!lost)
+        return;
+    pthread_mutex_lock(&stop_mu);
+    check_lost(lost);
+    pthread_mutex_unlock(&stop_mu);
 }
 
 /* Installs the signal handlers the options need; err says why not. */
@@ -580,7 +609,7 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
         prepared_fd = -1;
     } else if ((fd = open_output(o, err, errlen)) < 0) {
         rc = fd;
-        handler_uninstall();
+        give_back_signals();
         goto out;
     }
 
@@ -611,7 +640,7 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     threads_set_deferred_purge(jni, 1); /* the writer names samples of threads that end */
     if ((rc = writer_start(&session, jni)) != 0) {
         threads_set_deferred_purge(jni, 0);
-        handler_uninstall();
+        give_back_signals();
         snprintf(err, errlen, "cannot start the writer thread");
         close(fd);
         goto out;
@@ -632,7 +661,7 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
                                       "does not take it over. Use engine=cputimer or perf");
             if (handler_deactivate(HANDLER_WAIT_NS) != 0)
                 say_once(&said_handler, "a signal handler run did not return within 2 s");
-            handler_uninstall();
+            give_back_signals();
             writer_stop();
             goto out;
         }

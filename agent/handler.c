@@ -63,6 +63,7 @@ struct hsig {
     void (*fn)(int, siginfo_t *, void *);
     struct sigaction prev;
     int lost;                               /* our handler was found replaced */
+    int kept;       /* left installed, inert, at the last uninstall: its sender had not ended */
 };
 static void cpu_signal(int sig, siginfo_t *si, void *uc);
 static void wall_signal(int sig, siginfo_t *si, void *uc);
@@ -666,6 +667,7 @@ static int install_one(struct hsig *hs, int signo, int block)
  * its timer was deleted), which the default action would turn into the end of the JVM. */
 static void uninstall_one(struct hsig *hs)
 {
+    hs->kept = 0;
     if (!hs->signo)
         return;
     struct sigaction cur, ign;
@@ -682,8 +684,9 @@ static void uninstall_one(struct hsig *hs)
 int handler_install(int flags)
 {
     own_pid = getpid();
-    if (cpu_hs.signo || wall_hs.signo)
-        handler_uninstall();
+    /* a wall handler kept for a sampler that has not ended stays, unless this session asks
+     * for the wall signal again (it can only once that sampler ended: control.c) */
+    handler_uninstall((flags & HANDLER_WALL) ? 0 : HANDLER_WALL);
     int cpu = 0, wall = 0;
     if (flags & (HANDLER_CPU | HANDLER_ITIMER)) {
         cpu = usable(SIGPROF) ? SIGPROF : -EBUSY;
@@ -705,14 +708,25 @@ int handler_install(int flags)
     if (rc == 0 && wall > 0)
         rc = install_one(&wall_hs, wall, cpu);
     if (rc != 0)
-        handler_uninstall();
+        handler_uninstall((flags & HANDLER_WALL) ? 0 : HANDLER_WALL);
     return rc == -EBUSY ? -EAGAIN : rc;
 }
 
-void handler_uninstall(void)
+void handler_uninstall(unsigned keep)
 {
-    uninstall_one(&cpu_hs);
-    uninstall_one(&wall_hs);
+    if (keep & HANDLER_CPU)
+        cpu_hs.kept = cpu_hs.signo != 0;
+    else
+        uninstall_one(&cpu_hs);
+    if (keep & HANDLER_WALL)
+        wall_hs.kept = wall_hs.signo != 0;
+    else
+        uninstall_one(&wall_hs);
+}
+
+unsigned handler_kept(void)
+{
+    return (cpu_hs.kept ? HANDLER_CPU : 0) | (wall_hs.kept ? HANDLER_WALL : 0);
 }
 
 unsigned handler_check(void)

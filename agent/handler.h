@@ -36,9 +36,17 @@
 int handler_install(int flags);
 
 /* Puts back the dispositions our handlers replaced (where ours are still installed: a
- * handler someone installed over ours stays), discarding our signals still pending.
+ * handler someone installed over ours stays), discarding our signals still pending -- except
+ * for the handlers in keep (HANDLER_CPU / HANDLER_WALL bits), which stay installed, inert
+ * while profiling is off (they only pass on signals that are not ours): their senders may
+ * still send (a wall sampler stuck in a JVM call that did not end when asked), and the
+ * default action of SIGPROF and of the real-time signals ends the process. A kept handler is
+ * removed by a later handler_uninstall that does not keep it, or reused by handler_install.
  * Idempotent. Control context, after the engines stopped and handler_deactivate. */
-void handler_uninstall(void);
+void handler_uninstall(unsigned keep);
+
+/* The HANDLER_CPU / HANDLER_WALL bits of the handlers the last handler_uninstall kept. */
+unsigned handler_kept(void);
 
 /* Checks that our handlers are still installed. Returns the HANDLER_CPU / HANDLER_WALL bits
  * of those found replaced by someone else since the last check (each is reported once and

@@ -8,6 +8,10 @@
  *   what is tested. With engine=perf the run hangs while it holds its perf fd (between its
  *   check that the fd is ours and its read of the event's count): stop must not close that fd
  *   number for an application to reuse (perf.c).
+ * - FLYPROF_TEST_SAMPLER_STALL=SECONDS: the wall-clock sampler's 50th tick sleeps that long
+ *   after it chose its threads and before it signals them (wallclock.c), as a sampler stuck in
+ *   a JVM call would: a stop stops waiting for it after 5 s, and the signals it sends when it
+ *   resumes must find flyprof's inert handler, not the default action (the end of the JVM).
  * - FLYPROF_TEST_CPUS=N: the scratch buffers are sized for N CPUs; FLYPROF_TEST_SCRATCH=N:
  *   exactly N scratch buffers (control.c); with 0 every handler run finds them all busy.
  */

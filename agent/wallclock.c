@@ -28,6 +28,7 @@
 #include "vmstructs.h"
 
 #define MAX_CHOSEN 1024
+#define TEST_STALL_TICK 50
 
 struct sampler {
     jvmtiEnv *jvmti;
@@ -47,6 +48,9 @@ struct sampler {
     jfieldID eetop;
     int64_t state_off;
     pid_t pid;
+    /* test hook FLYPROF_TEST_SAMPLER_STALL=SECONDS (never in production use): tick
+     * TEST_STALL_TICK sleeps that long before it sends its signals */
+    unsigned test_stall_s;
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -377,6 +381,13 @@ static void tick(struct sampler *s, JNIEnv *jni, uint32_t id, uint64_t *rng, uid
     uint64_t now = tsc_read_sigsafe();
     int signo = handler_wall_signo();
     int stale_checks = 0;
+    if (s->test_stall_s && id == TEST_STALL_TICK) {
+        /* a test: the sampler stuck in a tick (as in a JVM call that does not return) that
+         * sends its signals when it resumes, after the session's stop stopped waiting */
+        struct timespec ts = {(time_t)s->test_stall_s, 0};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+            ;
+    }
 
     threads_read_lock();
     uint32_t next = 0, seen = 0;
@@ -487,6 +498,8 @@ int wallclock_start(jvmtiEnv *jvmti, JNIEnv *jni, struct ring *ring, uint64_t in
         return -ENOTSUP;
     }
     cfg.pid = getpid();
+    const char *stall = getenv("FLYPROF_TEST_SAMPLER_STALL");
+    cfg.test_stall_s = stall ? (unsigned)atoi(stall) : 0;
     cfg.eetop = (*jni)->GetFieldID(jni, cls, "eetop", "J");
     if (!cfg.eetop)
         (*jni)->ExceptionClear(jni);
