@@ -3,15 +3,16 @@
 of the wall signal installed, inert, until the sampler has ended; two stops at once (the
 duration's end on the writer, `flyprof stop`) are serialized.
 
-The agent's test hook FLYPROF_TEST_SAMPLER_STALL=8 (testhook.h) stalls the sampler's 50th tick
-(0.5 s in at wall=10ms) for 8 s after it chose its threads, as a sampler stuck in a JVM call
+The agent's test hook FLYPROF_TEST_SAMPLER_STALL=12 (testhook.h) stalls the sampler's 50th tick
+(0.5 s in at wall=10ms) for 12 s after it chose its threads (long enough that a stop begun up
+to 7 s in, on a loaded machine, still gives up on it), as a sampler stuck in a JVM call
 would; when it resumes it signals the threads it chose (CpuBound's busy `cpu-1` among them).
 The stop that comes meanwhile waits 5 s for the sampler and gives up. Before the fix the stop
 then put the signal's previous disposition back -- SIG_DFL, whose action for a real-time
 signal is to end the process -- and the JVM died when the sampler resumed.
 
 - -agentpath, duration=2s: the writer's stop at the duration's end gives up on the sampler;
-  the JVM lives on, exits 0 after its 14 s, and says once that the sampler did not stop.
+  the JVM lives on, exits 0 after its 20 s, and says once that the sampler did not stop.
 - attached, duration=2s, then `flyprof stop` 1 s after the duration's end, while the writer's
   stop still waits for the sampler: the second stop waits for the first (before, it skipped
   the waits and gave the signals back at once); the JVM outlives the sampler's resumption and
@@ -22,10 +23,10 @@ import time
 import test_attach_common as ac
 
 ft = ac.ft
-STALL = {"FLYPROF_TEST_SAMPLER_STALL": "8"}
+STALL = {"FLYPROF_TEST_SAMPLER_STALL": "12"}
 SAID = "wall-clock sampler thread did not stop within 5 s"
 OPTIONS = "cpu=10ms,wall=10ms,duration=2s"
-RUN_S = 14
+RUN_S = 20
 
 
 def agentpath(t):
@@ -54,8 +55,8 @@ def attached(t):
     r = ac.flyprof(t, "stop", ["stop", jvm.pid], timeout=60)
     t.note("attached: stop at %.1f s: exit %s after %.1f s: %s", 3.0, r.returncode, r.seconds,
            (r.stdout + r.stderr).strip()[-200:])
-    # the sampler resumes about 8.5 s in and signals its chosen threads
-    time.sleep(max(0.0, 11.0 - (time.monotonic() - t0)))
+    # the sampler resumes about 12.5 s in and signals its chosen threads
+    time.sleep(max(0.0, 15.0 - (time.monotonic() - t0)))
     t.check(jvm.alive(), "attached: the JVM died when the stalled sampler resumed (exit "
             "status %s): the wall signal's default action was back; stderr: %s",
             jvm.proc.poll(), jvm.stderr()[-800:])
