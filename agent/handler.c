@@ -326,6 +326,16 @@ static void push(const struct sample_rec *h, int n, const struct sample_frame *f
     counters_add_sigsafe(FPL_CTR_SAMPLES, 1);
 }
 
+/* 1 when the interrupted code blocks SIGSEGV or SIGBUS: our handler nested inside a fault
+ * handler (one installed with a mask that lets our signals in: another agent's). A fault in
+ * our walk would then be delivered blocked, and the kernel ends the process for it, crash
+ * guard or not. The kernel's mask is the first word of the ucontext's sigset. */
+static int faults_blocked(const void *uc)
+{
+    unsigned long m = *(const unsigned long *)&((const ucontext_t *)uc)->uc_sigmask;
+    return (int)((m >> (SIGSEGV - 1)) & 1) | (int)((m >> (SIGBUS - 1)) & 1);
+}
+
 /* Walks the interrupted thread's stack (native frames, then Java frames) and pushes the
  * sample described by h. */
 static void take_sample(struct sample_rec *h, void *uc)
@@ -334,6 +344,11 @@ static void take_sample(struct sample_rec *h, void *uc)
     JNIEnv *env = tls_env_sigsafe();
     h->tid = tid;
     h->slot1 = tls_slot();
+    if (faults_blocked(uc)) {
+        counters_add_sigsafe(FPL_CTR_FAULTS_BLOCKED, 1);
+        push(h, SAMPLE_ERR_FAULTS_BLOCKED, NULL);
+        return;
+    }
     if (!env) {
         /* a thread that was running before the attach: no ThreadStart set its TLS */
         uint32_t slot1 = 0;

@@ -59,6 +59,9 @@ static inline int32_t sample_frame_bci(jint lineno)
 #define SAMPLE_ERR_NO_SCRATCH (-101)    /* every scratch buffer busy (nested handlers) */
 #define SAMPLE_ERR_NO_JAVA_FRAMES (-102) /* a thread with no Java frames (JVM service thread) */
 #define SAMPLE_ERR_WALK_FAULT (-103)    /* the stack walk faulted; the crash guard ended it */
+#define SAMPLE_ERR_FAULTS_BLOCKED (-104) /* not walked: the thread blocks SIGSEGV/SIGBUS (it is
+                                          * inside a fault handler), so no guard could end a
+                                          * walk that faults */
 /* Not a failure: a wall sample of a thread that has not run since its previous wall sample
  * (its CPU time has not moved), so its stack is that sample's; the writer repeats it (or
  * writes an [idle] marker when it no longer knows it). Kept apart from the failure codes

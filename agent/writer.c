@@ -298,6 +298,8 @@ static const char *error_marker(int code, char *buf, size_t len)
         return "[idle]"; /* a repeat whose stack the writer no longer knows */
     if (code == SAMPLE_ERR_WALK_FAULT)
         return "[walk_fault]";
+    if (code == SAMPLE_ERR_FAULTS_BLOCKED)
+        return "[faults_blocked]";
     snprintf(buf, len, "[agct:%s]", fpl_agct_name(code));
     return buf;
 }

@@ -209,6 +209,7 @@ enum fpl_counter {
     FPL_CTR_HANDLER_BUSY = 44,  /* handler runs that found every scratch buffer busy */
     FPL_CTR_SCRATCH_BUFFERS = 45, /* the handlers' scratch buffers (not a count) */
     FPL_CTR_PERF_FDS_HELD = 46, /* perf fds kept open on /dev/null: a handler run still used them */
+    FPL_CTR_FAULTS_BLOCKED = 47, /* samples not walked: the thread blocked SIGSEGV/SIGBUS */
     FPL_CTR_MAX = 64,
 };
 

@@ -331,6 +331,10 @@ static void write_signals(const uint64_t *c, FILE *f)
     if (c[FPL_CTR_HANDLER_NESTED])
         fprintf(f, "  handler re-entries on one thread (not walked): %" PRIu64 "\n",
                 c[FPL_CTR_HANDLER_NESTED]);
+    if (c[FPL_CTR_FAULTS_BLOCKED])
+        fprintf(f, "  samples not walked inside another library's fault handler (a fault there "
+                   "would end the JVM), kept as [faults_blocked]: %" PRIu64 "\n",
+                c[FPL_CTR_FAULTS_BLOCKED]);
     if (c[FPL_CTR_PERF_FDS_HELD])
         fprintf(f, "  perf fds kept open on /dev/null (a handler run stopped while it used "
                    "them): %" PRIu64 "\n", c[FPL_CTR_PERF_FDS_HELD]);
