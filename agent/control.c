@@ -579,6 +579,7 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     session.jvmti = jvmti;
     session.ring = &ring;
     session.fd = fd;
+    session.log_path = log_path;
     session.opts = *o;
     session.pid = (int)getpid();
     session.stop_sampling = stop_sampling;
