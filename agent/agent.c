@@ -201,7 +201,7 @@ static void reply(const struct options *o, int code, const char *msg)
 EXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 {
     (void)reserved;
-    char msg[1024];
+    char msg[1280]; /* a stop reply: the output (up to 900 bytes) and a warning */
     struct options o;
     if (options_parse(options, &o, msg, sizeof(msg)) != 0) {
         /* the reply path is unknown when parsing failed: look for it by hand */
@@ -254,8 +254,13 @@ EXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
         break;
     case OPTIONS_STOP:
         rc = control_stop_to(o.file_given ? o.file : NULL, msg, sizeof(msg));
-        if (rc == 0)
-            snprintf(msg, sizeof(msg), "stopped, output %.900s", control_output());
+        if (rc == 0) {
+            /* a second line: a CLI that reads only the first still finds the output there */
+            char lost[256];
+            int lossy = control_write_losses(lost, sizeof(lost));
+            snprintf(msg, sizeof(msg), "stopped, output %.900s%s%s", control_output(),
+                     lossy ? "\nwarning: " : "", lost);
+        }
         break;
     case OPTIONS_DUMP:
         if (!o.file_given) {

@@ -622,6 +622,7 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     session.jvmti = jvmti;
     session.ring = &ring;
     session.fd = fd;
+    session.log_path = log_path;
     session.opts = *o;
     session.pid = (int)getpid();
     session.stop_sampling = stop_sampling;
@@ -837,15 +838,33 @@ void control_status(char *buf, size_t len)
     /* key=value fields the attach CLI parses; file last, it may contain spaces */
     snprintf(buf, len,
              "running=%d cpu=%llu engine=%s wall=%llu wallthreads=%u filter=%d hiccup=%llu "
-             "samples=%llu drops=%llu threads=%d file=%s",
+             "samples=%llu drops=%llu threads=%d lost_chunks=%llu lost_samples=%llu "
+             "write_errno=%llu file=%s",
              on, on ? (unsigned long long)o->cpu_interval_ns : 0ull,
              on && o->cpu_interval_ns ? engine_name(o->engine) : "none",
              on ? (unsigned long long)o->wall_interval_ns : 0ull, on ? o->wall_threads : 0,
              on ? o->filter : 0, on ? (unsigned long long)o->hiccup_ns : 0ull,
              (unsigned long long)writer_samples_written(),
              (unsigned long long)(ring_ready ? ring_drops(&ring) : 0), threads_count_live(),
-             path[0] ? path : "-");
+             (unsigned long long)counters_get(FPL_CTR_WRITE_LOST_CHUNKS),
+             (unsigned long long)counters_get(FPL_CTR_WRITE_LOST_SAMPLES),
+             (unsigned long long)counters_get(FPL_CTR_WRITE_ERRNO), path[0] ? path : "-");
     pthread_mutex_unlock(&lock);
+}
+
+int control_write_losses(char *buf, size_t len)
+{
+    unsigned long long chunks = counters_get(FPL_CTR_WRITE_LOST_CHUNKS);
+    buf[0] = 0;
+    if (!chunks)
+        return 0;
+    snprintf(buf, len,
+             "%llu chunk%s of the log (%llu samples) could not be written (%s): the profile is "
+             "incomplete",
+             chunks, chunks == 1 ? "" : "s",
+             (unsigned long long)counters_get(FPL_CTR_WRITE_LOST_SAMPLES),
+             strerror((int)counters_get(FPL_CTR_WRITE_ERRNO)));
+    return 1;
 }
 
 void control_thread_start(struct threads_entry *e)

@@ -40,8 +40,14 @@ const char *control_output(void);
  * filled (-ENOENT: not running). */
 int control_dump(const char *file, char *err, size_t errlen);
 
-/* A one-line status: running or not, modes, intervals, samples, drops, output file. */
+/* A one-line status: running or not, modes, intervals, samples, drops, chunks and samples the
+ * log lost to write errors (and the last errno), output file. */
 void control_status(char *buf, size_t len);
+
+/* Says in buf how many chunks (and samples) the log of the running or last session could not
+ * write, and why: "3 chunks of the log (1234 samples) could not be written (No space left on
+ * device): the profile is incomplete". Returns 1, or 0 with buf empty when none was lost. */
+int control_write_losses(char *buf, size_t len);
 
 /* Sets up / tears down the running engine's per-thread state for one thread (no-op when no
  * per-thread engine runs). Under the registry lock, from ThreadStart / ThreadEnd. */

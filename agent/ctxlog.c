@@ -69,6 +69,12 @@ uint32_t ctxlog_id(struct ctxlog *c, struct fpl_buf *b, uint64_t span, uint64_t 
     return id;
 }
 
+void ctxlog_forget(struct ctxlog *c)
+{
+    if (c->ids)
+        memset(c->ids, 0, CTXLOG_CACHE * sizeof(*c->ids));
+}
+
 void ctxlog_start(void)
 {
     pthread_mutex_lock(&mu);

@@ -43,6 +43,10 @@ void ctxlog_destroy(struct ctxlog *c);
  * thread, before the SAMPLE record is begun. */
 uint32_t ctxlog_id(struct ctxlog *c, struct fpl_buf *b, uint64_t span, uint64_t root);
 
+/* Forgets every pair: each is given a new id and a new CONTEXT record when next met (the
+ * writer lost a chunk that may have held their records). Writer thread. */
+void ctxlog_forget(struct ctxlog *c);
+
 /* Profiling starts: empties the queue (names from before are not this log's) and takes
  * names from now on. Writer thread, before the first drain. */
 void ctxlog_start(void);

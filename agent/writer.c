@@ -67,7 +67,10 @@ struct writer {
     struct fpl_buf chunk;
     uint32_t seq;
     int64_t prev_ticks;
-    int io_error;
+    uint32_t chunk_samples;     /* samples in the chunk being built */
+    int preamble_written;
+    int header_landed;          /* a chunk with the HEADER record was written */
+    int told;                   /* the first lost chunk was said on stderr */
     struct keymap stacks;       /* raw AGCT frames (bci, jmethodID) -> stack id */
     struct keymap methods;      /* jmethodID -> method id */
     struct keymap markers;      /* marker name -> method id */
@@ -124,30 +127,6 @@ static uint64_t thread_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Writes the pending chunk, if any. */
-static void flush(struct writer *w)
-{
-    if (w->chunk.failed) {
-        w->io_error = ENOMEM;
-        w->chunk.failed = 0;
-        w->chunk.len = 0;
-    }
-    if (!w->chunk.len)
-        return;
-    int rc = w->io_error ? -w->io_error : fpl_chunk_write(w->s->fd, w->seq, w->chunk.data,
-                                                          w->chunk.len);
-    atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed);
-    if (rc == 0) {
-        w->seq++;
-        atomic_fetch_add_explicit(&bytes_written, w->chunk.len + FPL_CHUNK_HEADER_SIZE,
-                                  memory_order_relaxed);
-    } else {
-        w->io_error = -rc;
-    }
-    w->chunk.len = 0;
-    w->prev_ticks = 0; /* sample times restart from 0 in each chunk */
-}
-
 static void put_header(struct writer *w)
 {
     struct writer_session *s = w->s;
@@ -181,6 +160,13 @@ static void put_anchor(struct writer *w)
     fpl_put_u64(&w->chunk, a.ticks);
     fpl_put_u64(&w->chunk, a.mono_ns);
     fpl_put_u64(&w->chunk, a.real_ns);
+    fpl_rec_end(&w->chunk, r);
+}
+
+static void put_end(struct writer *w)
+{
+    size_t r = fpl_rec_begin(&w->chunk, FPL_REC_END);
+    fpl_put_u64(&w->chunk, tsc_read_sigsafe());
     fpl_rec_end(&w->chunk, r);
 }
 
@@ -226,15 +212,105 @@ static void put_counters(struct writer *w)
     fpl_rec_end(&w->chunk, r);
 }
 
+#define DICT_MAPS 7
+
+/* The dictionary maps: what maps a stack, method or thread to the id its record defined. */
+static void dict_maps(struct writer *w, struct keymap *maps[DICT_MAPS])
+{
+    struct keymap *m[DICT_MAPS] = {&w->stacks, &w->methods, &w->tnames, &w->markers,
+                                   &w->cfuncs, &w->stubs, &w->cfsyms};
+    memcpy(maps, m, sizeof(m));
+}
+
 /* Clears the dictionary maps when they hold too much memory, and counts it: every stack,
  * method and thread used afterwards is resolved and written again, so a reader can tell a
  * log whose dictionaries keep resetting from one that reset once. */
 static void bound_maps(struct writer *w)
 {
-    struct keymap *maps[] = {&w->stacks, &w->methods, &w->tnames, &w->markers, &w->cfuncs,
-                             &w->stubs, &w->cfsyms};
-    if (keymap_bound(maps, sizeof(maps) / sizeof(maps[0]), w->max_map_bytes))
+    struct keymap *maps[DICT_MAPS];
+    dict_maps(w, maps);
+    if (keymap_bound(maps, DICT_MAPS, w->max_map_bytes))
         counters_add_sigsafe(FPL_CTR_DICT_RESETS, 1);
+}
+
+/* Forgets every dictionary entry written so far: a lost chunk may have held the only record
+ * of some (a stack or method first met in it, a thread's new name, a context). Each one used
+ * from now on is resolved and written again under a new id, as after bound_maps' clear. */
+static void forget_dicts(struct writer *w)
+{
+    struct keymap *maps[DICT_MAPS];
+    dict_maps(w, maps);
+    for (unsigned i = 0; i < DICT_MAPS; i++)
+        keymap_clear(maps[i]);
+    for (size_t i = 0; i < w->tcache_len; i++) {
+        struct wthread *t = &w->tcache[i];
+        t->name[0] = 0;      /* its THREAD record is written again when next used */
+        t->refreshed_ns = 0;
+        t->wall_stack = 0;   /* a repeat of a stack the log may lack is logged as [idle] */
+    }
+    ctxlog_forget(&w->ctx);
+}
+
+/* A chunk could not be written (err: an errno) or allocated: counts it and its samples
+ * (they are no longer written), says it once on stderr, and makes the next chunks stand
+ * without it: dictionaries forgotten, the HEADER written again if it was in the lost one. */
+static void chunk_lost(struct writer *w, int err, uint32_t samples)
+{
+    counters_add_sigsafe(FPL_CTR_WRITE_LOST_CHUNKS, 1);
+    counters_add_sigsafe(FPL_CTR_WRITE_LOST_SAMPLES, samples);
+    atomic_store_explicit(&counters.c[FPL_CTR_WRITE_ERRNO], (uint64_t)err,
+                          memory_order_relaxed);
+    atomic_fetch_sub_explicit(&samples_written, samples, memory_order_relaxed);
+    forget_dicts(w);
+    if (!w->header_landed)
+        put_header(w);
+    if (!w->told) {
+        w->told = 1;
+        fprintf(stderr,
+                "flyprof: cannot write the log %s: %s; the samples of each chunk that cannot "
+                "be written are lost (the next ones are written when they can be), and the log "
+                "will say it is incomplete\n",
+                w->s->log_path ? w->s->log_path : "", strerror(err));
+        fflush(stderr);
+    }
+}
+
+/* Writes the pending chunk, if any (with the preamble first, if that failed before). A chunk
+ * that cannot be written (ENOSPC, EDQUOT, EIO) or was not allocated whole is dropped, not the
+ * log: its number is skipped, so readers count it lost, and the next chunk is written as
+ * usual, so a file system that gets space back loses only what it refused. Returns 0, or the
+ * -errno of the chunk lost. */
+static int flush(struct writer *w)
+{
+    int rc = 0;
+    if (w->chunk.failed) {
+        rc = -ENOMEM;
+    } else if (!w->chunk.len) {
+        return 0;
+    } else {
+        if (!w->preamble_written && (rc = fpl_chunk_write_preamble(w->s->fd)) == 0) {
+            w->preamble_written = 1;
+            atomic_fetch_add_explicit(&bytes_written, FPL_PREAMBLE_SIZE, memory_order_relaxed);
+        }
+        if (rc == 0)
+            rc = fpl_chunk_write(w->s->fd, w->seq, w->chunk.data, w->chunk.len);
+    }
+    atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed);
+    w->seq++;
+    if (rc == 0) {
+        w->header_landed = 1; /* the first chunk, and each one after a loss until one lands,
+                               * begins with the HEADER */
+        atomic_fetch_add_explicit(&bytes_written, w->chunk.len + FPL_CHUNK_HEADER_SIZE,
+                                  memory_order_relaxed);
+    }
+    uint32_t samples = w->chunk_samples;
+    w->chunk.len = 0;
+    w->chunk.failed = 0;
+    w->chunk_samples = 0;
+    w->prev_ticks = 0; /* sample times restart from 0 in each chunk */
+    if (rc != 0)
+        chunk_lost(w, -rc, samples);
+    return rc;
 }
 
 static void put_method_record(struct writer *w, uint32_t id, int kind, const char *klass,
@@ -596,6 +672,7 @@ static void put_sample(struct writer *w, const struct sample_rec *r, uint64_t no
     if (cid)
         fpl_put_v(&w->chunk, cid);
     fpl_rec_end(&w->chunk, rec);
+    w->chunk_samples++;
     atomic_fetch_add_explicit(&samples_written, 1, memory_order_relaxed);
 }
 
@@ -786,10 +863,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     if (lag && atoll(lag) > 0)
         w.lag_ticks = (uint64_t)atoll(lag) * (tsc_ticks_per_sec() / 1000);
 
-    int rc = fpl_chunk_write_preamble(w.s->fd);
-    if (rc != 0)
-        w.io_error = -rc;
-    put_header(&w);
+    put_header(&w); /* the preamble goes with the first chunk: flush writes it */
     put_anchor(&w);
     flush(&w);
     uint64_t next_period = mono_ns() + PERIOD_NS;
@@ -862,10 +936,14 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     threads_set_deferred_purge(jni, 0);
     put_counters(&w);
     put_anchor(&w);
-    size_t r = fpl_rec_begin(&w.chunk, FPL_REC_END);
-    fpl_put_u64(&w.chunk, tsc_read_sigsafe());
-    fpl_rec_end(&w.chunk, r);
-    flush(&w);
+    put_end(&w);
+    if (flush(&w) != 0) {
+        /* the last chunk was lost: once more with only how the log ended, which is small and
+         * may fit where that chunk did not (it was taken back) */
+        put_counters(&w);
+        put_end(&w);
+        flush(&w);
+    }
     close(w.s->fd);
     w.s->fd = -1;
     writer_destroy(&w);
@@ -895,7 +973,7 @@ int writer_start(struct writer_session *s, JNIEnv *jni)
     if (!thread)
         return -EINVAL;
     atomic_store_explicit(&samples_written, 0, memory_order_relaxed);
-    atomic_store_explicit(&bytes_written, FPL_PREAMBLE_SIZE, memory_order_relaxed);
+    atomic_store_explicit(&bytes_written, 0, memory_order_relaxed);
     if (wake_fd < 0 && (wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
         int rc = -errno;
         (*jni)->DeleteLocalRef(jni, thread);

@@ -2,7 +2,9 @@
  * names (cached, once each), dedups stacks, and streams the .fpl log in checked chunks. It is
  * a JVMTI agent thread (RunAgentThread), so JVMTI accepts its calls. Its CPU is sampled like
  * every thread's (tasks.c), with native stacks under its name "flyprof writer": the profile
- * shows what the profiler costs. */
+ * shows what the profiler costs. A chunk the file system refuses (full, a quota, an I/O error)
+ * is dropped, counted (FPL_CTR_WRITE_LOST_*) and said once on stderr; the next chunks are
+ * written as usual. */
 #ifndef WRITER_H
 #define WRITER_H
 
@@ -18,6 +20,7 @@ struct writer_session {
     jvmtiEnv *jvmti;
     struct ring *ring;
     int fd;                         /* the log, open for writing; the writer closes it */
+    const char *log_path;           /* its path, for messages (may be NULL) */
     struct options opts;
     int pid;
     char jvm_name[128];
@@ -62,7 +65,9 @@ void writer_wake(void);
 /* 1 while a writer is running (not yet finished). Any thread. */
 int writer_running(void);
 
-/* Samples written into the log by the current or last writer. Any thread. */
+/* Samples written into the log by the current or last writer (those of the chunk being built
+ * included; those of chunks it could not write, FPL_CTR_WRITE_LOST_SAMPLES, not). Any
+ * thread. */
 uint64_t writer_samples_written(void);
 
 /* Bytes written into the log by the current or last writer. Any thread. */

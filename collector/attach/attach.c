@@ -1081,7 +1081,7 @@ int attach_check_writable(const struct attach_target *t, const char *path, char 
 
 /* --- agent actions ---------------------------------------------------------------------- */
 
-/* Reads the reply file: "<code>\n<text>\n". */
+/* Reads the reply file: "<code>\n<text>\n", text one line or two (a warning after it). */
 static void parse_reply(const char *buf, struct attach_reply *r)
 {
     char *end;
@@ -1092,10 +1092,17 @@ static void parse_reply(const char *buf, struct attach_reply *r)
     r->code = code < 0 || code > 4095 ? EIO : (int)code;
     const char *t = *end ? end + 1 : end;
     size_t n = strcspn(t, "\n");
-    if (n >= sizeof(r->text))
-        n = sizeof(r->text) - 1;
-    memcpy(r->text, t, n);
-    r->text[n] = 0;
+    size_t k = n >= sizeof(r->text) ? sizeof(r->text) - 1 : n;
+    memcpy(r->text, t, k);
+    r->text[k] = 0;
+    t += n;
+    if (*t == '\n' && t[1]) {
+        t++;
+        n = strcspn(t, "\n");
+        k = n >= sizeof(r->more) ? sizeof(r->more) - 1 : n;
+        memcpy(r->more, t, k);
+        r->more[k] = 0;
+    }
 }
 
 int attach_action(const struct attach_target *t, const char *lib, const char *options,
@@ -1207,6 +1214,12 @@ int attach_parse_status(const char *line, struct attach_status *st)
             st->filter = num != 0;
         } else if (klen == 7 && !strncmp(p, "threads", 7)) {
             st->live_threads = (int)num;
+        } else if (klen == 11 && !strncmp(p, "lost_chunks", 11)) {
+            st->lost_chunks = num;
+        } else if (klen == 12 && !strncmp(p, "lost_samples", 12)) {
+            st->lost_samples = num;
+        } else if (klen == 11 && !strncmp(p, "write_errno", 11)) {
+            st->write_errno = (int)num;
         } else if (klen == 6 && !strncmp(p, "engine", 6)) {
             size_t n = vlen < sizeof(st->engine) ? vlen : sizeof(st->engine) - 1;
             memcpy(st->engine, v, n);

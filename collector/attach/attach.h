@@ -54,11 +54,14 @@ struct attach_target {
     int other_mntns;          /* the target lives in another mount namespace */
 };
 
-/* The agent's answer to an action (reply=PATH): `code` 0 or a positive errno, and one line. */
+/* The agent's answer to an action (reply=PATH): `code` 0 or a positive errno, and one line,
+ * maybe a second one. */
 struct attach_reply {
     int have;                    /* the agent wrote a reply (an older agent writes none) */
     int code;                    /* 0 success, otherwise a positive errno */
     char text[ATTACH_REPLY_MAX]; /* the message, or for status the key=value line */
+    char more[ATTACH_REPLY_MAX]; /* the message's second line: a warning (stop: chunks of the
+                                  * log lost to write errors); "" when none */
     int agent_rc;                /* what Agent_OnAttach returned (0 = JNI_OK) */
 };
 
@@ -72,6 +75,9 @@ struct attach_status {
     uint64_t samples;
     uint64_t drops;
     int live_threads; /* `threads=`: Java threads the agent knows; -1 when absent */
+    uint64_t lost_chunks;  /* chunks of the log it could not write (0 from older agents) */
+    uint64_t lost_samples; /* the samples in them */
+    int write_errno;       /* the errno of the last one lost, 0: none */
     char engine[16];
     char file[PATH_MAX]; /* the output being written, or the last one; "" or "-": none */
 };
@@ -149,7 +155,8 @@ int attach_action(const struct attach_target *t, const char *lib, const char *op
                   int64_t deadline_ns, struct attach_reply *r, char *err, size_t errlen);
 
 /* Parses a status reply line, e.g. "running=1 cpu=10000000 engine=cputimer wall=0
- * wallthreads=16 filter=0 samples=120 drops=0 threads=12 file=/tmp/a b.fpl": space-separated
+ * wallthreads=16 filter=0 samples=120 drops=0 threads=12 lost_chunks=0 lost_samples=0
+ * write_errno=0 file=/tmp/a b.fpl": space-separated
  * key=value fields, `file=` last (its value runs to the end of the line, spaces included).
  * Unknown keys are skipped. Returns 0, or -EPROTO
  * when `running=` is missing. Pure. */

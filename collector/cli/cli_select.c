@@ -27,6 +27,13 @@ static void warn_damage(const struct profile *p, const char *in)
             in, (unsigned long long)s->chunks_damaged, (unsigned long long)s->bytes_skipped,
             (unsigned long long)s->chunks_lost, (unsigned long long)s->chunks_bad_framing,
             (unsigned long long)s->bad_records);
+    uint64_t unwritten = p->counters[FPL_CTR_WRITE_LOST_CHUNKS];
+    if (unwritten)
+        cli_msg_error("warning: '%s' is incomplete: the agent could not write %llu chunks of it "
+                      "(%s); their %llu samples are missing",
+                      in, (unsigned long long)unwritten,
+                      strerror((int)p->counters[FPL_CTR_WRITE_ERRNO]),
+                      (unsigned long long)p->counters[FPL_CTR_WRITE_LOST_SAMPLES]);
     if (!p->end_seen)
         cli_msg_error("warning: '%s' has no END record: it was cut off (crash) or is still being "
                       "written",

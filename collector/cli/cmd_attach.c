@@ -151,6 +151,8 @@ static int run(int argc, char **argv)
     }
     cli_msg_error("%sprofile written to %s", cli_target_interrupted ? "interrupted: " : "",
                   cli_target_seen_from_here(&t, file, where, sizeof(where)));
+    if (r.have && r.more[0]) /* chunks of the log lost to write errors */
+        cli_msg_error("%s", r.more);
     return 0;
 }
 

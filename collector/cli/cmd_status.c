@@ -34,9 +34,17 @@ static int run(int argc, char **argv)
         return 0;
     }
     int has_file = st.file[0] && strcmp(st.file, "-");
+    char lost[256] = "";
+    if (st.lost_chunks)
+        snprintf(lost, sizeof(lost),
+                 "%llu chunk%s (%llu samples) lost to write errors (%s): the log is incomplete",
+                 (unsigned long long)st.lost_chunks, st.lost_chunks == 1 ? "" : "s",
+                 (unsigned long long)st.lost_samples, strerror(st.write_errno));
     if (!st.running) {
         printf("%s: flyprof is loaded, not profiling%s%s%s\n", desc,
                has_file ? " (last output " : "", has_file ? st.file : "", has_file ? ")" : "");
+        if (lost[0])
+            printf("  its log   %s\n", lost);
         return 0;
     }
     printf("%s: flyprof is profiling\n", desc);
@@ -52,6 +60,8 @@ static int run(int argc, char **argv)
     if (st.live_threads >= 0)
         printf("  threads   %d\n", st.live_threads);
     printf("  output    %s\n", has_file ? st.file : "-");
+    if (lost[0])
+        printf("  log       %s\n", lost);
     return 0;
 }
 
@@ -61,7 +71,8 @@ const struct cli_cmd cmd_status = {
     "usage: flyprof status PID\n"
     "\n"
     "Says whether flyprof is loaded in the JVM PID and, when it is profiling, what it samples\n"
-    "and how often, the samples and drops so far, and the output file.\n"
+    "and how often, the samples and drops so far, the output file, and the chunks of the log\n"
+    "it could not write (a full disk), if any.\n"
     "\n"
     "example:\n"
     "  flyprof status 4242\n",

@@ -56,6 +56,8 @@ static int run(int argc, char **argv)
                       cli_target_seen_from_here(&t, file, where, sizeof(where)));
     else
         cli_msg_error("stopped profiling process %d", (int)t.pid);
+    if (r.have && r.more[0]) /* chunks of the log lost to write errors */
+        cli_msg_error("%s", r.more);
     return 0;
 }
 

@@ -65,6 +65,22 @@ static int write_all(int fd, struct iovec *iov, int n)
     return 0;
 }
 
+/* Writes all iovecs as one piece of the file: when they cannot all be written (a full file
+ * system, an I/O error), what was written of them is taken back (the file truncated to where
+ * they began, the offset moved back there), so the file never keeps a piece cut short in the
+ * middle. Not for an fd that cannot seek (a pipe): there a short piece stays. */
+static int write_whole(int fd, struct iovec *iov, int n)
+{
+    off_t start = lseek(fd, 0, SEEK_CUR);
+    int rc = write_all(fd, iov, n);
+    if (rc != 0 && start >= 0) {
+        int t = ftruncate(fd, start);
+        (void)t; /* when it fails the tail stays: the next write, at start, overwrites it */
+        (void)lseek(fd, start, SEEK_SET);
+    }
+    return rc;
+}
+
 int fpl_chunk_write_preamble(int fd)
 {
     uint8_t p[FPL_PREAMBLE_SIZE] = {0};
@@ -72,7 +88,7 @@ int fpl_chunk_write_preamble(int fd)
     p[8] = FPL_VERSION & 0xff;
     p[9] = FPL_VERSION >> 8;
     struct iovec iov = {p, sizeof(p)};
-    return write_all(fd, &iov, 1);
+    return write_whole(fd, &iov, 1);
 }
 
 int fpl_chunk_write(int fd, uint32_t seq, const uint8_t *payload, size_t len)
@@ -85,5 +101,5 @@ int fpl_chunk_write(int fd, uint32_t seq, const uint8_t *payload, size_t len)
     put_le32(h + 12, seq);
     put_le32(h + 8, fpl_chunk_crc_framed(h + 12, payload, len));
     struct iovec iov[2] = {{h, sizeof(h)}, {(void *)payload, len}};
-    return write_all(fd, iov, len ? 2 : 1);
+    return write_whole(fd, iov, len ? 2 : 1);
 }

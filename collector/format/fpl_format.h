@@ -206,6 +206,11 @@ enum fpl_counter {
     FPL_CTR_CONTEXT_LOST = 38,  /* samples whose trace context could not be read consistently
                                  * (it kept changing under the wall sampler): logged without */
     FPL_CTR_ENDPOINT_DROPS = 39, /* Context.endpoint calls dropped: the agent's queue was full */
+    /* chunks the writer could not write (ENOSPC, EDQUOT, EIO) or allocate: dropped, their
+     * number skipped; writing goes on with the next chunk */
+    FPL_CTR_WRITE_LOST_CHUNKS = 40,
+    FPL_CTR_WRITE_LOST_SAMPLES = 41, /* samples in those chunks */
+    FPL_CTR_WRITE_ERRNO = 42,   /* the errno of the last chunk lost (not a count) */
     FPL_CTR_HANDLER_BUSY = 44,  /* handler runs that found every scratch buffer busy */
     FPL_CTR_SCRATCH_BUFFERS = 45, /* the handlers' scratch buffers (not a count) */
     FPL_CTR_PERF_FDS_HELD = 46, /* perf fds kept open on /dev/null: a handler run still used them */

@@ -567,11 +567,22 @@ static void write_log(const struct profile *p, FILE *f)
                 s->unknown_records);
     if (s->bad_records)
         fprintf(f, "  %" PRIu64 " undecodable records skipped\n", s->bad_records);
+    uint64_t unwritten = p->counters[FPL_CTR_WRITE_LOST_CHUNKS];
+    if (unwritten)
+        fprintf(f,
+                "  %" PRIu64 " chunk%s (%" PRIu64 " samples) lost: the agent could not write "
+                "them (%s)\n",
+                unwritten, unwritten == 1 ? "" : "s", p->counters[FPL_CTR_WRITE_LOST_SAMPLES],
+                strerror((int)p->counters[FPL_CTR_WRITE_ERRNO]));
+    int damaged = s->chunks_damaged || s->chunks_truncated || s->chunks_bad_framing ||
+                  s->bad_records;
     if (!p->end_seen)
         fprintf(f, "  log cut off: END record missing (the JVM crashed or is still running)\n");
-    else if (s->chunks_damaged || s->chunks_lost || s->chunks_truncated || s->chunks_bad_framing ||
-             s->bad_records)
+    else if (damaged || (s->chunks_lost && !unwritten))
         fprintf(f, "  the log is damaged: figures above miss the samples of the lost chunks\n");
+    else if (s->chunks_lost || unwritten)
+        fprintf(f, "  the log is incomplete: figures above miss the samples of the chunks the "
+                   "agent could not write\n");
 }
 
 int summary_write(const struct profile *p, const char *name, FILE *f, char *err, size_t errlen)
@@ -857,13 +868,17 @@ static void js_agent(struct fpl_buf *b, const struct profile *p)
     fpl_put_u8(b, '}');
 }
 
+/* The log's state. Complete: it has its END and no chunk is missing, whether the reader found
+ * the gap or the agent counted a chunk it could not write (either may be seen without the
+ * other: the counter is in a later chunk than the gap, which may itself be lost). */
 static void js_log(struct fpl_buf *b, const struct profile *p)
 {
     const struct reader_stats *s = &p->stats;
+    uint64_t unwritten = p->counters[FPL_CTR_WRITE_LOST_CHUNKS];
     int first = 1;
     fpl_put_u8(b, '{');
     js_key(b, "complete", &first);
-    js_raw(b, p->end_seen ? "true" : "false");
+    js_raw(b, p->end_seen && !s->chunks_lost && !unwritten ? "true" : "false");
     js_key(b, "chunks", &first);
     js_u64(b, s->chunks_ok);
     js_key(b, "chunks_damaged", &first);
@@ -872,6 +887,30 @@ static void js_log(struct fpl_buf *b, const struct profile *p)
     js_u64(b, s->chunks_lost);
     js_key(b, "bad_records", &first);
     js_u64(b, s->bad_records);
+    js_key(b, "write_lost_chunks", &first);
+    js_u64(b, unwritten);
+    js_key(b, "write_lost_samples", &first);
+    js_u64(b, p->counters[FPL_CTR_WRITE_LOST_SAMPLES]);
+    js_key(b, "write_errno", &first);
+    js_u64(b, p->counters[FPL_CTR_WRITE_ERRNO]);
+    js_key(b, "reasons", &first);
+    int f2 = 1;
+    fpl_put_u8(b, '[');
+    if (!p->end_seen) {
+        js_raw(b, f2 ? "" : ",");
+        js_str(b, "no_end");
+        f2 = 0;
+    }
+    if (s->chunks_lost) {
+        js_raw(b, f2 ? "" : ",");
+        js_str(b, "lost_chunks");
+        f2 = 0;
+    }
+    if (unwritten) {
+        js_raw(b, f2 ? "" : ",");
+        js_str(b, "write_errors");
+    }
+    fpl_put_u8(b, ']');
     fpl_put_u8(b, '}');
 }
 

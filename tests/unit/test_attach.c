@@ -83,6 +83,14 @@ static void test_parse_status(void)
                               &s) == 0);
     CHECK(s.running == 0 && s.samples == 7 && s.live_threads == -1);
     CHECK(strcmp(s.file, "-") == 0);
+    CHECK(s.lost_chunks == 0 && s.lost_samples == 0 && s.write_errno == 0);
+    /* chunks of the log lost to write errors */
+    CHECK(attach_parse_status("running=1 samples=9 drops=0 threads=3 lost_chunks=4 "
+                              "lost_samples=321 write_errno=28 file=/t/x.fpl",
+                              &s) == 0);
+    CHECK_EQ_U(s.lost_chunks, 4);
+    CHECK_EQ_U(s.lost_samples, 321);
+    CHECK(s.write_errno == 28 && s.live_threads == 3 && strcmp(s.file, "/t/x.fpl") == 0);
     /* a message is not a status */
     CHECK(attach_parse_status("profiling is already running", &s) == -EPROTO);
     CHECK(attach_parse_status("", &s) == -EPROTO);
@@ -450,6 +458,19 @@ static void test_fake_jvm(void)
     CHECK(r.have && r.code == 0 && r.agent_rc == 0);
     CHECK(strncmp(f.options, "start,file=/o.fpl,reply=/tmp/flyprof-reply-", 43) == 0);
     CHECK(attach_parse_status(r.text, &st) == 0 && st.running && !strcmp(st.file, "/o.fpl"));
+    CHECK(!leftover_replies(f.root));
+
+    /* stop: the output on the first line, a warning on the second (an older CLI reads the
+     * first alone) */
+    f.reply = "0\nstopped, output /o.fpl\nwarning: 2 chunks of the log (40 samples) could not "
+              "be written (No space left on device): the profile is incomplete\n";
+    CHECK(fake_action(&f, &t, "stop", &r, err, sizeof(err)) == 0);
+    CHECK(r.have && r.code == 0 && strcmp(r.text, "stopped, output /o.fpl") == 0);
+    CHECK(strncmp(r.more, "warning: 2 chunks of the log (40 samples)", 41) == 0);
+    CHECK(strstr(r.more, "incomplete\n") == NULL && strstr(r.more, "incomplete") != NULL);
+    f.reply = "0\nstopped, output /o.fpl\n";
+    CHECK(fake_action(&f, &t, "stop", &r, err, sizeof(err)) == 0);
+    CHECK(strcmp(r.text, "stopped, output /o.fpl") == 0 && r.more[0] == 0);
     CHECK(!leftover_replies(f.root));
 
     /* the agent's own error: its errno and message */

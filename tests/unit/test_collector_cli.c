@@ -140,6 +140,32 @@ static void test_summary_and_usage(void)
     r = CLI_RUN("summary", "--json", "cut.fpl");
     CHECK_EQ_U(r.code, 0);
     CHECK(cli_run_has(r.out, "\"log_state\":{\"complete\":false,"));
+    CHECK(cli_run_has(r.out, "\"reasons\":[\"no_end\"]}"));
+    cli_run_free(&r);
+    r = CLI_RUN("summary", "--json", "golden.fpl");
+    CHECK(cli_run_has(r.out, "\"reasons\":[]}"));
+    cli_run_free(&r);
+
+    /* the agent could not write two chunks (a full disk) and then wrote END: the log has its
+     * END but is not complete, and says why */
+    r = CLI_RUN("summary", "--json", "unwritten.fpl");
+    CHECK_EQ_U(r.code, 0);
+    CHECK(cli_run_has(r.out, "\"log_state\":{\"complete\":false,\"chunks\":3,"
+                             "\"chunks_damaged\":0,\"chunks_lost\":2,\"bad_records\":0,"
+                             "\"write_lost_chunks\":2,\"write_lost_samples\":37,"
+                             "\"write_errno\":28,\"reasons\":[\"lost_chunks\",\"write_errors\"]}"));
+    cli_run_free(&r);
+    r = CLI_RUN("summary", "unwritten.fpl");
+    CHECK_EQ_U(r.code, 0);
+    CHECK(cli_run_has(r.out, "2 chunks (37 samples) lost: the agent could not write them (No "
+                             "space left on device)"));
+    CHECK(cli_run_has(r.out, "the log is incomplete"));
+    CHECK(!cli_run_has(r.out, "cut off"));
+    cli_run_free(&r);
+    r = CLI_RUN("convert", "unwritten.fpl", "-o", "-");
+    CHECK_EQ_U(r.code, 0);
+    CHECK(cli_run_has(r.err, "the agent could not write 2 chunks of it (No space left on "
+                             "device); their 37 samples are missing"));
     cli_run_free(&r);
 
     r = CLI_RUN("summary", "missing.fpl");
@@ -434,6 +460,22 @@ static int make_inputs(void)
     cli_run_path(p, sizeof(p), "cut.fpl");
     rc = fplgen_write_file(p, d, cut);
     free(d);
+    if (rc)
+        return rc;
+    /* the golden log, two chunks the agent could not write (their numbers skipped), then a
+     * chunk with its counters and END */
+    if ((rc = fplgen_init(&g)) != 0 || (rc = golden_log_build(&g, 0)) != 0)
+        return rc;
+    g.seq += 2;
+    struct reader_counter lost[] = {{FPL_CTR_WRITE_LOST_CHUNKS, 2},
+                                    {FPL_CTR_WRITE_LOST_SAMPLES, 37},
+                                    {FPL_CTR_WRITE_ERRNO, ENOSPC}};
+    fplgen_counters(&g, 3, lost);
+    fplgen_end(&g, GOLDEN_ANCHOR_TICKS + 3 * GOLDEN_TPS);
+    cli_run_path(p, sizeof(p), "unwritten.fpl");
+    if ((rc = fplgen_flush(&g)) == 0)
+        rc = fplgen_save(&g, p);
+    fplgen_destroy(&g);
     if (rc)
         return rc;
     cli_run_path(p, sizeof(p), "notes.txt");

@@ -2,11 +2,18 @@
  * samples of the chunks complete before the cut; a log with random bytes flipped, ranges
  * overwritten or fake chunk headers planted, thousands of times, never crashes the reader
  * or the outputs (run the -asan variant), and every chunk the damage did not touch is still
- * read. FPL_DAMAGE_SEED and FPL_DAMAGE_ITERS override the seed and the iteration count. */
+ * read. A chunk the file system takes only part of is taken back by fpl_chunk_write, so the
+ * log reads on after it. FPL_DAMAGE_SEED and FPL_DAMAGE_ITERS override the seed and the iteration
+ * count. */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "fpl_chunk.h"
 #include "fpl_format.h"
 #include "fplgen.h"
 #include "harness.h"
@@ -358,6 +365,56 @@ static void test_one_damaged_chunk(const uint8_t *log, size_t size, const struct
     free(d);
 }
 
+/* A chunk that the file system takes only part of (here RLIMIT_FSIZE, which cuts a write
+ * short and fails the next one with EFBIG, as a full disk does with ENOSPC): fpl_chunk_write
+ * fails and leaves the file as it was before the chunk, so the next chunk follows the last
+ * whole one and the reader sees a gap in the sequence, not a damaged region. */
+static void test_partial_write(void)
+{
+    char path[] = "/tmp/fpl-partial-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    unlink(path);
+    static uint8_t payload[4000];
+    for (size_t i = 0; i < sizeof(payload); i++)
+        payload[i] = (uint8_t)(i * 7); /* no records: the reader only frames the chunks */
+    CHECK(fpl_chunk_write_preamble(fd) == 0);
+    CHECK(fpl_chunk_write(fd, 0, NULL, 0) == 0);
+    off_t before = lseek(fd, 0, SEEK_CUR);
+
+    struct rlimit old, lim;
+    CHECK(getrlimit(RLIMIT_FSIZE, &old) == 0);
+    void (*prev)(int) = signal(SIGXFSZ, SIG_IGN);
+    lim = old;
+    lim.rlim_cur = (rlim_t)before + 100; /* room for the header and part of the payload */
+    CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+    int rc = fpl_chunk_write(fd, 1, payload, sizeof(payload));
+    CHECK(setrlimit(RLIMIT_FSIZE, &old) == 0);
+    signal(SIGXFSZ, prev);
+    CHECK(rc == -EFBIG);
+    struct stat st;
+    CHECK(fstat(fd, &st) == 0 && st.st_size == before);
+    CHECK(lseek(fd, 0, SEEK_CUR) == before);
+
+    /* the next chunk (the failed one's number skipped) follows the last whole one */
+    CHECK(fpl_chunk_write(fd, 2, NULL, 0) == 0);
+    CHECK(fstat(fd, &st) == 0 && st.st_size == before + FPL_CHUNK_HEADER_SIZE);
+    uint8_t buf[256];
+    ssize_t n = pread(fd, buf, sizeof(buf), 0);
+    CHECK(n == (ssize_t)before + FPL_CHUNK_HEADER_SIZE);
+    struct reader_stats rs;
+    char err[256];
+    CHECK(n > 0 &&
+          reader_read_mem(buf, (size_t)n, "partial", NULL, NULL, &rs, err, sizeof(err)) == 0);
+    CHECK_EQ_U(rs.chunks_ok, 2);
+    CHECK_EQ_U(rs.chunks_lost, 1);
+    CHECK_EQ_U(rs.chunks_damaged, 0);
+    CHECK_EQ_U(rs.chunks_truncated, 0);
+    close(fd);
+}
+
 int main(void)
 {
     const char *seed_s = getenv("FPL_DAMAGE_SEED"), *iters_s = getenv("FPL_DAMAGE_ITERS");
@@ -376,6 +433,7 @@ int main(void)
     fprintf(stderr, "log: %zu bytes, %zu chunks, seed %llu, %u iterations\n", size, g.nchunks,
             (unsigned long long)seed, iters);
 
+    test_partial_write();
     test_truncation(log, size, &g);
     test_one_damaged_chunk(log, size, &g);
     test_corruption(log, size, &g, iters);
