@@ -14,6 +14,7 @@
 #include "methods.h"
 #include "natives.h"
 #include "options.h"
+#include "saferead.h"
 #include "stubnames.h"
 #include "vmstructs.h"
 #include "threads.h"
@@ -108,6 +109,9 @@ static int setup_jvmti(JavaVM *vm, int live)
 {
     if (jvmti)
         return 0;
+    /* how JVM memory is read without faults: chosen (and said, when it is not the first way)
+     * now, before any thread reads it */
+    saferead_init();
     if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
         say("cannot get a JVMTI environment (JVMTI 1.2 required)");
         return -EINVAL;

@@ -28,6 +28,7 @@
 #include "render.h"
 #include "render_file.h"
 #include "ring.h"
+#include "saferead.h"
 #include "stackwalk.h"
 #include "threads.h"
 #include "tsc.h"
@@ -589,6 +590,7 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     get_property("sun.java.command", session.command, sizeof(session.command));
     counters_reset();
     counters_add_sigsafe(FPL_CTR_CPU_SIGNO, (uint64_t)handler_cpu_signo());
+    counters_add_sigsafe(FPL_CTR_SAFEREAD, (uint64_t)saferead_way());
     tsc_anchor(&session.start);
     if (o->duration_ns)
         session.deadline_mono_ns = mono_ns() + o->duration_ns;

@@ -6,11 +6,10 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "fpl_format.h"
+#include "saferead.h"
 #include "vmstructs.h"
 
 /* How the writer tells a jmethodID of an unloaded class (methods_stale), from HotSpot's own
@@ -54,10 +53,7 @@ static uint64_t mono_ns(void)
 /* Reads len bytes at addr of this process without faulting on unmapped memory: 0 or -1. */
 static int peek(uintptr_t addr, void *out, size_t len)
 {
-    if (addr < 4096)
-        return -1;
-    struct iovec local = {out, len}, remote = {(void *)addr, len};
-    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
+    return saferead(out, addr, len) == 0 ? 0 : -1;
 }
 
 static int peek_ptr(uintptr_t addr, uintptr_t *out)
@@ -177,6 +173,10 @@ int methods_stale(jmethodID id)
 {
     if (!id)
         return 1;
+    /* nothing can be read without the risk of a fault (saferead.h, said on stderr): as when
+     * the layout is unknown, valid as far as we can tell -- not every method `[unloaded]` */
+    if (saferead_way() == SAFEREAD_NONE)
+        return 0;
     if (!hs.state)
         hs_init();
     uintptr_t m;

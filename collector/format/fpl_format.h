@@ -206,6 +206,9 @@ enum fpl_counter {
     FPL_CTR_CONTEXT_LOST = 38,  /* samples whose trace context could not be read consistently
                                  * (it kept changing under the wall sampler): logged without */
     FPL_CTR_ENDPOINT_DROPS = 39, /* Context.endpoint calls dropped: the agent's queue was full */
+    FPL_CTR_SAFEREAD = 40,      /* how the agent reads JVM memory that may be unmapped, not a
+                                 * count: 0 /proc/self/mem, 1 a pipe, 2 process_vm_readv,
+                                 * 3 no way (enum saferead_way) */
     FPL_CTR_MAX = 64,
 };
 

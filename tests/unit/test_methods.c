@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "counters.h"
 #include "harness.h"
 #include "methods.h"
 #include "vmstructs.h"
@@ -21,6 +22,8 @@
 
 enum { OFF_CONST_METHOD = 8, OFF_CONSTANTS = 8, OFF_POOL_HOLDER = 24, OFF_KLASS_CLD = 152,
        OFF_CLD_NEXT = 112 };
+
+struct counters counters;       /* counters.c's, which is not linked (saferead records its way) */
 
 static uintptr_t cldg_head;     /* ClassLoaderDataGraph::_head */
 
