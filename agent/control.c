@@ -22,6 +22,7 @@
 #include "handler.h"
 #include "hiccup.h"
 #include "itimer.h"
+#include "methods.h"
 #include "nativewalk.h"
 #include "perf.h"
 #include "profile.h"
@@ -795,14 +796,14 @@ void control_status(char *buf, size_t len)
     /* key=value fields the attach CLI parses; file last, it may contain spaces */
     snprintf(buf, len,
              "running=%d cpu=%llu engine=%s wall=%llu wallthreads=%u filter=%d hiccup=%llu "
-             "samples=%llu drops=%llu threads=%d file=%s",
+             "samples=%llu drops=%llu threads=%d idclasses=%llu file=%s",
              on, on ? (unsigned long long)o->cpu_interval_ns : 0ull,
              on && o->cpu_interval_ns ? engine_name(o->engine) : "none",
              on ? (unsigned long long)o->wall_interval_ns : 0ull, on ? o->wall_threads : 0,
              on ? o->filter : 0, on ? (unsigned long long)o->hiccup_ns : 0ull,
              (unsigned long long)writer_samples_written(),
              (unsigned long long)(ring_ready ? ring_drops(&ring) : 0), threads_count_live(),
-             path[0] ? path : "-");
+             (unsigned long long)methods_classes(), path[0] ? path : "-");
     pthread_mutex_unlock(&lock);
 }
 

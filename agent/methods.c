@@ -88,10 +88,13 @@ static void learn_vptr(jmethodID id)
     pthread_mutex_unlock(&learn_mu);
 }
 
+static _Atomic uint64_t nclasses; /* GetClassMethods calls (relaxed: a statistic) */
+
 static void make_ids(jvmtiEnv *jvmti, jclass klass)
 {
     jint n = 0;
     jmethodID *ids = NULL;
+    atomic_fetch_add_explicit(&nclasses, 1, memory_order_relaxed);
     /* GetClassMethods creates the jmethodIDs as a side effect; the array itself is dropped */
     if ((*jvmti)->GetClassMethods(jvmti, klass, &n, &ids) == JVMTI_ERROR_NONE && ids) {
         if (n > 0)
@@ -224,6 +227,11 @@ void methods_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass)
 {
     (void)jni;
     make_ids(jvmti, klass);
+}
+
+uint64_t methods_classes(void)
+{
+    return atomic_load_explicit(&nclasses, memory_order_relaxed);
 }
 
 /* "Ljava/util/Map$Entry;" -> "java.util.Map$Entry"; "[I" -> "int[]". */

@@ -6,6 +6,7 @@
 #define METHODS_H
 
 #include <jvmti.h>
+#include <stdint.h>
 
 /* Creates jmethodIDs for every loaded class. VMInit or attach (live phase). Returns the
  * number of classes visited. */
@@ -13,6 +14,10 @@ int methods_preload(jvmtiEnv *jvmti, JNIEnv *jni);
 
 /* ClassPrepare callback: creates the class's jmethodIDs. */
 void methods_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass);
+
+/* Classes whose jmethodIDs the agent created (GetClassMethods calls) since it was loaded. Any
+ * thread. */
+uint64_t methods_classes(void);
 
 struct methods_line {
     int bci;
