@@ -35,8 +35,6 @@ static void say(const char *msg)
 static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
 {
     (void)thread;
-    /* classes loaded before now have no jmethodIDs: AGCT cannot name their frames */
-    methods_preload(env, jni);
     /* stubs generated before the event was on are posted now (duplicates are harmless) */
     (*env)->GenerateEvents(env, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
     if (start_at_init) {
@@ -233,9 +231,8 @@ EXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
         return JNI_ERR;
     }
     if (first) {
-        /* classes loaded before now have no jmethodIDs; threads running now had no
-         * ThreadStart: prepare both once, later ones arrive through events */
-        methods_preload(jvmti, jni);
+        /* threads running now had no ThreadStart: adopt them once, later ones arrive
+         * through events (jmethodIDs are made when profiling starts: methods.h) */
         natives_bind_loaded(jvmti, jni);
         (*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
         char err[512];

@@ -417,6 +417,7 @@ static void stop_sampling(void)
     /* nothing of ours sends a signal any more: give the signals back (a handler run still
      * stuck inside returns through our code, which stays loaded) */
     handler_uninstall();
+    methods_stop(); /* no more frames to name: classes prepared from now on get no ids */
 }
 
 /* Called by the writer once a second: when another library replaced one of our handlers,
@@ -604,6 +605,8 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
         close(fd);
         goto out;
     }
+    /* jmethodIDs for the classes loaded while idle, before the first sample needs them */
+    methods_start(jvmti, jni);
     handler_activate();
     if (o->cpu_interval_ns) {
         if (o->engine == FPL_ENGINE_ITIMER)
@@ -621,6 +624,7 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
             if (handler_deactivate(HANDLER_WAIT_NS) != 0)
                 say_once(&said_handler, "a signal handler run did not return within 2 s");
             handler_uninstall();
+            methods_stop();
             writer_stop();
             goto out;
         }

@@ -88,16 +88,28 @@ static void learn_vptr(jmethodID id)
     pthread_mutex_unlock(&learn_mu);
 }
 
+/* Whether classes get jmethodIDs as they are prepared: set by methods_start, cleared by
+ * methods_stop. seq_cst with the preload's GetLoadedClasses: a ClassPrepare that reads 0
+ * happened for a class already loaded, which the preload that follows the store sees. */
+static atomic_int active;
 static _Atomic uint64_t nclasses; /* GetClassMethods calls (relaxed: a statistic) */
 
-static void make_ids(jvmtiEnv *jvmti, jclass klass)
+/* Whether a preload has visited every loaded class, learning their Methods' vtable pointers:
+ * the set is the JVM's for its life (libjvm's Method vtable and the CDS archive's copy), so
+ * later preloads only create ids, which keeps a session's start cheap (two fault-proof reads
+ * a class made most of a preload's time). Classes prepared later are learned from as they
+ * come. Only control_start preloads (under its lock). */
+static int preloaded;
+
+/* Creates klass's jmethodIDs; learn: also learns its Methods' vtable pointer. */
+static void make_ids(jvmtiEnv *jvmti, jclass klass, int learn)
 {
     jint n = 0;
     jmethodID *ids = NULL;
     atomic_fetch_add_explicit(&nclasses, 1, memory_order_relaxed);
     /* GetClassMethods creates the jmethodIDs as a side effect; the array itself is dropped */
     if ((*jvmti)->GetClassMethods(jvmti, klass, &n, &ids) == JVMTI_ERROR_NONE && ids) {
-        if (n > 0)
+        if (n > 0 && learn)
             learn_vptr(ids[0]); /* the class is live: so is its Method */
         (*jvmti)->Deallocate(jvmti, (unsigned char *)ids);
     }
@@ -209,24 +221,32 @@ int methods_stale(jmethodID id)
     return !clds_has(cld);
 }
 
-int methods_preload(jvmtiEnv *jvmti, JNIEnv *jni)
+int methods_start(jvmtiEnv *jvmti, JNIEnv *jni)
 {
+    atomic_store(&active, 1);
     jint n = 0;
     jclass *classes = NULL;
     if ((*jvmti)->GetLoadedClasses(jvmti, &n, &classes) != JVMTI_ERROR_NONE)
         return 0;
     for (jint i = 0; i < n; i++) {
-        make_ids(jvmti, classes[i]);
+        make_ids(jvmti, classes[i], !preloaded);
         (*jni)->DeleteLocalRef(jni, classes[i]);
     }
     (*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
+    preloaded = 1;
     return (int)n;
+}
+
+void methods_stop(void)
+{
+    atomic_store(&active, 0);
 }
 
 void methods_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass)
 {
     (void)jni;
-    make_ids(jvmti, klass);
+    if (atomic_load(&active))
+        make_ids(jvmti, klass, 1);
 }
 
 uint64_t methods_classes(void)
