@@ -14,6 +14,7 @@
 #include "methods.h"
 #include "natives.h"
 #include "options.h"
+#include "saferead.h"
 #include "stubnames.h"
 #include "vmstructs.h"
 #include "threads.h"
@@ -34,8 +35,6 @@ static void say(const char *msg)
 static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
 {
     (void)thread;
-    /* classes loaded before now have no jmethodIDs: AGCT cannot name their frames */
-    methods_preload(env, jni);
     /* stubs generated before the event was on are posted now (duplicates are harmless) */
     (*env)->GenerateEvents(env, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
     if (start_at_init) {
@@ -108,6 +107,9 @@ static int setup_jvmti(JavaVM *vm, int live)
 {
     if (jvmti)
         return 0;
+    /* how JVM memory is read without faults: chosen (and said, when it is not the first way)
+     * now, before any thread reads it */
+    saferead_init();
     if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
         say("cannot get a JVMTI environment (JVMTI 1.2 required)");
         return -EINVAL;
@@ -229,9 +231,8 @@ EXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
         return JNI_ERR;
     }
     if (first) {
-        /* classes loaded before now have no jmethodIDs; threads running now had no
-         * ThreadStart: prepare both once, later ones arrive through events */
-        methods_preload(jvmti, jni);
+        /* threads running now had no ThreadStart: adopt them once, later ones arrive
+         * through events (jmethodIDs are made when profiling starts: methods.h) */
         natives_bind_loaded(jvmti, jni);
         (*jvmti)->GenerateEvents(jvmti, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
         char err[512];

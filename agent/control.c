@@ -22,12 +22,14 @@
 #include "handler.h"
 #include "hiccup.h"
 #include "itimer.h"
+#include "methods.h"
 #include "nativewalk.h"
 #include "perf.h"
 #include "profile.h"
 #include "render.h"
 #include "render_file.h"
 #include "ring.h"
+#include "saferead.h"
 #include "stackwalk.h"
 #include "threads.h"
 #include "tsc.h"
@@ -448,6 +450,7 @@ static void stop_sampling(void)
      * signal when it resumes: its handler stays installed, inert, until it has ended (the
      * default action of a real-time signal ends the JVM). */
     give_back_signals();
+    methods_stop(); /* no more frames to name: classes prepared from now on get no ids */
     pthread_mutex_unlock(&stop_mu);
 }
 
@@ -634,6 +637,7 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     counters_reset();
     counters_add_sigsafe(FPL_CTR_CPU_SIGNO, (uint64_t)handler_cpu_signo());
     counters_add_sigsafe(FPL_CTR_SCRATCH_BUFFERS, handler_scratch_buffers());
+    counters_add_sigsafe(FPL_CTR_SAFEREAD, (uint64_t)saferead_way());
     tsc_anchor(&session.start);
     if (o->duration_ns)
         session.deadline_mono_ns = mono_ns() + o->duration_ns;
@@ -646,6 +650,8 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
         close(fd);
         goto out;
     }
+    /* jmethodIDs for the classes loaded while idle, before the first sample needs them */
+    methods_start(jvmti, jni);
     handler_activate();
     if (o->cpu_interval_ns) {
         if (o->engine == FPL_ENGINE_ITIMER)
@@ -663,6 +669,7 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
             if (handler_deactivate(HANDLER_WAIT_NS) != 0)
                 say_once(&said_handler, "a signal handler run did not return within 2 s");
             give_back_signals();
+            methods_stop();
             writer_stop();
             goto out;
         }
@@ -839,7 +846,7 @@ void control_status(char *buf, size_t len)
     snprintf(buf, len,
              "running=%d cpu=%llu engine=%s wall=%llu wallthreads=%u filter=%d hiccup=%llu "
              "samples=%llu drops=%llu threads=%d lost_chunks=%llu lost_samples=%llu "
-             "write_errno=%llu file=%s",
+             "write_errno=%llu idclasses=%llu file=%s",
              on, on ? (unsigned long long)o->cpu_interval_ns : 0ull,
              on && o->cpu_interval_ns ? engine_name(o->engine) : "none",
              on ? (unsigned long long)o->wall_interval_ns : 0ull, on ? o->wall_threads : 0,
@@ -848,7 +855,8 @@ void control_status(char *buf, size_t len)
              (unsigned long long)(ring_ready ? ring_drops(&ring) : 0), threads_count_live(),
              (unsigned long long)counters_get(FPL_CTR_WRITE_LOST_CHUNKS),
              (unsigned long long)counters_get(FPL_CTR_WRITE_LOST_SAMPLES),
-             (unsigned long long)counters_get(FPL_CTR_WRITE_ERRNO), path[0] ? path : "-");
+             (unsigned long long)counters_get(FPL_CTR_WRITE_ERRNO),
+             (unsigned long long)methods_classes(), path[0] ? path : "-");
     pthread_mutex_unlock(&lock);
 }
 

@@ -6,11 +6,10 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "fpl_format.h"
+#include "saferead.h"
 #include "vmstructs.h"
 
 /* How the writer tells a jmethodID of an unloaded class (methods_stale), from HotSpot's own
@@ -54,10 +53,7 @@ static uint64_t mono_ns(void)
 /* Reads len bytes at addr of this process without faulting on unmapped memory: 0 or -1. */
 static int peek(uintptr_t addr, void *out, size_t len)
 {
-    if (addr < 4096)
-        return -1;
-    struct iovec local = {out, len}, remote = {(void *)addr, len};
-    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == (ssize_t)len ? 0 : -1;
+    return saferead(out, addr, len) == 0 ? 0 : -1;
 }
 
 static int peek_ptr(uintptr_t addr, uintptr_t *out)
@@ -92,13 +88,28 @@ static void learn_vptr(jmethodID id)
     pthread_mutex_unlock(&learn_mu);
 }
 
-static void make_ids(jvmtiEnv *jvmti, jclass klass)
+/* Whether classes get jmethodIDs as they are prepared: set by methods_start, cleared by
+ * methods_stop. seq_cst with the preload's GetLoadedClasses: a ClassPrepare that reads 0
+ * happened for a class already loaded, which the preload that follows the store sees. */
+static atomic_int active;
+static _Atomic uint64_t nclasses; /* GetClassMethods calls (relaxed: a statistic) */
+
+/* Whether a preload has visited every loaded class, learning their Methods' vtable pointers:
+ * the set is the JVM's for its life (libjvm's Method vtable and the CDS archive's copy), so
+ * later preloads only create ids, which keeps a session's start cheap (two fault-proof reads
+ * a class made most of a preload's time). Classes prepared later are learned from as they
+ * come. Only control_start preloads (under its lock). */
+static int preloaded;
+
+/* Creates klass's jmethodIDs; learn: also learns its Methods' vtable pointer. */
+static void make_ids(jvmtiEnv *jvmti, jclass klass, int learn)
 {
     jint n = 0;
     jmethodID *ids = NULL;
+    atomic_fetch_add_explicit(&nclasses, 1, memory_order_relaxed);
     /* GetClassMethods creates the jmethodIDs as a side effect; the array itself is dropped */
     if ((*jvmti)->GetClassMethods(jvmti, klass, &n, &ids) == JVMTI_ERROR_NONE && ids) {
-        if (n > 0)
+        if (n > 0 && learn)
             learn_vptr(ids[0]); /* the class is live: so is its Method */
         (*jvmti)->Deallocate(jvmti, (unsigned char *)ids);
     }
@@ -177,6 +188,10 @@ int methods_stale(jmethodID id)
 {
     if (!id)
         return 1;
+    /* nothing can be read without the risk of a fault (saferead.h, said on stderr): as when
+     * the layout is unknown, valid as far as we can tell -- not every method `[unloaded]` */
+    if (saferead_way() == SAFEREAD_NONE)
+        return 0;
     if (!hs.state)
         hs_init();
     uintptr_t m;
@@ -206,24 +221,37 @@ int methods_stale(jmethodID id)
     return !clds_has(cld);
 }
 
-int methods_preload(jvmtiEnv *jvmti, JNIEnv *jni)
+int methods_start(jvmtiEnv *jvmti, JNIEnv *jni)
 {
+    atomic_store(&active, 1);
     jint n = 0;
     jclass *classes = NULL;
     if ((*jvmti)->GetLoadedClasses(jvmti, &n, &classes) != JVMTI_ERROR_NONE)
         return 0;
     for (jint i = 0; i < n; i++) {
-        make_ids(jvmti, classes[i]);
+        make_ids(jvmti, classes[i], !preloaded);
         (*jni)->DeleteLocalRef(jni, classes[i]);
     }
     (*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
+    preloaded = 1;
     return (int)n;
+}
+
+void methods_stop(void)
+{
+    atomic_store(&active, 0);
 }
 
 void methods_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass)
 {
     (void)jni;
-    make_ids(jvmti, klass);
+    if (atomic_load(&active))
+        make_ids(jvmti, klass, 1);
+}
+
+uint64_t methods_classes(void)
+{
+    return atomic_load_explicit(&nclasses, memory_order_relaxed);
 }
 
 /* "Ljava/util/Map$Entry;" -> "java.util.Map$Entry"; "[I" -> "int[]". */

@@ -1,18 +1,31 @@
 /* methods.h: jmethodIDs and their names. AGCT can only name a frame whose method already has
- * a jmethodID, and HotSpot creates them lazily: preload them for every loaded class and for
- * each class as it is prepared (FACTS.md). A jmethodID outlives its class: one whose class
- * was unloaded is named `[unloaded]` without asking JVMTI (methods_stale). */
+ * a jmethodID, and HotSpot creates them lazily: while profiling, create them for every loaded
+ * class at the start and for each class as it is prepared (FACTS.md). Not while the agent is
+ * idle: HotSpot never frees a jmethodID (nor the block holding it), so ids made for every
+ * class a class-loader churn prepares would grow the JVM's memory without bound, for
+ * profiles that may never be taken. A jmethodID outlives its class: one whose class was
+ * unloaded is named `[unloaded]` without asking JVMTI (methods_stale). */
 #ifndef METHODS_H
 #define METHODS_H
 
 #include <jvmti.h>
+#include <stdint.h>
 
-/* Creates jmethodIDs for every loaded class. VMInit or attach (live phase). Returns the
- * number of classes visited. */
-int methods_preload(jvmtiEnv *jvmti, JNIEnv *jni);
+/* Profiling starts: from now on each class prepared gets its jmethodIDs
+ * (methods_on_class_prepare), and every class loaded now gets them here. In that order, so
+ * that a class prepared meanwhile gets them one way or the other. Returns the number of
+ * classes visited. Live phase, a thread with a JNIEnv (control_start). */
+int methods_start(jvmtiEnv *jvmti, JNIEnv *jni);
 
-/* ClassPrepare callback: creates the class's jmethodIDs. */
+/* Profiling stopped: classes prepared from now on get no jmethodIDs. Any thread. */
+void methods_stop(void);
+
+/* ClassPrepare callback: creates the class's jmethodIDs while profiling (methods_start). */
 void methods_on_class_prepare(jvmtiEnv *jvmti, JNIEnv *jni, jclass klass);
+
+/* Classes whose jmethodIDs the agent created (GetClassMethods calls) since it was loaded. Any
+ * thread. */
+uint64_t methods_classes(void);
 
 struct methods_line {
     int bci;

@@ -238,10 +238,18 @@ void tasks_thread_start(int tid)
         struct task *t = find(tid);
         if (!t)
             t = add(tid);
-        /* ENDED here is a new thread reusing the tid, or the main thread's second start
-         * (DestroyJavaVM): ThreadStart runs on a live Java thread, arm it */
-        if (t && t->state != TASK_ARMED)
+        /* ThreadStart runs on a live Java thread: arm it, whatever the entry says. ENDED is a
+         * new thread reusing the tid, or the main thread's second start (DestroyJavaVM).
+         * ARMED may be this very thread (a scan listed it before its ThreadStart; the main
+         * thread's second start) or an earlier thread with this tid that ended unseen (a
+         * native thread, or a Java thread past its ThreadEnd when the events were enabled),
+         * whose timer or event died with it; the scans would never arm the new one, whose tid
+         * they know. Telling the two apart would take a /proc read on every thread start, so
+         * the entry is armed again: a timer deleted and made anew */
+        if (t) {
+            disarm(t);
             arm(t);
+        }
     }
     pthread_mutex_unlock(&lock);
 }

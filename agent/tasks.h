@@ -35,8 +35,11 @@ int tasks_start(int engine);
 /* Disarms and forgets every thread. Control context (or the writer, when duration= ends). */
 void tasks_stop(void);
 
-/* A Java thread started (ThreadStart on it, or adopted at attach): arms tid unless it is
- * armed already. */
+/* A Java thread started (ThreadStart on it, or adopted at attach): arms tid, again when its
+ * entry is armed already -- that may be the entry of an earlier thread with the same tid
+ * that ended unseen (no ThreadEnd) before a scan noticed, whose timer died with it. A native
+ * thread that reuses such a tid before the next scan is not armed while the tid stays listed
+ * (the scans cannot tell it from the old thread without reading its /proc stat). */
 void tasks_thread_start(int tid);
 
 /* A Java thread is ending (ThreadEnd on it): disarms tid. */

@@ -10,12 +10,14 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <urcu/urcu-memb.h>
 
 #include "counters.h"
 #include "cpuclock.h"
 #include "envtable.h"
+#include "saferead.h"
 #include "stackbounds.h"
 #include "testhook.h"
 #include "context.h"
@@ -497,6 +499,21 @@ static int adopt(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, intptr_t jt, int 
     return 1;
 }
 
+/* The kernel tid of the thread whose JavaThread is at jt (JavaThread::_osthread ->
+ * OSThread::_thread_id), or 0 when it cannot be read. Through saferead: the thread may have
+ * ended since its Thread.eetop was read, and its JavaThread and OSThread been freed, their
+ * memory perhaps unmapped; a plain load would fault on the Attach Listener, with no crash guard
+ * installed yet. Such a thread is not adopted, as one seen ending. */
+static int read_tid(intptr_t jt, int64_t os_off, int64_t tid_off)
+{
+    uintptr_t os = 0;
+    int tid = 0;
+    if (saferead(&os, (uintptr_t)jt + (uintptr_t)os_off, sizeof(os)) != 0 || !os ||
+        saferead(&tid, os + (uintptr_t)tid_off, sizeof(tid)) != 0)
+        return 0;
+    return tid;
+}
+
 /* The pthread key under which HotSpot keeps each thread's Thread* (ThreadLocalStorage, what
  * its own signal handlers read), found as the key whose value on this thread is its own
  * JavaThread* jt. Returns 0, or -ENOENT. */
@@ -562,6 +579,19 @@ int threads_adopt_existing(jvmtiEnv *jvmti, JNIEnv *jni,
      * adopting them, where threads end */
     const char *delay = getenv("FLYPROF_TEST_ADOPT_DELAY_US");
     long delay_us = delay ? atol(delay) : 0;
+    /* FLYPROF_TEST_ADOPT_UNMAPPED=NAME: a test has the JavaThread of the thread named NAME read
+     * at an address where nothing is mapped (a page mapped and unmapped for the purpose), as
+     * the JavaThread of a thread that ended after its eetop was read is once it is freed and
+     * its memory given back */
+    const char *unmapped_name = getenv("FLYPROF_TEST_ADOPT_UNMAPPED");
+    intptr_t unmapped = 0;
+    if (unmapped_name && unmapped_name[0]) {
+        void *page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (page != MAP_FAILED) {
+            munmap(page, 4096);
+            unmapped = (intptr_t)page;
+        }
+    }
 
     pthread_mutex_lock(&lock);
     eetop_field = eetop;
@@ -587,9 +617,15 @@ int threads_adopt_existing(jvmtiEnv *jvmti, JNIEnv *jni,
     for (jint i = 0; i < n && jts && tids; i++) {
         intptr_t jt = (intptr_t)(*jni)->GetLongField(jni, all[i], eetop);
         if (jt && !(*jni)->IsSameObject(jni, all[i], self)) {
-            const char *os = *(const char *const *)(jt + os_off);
+            intptr_t at = jt;
+            if (unmapped) {
+                char name[THREADS_NAME_MAX];
+                read_name(jvmti, jni, all[i], name, sizeof(name));
+                if (!strcmp(name, unmapped_name))
+                    at = unmapped;
+            }
             jts[i] = jt;
-            tids[i] = os ? *(const int *)(os + tid_off) : 0;
+            tids[i] = read_tid(at, os_off, tid_off);
         }
     }
     if (delay_us > 0)

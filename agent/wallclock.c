@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,6 +20,7 @@
 #include "counters.h"
 #include "fpl_format.h"
 #include "handler.h"
+#include "saferead.h"
 #include "sample.h"
 #include "thread_filter.h"
 #include "threads.h"
@@ -236,8 +236,8 @@ static void push_repeat(struct sampler *s, struct threads_entry *e, int state, u
 #define JS_BLOCKED_TRANS 11
 
 /* The JVM state of a RUNNABLE thread (JavaThread::_thread_state), or -1 when unknown. Read
- * with process_vm_readv, which fails cleanly instead of faulting: the JavaThread is freed
- * when its thread ends, which may happen while we read. */
+ * with saferead, which fails cleanly instead of faulting: the JavaThread is freed when its
+ * thread ends, which may happen while we read. */
 static int java_state(struct sampler *s, JNIEnv *jni, struct threads_entry *e)
 {
     if (!s->eetop || s->state_off < 0)
@@ -246,9 +246,7 @@ static int java_state(struct sampler *s, JNIEnv *jni, struct threads_entry *e)
     if (!jt)
         return -1;
     int v = -1;
-    struct iovec local = {&v, sizeof(v)};
-    struct iovec remote = {(void *)(uintptr_t)(jt + s->state_off), sizeof(v)};
-    if (process_vm_readv(s->pid, &local, 1, &remote, 1, 0) != (ssize_t)sizeof(v))
+    if (saferead(&v, (uintptr_t)(jt + s->state_off), sizeof(v)) != 0)
         return -1;
     return v;
 }

@@ -398,6 +398,15 @@ static void write_failures(const struct profile *p, FILE *f)
     if (c[FPL_CTR_WALK_FAULTS])
         fprintf(f, "  walks that faulted, ended by the crash guard: %" PRIu64 " ([walk_fault])\n",
                 c[FPL_CTR_WALK_FAULTS]);
+    if (c[FPL_CTR_SAFEREAD] == 3)
+        fprintf(f, "  WARNING: the agent had no fault-proof way to read JVM memory: methods of "
+                   "unloaded classes were not told from live ones, wall-clock samples did not "
+                   "see which threads were in native code (the JVM's stderr says why)\n");
+    else if (c[FPL_CTR_SAFEREAD])
+        fprintf(f, "  JVM memory read through %s\n",
+                c[FPL_CTR_SAFEREAD] == 1
+                    ? "a pipe (/proc/self/mem could not be opened)"
+                    : "process_vm_readv (neither /proc/self/mem nor a pipe could be used)");
     fprintf(f, "  ring drops: %" PRIu64 " (%.2f%% of samples taken)\n", c[FPL_CTR_RING_DROPS],
             pct(c[FPL_CTR_RING_DROPS], c[FPL_CTR_SAMPLES] + c[FPL_CTR_RING_DROPS]));
     fprintf(f, "  signals on threads without a JNIEnv: %" PRIu64 "\n", c[FPL_CTR_NO_ENV]);

@@ -6,13 +6,15 @@
  * (ClassPrepare); when its class's ClassLoaderData is not on ClassLoaderDataGraph's list
  * (unloaded, the memory still readable: what builds without JDK-8268364 leave behind); or
  * when the metadata is unmapped, which must not crash. A live method is not stale, also when
- * its loader joined the list after the list was last read. */
+ * its loader joined the list after the list was last read. ClassPrepare creates jmethodIDs
+ * (GetClassMethods) only between methods_start and methods_stop: not while the agent idles. */
 #include <jvmti.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 
+#include "counters.h"
 #include "harness.h"
 #include "methods.h"
 #include "vmstructs.h"
@@ -21,6 +23,8 @@
 
 enum { OFF_CONST_METHOD = 8, OFF_CONSTANTS = 8, OFF_POOL_HOLDER = 24, OFF_KLASS_CLD = 152,
        OFF_CLD_NEXT = 112 };
+
+struct counters counters;       /* counters.c's, which is not linked (saferead records its way) */
 
 static uintptr_t cldg_head;     /* ClassLoaderDataGraph::_head */
 
@@ -102,12 +106,14 @@ static jmethodID id_of(struct fake_class *c)
 /* ---- a fake JVMTI for ClassPrepare: GetClassMethods hands out the class's jmethodID ----- */
 
 static jmethodID prepared_id;
+static int get_class_methods_calls;
 
 static jvmtiError JNICALL get_class_methods(jvmtiEnv *env, jclass klass, jint *n,
                                             jmethodID **methods)
 {
     (void)env;
     (void)klass;
+    get_class_methods_calls++;
     static jmethodID one[1];
     one[0] = prepared_id;
     *n = 1;
@@ -119,6 +125,16 @@ static jvmtiError JNICALL deallocate(jvmtiEnv *env, unsigned char *mem)
 {
     (void)env;
     (void)mem;
+    return JVMTI_ERROR_NONE;
+}
+
+/* no class loaded: methods_start's preload visits none */
+static jvmtiError JNICALL get_loaded_classes(jvmtiEnv *env, jint *n, jclass **classes)
+{
+    (void)env;
+    static jclass none[1];
+    *n = 0;
+    *classes = none;
     return JVMTI_ERROR_NONE;
 }
 
@@ -134,6 +150,7 @@ static void prepare(struct fake_class *c)
 int main(void)
 {
     jvmti_fns.GetClassMethods = get_class_methods;
+    jvmti_fns.GetLoadedClasses = get_loaded_classes;
     jvmti_fns.Deallocate = deallocate;
     fake_jvmti = &jvmti_fns;
 
@@ -147,9 +164,14 @@ int main(void)
     make_class(&c, &dead, 0); /* its loader is not on the list: unloaded */
 
     CHECK(methods_stale(NULL));
-    /* classes prepared: their vtables are learned */
+    /* idle: classes prepared get no jmethodIDs (HotSpot never frees them) */
+    prepare(&a);
+    CHECK(get_class_methods_calls == 0 && methods_classes() == 0);
+    /* profiling: classes prepared get them, and their vtables are learned */
+    CHECK(methods_start(&fake_jvmti, NULL) == 0);
     prepare(&a);
     prepare(&b);
+    CHECK(get_class_methods_calls == 2 && methods_classes() == 2);
     CHECK(!methods_stale(id_of(&a)));
     CHECK(!methods_stale(id_of(&b)));
     CHECK(methods_stale(id_of(&c)));
@@ -201,5 +223,10 @@ int main(void)
         v.m.const_method = (uintptr_t)u;
         CHECK(methods_stale(id_of(&v)));
     }
+
+    /* stopped: idle again */
+    methods_stop();
+    prepare(&a);
+    CHECK(get_class_methods_calls == 2 && methods_classes() == 2);
     return harness_result("test_methods");
 }

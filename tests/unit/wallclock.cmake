@@ -5,6 +5,6 @@
 # old-style declaration that -Wstrict-prototypes rejects), _GNU_SOURCE like the agent, and libm.
 flyprof_unit_test(test_wallclock
     SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_wallclock.c ${CMAKE_SOURCE_DIR}/agent/wallclock.c
-        ${CMAKE_SOURCE_DIR}/agent/context.c
+        ${CMAKE_SOURCE_DIR}/agent/context.c ${CMAKE_SOURCE_DIR}/agent/saferead.c
     LIBS m
     SANITIZE address undefined JNI)
