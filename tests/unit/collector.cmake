@@ -1,12 +1,12 @@
-# Collector tests. The collector's sources are compiled into each test (not linked from
+# Collector tests. They link the collector's sources compiled for their variant (COLLECTOR; not
 # flyprof_render) so the -asan variants check the collector itself under ASan/UBSan.
 set(_col_dir ${CMAKE_SOURCE_DIR}/collector)
 set(_col_tests ${CMAKE_SOURCE_DIR}/tests/unit)
 set(_col_helpers ${_col_tests}/fplgen.c ${_col_tests}/golden_log.c)
 
 function(flyprof_collector_test name)
-    flyprof_unit_test(${name} SOURCES ${_col_tests}/${name}.c ${_col_helpers}
-        ${FLYPROF_COLLECTOR_SOURCES} LIBS ZLIB::ZLIB m SANITIZE address undefined)
+    flyprof_unit_test(${name} SOURCES ${_col_tests}/${name}.c ${_col_helpers} COLLECTOR
+        LIBS ZLIB::ZLIB m SANITIZE address undefined)
 endfunction()
 
 flyprof_collector_test(test_collector_reader)
@@ -32,7 +32,9 @@ add_dependencies(test_collector_cli flyprof_cli)
 if(FLYPROF_SANITIZE)
     set(_san -fsanitize=address,undefined -fno-sanitize-recover=undefined
         -fno-omit-frame-pointer)
-    add_executable(flyprof_cli-asan ${_col_dir}/cli/main.c ${FLYPROF_COLLECTOR_SOURCES})
+    add_executable(flyprof_cli-asan ${_col_dir}/cli/main.c)
+    _flyprof_collector_objects(asan "${_san}")
+    target_link_libraries(flyprof_cli-asan PRIVATE flyprof_collector_objs-asan)
     set_target_properties(flyprof_cli-asan PROPERTIES OUTPUT_NAME flyprof-asan
         RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
     target_compile_options(flyprof_cli-asan PRIVATE ${FLYPROF_WARNINGS} ${_san})

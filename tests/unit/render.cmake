@@ -1,14 +1,14 @@
 # Render tests: the shared render layer (call trees, selection, text report, folded output
 # with filters), time windows, atomic output files, and the CLI's convert / diff options. Like
-# the collector tests they compile the collector's sources in, so the -asan variants check the
-# render code itself under ASan/UBSan.
+# the collector tests they link the collector's sources compiled for their variant, so the
+# -asan variants check the render code itself under ASan/UBSan.
 set(_rnd_dir ${CMAKE_SOURCE_DIR}/collector)
 set(_rnd_tests ${CMAKE_SOURCE_DIR}/tests/unit)
 set(_rnd_helpers ${_rnd_tests}/fplgen.c ${_rnd_tests}/golden_log.c)
 
 foreach(_rnd_t test_render test_render_window test_render_file)
-    flyprof_unit_test(${_rnd_t} SOURCES ${_rnd_tests}/${_rnd_t}.c ${_rnd_helpers}
-        ${FLYPROF_COLLECTOR_SOURCES} LIBS ZLIB::ZLIB m SANITIZE address undefined)
+    flyprof_unit_test(${_rnd_t} SOURCES ${_rnd_tests}/${_rnd_t}.c ${_rnd_helpers} COLLECTOR
+        LIBS ZLIB::ZLIB m SANITIZE address undefined)
 endforeach()
 
 # The CLI test drives a flyprof binary given on its command line: the normal one, and the
