@@ -510,8 +510,8 @@ static int recover(struct crashguard *g, JNIEnv *env, const ucontext_t *uc,
 /* Calls AGCT with the thread's last Java frame anchor set to (sp, pc, fp) and puts the
  * anchor back afterwards, also when AGCT faults. The anchor is JavaFrameAnchor's three words
  * (_last_Java_sp, _last_Java_pc, _last_Java_fp) as VMStructs places them. Only for a thread in
- * the VM (_thread_in_vm): it runs nothing else meanwhile (we are its signal handler), and no
- * other thread walks a thread in the VM (it is not at a safepoint). */
+ * the VM or in Java code (anchor_writable): it runs nothing else meanwhile (we are its signal
+ * handler), and no other thread walks it (it is not at a safepoint). */
 static int agct_with_anchor(struct crashguard *g, JNIEnv *env, const struct codecache_thread *th,
                             uintptr_t sp, uintptr_t pc, uintptr_t fp, struct sample_frame *frames,
                             int depth)
@@ -556,6 +556,19 @@ static int32_t interpreted_bci(uintptr_t fp, uintptr_t method)
     return bcp >= codes && bcp < codes + size ? (int32_t)(bcp - codes) : -1;
 }
 
+/* Whether the anchor of a thread in state `state` may be changed for a walk: HotSpot lets
+ * other threads walk a thread's stack (safepoint operations, handshakes run on its behalf,
+ * JFR) only while it is in native code or blocked (SafepointSynchronize's safepoint_safe_with),
+ * never in the VM, in Java code, or in the transitions out of them (_thread_in_vm_trans,
+ * _thread_in_Java_trans: the thread checks for a safepoint after storing that state, and waits
+ * for one as _thread_blocked). Not blocked threads, whose anchor a safepoint or a handshake may
+ * be reading at this moment: for them AGCT's own walk from the anchor is all there is. */
+static int anchor_writable(int state)
+{
+    return state == 6 /* _thread_in_vm */ || state == 7 /* _thread_in_vm_trans */ ||
+           state == 8 /* _thread_in_Java */ || state == 9 /* _thread_in_Java_trans */;
+}
+
 /* AGCT could not walk from the last Java frame anchor of a thread in the VM:
  * - unknown_not_Java: the anchor has an sp but no pc, as the interpreter leaves it when it
  *   calls into the VM. HotSpot makes such an anchor walkable itself when it needs to, taking
@@ -579,7 +592,7 @@ static int walk_anchor(struct crashguard *g, JNIEnv *env, struct sample_frame *f
     struct codecache_thread th;
     struct codecache_blob b;
     if (depth < 2 || !codecache_thread_sigsafe(env, &th) ||
-        (th.state != 6 /* _thread_in_vm */ && th.state != 8 /* _thread_in_Java */) ||
+        !anchor_writable(th.state) ||
         !th.last_sp || th.last_sp < th.stack_lo + 8 || th.last_sp >= th.stack_hi ||
         (th.last_sp & 7))
         return 0;
