@@ -57,6 +57,22 @@ struct codecache_layout {
                                      * the jmethodID of each method idnum */
     int constmethod_size;           /* sizeof(ConstMethod): the bytecodes follow it */
     int constmethod_code_size;      /* ConstMethod::_code_size (u2) */
+    /* a compiled frame's debug information (its inlined frames at a call), -1 when unknown:
+     * the PcDescs from nm_pcs's int to the int after it, and the scopes, as offsets from the
+     * nmethod's immutable data (JDK 24+: nm_immutable) or from the nmethod itself */
+    int nm_pcs;                     /* nmethod::_scopes_pcs_offset (int; the int after it is
+                                     * where they end) */
+    int nm_immutable;               /* nmethod::_immutable_data (address) */
+    int nm_scopes_begin;            /* CompiledMethod::_scopes_data_begin (address, JDK 17) */
+    int nm_scopes_offset;           /* nmethod::_scopes_data_offset (int, JDK 23+) */
+    int nm_metadata;                /* nmethod::_metadata_offset: its Metadata* array ... */
+    int nm_metadata_bytes;          /* ... an int from the nmethod (4) or a u2 from the blob's
+                                     * data (2); absent (JDK 25): after the relocations in the
+                                     * blob's mutable data */
+    int blob_mutable_data, blob_relocation_size; /* CodeBlob::_mutable_data, _relocation_size */
+    int pcdesc_size, pcdesc_pc, pcdesc_scope; /* sizeof(PcDesc), _pc_offset, _scope_decode_offset */
+    int stream_base;                /* the debug stream's byte bias: 0, or 1 from JDK 20 */
+    int method_access;              /* Method::_access_flags (its low 16 bits: JVM_ACC_*) */
 };
 
 /* Installs the layout (copied). Setup context, while no handler runs. */

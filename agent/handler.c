@@ -15,7 +15,6 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include "context.h"
@@ -401,17 +400,23 @@ static void take_sample(struct sample_rec *h, void *uc)
     }
     int recovered = 0;
     int n = stackwalk_java_sigsafe(env, uc, f + nn, (int)depth, &recovered);
-    if ((n == -3 || n == -4) && nn > 0 && jc.pc) {
-        /* not in Java code and no frame anchor: JVM code called from compiled code without
-         * a state transition (monitor enter, allocation slow paths). The native walk ended in
-         * the Java frame that called it: walk the Java stack from there (on a copy of the
-         * context; the thread resumes on the original) */
-        ucontext_t c = *(ucontext_t *)uc;
-        c.uc_mcontext.gregs[REG_RIP] = (greg_t)jc.pc;
-        c.uc_mcontext.gregs[REG_RSP] = (greg_t)jc.sp;
-        c.uc_mcontext.gregs[REG_RBP] = (greg_t)jc.fp;
-        int r2 = 0;
-        int m = stackwalk_java_sigsafe(env, &c, f + nn, (int)depth, &r2);
+    if (n <= -3 && n >= -6 && nn > 0 && (jc.pc || jc.stop_pc)) {
+        /* JVM or library code called from Java code without a state transition (JRT_LEAF
+         * calls: monitor exit, G1's barrier slow paths) leaves the thread in the Java state
+         * with no frame anchor, and AGCT starts from the signal's pc, in libjvm or libc, whose
+         * rbp is no frame pointer: unknown_Java, or not_walkable_Java where the rbp chain
+         * breaks; in the VM state without an anchor, unknown_not_Java. The native walk ended
+         * in the Java frame that made the call: walk the Java stack from there. Where it
+         * stopped short of Java code (libjvm's table not built yet), AGCT can follow libjvm's
+         * frame pointers from the last frame it reached (the Java state only: elsewhere AGCT
+         * starts from the frame anchor whatever the context says) */
+        int r2 = 0, m = 0;
+        if (jc.pc)
+            m = stackwalk_java_from_sigsafe(env, uc, jc.pc, jc.sp, jc.fp, f + nn, (int)depth,
+                                            &r2);
+        else if (n == -5 || n == -6)
+            m = stackwalk_java_from_sigsafe(env, uc, jc.stop_pc, jc.stop_sp, jc.stop_fp, f + nn,
+                                            (int)depth, &r2);
         if (m > 0) {
             n = m;
             recovered = 1;

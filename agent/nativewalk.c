@@ -119,7 +119,7 @@ int nativewalk_sigsafe(void *uc, struct sample_frame *frames, int max, uintptr_t
                        uintptr_t stack_hi, struct nativewalk_java *java)
 {
     if (java)
-        java->pc = java->sp = java->fp = 0;
+        *java = (struct nativewalk_java){0};
     if (!uc || max <= 0)
         return 0;
     const ucontext_t *u = uc;
@@ -137,7 +137,14 @@ int nativewalk_sigsafe(void *uc, struct sample_frame *frames, int max, uintptr_t
     /* the leaf pc is where execution resumes; callers' pcs are return addresses, whose call
      * instruction lies one byte before */
     uintptr_t adjust = 0;
+    /* the last frame stored, with its rbp as restored (read for callers only) */
+    uintptr_t cur_pc = 0, cur_sp = 0;
+    unw_word_t fp = 0;
     while (n < max) {
+        cur_pc = pc;
+        cur_sp = sp;
+        if (n > 0 && unw_get_reg(&c, UNW_X86_64_RBP, &fp) < 0)
+            fp = 0;
         frames[n].lineno = SAMPLE_FRAME_PACK(SAMPLE_FT_NATIVE, 0);
         frames[n].method_id = (jmethodID)pc;
         n++;
@@ -174,14 +181,20 @@ int nativewalk_sigsafe(void *uc, struct sample_frame *frames, int max, uintptr_t
         sp = nsp;
         adjust = 1;
         if (nativewalk_is_java_sigsafe(pc)) {
-            unw_word_t fp = 0;
-            if (java && unw_get_reg(&c, UNW_X86_64_RBP, &fp) == 0) {
+            unw_word_t jfp = 0;
+            if (java && unw_get_reg(&c, UNW_X86_64_RBP, &jfp) == 0) {
                 java->pc = pc;
                 java->sp = sp;
-                java->fp = fp;
+                java->fp = jfp;
             }
-            break;
+            return n;
         }
+    }
+    if (java && n > 1 && fp) {
+        /* stopped at a caller's frame: its registers as the walk restored them */
+        java->stop_pc = cur_pc;
+        java->stop_sp = cur_sp;
+        java->stop_fp = fp;
     }
     return n;
 }

@@ -39,10 +39,17 @@ void nativewalk_clear_unknown(void);
 
 /* Where the native frames end: the first frame in Java code, as the walk restored its
  * registers (pc 0: the walk did not reach Java code). A thread that runs JVM code without
- * leaving the Java state (a runtime call from compiled code: monitor enter, allocation slow
- * paths) has no frame anchor, and AsyncGetCallTrace can only start from here. */
+ * leaving the Java state (a runtime call from compiled code: monitor exit, allocation slow
+ * paths) has no frame anchor, and AsyncGetCallTrace can only start from here.
+ * When the walk ended without reaching Java code after at least one step (a module whose
+ * table is not built yet, a pc without unwind information, the end of the stack), stop_* are
+ * the registers of the last frame it walked, frames[n - 1] (stop_pc 0 otherwise, and when that
+ * frame's rbp is 0): libjvm keeps frame pointers, so AsyncGetCallTrace can follow the rbp
+ * chain from there to Java code, where from the leaf (a libc function, whose rbp is no frame
+ * pointer) it could not. */
 struct nativewalk_java {
     uintptr_t pc, sp, fp;
+    uintptr_t stop_pc, stop_sp, stop_fp;
 };
 
 /* Walks the interrupted context uc (a ucontext_t of the calling thread's own signal) from its
@@ -51,7 +58,8 @@ struct nativewalk_java {
  * them leaf first as SAMPLE_FT_NATIVE frames (the pc in method_id) and returns their count
  * (0 when the pc is in Java code). [stack_lo, stack_hi) bounds the walk when known (0, 0:
  * unknown). *java (may be NULL) receives the first Java frame's registers when the walk
- * stepped into Java code. Async-signal-safe: no lock, no allocation (see cfitab.h). */
+ * stepped into Java code, else where it stopped (struct nativewalk_java). Async-signal-safe: no
+ * lock, no allocation (see cfitab.h). */
 int nativewalk_sigsafe(void *uc, struct sample_frame *frames, int max, uintptr_t stack_lo,
                        uintptr_t stack_hi, struct nativewalk_java *java);
 

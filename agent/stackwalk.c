@@ -510,8 +510,8 @@ static int recover(struct crashguard *g, JNIEnv *env, const ucontext_t *uc,
 /* Calls AGCT with the thread's last Java frame anchor set to (sp, pc, fp) and puts the
  * anchor back afterwards, also when AGCT faults. The anchor is JavaFrameAnchor's three words
  * (_last_Java_sp, _last_Java_pc, _last_Java_fp) as VMStructs places them. Only for a thread in
- * the VM (_thread_in_vm): it runs nothing else meanwhile (we are its signal handler), and no
- * other thread walks a thread in the VM (it is not at a safepoint). */
+ * the VM or in Java code (anchor_writable): it runs nothing else meanwhile (we are its signal
+ * handler), and no other thread walks it (it is not at a safepoint). */
 static int agct_with_anchor(struct crashguard *g, JNIEnv *env, const struct codecache_thread *th,
                             uintptr_t sp, uintptr_t pc, uintptr_t fp, struct sample_frame *frames,
                             int depth)
@@ -556,6 +556,19 @@ static int32_t interpreted_bci(uintptr_t fp, uintptr_t method)
     return bcp >= codes && bcp < codes + size ? (int32_t)(bcp - codes) : -1;
 }
 
+/* Whether the anchor of a thread in state `state` may be changed for a walk: HotSpot lets
+ * other threads walk a thread's stack (safepoint operations, handshakes run on its behalf,
+ * JFR) only while it is in native code or blocked (SafepointSynchronize's safepoint_safe_with),
+ * never in the VM, in Java code, or in the transitions out of them (_thread_in_vm_trans,
+ * _thread_in_Java_trans: the thread checks for a safepoint after storing that state, and waits
+ * for one as _thread_blocked). Not blocked threads, whose anchor a safepoint or a handshake may
+ * be reading at this moment: for them AGCT's own walk from the anchor is all there is. */
+static int anchor_writable(int state)
+{
+    return state == 6 /* _thread_in_vm */ || state == 7 /* _thread_in_vm_trans */ ||
+           state == 8 /* _thread_in_Java */ || state == 9 /* _thread_in_Java_trans */;
+}
+
 /* AGCT could not walk from the last Java frame anchor of a thread in the VM:
  * - unknown_not_Java: the anchor has an sp but no pc, as the interpreter leaves it when it
  *   calls into the VM. HotSpot makes such an anchor walkable itself when it needs to, taking
@@ -579,7 +592,7 @@ static int walk_anchor(struct crashguard *g, JNIEnv *env, struct sample_frame *f
     struct codecache_thread th;
     struct codecache_blob b;
     if (depth < 2 || !codecache_thread_sigsafe(env, &th) ||
-        (th.state != 6 /* _thread_in_vm */ && th.state != 8 /* _thread_in_Java */) ||
+        !anchor_writable(th.state) ||
         !th.last_sp || th.last_sp < th.stack_lo + 8 || th.last_sp >= th.stack_hi ||
         (th.last_sp & 7))
         return 0;
@@ -718,6 +731,210 @@ static void type_frames(const struct codecache_thread *th, struct regs r,
     }
 }
 
+/* One int of HotSpot's compressed debug stream at *p (CompressedReadStream::read_int: a byte
+ * below 192 ends a number, up to five bytes of 6 more bits each; from JDK 20 every byte is
+ * biased by one, UNSIGNED5), advancing *p. */
+static uint32_t read_stream_int(uintptr_t *p, uint32_t base)
+{
+    uint32_t c = rd8((*p)++);
+    uint32_t v = c - base;
+    for (int shift = 6; c >= 192 && shift <= 24; shift += 6) {
+        c = rd8((*p)++);
+        v += (c - base) << shift;
+    }
+    return v;
+}
+
+/* The Java frames of the compiled frame of nmethod b at return address pc, from its debug
+ * information (what AGCT's vframeStream reads): the PcDesc recorded at exactly that pc (a
+ * call's return address has one), then its chain of scopes, innermost first, each a Method*
+ * (an index into the nmethod's metadata) and a bci. Every Method* must have a jmethodID that
+ * points back at it, and the outermost must be the nmethod's own. Returns the frames written
+ * to frames[0..room), typed inlined then C1 or compiled, or -1. */
+static int compiled_frames(const struct codecache_blob *b, uintptr_t pc,
+                           struct sample_frame *frames, int room)
+{
+    const struct codecache_layout *l = codecache_layout_sigsafe();
+    uintptr_t nm = b->blob;
+    if (l->nm_pcs < 0 || pc <= b->code_begin || pc >= b->code_end)
+        return -1;
+    uintptr_t base = l->nm_immutable >= 0 ? rd(nm + (uintptr_t)l->nm_immutable) : nm;
+    int32_t lo_off = rd32(nm + (uintptr_t)l->nm_pcs), hi_off = rd32(nm + (uintptr_t)l->nm_pcs + 4);
+    uintptr_t scopes = l->nm_scopes_begin >= 0
+                           ? rd(nm + (uintptr_t)l->nm_scopes_begin)
+                           : base + (uintptr_t)(int64_t)rd32(nm + (uintptr_t)l->nm_scopes_offset);
+    uintptr_t meta;
+    if (l->nm_metadata >= 0 && l->nm_metadata_bytes == 4)
+        meta = nm + (uintptr_t)(int64_t)rd32(nm + (uintptr_t)l->nm_metadata);
+    else if (l->nm_metadata >= 0)
+        meta = nm + (uintptr_t)(int64_t)rd32(nm + (uintptr_t)l->blob_data_offset) +
+               *(const volatile uint16_t *)(nm + (uintptr_t)l->nm_metadata);
+    else
+        meta = rd(nm + (uintptr_t)l->blob_mutable_data) +
+               (uintptr_t)(int64_t)rd32(nm + (uintptr_t)l->blob_relocation_size);
+    uint32_t size = (uint32_t)l->pcdesc_size;
+    if (!base || !scopes || !meta || lo_off < 0 || hi_off <= lo_off ||
+        (uint32_t)(hi_off - lo_off) % size || (uint32_t)(hi_off - lo_off) / size > 1u << 20)
+        return -1;
+    /* the PcDescs are sorted by pc offset */
+    int32_t want = (int32_t)(pc - b->code_begin);
+    uintptr_t pcs = base + (uintptr_t)lo_off;
+    uint32_t lo = 0, hi = (uint32_t)(hi_off - lo_off) / size, scope = 0;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        uintptr_t d = pcs + (uintptr_t)mid * size;
+        int32_t at = rd32(d + (uintptr_t)l->pcdesc_pc);
+        if (at == want) {
+            scope = (uint32_t)rd32(d + (uintptr_t)l->pcdesc_scope);
+            break;
+        }
+        if (at < want)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int n = 0;
+    uintptr_t method = 0;
+    /* scope 0 is DebugInformationRecorder::serialized_null: no (more) scopes */
+    for (; scope > 0 && scope < 1u << 30 && n < room && n < 256; n++) {
+        uintptr_t p = scopes + scope;
+        uint32_t sender = read_stream_int(&p, (uint32_t)l->stream_base);
+        uint32_t index = read_stream_int(&p, (uint32_t)l->stream_base);
+        int32_t bci = (int32_t)read_stream_int(&p, (uint32_t)l->stream_base) - 1;
+        method = index > 0 && index < 1u << 20 ? rd(meta + ((uintptr_t)index - 1) * 8) : 0;
+        jmethodID id = codecache_jmethod_sigsafe(method);
+        if (!id || bci < -1 || bci > 65535)
+            return -1;
+        frames[n].method_id = id;
+        frames[n].lineno = SAMPLE_FRAME_PACK(SAMPLE_FT_INLINED, bci);
+        scope = sender;
+    }
+    if (n == room && scope > 0)
+        return n; /* the stack is cut at depth inside this frame's inlined frames */
+    if (n == 0 || scope > 0 || method != b->method)
+        return -1;
+    frames[n - 1].lineno = SAMPLE_FRAME_PACK(b->level <= 3 ? SAMPLE_FT_C1 : SAMPLE_FT_COMPILED,
+                                             sample_frame_bci(frames[n - 1].lineno));
+    return n;
+}
+
+/* Walks the Java frames from the physical frame r to the bottom of the stack by HotSpot's
+ * structures alone, as AGCT's vframeStream would: interpreted frames (Method* and bcp slots,
+ * the sender from the frame), compiled frames (their debug information, the sender from the
+ * frame size), native method wrappers, and calls from the VM into Java (the call stub's
+ * JavaCallWrapper says where the thread left the Java frames before; an empty one is the
+ * bottom). Anything else -- a deoptimization, an adapter, a continuation, a value out of
+ * bounds -- ends the walk without a result: never a guess. Returns the frames written to
+ * frames[0..depth) (depth reached: the stack is cut there, as AGCT cuts it), or 0. */
+static int walk_frames(const struct codecache_thread *th, struct regs r,
+                       struct sample_frame *frames, int depth)
+{
+    const struct codecache_layout *l = codecache_layout_sigsafe();
+    int n = 0;
+    if (l->nm_pcs < 0)
+        return 0; /* the debug information's layout is unknown: walk_frames is off */
+    for (int steps = 0; n < depth; steps++) {
+        struct codecache_blob b;
+        struct regs c;
+        if (steps > depth + 64 || r.sp < th->stack_lo || r.sp >= th->stack_hi || (r.sp & 7) ||
+            !codecache_find_sigsafe(r.pc, &b))
+            return 0;
+        if (b.kind == CODECACHE_INTERPRETER) {
+            if (r.fp < r.sp || r.fp >= th->stack_hi - 16 || (r.fp & 7))
+                return 0;
+            uintptr_t m = rd(r.fp - 24);
+            jmethodID id = codecache_jmethod_sigsafe(m);
+            if (!id)
+                return 0;
+            /* a native method run by the interpreter's native entry: bci -3, as AGCT says */
+            int native = *(const volatile uint16_t *)(m + (uintptr_t)l->method_access) & 0x0100;
+            frames[n].method_id = id;
+            frames[n++].lineno =
+                native ? -3 : SAMPLE_FRAME_PACK(SAMPLE_FT_INTERPRETED, interpreted_bci(r.fp, m));
+            c.pc = rd(r.fp + 8);
+            c.fp = rd(r.fp);
+            c.sp = rd(r.fp - 8);
+        } else if (b.kind == CODECACHE_NMETHOD) {
+            if (b.frame_size <= 0 || b.frame_complete < 0 ||
+                r.pc < b.code_begin + (uintptr_t)b.frame_complete)
+                return 0;
+            if (b.level == 0) {
+                /* a native method's wrapper: the method alone, as AGCT gives it (bci -3) */
+                jmethodID id = codecache_jmethod_sigsafe(b.method);
+                if (!id)
+                    return 0;
+                frames[n].method_id = id;
+                frames[n++].lineno = -3;
+            } else {
+                int k = compiled_frames(&b, r.pc, frames + n, depth - n);
+                if (k <= 0)
+                    return 0;
+                n += k;
+            }
+            c.sp = r.sp + (uintptr_t)b.frame_size * sizeof(uintptr_t);
+            if (c.sp > th->stack_hi)
+                return 0;
+            c.pc = rd(c.sp - 8);
+            c.fp = rd(c.sp - 16);
+        } else if (r.pc == l->call_stub_return && l->call_wrapper_anchor >= 0) {
+            uintptr_t w = rd(r.fp + (uintptr_t)((intptr_t)l->entry_frame_wrapper * 8));
+            if (!w)
+                return 0;
+            uintptr_t a = w + (uintptr_t)l->call_wrapper_anchor;
+            c.sp = rd(a + (uintptr_t)l->anchor_sp);
+            if (!c.sp)
+                return n; /* the first call into Java on this thread: the bottom */
+            c.fp = rd(a + (uintptr_t)l->anchor_fp);
+            c.pc = rd(a + (uintptr_t)l->anchor_pc);
+            if (c.sp < th->stack_lo + 8 || c.sp >= th->stack_hi)
+                return 0;
+            if (!c.pc)
+                c.pc = rd(c.sp - 8);
+        } else {
+            return 0;
+        }
+        if (c.sp <= r.sp)
+            return 0;
+        r = c;
+    }
+    return n;
+}
+
+/* AGCT gave up at the anchor of a thread whose anchor may not be changed (blocked: a
+ * safepoint or a handshake may be walking the stack from it right now), typically inside a
+ * runtime stub AGCT never walks out of (C2's _complete_monitor_locking_Java while the thread
+ * waits for a contended monitor in ObjectMonitor::EnterI). The anchor is only read: the stub
+ * is unwound by its frame size as walk_anchor does, and the Java frames are read by
+ * walk_frames. Returns the frame count, the stub first when there is one, or 0. */
+static int walk_blocked(const struct codecache_thread *th, struct sample_frame *frames, int depth)
+{
+    struct codecache_blob b;
+    if (depth < 2 || !th->last_sp || th->last_sp < th->stack_lo + 8 ||
+        th->last_sp >= th->stack_hi || (th->last_sp & 7))
+        return 0;
+    struct regs r = {th->last_pc ? th->last_pc : rd(th->last_sp - 8), th->last_sp, th->last_fp};
+    if (!codecache_find_sigsafe(r.pc, &b))
+        return 0;
+    if (b.kind != CODECACHE_STUB)
+        return walk_frames(th, r, frames, depth);
+    struct regs c;
+    if (b.frame_size <= 0)
+        return 0;
+    c.sp = r.sp + (uintptr_t)b.frame_size * sizeof(uintptr_t);
+    if (c.sp > th->stack_hi)
+        return 0;
+    c.pc = rd(c.sp - 8);
+    c.fp = rd(c.sp - 16);
+    if (!caller_ok(th, r.sp, &c))
+        return 0;
+    int n = walk_frames(th, c, frames + 1, depth - 1);
+    if (n <= 0)
+        return 0;
+    frames[0].lineno = SAMPLE_FRAME_PACK(SAMPLE_FT_STUB, -1);
+    frames[0].method_id = (jmethodID)(uintptr_t)stub_name(&b, r.pc, NULL);
+    return n + 1;
+}
+
 /* Where AGCT started walking the thread interrupted at uc: the context itself when the
  * thread runs Java code, else its last Java frame anchor. 0 when unknown. */
 static int agct_start(const struct codecache_thread *th, const ucontext_t *uc, struct regs *r)
@@ -765,6 +982,10 @@ int stackwalk_java_sigsafe(JNIEnv *env, void *uc, struct sample_frame *frames, i
             n = m;
             *recovered = 1;
             have_start = 1;
+        } else if (!anchor_writable(th.state) && (m = walk_blocked(&th, frames, depth)) > 0) {
+            n = m;
+            *recovered = 1;
+            have_start = 0; /* typed as it was read */
         }
     }
     if ((n == -5 || n == -6) && vm && uc) {

@@ -11,6 +11,16 @@
  * frames come back with it. The stub itself is kept as the leaf frame (SAMPLE_FT_STUB, named
  * as HotSpot names it). Nothing is ever guessed from an rbp chain in compiled Java code, which
  * uses rbp as a general register.
+ *
+ * A thread in the VM whose frame anchor AGCT cannot use (an anchor inside such a stub) is
+ * walked by AGCT with the anchor moved to the stub's caller for the call, which is sound only
+ * while no other thread can walk the stack. A blocked thread's stack can be walked by others
+ * (safepoints, handshakes) at any moment, so its anchor is only read: a thread spinning or
+ * parking in a contended monitor enter, anchored in C2's _complete_monitor_locking_Java, has
+ * its Java frames read by the walker itself -- interpreted frames from their Method* and bcp,
+ * compiled frames and their inlined frames from the nmethod's debug information (the PcDesc
+ * at the call's return address and its chain of scopes), calls from the VM from the call
+ * stub's JavaCallWrapper -- as HotSpot's own vframeStream reads them.
  */
 #ifndef STACKWALK_H
 #define STACKWALK_H

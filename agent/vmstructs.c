@@ -309,6 +309,51 @@ int vmstructs_asgct_flag(JNIEnv *env, intptr_t env_offset)
     return flag;
 }
 
+/* Where a compiled method keeps its debug information (see struct codecache_layout), so that
+ * the walker can read a compiled frame's inlined frames itself where AGCT cannot start (a
+ * blocked thread's anchor in a stub). Leaves nm_pcs at -1 when anything is missing or of a
+ * layout this code does not know. */
+static void debug_info_setup(struct codecache_layout *l)
+{
+    const char *t = NULL;
+    const int *major = vmstructs_static("Abstract_VM_Version", "_vm_major_version");
+    l->nm_pcs = (int)vmstructs_field("nmethod", "_scopes_pcs_offset", &t);
+    if (l->nm_pcs >= 0 && (!t || strcmp(t, "int") != 0))
+        l->nm_pcs = -1;
+    /* the PcDescs end where the next section starts: the int right after (JDK 17:
+     * _dependencies_offset, JDK 25: _scopes_data_offset), which the walker reads as their end */
+    int64_t deps = vmstructs_offset("nmethod", "_dependencies_offset");
+    int64_t data = vmstructs_offset("nmethod", "_scopes_data_offset");
+    int pcs_end = l->nm_pcs >= 0 && (deps == l->nm_pcs + 4 || data == l->nm_pcs + 4);
+    l->nm_immutable = (int)vmstructs_offset("nmethod", "_immutable_data");
+    l->nm_scopes_begin = (int)vmstructs_offset("CompiledMethod", "_scopes_data_begin");
+    if (l->nm_scopes_begin < 0)
+        l->nm_scopes_begin = (int)vmstructs_offset("nmethod", "_scopes_data_begin");
+    t = NULL;
+    l->nm_scopes_offset = (int)vmstructs_field("nmethod", "_scopes_data_offset", &t);
+    if (l->nm_scopes_offset >= 0 && (!t || strcmp(t, "int") != 0))
+        l->nm_scopes_offset = -1;
+    t = NULL;
+    l->nm_metadata = (int)vmstructs_field("nmethod", "_metadata_offset", &t);
+    l->nm_metadata_bytes = !t ? 0 : strcmp(t, "int") == 0 ? 4 : strcmp(t, "u2") == 0 ? 2 : 0;
+    l->blob_mutable_data = (int)vmstructs_offset("CodeBlob", "_mutable_data");
+    l->blob_relocation_size = (int)vmstructs_offset("CodeBlob", "_relocation_size");
+    l->pcdesc_size = (int)vmstructs_type_size("PcDesc");
+    l->pcdesc_pc = (int)vmstructs_offset("PcDesc", "_pc_offset");
+    l->pcdesc_scope = (int)vmstructs_offset("PcDesc", "_scope_decode_offset");
+    /* JDK 20 changed the stream's bytes to UNSIGNED5, which never writes a zero byte */
+    l->stream_base = major && *major >= 20 ? 1 : 0;
+    l->method_access = (int)vmstructs_offset("Method", "_access_flags");
+    int metadata = (l->nm_metadata >= 0 && l->nm_metadata_bytes == 4) ||
+                   (l->nm_metadata >= 0 && l->nm_metadata_bytes == 2 && l->blob_data_offset >= 0) ||
+                   (l->nm_metadata < 0 && l->blob_mutable_data >= 0 &&
+                    l->blob_relocation_size >= 0);
+    if (!major || *major < 11 || !pcs_end || l->pcdesc_size <= 0 || l->pcdesc_pc < 0 ||
+        l->pcdesc_scope < 0 || (l->nm_scopes_begin < 0 && l->nm_scopes_offset < 0) ||
+        !metadata || l->method_access < 0)
+        l->nm_pcs = -1;
+}
+
 int vmstructs_walker_setup(intptr_t env_offset, char *err, size_t errlen)
 {
     struct codecache_layout l;
@@ -399,6 +444,7 @@ int vmstructs_walker_setup(intptr_t env_offset, char *err, size_t errlen)
         l.ik_jmethod_ids = -1; /* no jmethodIDs from Method*: no frames for them */
     l.constmethod_size = (int)vmstructs_type_size("ConstMethod");
     l.constmethod_code_size = (int)vmstructs_offset("ConstMethod", "_code_size");
+    debug_info_setup(&l);
     struct seg_search s = {sym("AsyncGetCallTrace"), &l};
     l.jvm_nseg = 0;
     if (s.anchor)

@@ -202,7 +202,31 @@ static void write_header(const struct profile *p, const char *name, FILE *f)
                 p->time_refined ? " (measured between anchors)" : " (header)");
 }
 
-/* Counts samples whose stack, thread or frames point at undefined dictionary ids. */
+/* The marker frame that says a stack's walk failed, or NULL when it did not. A failed walk ends
+ * in a marker frame: the stack's root-most frame, below the native frames the agent walked
+ * before the Java walk failed (`[agct:unknown_Java];SharedRuntime::...;pthread_cond_signal` in
+ * folded order), or its only frame; a marker leaf (`[unloaded]`) counts too. Not failures:
+ * `[no_Java_frames]` (a thread without Java frames was sampled, not mis-walked) and
+ * `[truncated]` (the root of a stack cut at depth frames). */
+static const struct profile_frame *failed_walk(const struct profile *p,
+                                               const struct profile_stack *st)
+{
+    if (!st->nframes)
+        return NULL;
+    const struct profile_frame *leaf = &st->frames[0], *root = &st->frames[st->nframes - 1];
+    if (profile_frame_is_marker(p, root)) {
+        const char *name = profile_frame_name(p, root);
+        if (strcmp(name, "[no_Java_frames]") != 0 && strcmp(name, "[truncated]") != 0)
+            return root;
+    }
+    if (profile_frame_is_marker(p, leaf) &&
+        strcmp(profile_frame_name(p, leaf), "[no_Java_frames]") != 0)
+        return leaf;
+    return NULL;
+}
+
+/* Counts samples whose stack, thread or frames point at undefined dictionary ids, and the
+ * samples whose stack walk failed (failed_walk), in all and by kind. */
 static void count_dangling(const struct profile *p, uint64_t *stacks, uint64_t *threads,
                            uint64_t *frames, uint64_t *markers, uint64_t *marker_by_kind)
 {
@@ -223,9 +247,7 @@ static void count_dangling(const struct profile *p, uint64_t *stacks, uint64_t *
                 break;
             }
         }
-        /* a thread with no Java frames (a JVM service thread) was sampled, not mis-walked */
-        if (st->nframes && profile_frame_is_marker(p, &st->frames[0]) &&
-            strcmp(profile_frame_name(p, &st->frames[0]), "[no_Java_frames]") != 0) {
+        if (failed_walk(p, st)) {
             *markers += e->count;
             marker_by_kind[e->kind] += e->count;
         }
@@ -287,7 +309,7 @@ static void write_samples(const struct profile *p, FILE *f)
                         profile_fp_double(t->upscaled) * (double)h->wall_interval_ns / 1e9,
                         fmt_ns(a, sizeof(a), h->wall_interval_ns));
         }
-        fprintf(f, ", %.2f%% failed stack walks (marker leaf)\n", pct(mk[k], t->count));
+        fprintf(f, ", %.2f%% failed stack walks (failure marker)\n", pct(mk[k], t->count));
     }
     if (p->total[FPL_KIND_WALL].count) {
         unsigned __int128 by_state[9] = {0};
@@ -678,8 +700,8 @@ static uint64_t interval_of(const struct profile *p, int kind)
     return kind == FPL_KIND_CPU ? p->header.cpu_interval_ns : p->header.wall_interval_ns;
 }
 
-/* The failed stack walks of kind by their marker leaf ("[agct:GC_active]": samples), as the
- * text summary's "% failed stack walks" counts them. */
+/* The failed stack walks of kind by their failure marker (failed_walk: "[agct:GC_active]":
+ * samples), as the text summary's "% failed stack walks" counts them. */
 static int js_failed(struct fpl_buf *b, const struct profile *p, int kind)
 {
     uint64_t *by = calloc(p->nmethods + 1, sizeof(*by));
@@ -687,12 +709,11 @@ static int js_failed(struct fpl_buf *b, const struct profile *p, int kind)
         return -ENOMEM;
     for (size_t i = 0; i < p->nentries; i++) {
         const struct profile_entry *e = &p->entries[i];
-        if (e->kind != kind || e->stack == PROFILE_NONE || !p->stacks[e->stack].nframes)
+        if (e->kind != kind || e->stack == PROFILE_NONE)
             continue;
-        const struct profile_frame *leaf = &p->stacks[e->stack].frames[0];
-        if (leaf->method != PROFILE_NONE && profile_frame_is_marker(p, leaf) &&
-            strcmp(profile_frame_name(p, leaf), "[no_Java_frames]") != 0)
-            by[leaf->method] += e->count;
+        const struct profile_frame *m = failed_walk(p, &p->stacks[e->stack]);
+        if (m)
+            by[m->method] += e->count;
     }
     int first = 1;
     fpl_put_u8(b, '{');

@@ -216,9 +216,9 @@ static void test_golden_summary(void)
         "  duration     2.000 s (start to END)\n",
         "cpu every 10 ms (engine cputimer), wall every 50 ms (16 threads per tick)",
         "  cpu           14 samples, weight 15 (0.150 s of CPU at 10 ms), 7.14% failed stack "
-        "walks (marker leaf)\n",
+        "walks (failure marker)\n",
         "  wall           7 samples, weight 7, upscaled 14.50 (0.725 thread-seconds at 50 ms), "
-        "0.00% failed stack walks (marker leaf)\n",
+        "0.00% failed stack walks (failure marker)\n",
         "  wall by thread state (upscaled): running 39.7% sleeping 60.3%\n",
         "  wall ticks: 2, on average 8.00 candidate threads and 3.00 chosen per tick; 5 threads "
         "signaled, 1 signals failed\n",
@@ -567,6 +567,113 @@ static void test_many_cells(void)
     profile_free(p);
 }
 
+/* A failed stack walk is a failed walk wherever its marker is: alone, or the root-most frame
+ * below the native frames the agent walked first (cstack=auto). A summary that looked only at
+ * the leaf said 0.00% (text) and failed_samples 0 (--json) for a profile whose counters said
+ * 6% of the walks failed. [no_Java_frames] below native frames and a [truncated] root are not
+ * failures. */
+static void test_failed_walks(void)
+{
+    struct fplgen g;
+    char *buf = NULL, *js = NULL, err[256];
+    size_t len = 0, jlen = 0;
+    const struct fplgen_header h = {
+        .pid = 7,
+        .clock = FPL_CLOCK_TSC,
+        .ticks_per_sec = GOLDEN_TPS,
+        .anchor_ticks = GOLDEN_ANCHOR_TICKS,
+        .anchor_real_ns = GOLDEN_REAL_NS,
+        .cpu_interval_ns = 1000000,
+        .engine = FPL_ENGINE_CPUTIMER,
+        .wall_interval_ns = 5000000,
+        .wall_threads = 16,
+        .depth = 2048,
+        .options = "cpu=1ms,wall=5ms",
+        .jvm_name = "VM",
+        .jvm_version = "17",
+        .command = "java Mon",
+    };
+    /* leaf first: pthread_cond_signal < ObjectMonitor::exit < complete_monitor_unlocking_C,
+     * then the marker where the Java frames would be */
+    const struct reader_frame lost[] = {{4, -1, FPL_FRAME_NATIVE},
+                                        {3, -1, FPL_FRAME_NATIVE},
+                                        {2, -1, FPL_FRAME_NATIVE},
+                                        {5, -1, FPL_FRAME_MARKER}};
+    const struct reader_frame alone[] = {{6, -1, FPL_FRAME_MARKER}};
+    const struct reader_frame java[] = {{4, -1, FPL_FRAME_NATIVE}, {1, 3, FPL_FRAME_COMPILED}};
+    const struct reader_frame cut[] = {{1, 3, FPL_FRAME_COMPILED}, {8, -1, FPL_FRAME_MARKER}};
+    const struct reader_frame service[] = {{4, -1, FPL_FRAME_NATIVE}, {7, -1, FPL_FRAME_MARKER}};
+    const uint64_t ms = GOLDEN_TPS / 1000;
+    uint64_t t = GOLDEN_ANCHOR_TICKS;
+    CHECK(fplgen_init(&g) == 0);
+    fplgen_header(&g, &h);
+    fplgen_thread(&g, 1, 100, "mon-0");
+    fplgen_method(&g, 1, FPL_METHOD_JAVA, "Mon", "round", "(J)J", "Mon.java", 0, NULL);
+    fplgen_method(&g, 2, FPL_METHOD_CFUNC, "libjvm.so",
+                  "SharedRuntime::complete_monitor_unlocking_C", "", "", 0, NULL);
+    fplgen_method(&g, 3, FPL_METHOD_CFUNC, "libjvm.so", "ObjectMonitor::exit", "", "", 0, NULL);
+    fplgen_method(&g, 4, FPL_METHOD_CFUNC, "libc.so.6", "pthread_cond_signal", "", "", 0, NULL);
+    fplgen_method(&g, 5, FPL_METHOD_MARKER, "", "[agct:unknown_Java]", "", "", 0, NULL);
+    fplgen_method(&g, 6, FPL_METHOD_MARKER, "", "[agct:not_walkable_Java]", "", "", 0, NULL);
+    fplgen_method(&g, 7, FPL_METHOD_MARKER, "", "[no_Java_frames]", "", "", 0, NULL);
+    fplgen_method(&g, 8, FPL_METHOD_MARKER, "", "[truncated]", "", "", 0, NULL);
+    fplgen_stack(&g, 1, 4, lost);
+    fplgen_stack(&g, 2, 1, alone);
+    fplgen_stack(&g, 3, 2, java);
+    fplgen_stack(&g, 4, 2, cut);
+    fplgen_stack(&g, 5, 2, service);
+    /* cpu: 2 lost below native frames, 1 lost alone, 4 walked, 1 cut at depth: 3 of 8 */
+    for (int i = 0; i < 2; i++)
+        fplgen_sample(&g, t += ms, 1, 1, 1, FPL_KIND_CPU, FPL_STATE_RUNNING);
+    fplgen_sample(&g, t += ms, 1, 2, 1, FPL_KIND_CPU, FPL_STATE_RUNNING);
+    for (int i = 0; i < 4; i++)
+        fplgen_sample(&g, t += ms, 1, 3, 1, FPL_KIND_CPU, FPL_STATE_RUNNING);
+    fplgen_sample(&g, t += ms, 1, 4, 1, FPL_KIND_CPU, FPL_STATE_RUNNING);
+    /* wall: 1 lost below native frames, 2 walked, 1 without Java frames: 1 of 4 */
+    fplgen_sample(&g, t += ms, 1, 1, 1, FPL_KIND_WALL, FPL_STATE_RUNNING);
+    for (int i = 0; i < 2; i++)
+        fplgen_sample(&g, t += ms, 1, 3, 1, FPL_KIND_WALL, FPL_STATE_RUNNING);
+    fplgen_sample(&g, t += ms, 1, 5, 1, FPL_KIND_WALL, FPL_STATE_RUNNING);
+    fplgen_end(&g, t + ms);
+    CHECK(fplgen_flush(&g) == 0);
+    struct profile *p = load(&g);
+    fplgen_destroy(&g);
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    FILE *f = open_memstream(&buf, &len);
+    FILE *fj = open_memstream(&js, &jlen);
+    CHECK(f && fj);
+    if (f) {
+        CHECK(summary_write(p, "lost.fpl", f, err, sizeof(err)) == 0);
+        fclose(f);
+    }
+    if (fj) {
+        CHECK(summary_write_json(p, "lost.fpl", NULL, fj, err, sizeof(err)) == 0);
+        fclose(fj);
+    }
+    static const char *const want[] = {
+        "weight 8 (0.008 s of CPU at 1 ms), 37.50% failed stack walks (failure marker)\n",
+        "upscaled 4.00 (0.020 thread-seconds at 5 ms), 25.00% failed stack walks (failure "
+        "marker)\n",
+        "\"failed_samples\":3,\"failed\":{\"[agct:unknown_Java]\":2,"
+        "\"[agct:not_walkable_Java]\":1}}",
+        "\"failed_samples\":1,\"failed\":{\"[agct:unknown_Java]\":1}}",
+    };
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        const char *in = i < 2 ? buf : js;
+        int ok = in && strstr(in, want[i]);
+        CHECK(ok);
+        if (!ok)
+            fprintf(stderr, "missing: [%s]\n", want[i]);
+    }
+    if (harness_fail)
+        fprintf(stderr, "--- summary\n%s--- json\n%s", buf ? buf : "", js ? js : "");
+    free(buf);
+    free(js);
+    profile_free(p);
+}
+
 int main(void)
 {
     test_golden_collapsed();
@@ -574,6 +681,7 @@ int main(void)
     test_golden_methods();
     test_wall_scaling();
     test_golden_summary();
+    test_failed_walks();
     test_quantiles();
     test_time();
     test_names();

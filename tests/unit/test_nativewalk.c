@@ -14,7 +14,9 @@
  * unloads it) cuts that build short under the crash guard: the writer goes on, the library
  * has no table, and the next library's table is built (before, SIGSEGV in the writer).
  * Walks that keep meeting anonymous code do not make the writer scan the loader at every
- * service. Last, a stop cancels a build under way (before, the stop waited for it). */
+ * service. Last, a stop cancels a build under way (before, the stop waited for it).
+ * A walk that stops short for lack of a table says where it stopped: the last frame's pc and
+ * registers, level3's frame pointer among them. */
 #include <dlfcn.h>
 #include <link.h>
 #include <signal.h>
@@ -96,6 +98,8 @@ int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *arg)
 
 static struct sample_frame walks[MAXW][MAXF];
 static int nframes[MAXW];
+static struct nativewalk_java ends[MAXW];
+static void *volatile level3_frame; /* level3's frame address when it raises */
 static volatile int nwalks;
 static volatile unsigned long sink;
 
@@ -106,7 +110,7 @@ static void on_prof(int sig, siginfo_t *si, void *uc)
     int k = nwalks;
     if (k >= MAXW)
         return;
-    nframes[k] = nativewalk_sigsafe(uc, walks[k], MAXF, 0, 0, NULL);
+    nframes[k] = nativewalk_sigsafe(uc, walks[k], MAXF, 0, 0, &ends[k]);
     nwalks = k + 1;
 }
 
@@ -114,6 +118,7 @@ static void on_prof(int sig, siginfo_t *si, void *uc)
 __attribute__((noinline)) static unsigned long level3(unsigned long x, int raise_it)
 {
     if (raise_it) {
+        level3_frame = __builtin_frame_address(0); /* gives level3 a frame pointer too */
         raise(SIGPROF);
         return x;
     }
@@ -403,6 +408,24 @@ int main(void)
     int raised = nwalks;
     CHECK(raised == 4);
     CHECK(nframes[0] >= 1);                 /* without tables: the leaf pc only */
+    /* a walk that stepped out of libc and stopped in this program (no table yet) says where:
+     * the last frame it stored, with level3's own frame pointer (a caller then follows the
+     * rbp chain from there) */
+    int stopped = -1;
+    for (int k = 0; k < raised && stopped < 0; k++)
+        if (!ends[k].pc && ends[k].stop_pc)
+            stopped = k;
+    CHECK(stopped >= 0);
+    if (stopped >= 0) {
+        const struct nativewalk_java *e = &ends[stopped];
+        struct symbols_name nm;
+        symbols_lookup(s, e->stop_pc - 1, &nm);
+        CHECK(nframes[stopped] >= 2);
+        CHECK(e->stop_pc == (uintptr_t)walks[stopped][nframes[stopped] - 1].method_id);
+        CHECK(strcmp(nm.name, "level3") == 0);
+        CHECK(e->stop_fp == (uintptr_t)level3_frame);
+        CHECK(e->stop_sp > 0 && e->stop_sp < e->stop_fp);
+    }
     CHECK(has_chain(s, raised - 1));
     if (!has_chain(s, raised - 1))
         print_walk(s, raised - 1);
