@@ -31,6 +31,7 @@
 #include "ring.h"
 #include "saferead.h"
 #include "stackwalk.h"
+#include "tasks.h"
 #include "threads.h"
 #include "tsc.h"
 #include "vmstructs.h"
@@ -878,14 +879,12 @@ int control_write_losses(char *buf, size_t len)
 void control_thread_start(struct threads_entry *e)
 {
     handler_wall_reset(e->slot); /* a new thread in the slot: no wall stack, no signal yet */
-    cputimer_thread_start(e);
-    perf_thread_start(e);
+    tasks_thread_start(e->tid); /* once: it arms the thread for whichever CPU engine runs */
 }
 
 void control_thread_end(struct threads_entry *e)
 {
-    cputimer_thread_end(e);
-    perf_thread_end(e);
+    tasks_thread_end(e->tid);
 }
 
 int control_running(void)

@@ -50,16 +50,6 @@ void cputimer_disarm(timer_t t)
     timer_delete(t);
 }
 
-void cputimer_thread_start(struct threads_entry *e)
-{
-    tasks_thread_start(e->tid);
-}
-
-void cputimer_thread_end(struct threads_entry *e)
-{
-    tasks_thread_end(e->tid);
-}
-
 int cputimer_start(uint64_t interval_ns)
 {
     atomic_store_explicit(&interval, interval_ns, memory_order_relaxed);

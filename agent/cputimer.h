@@ -9,7 +9,6 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "threads.h"
 
 /* Arms timers on every thread of the process (tasks_start). Returns 0 or -errno. Control
  * context. */
@@ -24,11 +23,5 @@ int cputimer_arm(int tid, timer_t *out);
 
 /* Deletes a timer made by cputimer_arm. tasks.c only. */
 void cputimer_disarm(timer_t t);
-
-/* ThreadStart of a Java thread (under the registry lock): arms it unless armed already. */
-void cputimer_thread_start(struct threads_entry *e);
-
-/* ThreadEnd of a Java thread (under the registry lock): deletes its timer. */
-void cputimer_thread_end(struct threads_entry *e);
 
 #endif

@@ -99,16 +99,6 @@ void perf_disarm(int fd)
     close(fd);
 }
 
-void perf_thread_start(struct threads_entry *e)
-{
-    tasks_thread_start(e->tid);
-}
-
-void perf_thread_end(struct threads_entry *e)
-{
-    tasks_thread_end(e->tid);
-}
-
 /* The most fds a process may have on this kernel (every fd number is below it): nr_open,
  * else the hard RLIMIT_NOFILE, else 1M (the kernel's default nr_open). */
 static size_t max_fds(void)

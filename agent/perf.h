@@ -8,7 +8,6 @@
 
 #include <stdint.h>
 
-#include "threads.h"
 
 /* Checks that perf events can be opened here (permissions, kernel). Returns 0 or -errno.
  * Control context. */
@@ -29,11 +28,5 @@ int perf_arm(int tid);
  * of waiting for one; a run stopped inside keeps the number open on /dev/null, counted in
  * FPL_CTR_PERF_FDS_HELD). Safe from any thread while handlers run. tasks.c only. */
 void perf_disarm(int fd);
-
-/* ThreadStart of a Java thread (under the registry lock): arms it unless armed already. */
-void perf_thread_start(struct threads_entry *e);
-
-/* ThreadEnd of a Java thread (under the registry lock): closes its event. */
-void perf_thread_end(struct threads_entry *e);
 
 #endif

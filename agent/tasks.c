@@ -258,7 +258,7 @@ void tasks_thread_end(int tid)
 {
     pthread_mutex_lock(&lock);
     struct task *t = find(tid);
-    /* cputimer and perf both forward ThreadEnd: the second call finds the task ended */
+    /* an end for a task already ended (a thread's second ThreadEnd) does nothing */
     if (t && t->state != TASK_ENDED) {
         disarm(t);
         t->state = TASK_ENDED;
