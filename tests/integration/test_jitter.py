@@ -72,7 +72,7 @@ def bad_inputs(t, cpus):
 def run_stalled(t, cpus, extra):
     """Runs jitter for 3 s and stops it for STALL_S after 1 s. Returns (Run, t0, t1): the
     injected stall's start and end in ns since the epoch."""
-    cmd = [t.cli, "jitter", "-c", ",".join(map(str, cpus)), "-d", "3", "-r", str(REPORT_MS),
+    cmd = [t.cli, "jitter", "-c", ",".join(map(str, cpus)), "-d", "3", "-r", "%dms" % REPORT_MS,
            "-t", "5us"] + extra
     t0w = time.monotonic()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -251,7 +251,7 @@ def test(t):
         t.note("InfluxDB over HTTP: every CSV point, with its time and max")
 
         udp_csv = t.path("u.csv")
-        r = t.flyprof("jitter udp", ["jitter", "-c", str(cpus[0]), "-d", "1", "-r", "100",
+        r = t.flyprof("jitter udp", ["jitter", "-c", str(cpus[0]), "-d", "1", "-r", "100ms",
                                      "--csv", udp_csv, "--influx", ix.udp_url()], timeout=60)
         t.check(r.returncode == 0, "jitter over UDP exited %s: %s", r.returncode, r.stderr)
         with open(udp_csv) as f:
