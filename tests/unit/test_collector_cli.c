@@ -400,10 +400,10 @@ static void test_record(void)
     CHECK(cli_run_has(r.err, "warning: no profile at"));
     cli_run_free(&r);
 
-    /* both kinds, an interval, extra agent options between two '--'; the "profile" the
-     * command writes (at %p = its pid) is found */
+    /* both kinds, an interval, extra agent options; the "profile" the command writes (at %p =
+     * its pid) is found */
     r = cli_run_prog(fly, cli_run_dir, "record", "-e", "cpu,wall", "-i", "5ms", "-o", "out-%p.fpl",
-                     "--", "threads", "depth=64", "--", "sh", "-c",
+                     "-a", "threads", "--agent-options=depth=64", "--", "sh", "-c",
                      "printf '%s' \"$JAVA_TOOL_OPTIONS\" > jto.txt; : > out-$$.fpl", (char *)NULL);
     CHECK_EQ_U(r.code, 0);
     snprintf(want, sizeof(want),
@@ -445,6 +445,40 @@ static void test_record(void)
                      (char *)NULL);
     CHECK_EQ_U(r.code, 2);
     CHECK(cli_run_has(r.err, "-e cpu leaves wall-clock sampling off: use -e cpu,wall"));
+    cli_run_free(&r);
+
+    /* the first '--' ends flyprof's options: the command's own '--' and what follows are its
+     * arguments, verbatim (they were taken for agent options and a command 'extra') */
+    r = cli_run_prog(fly, cli_run_dir, "record", "-o", "x.fpl", "--", "sh", "-c",
+                     "printf '%s|' \"$@\" > args.txt; printf '%s' \"$JAVA_TOOL_OPTIONS\" > jto.txt",
+                     "sh", "-cp", ".", "App", "--", "extra", "--", (char *)NULL);
+    CHECK_EQ_U(r.code, 0);
+    CHECK(strstr(r.err, "cannot run") == NULL);
+    cli_run_free(&r);
+    char args[PATH_MAX + 32];
+    cli_run_path(args, sizeof(args), "args.txt");
+    got = slurp(args);
+    CHECK(got && cli_run_same(got, "-cp|.|App|--|extra|--|"));
+    free(got);
+    snprintf(want, sizeof(want), "-agentpath:%s=cpu=10ms,file=%s/x.fpl", lib, real_dir);
+    got = slurp(jto);
+    CHECK(got && cli_run_same(got, want));
+    free(got);
+    /* the old form (agent options between two '--') now runs 'threads': said how to write it */
+    r = cli_run_prog(fly, cli_run_dir, "record", "--", "threads", "--", "true", (char *)NULL);
+    CHECK_EQ_U(r.code, 127);
+    CHECK(cli_run_has(r.err, "cannot run 'threads': No such file or directory (everything after "
+                             "the first '--' is the command, as given; agent options go in "
+                             "--agent-options)"));
+    cli_run_free(&r);
+    r = cli_run_prog(fly, cli_run_dir, "record", "-a", "depth=64,file=y.fpl", "--", "true",
+                     (char *)NULL);
+    CHECK_EQ_U(r.code, 2);
+    CHECK(cli_run_has(r.err, "--agent-options depth=64,file=y.fpl: the output is -o's"));
+    cli_run_free(&r);
+    r = cli_run_prog(fly, cli_run_dir, "record", "-a", "stop", "--", "true", (char *)NULL);
+    CHECK_EQ_U(r.code, 2);
+    CHECK(cli_run_has(r.err, "agent option 'stop' is not allowed here"));
     cli_run_free(&r);
 
     r = cli_run_prog(fly, cli_run_dir, "record", "-o", "a,b.fpl", "--", "true", (char *)NULL);
