@@ -84,14 +84,20 @@ static int report_gone(const struct attach_target *t, const char *file)
                       (int)t->pid, file);
         return CLI_EXIT_OK;
     }
+    if (!is_log && !t->other_mntns && access(file, F_OK) == 0) {
+        cli_msg_error("process %d exited while it was profiled; it wrote the profile at its "
+                      "exit: %s",
+                      (int)t->pid, file);
+        return CLI_EXIT_OK;
+    }
     if (is_log)
         cli_msg_error("process %d exited while it was profiled%s: the log %s is readable up to "
                       "its last complete chunk (one is written every second); its end is missing",
                       (int)t->pid, done == 0 ? " without completing the profile" : "", file);
     else
         cli_msg_error("process %d exited while it was profiled: %s is rendered only when the JVM "
-                      "shuts down normally; if it was killed, the raw log %s.tmp.fpl is readable "
-                      "up to its last complete chunk (flyprof convert %s.tmp.fpl -o %s)",
+                      "shuts down normally; if it was killed, its log %s.fpl is readable up to "
+                      "its last complete chunk (flyprof convert %s.fpl -o %s)",
                       (int)t->pid, file, file, file, file);
     return CLI_EXIT_FAIL;
 }

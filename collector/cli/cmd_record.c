@@ -326,14 +326,25 @@ static int run(int argc, char **argv)
     else
         code = 1;
 
-    char found[PATH_MAX];
-    if (find_output(abs_file, (long)pid, launched, found, sizeof(found)))
+    char found[PATH_MAX], logt[PATH_MAX + 8], log[PATH_MAX + 8];
+    size_t flen = strlen(abs_file);
+    int rendered = flen <= 4 || strcmp(abs_file + flen - 4, ".fpl") != 0;
+    if (find_output(abs_file, (long)pid, launched, found, sizeof(found))) {
         cli_msg_error("profile written to %s", found);
-    else
+    } else if (rendered &&
+               (size_t)snprintf(logt, sizeof(logt), "%s.fpl", abs_file) < sizeof(logt) &&
+               find_output(logt, (long)pid, launched, log, sizeof(log))) {
+        /* the agent writes a rendered output at the JVM's exit, from OUTPUT.fpl */
+        cli_msg_error("warning: no profile at '%s': the command ended before the agent rendered "
+                      "it; its log %s is readable up to its last complete chunk (flyprof "
+                      "convert %s -o %s)",
+                      found, log, log, found);
+    } else {
         cli_msg_error(
             "warning: no profile at '%s' (%%p is the pid of the command, %ld: a JVM started "
             "by a wrapper script has another; see the JVM's messages above)",
             found, (long)pid);
+    }
     return code;
 }
 
