@@ -38,7 +38,8 @@ const char cmd_jitter_help[] =
     "Measures how long this machine keeps a running thread from running: one thread per CPU,\n"
     "pinned, reads the CPU's time-stamp counter back to back and counts every gap between two\n"
     "reads. No JVM is involved. Prints per CPU a histogram of the gaps (linear bins up to the\n"
-    "knee, then logarithmic), its statistics and advice on --knee and --min, and a table of\n"
+    "knee, then logarithmic; on a TSC that counts in steps, bins too narrow to hold one are\n"
+    "merged), its statistics and values to use for --knee and --min, and a table of\n"
     "interruptions (gaps of THRESHOLD or more): count, rate, quantiles, time lost.\n"
     "\n"
     "options:\n"
@@ -69,6 +70,7 @@ const char cmd_jitter_help[] =
 
 struct args {
     const char *cpus, *hlog, *csv, *influx, *outliers;
+    const char *knee_s, *min_s; /* --knee and --min as typed, for messages */
     uint64_t duration_ns, report_ns, threshold_ns, knee_ns, min_ns;
     unsigned bins;
     int sum;
@@ -211,10 +213,12 @@ static int parse_args(int argc, char **argv, struct args *a)
             if ((rc = cli_args_time("jitter", "--knee", v, 1, MAX_TIME_NS, 50, "time",
                                     &a->knee_ns)) != 0)
                 return rc;
+            a->knee_s = v;
         } else if (strcmp(name, "--min") == 0) {
             if ((rc = cli_args_time("jitter", "--min", v, 0, MAX_TIME_NS, 10, "time",
                                     &a->min_ns)) != 0)
                 return rc;
+            a->min_s = v;
             a->min_ns += !a->min_ns; /* 0 means "not given" below */
         } else if (strcmp(name, "--bins") == 0) {
             char *end;
@@ -398,11 +402,16 @@ int cmd_jitter_run(int argc, char **argv)
                      jitter_report_time(2 * res_ns, t3, sizeof(t3)));
     uint64_t knee = a.knee_ns ? jclock_ticks((double)a.knee_ns, hz) : 4 * cost;
     uint64_t min = a.min_ns ? jclock_ticks((double)a.min_ns, hz) : cost / 2;
-    if (min >= knee || knee - min < a.bins / 2)
+    if (min >= knee || knee - min < a.bins / 2) {
+        /* the values as typed; a default as the time it comes to here */
+        snprintf(t1, sizeof(t1), "%s%s", a.min_s ? "" : "(default) ",
+                 a.min_s ? a.min_s : jitter_report_time(jclock_ns(min, hz), t3, sizeof(t3)));
+        snprintf(t2, sizeof(t2), "%s%s", a.knee_s ? "" : "(default) ",
+                 a.knee_s ? a.knee_s : jitter_report_time(jclock_ns(knee, hz), t3, sizeof(t3)));
         return usage("jitter: --min %s must be below --knee %s by at least %u TSC ticks (one "
-                     "per linear bin)",
-                     jitter_report_time(jclock_ns(min, hz), t1, sizeof(t1)),
-                     jitter_report_time(jclock_ns(knee, hz), t2, sizeof(t2)), a.bins / 2);
+                     "per linear bin; %llu and %llu ticks here)",
+                     t1, t2, a.bins / 2, (unsigned long long)min, (unsigned long long)knee);
+    }
 
     struct state st;
     memset(&st, 0, sizeof(st));
