@@ -39,6 +39,9 @@ static uint64_t last_scan_ns;
 static _Atomic size_t table_bytes;      /* relaxed: a statistic */
 static _Atomic unsigned build_faults;   /* relaxed: builds cut by a fault (module unloaded) */
 static atomic_int cancel;               /* builds are to end at once (profiling stops) */
+/* CLOCK_MONOTONIC ns when profiling ends by itself (duration=), 0: never; past it builds end
+ * as after cfitab_cancel_builds. Writer thread only. */
+static uint64_t build_deadline_ns;
 
 struct scan {
     struct cfitab_mod **found;
@@ -341,6 +344,23 @@ static uintptr_t fde_count(const struct cfitab_mod *m)
     return count;
 }
 
+/* 1 when builds are to end: profiling stops (cfitab_cancel_builds), or its duration= is over
+ * (a build of libjvm's table takes seconds on a busy machine: the writer must not miss the
+ * end of the profile for it). Writer thread. */
+static int cancelled(void)
+{
+    if (atomic_load_explicit(&cancel, memory_order_relaxed))
+        return 1;
+    if (!build_deadline_ns)
+        return 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    if ((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec < build_deadline_ns)
+        return 0;
+    atomic_store_explicit(&cancel, 1, memory_order_relaxed);
+    return 1;
+}
+
 /* Builds and publishes the table of module m from its .eh_frame_hdr search table, in b
  * (zeroed). What b holds when a read faults is the unfinished build's, freed by the caller;
  * once published, the table owns it and b holds nothing. */
@@ -361,7 +381,7 @@ static void build_table(struct cfitab_mod *m, struct build *b)
      * registered table is never given back to its pool (dwarf_put_unwind_info is a no-op),
      * ~3.4 MB lost per build of libjvm's table, for good. */
     for (uintptr_t i = 0; i < count && !b->failed; i++) {
-        if (i % 64 == 63 && atomic_load_explicit(&cancel, memory_order_relaxed)) {
+        if (i % 64 == 63 && cancelled()) {
             m->built = 0; /* left for a later session, if its module list stays */
             build_free(b);
             bigmem_free(b->hash, b->hashcap * sizeof(*b->hash));
@@ -434,6 +454,7 @@ int cfitab_init(void)
         initialized = 1;
     }
     atomic_store_explicit(&cancel, 0, memory_order_relaxed);
+    build_deadline_ns = 0;
     rescan();
     return nsnaps ? 0 : -ENOMEM;
 }
@@ -541,8 +562,13 @@ void cfitab_service(void)
      * stall dlopen and C++ exceptions in the JVM) is left without a table (build_guarded). */
     if (rescan())
         nativewalk_clear_unknown();
-    while (!atomic_load_explicit(&cancel, memory_order_relaxed) && build_guarded())
+    while (!cancelled() && build_guarded())
         ;
+}
+
+void cfitab_set_deadline(uint64_t mono_ns)
+{
+    build_deadline_ns = mono_ns;
 }
 
 void cfitab_cancel_builds(void)

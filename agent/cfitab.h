@@ -91,6 +91,11 @@ void cfitab_want(uintptr_t pc);
  * handlers asked for. Writer thread (takes dl_iterate_phdr's lock, allocates). */
 void cfitab_service(void);
 
+/* From CLOCK_MONOTONIC mono_ns on (0: never), builds end as after cfitab_cancel_builds: the
+ * session ends then (duration=), and a build under way must not hold its end. Until the next
+ * cfitab_init. Writer thread. */
+void cfitab_set_deadline(uint64_t mono_ns);
+
 /* Ends a table build under way and any later one, until the next cfitab_init: profiling
  * stops, and the stop need not wait for a build (libjvm's takes a few hundred ms). Any
  * thread. */

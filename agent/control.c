@@ -122,8 +122,10 @@ static int create(const char *what, const char *p, char *err, size_t errlen)
 }
 
 /* Works out the output (file=) and the log the writer writes (the output itself for .fpl,
- * else log= or a temporary next to the output, rendered at stop) and opens the log. Creating
- * the output early means an unwritable path fails at start, not at exit. */
+ * else log= or OUTPUT.fpl next to the output, rendered at stop) and opens the log. The output
+ * is created and removed again at once: an unwritable path fails at start, not at exit, and
+ * a JVM killed before the render leaves no empty (or older) page, only the log that
+ * say_log_path names. */
 static int open_output(const struct options *o, char *err, size_t errlen)
 {
     int pid = (int)getpid();
@@ -138,10 +140,13 @@ static int open_output(const struct options *o, char *err, size_t errlen)
     if (is_log(path)) {
         snprintf(log_path, sizeof(log_path), "%s", path);
     } else if (is_rendered(path)) {
+        struct stat st;
         int fd = create("output file", path, err, errlen);
         if (fd < 0)
             return fd;
         close(fd);
+        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+            unlink(path);
         render_at_stop = 1;
         if (o->log[0]) {
             if (options_expand_file(o->log, pid, now, log_path, sizeof(log_path)) != 0) {
@@ -149,8 +154,7 @@ static int open_output(const struct options *o, char *err, size_t errlen)
                 return -ENAMETOOLONG;
             }
             keep_log = 1;
-        } else if (snprintf(log_path, sizeof(log_path), "%s.tmp.fpl", path) >=
-                   (int)sizeof(log_path)) {
+        } else if (snprintf(log_path, sizeof(log_path), "%s.fpl", path) >= (int)sizeof(log_path)) {
             snprintf(err, errlen, "file=%s: the path is too long", path);
             return -ENAMETOOLONG;
         }
@@ -254,15 +258,6 @@ static int move_file(const char *src, const char *dst, char *err, size_t errlen)
     return rc;
 }
 
-/* Removes the output created empty at start (open_output) when it stayed empty: stop -o sent
- * the output elsewhere. */
-static void remove_placeholder(void)
-{
-    struct stat st;
-    if (render_at_stop && stat(path, &st) == 0 && st.st_size == 0)
-        unlink(path);
-}
-
 /* Called by the writer once the log is complete and closed: puts the output where it belongs.
  * The output is file= (path), or stop's file= when it gave one; a log (.fpl) output is the log
  * itself, moved there if it was written elsewhere; a rendered output is rendered from the log,
@@ -305,14 +300,24 @@ static void finish_output(void)
     } else if (render_at_stop && !keep_log) {
         unlink(log_path);
     }
-    if (rc == 0 && redirected) {
-        remove_placeholder();
+    if (rc == 0 && redirected)
         snprintf(path, sizeof(path), "%s", out); /* status names the output where it is */
-    }
     pthread_mutex_lock(&finish_mu);
     finish_rc = rc;
     snprintf(finish_err, sizeof(finish_err), "%s", err);
     pthread_mutex_unlock(&finish_mu);
+}
+
+/* A rendered output is written only when profiling stops: says on the JVM's stderr where
+ * the log goes meanwhile, which is what is left should the JVM die first. */
+static void say_log_path(void)
+{
+    if (!render_at_stop)
+        return;
+    fprintf(stderr,
+            "flyprof: profiling into the log %s%s; %s is rendered from it when profiling "
+            "stops (should the JVM die first: flyprof convert %s -o %s)\n",
+            log_path, keep_log ? " (kept)" : "", path, log_path, path);
 }
 
 static int check_modes(const struct options *o, char *err, size_t errlen)
@@ -696,6 +701,7 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
         }
         atomic_store_explicit(&hiccup_on, 1, memory_order_release);
     }
+    say_log_path();
 out:
     pthread_mutex_unlock(&lock);
     return rc;

@@ -15,7 +15,6 @@
     "cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, wallthreads=N, filter, depth=N, "       \
     "walk=vm|agct, file=PATH, log=PATH, threads, duration=TIME, events=N, cstack=auto|off, idle, "  \
     "hiccup[=TIME], stall=TIME"
-#define OPTIONS_TIME_HINT "expected TIME such as 10ms (units ns, us, ms, s)"
 
 enum opt_kind {
     OPT_FLAG,     /* no value */
@@ -168,22 +167,39 @@ int options_parse_time(const char *s, uint64_t *ns)
     return fpl_optval_time(s, strlen(s), ns);
 }
 
-/* A cpu or wall interval: TIME within [OPTIONS_MIN_INTERVAL_NS, OPTIONS_MAX_INTERVAL_NS]. */
-static int parse_interval(const char *key, const char *v, size_t n, uint64_t *ns, char *err,
-                          size_t errlen)
+/* Parses the TIME v[0..n) of key into *ns, within [lo, hi]: a duration (a bare number is
+ * seconds) or, when !duration, an interval, resolution or threshold (a unit is required: a
+ * bare number is refused with the ways to write it that fit, the nearest to typical first).
+ * small / large: what the message says below lo / above hi. */
+static int parse_time(const char *key, const char *v, size_t n, int duration, uint64_t lo,
+                      uint64_t hi, uint64_t typical, const char *small, const char *large,
+                      uint64_t *ns, char *err, size_t errlen)
 {
     struct quoted q;
-    int rc = fpl_optval_time(v, n, ns);
+    char prefix[32], ex[200];
+    int rc = duration ? fpl_optval_duration(v, n, ns) : fpl_optval_time(v, n, ns);
 
-    if (rc == -EINVAL)
-        return fail(err, errlen, "bad value '%s' for %s: " OPTIONS_TIME_HINT, quote(&q, v, n), key);
-    if (rc == -ERANGE || *ns > OPTIONS_MAX_INTERVAL_NS)
+    if (rc == -EDOM) {
+        snprintf(prefix, sizeof(prefix), "%s=", key);
+        fpl_optval_with_unit(v, n, lo, hi, typical, prefix, ex, sizeof(ex));
         return fail(err, errlen,
-                    "bad value '%s' for %s: the interval must be at most 1 day (86400s)",
+                    "bad value '%s' for %s: give a unit%s%s (units " FPL_OPTVAL_UNITS ")",
+                    quote(&q, v, n), key, ex[0] ? ", e.g. " : "", ex);
+    }
+    if (rc == -EINVAL && duration)
+        return fail(err, errlen,
+                    "bad value '%s' for %s: expected seconds (30, 2.5) or a number "
+                    "and a unit such as 500ms or 2min (units " FPL_OPTVAL_UNITS ")",
                     quote(&q, v, n), key);
-    if (*ns < OPTIONS_MIN_INTERVAL_NS)
-        return fail(err, errlen, "bad value '%s' for %s: the interval must be at least 100us",
+    if (rc == -EINVAL)
+        return fail(err, errlen,
+                    "bad value '%s' for %s: expected a number and a unit such as "
+                    "10ms (units " FPL_OPTVAL_UNITS ")",
                     quote(&q, v, n), key);
+    if (rc == -ERANGE || *ns > hi)
+        return fail(err, errlen, "bad value '%s' for %s: %s", quote(&q, v, n), key, large);
+    if (*ns < lo)
+        return fail(err, errlen, "bad value '%s' for %s: %s", quote(&q, v, n), key, small);
     return 0;
 }
 
@@ -224,7 +240,6 @@ static int apply(struct options *o, enum opt_key k, const char *v, size_t n, cha
 {
     struct quoted q;
     size_t i;
-    int rc;
 
     switch (k) {
     case KEY_START:
@@ -240,7 +255,10 @@ static int apply(struct options *o, enum opt_key k, const char *v, size_t n, cha
             *ns = k == KEY_CPU ? OPTIONS_DEFAULT_CPU_NS : OPTIONS_DEFAULT_WALL_NS;
             return 0;
         }
-        return parse_interval(opt_keys[k].name, v, n, ns, err, errlen);
+        return parse_time(opt_keys[k].name, v, n, 0, OPTIONS_MIN_INTERVAL_NS,
+                          OPTIONS_MAX_INTERVAL_NS, OPTIONS_DEFAULT_CPU_NS,
+                          "the interval must be at least 100us",
+                          "the interval must be at most 1 day (86400s)", ns, err, errlen);
     }
     case KEY_ENGINE:
         for (i = 0; i < sizeof(opt_engines) / sizeof(opt_engines[0]); i++) {
@@ -301,24 +319,13 @@ static int apply(struct options *o, enum opt_key k, const char *v, size_t n, cha
         o->idle = 1;
         return 0;
     case KEY_SAFETY:
-        rc = fpl_optval_time(v, n, &o->safety_ns);
-        if (rc || o->safety_ns == 0 || o->safety_ns > OPTIONS_MAX_DURATION_NS)
-            return fail(err, errlen,
-                        "bad value '%s' for safety: expected a TIME from 1ns to 365 days",
-                        quote(&q, v, n));
-        return 0;
+        return parse_time("safety", v, n, 1, 1, OPTIONS_MAX_DURATION_NS, 0,
+                          "expected a TIME from 1ns to 365 days",
+                          "expected a TIME from 1ns to 365 days", &o->safety_ns, err, errlen);
     case KEY_DURATION:
-        rc = fpl_optval_time(v, n, &o->duration_ns);
-        if (rc == -EINVAL)
-            return fail(err, errlen, "bad value '%s' for duration: " OPTIONS_TIME_HINT,
-                        quote(&q, v, n));
-        if (rc == -ERANGE || o->duration_ns > OPTIONS_MAX_DURATION_NS)
-            return fail(err, errlen, "bad value '%s' for duration: at most 365 days (31536000s)",
-                        quote(&q, v, n));
-        if (o->duration_ns == 0)
-            return fail(err, errlen, "bad value '%s' for duration: expected a TIME greater than 0",
-                        quote(&q, v, n));
-        return 0;
+        return parse_time("duration", v, n, 1, 1, OPTIONS_MAX_DURATION_NS, 0,
+                          "expected a TIME greater than 0", "at most 365 days (31536000s)",
+                          &o->duration_ns, err, errlen);
     case KEY_EVENTS: {
         uint64_t x;
         size_t len;
@@ -346,27 +353,14 @@ static int apply(struct options *o, enum opt_key k, const char *v, size_t n, cha
             o->hiccup_ns = OPTIONS_DEFAULT_HICCUP_NS;
             return 0;
         }
-        rc = fpl_optval_time(v, n, &o->hiccup_ns);
-        if (rc == -EINVAL)
-            return fail(err, errlen, "bad value '%s' for hiccup: " OPTIONS_TIME_HINT,
-                        quote(&q, v, n));
-        if (rc == -ERANGE || o->hiccup_ns < OPTIONS_MIN_INTERVAL_NS ||
-            o->hiccup_ns > OPTIONS_MAX_HICCUP_NS)
-            return fail(err, errlen,
-                        "bad value '%s' for hiccup: the resolution must be from 100us to 1s",
-                        quote(&q, v, n));
-        return 0;
+        return parse_time("hiccup", v, n, 0, OPTIONS_MIN_INTERVAL_NS, OPTIONS_MAX_HICCUP_NS,
+                          OPTIONS_DEFAULT_HICCUP_NS, "the resolution must be from 100us to 1s",
+                          "the resolution must be from 100us to 1s", &o->hiccup_ns, err, errlen);
     case KEY_STALL:
-        rc = fpl_optval_time(v, n, &o->stall_ns);
-        if (rc == -EINVAL)
-            return fail(err, errlen, "bad value '%s' for stall: " OPTIONS_TIME_HINT,
-                        quote(&q, v, n));
-        if (rc == -ERANGE || o->stall_ns == 0 || o->stall_ns > OPTIONS_MAX_INTERVAL_NS)
-            return fail(err, errlen,
-                        "bad value '%s' for stall: the threshold must be above 0 and at most 1 "
-                        "day (86400s)",
-                        quote(&q, v, n));
-        return 0;
+        return parse_time("stall", v, n, 0, 1, OPTIONS_MAX_INTERVAL_NS, OPTIONS_DEFAULT_STALL_NS,
+                          "the threshold must be above 0 and at most 1 day (86400s)",
+                          "the threshold must be above 0 and at most 1 day (86400s)", &o->stall_ns,
+                          err, errlen);
     case KEY_COUNT:
         break;
     }

@@ -20,7 +20,7 @@
  *   file=PATH                      non-empty, < OPTIONS_FILE_MAX bytes, no ','; %p and %t are
  *                                  expanded later by options_expand_file
  *   threads                        one stack root per thread in rendered outputs
- *   duration=TIME                  1ns..OPTIONS_MAX_DURATION_NS
+ *   duration=TIME                  1ns..OPTIONS_MAX_DURATION_NS; a bare number is seconds
  *   events=N                       per-thread buffer of dev.flyprof.Events: N x 16 bytes (N
  *                                  events without a string); 0 (off) or
  *                                  OPTIONS_MIN_EVENTS..OPTIONS_MAX_EVENTS, default
@@ -40,13 +40,17 @@
  *   stall=TIME                     a probe this late is a stall (default 5ms); implies hiccup
  * Neither cpu nor wall named: CPU sampling on at 10ms. Only wall named: CPU sampling off.
  * cpu and wall intervals lie in [OPTIONS_MIN_INTERVAL_NS, OPTIONS_MAX_INTERVAL_NS].
- * TIME: decimal digits, then an optional unit ns, us, ms or s; a bare number is nanoseconds.
+ * TIME: fpl_optval.h's grammar: a decimal number (2.5) and a unit ns, us, ms, s, min or h. A
+ * bare number is seconds in duration= (and safety=), as the CLI's -d reads it, and refused in
+ * every other TIME (cpu=, wall=, hiccup=, stall=) with a message offering it with a unit.
  */
 #ifndef OPTIONS_H
 #define OPTIONS_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "fpl_optval.h"
 
 #define OPTIONS_FILE_MAX 1024
 #define OPTIONS_DEFAULT_CPU_NS 10000000ull  /* 10 ms */
@@ -56,9 +60,10 @@
 #define OPTIONS_DEFAULT_DEPTH 2048
 #define OPTIONS_MAX_DEPTH 8192
 #define OPTIONS_DEFAULT_FILE "flyprof-%p.fpl"
-/* Below 100us the signal handlers would dominate the profiled program. */
-#define OPTIONS_MIN_INTERVAL_NS 100000ull                           /* 100 us */
-#define OPTIONS_MAX_INTERVAL_NS (86400ull * 1000000000ull)          /* 1 day */
+/* Below 100us the signal handlers would dominate the profiled program (the CLI checks -i
+ * against the same bounds). */
+#define OPTIONS_MIN_INTERVAL_NS FPL_OPTVAL_MIN_INTERVAL_NS          /* 100 us */
+#define OPTIONS_MAX_INTERVAL_NS FPL_OPTVAL_MAX_INTERVAL_NS          /* 1 day */
 #define OPTIONS_MAX_DURATION_NS (365ull * 86400ull * 1000000000ull) /* 365 days */
 #define OPTIONS_DEFAULT_EVENTS 32768u    /* 512 KiB per thread that logs events */
 #define OPTIONS_MIN_EVENTS 64u
@@ -123,10 +128,10 @@ void options_defaults(struct options *o);
  * NUL-terminated ("" on success). */
 int options_parse(const char *s, struct options *o, char *err, size_t errlen);
 
-/* Parses TIME: digits with an optional unit ns|us|ms|s (no unit: ns) into *ns; no range check
- * (0 is accepted). Returns 0, -EINVAL when malformed (or s/ns NULL), or -ERANGE when the value
- * does not fit in 64 bits of nanoseconds. The grammar is fpl_optval_time's, shared with the
- * CLI. */
+/* Parses an interval TIME: a number and a unit ns|us|ms|s|min|h into *ns, rounded to the
+ * nearest ns; no range check (0 is accepted). Returns 0, -EDOM for a number without a unit,
+ * -EINVAL when malformed (or s/ns NULL), or -ERANGE when the value does not fit in 64 bits of
+ * nanoseconds. The grammar is fpl_optval_time's, shared with the CLI. */
 int options_parse_time(const char *s, uint64_t *ns);
 
 /* Expands the path template tmpl into out[0..outlen): %p -> pid (decimal), %t -> start_sec as

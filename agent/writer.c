@@ -863,22 +863,25 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     if (lag && atoll(lag) > 0)
         w.lag_ticks = (uint64_t)atoll(lag) * (tsc_ticks_per_sec() / 1000);
 
+    cfitab_set_deadline(w.s->deadline_mono_ns);
     put_header(&w); /* the preamble goes with the first chunk: flush writes it */
     put_anchor(&w);
     flush(&w);
     uint64_t next_period = mono_ns() + PERIOD_NS;
     int duration_over = 0;
     for (;;) {
+        /* duration= over: sampling stops before what is left in the ring is drained (naming
+         * a second of samples' methods after a long table build takes a few hundred ms) */
+        if (w.s->deadline_mono_ns && mono_ns() >= w.s->deadline_mono_ns) {
+            duration_over = 1;
+            break;
+        }
         unsigned n = drain(&w, DRAIN_BATCH);
         hiccup_drain(&w.chunk);
         atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed);
         int events_more = drain_events(&w, EVENTS_BATCH);
         ctxlog_drain_endpoints(&w.chunk);
         uint64_t now = mono_ns();
-        if (w.s->deadline_mono_ns && now >= w.s->deadline_mono_ns) {
-            duration_over = 1;
-            break;
-        }
         if (now >= next_period) {
             put_counters(&w);
             put_anchor(&w);

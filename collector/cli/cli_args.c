@@ -2,7 +2,6 @@
 #include "cli_args.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,31 +37,38 @@ int cli_args_value(int argc, char **argv, int *i, const char *lng, const char *s
 
 int cli_args_duration(const char *s, uint64_t max_ns, uint64_t *ns)
 {
-    static const struct {
-        const char *unit;
-        double ns;
-    } units[] = {{"", 1e9}, {"s", 1e9},    {"ms", 1e6},      {"us", 1e3},
-                 {"ns", 1}, {"min", 6e10}, {"h", 3600 * 1e9}};
-    char *end;
-    /* digits and an optional fraction only: strtod alone would take hex, inf or a sign */
-    size_t d = strspn(s, "0123456789");
-    if (d == 0 && !(s[0] == '.' && s[1] >= '0' && s[1] <= '9'))
+    uint64_t v;
+    if (fpl_optval_duration(s, strlen(s), &v) != 0 || v < 1 || v > max_ns)
         return -EINVAL;
-    if (s[d] == '.')
-        d += 1 + strspn(s + d + 1, "0123456789");
-    double v = strtod(s, &end);
-    if (end != s + d)
-        return -EINVAL;
-    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-        if (strcmp(end, units[i].unit) != 0)
-            continue;
-        double t = v * units[i].ns;
-        if (!(t >= 1) || t > (double)max_ns)
-            return -EINVAL;
-        *ns = (uint64_t)llround(t);
-        return 0;
+    *ns = v;
+    return 0;
+}
+
+int cli_args_time(const char *cmd, const char *opt, const char *s, uint64_t lo, uint64_t hi,
+                  uint64_t typical, const char *what, uint64_t *ns)
+{
+    char ex[200], prefix[40], a[32], b[32];
+    int rc = fpl_optval_time(s, strlen(s), ns);
+    if (rc == -EDOM) {
+        snprintf(prefix, sizeof(prefix), "%s ", opt);
+        fpl_optval_with_unit(s, strlen(s), lo, hi, typical, prefix, ex, sizeof(ex));
+        return cli_msg_usage(cmd, "%s: %s %s: give a unit%s%s (units " FPL_OPTVAL_UNITS ")", cmd,
+                             opt, s, ex[0] ? ", e.g. " : "", ex);
     }
-    return -EINVAL;
+    if (rc == -EINVAL)
+        return cli_msg_usage(cmd,
+                             "%s: bad %s '%s' for %s: use a number and a unit such as "
+                             "10ms (units " FPL_OPTVAL_UNITS ")",
+                             cmd, what, s, opt);
+    if (rc == -ERANGE || *ns < lo || *ns > hi) {
+        if (lo <= 1)
+            return cli_msg_usage(cmd, "%s: bad %s '%s' for %s: it must be above 0 and at most %s",
+                                 cmd, what, s, opt, fpl_optval_time_str(hi, b, sizeof(b)));
+        return cli_msg_usage(cmd, "%s: bad %s '%s' for %s: it must be from %s to %s", cmd, what, s,
+                             opt, fpl_optval_time_str(lo, a, sizeof(a)),
+                             fpl_optval_time_str(hi, b, sizeof(b)));
+    }
+    return 0;
 }
 
 int cli_args_modes(const char *cmd, const char *events, const char *interval, const char *wall,
@@ -86,12 +92,15 @@ int cli_args_modes(const char *cmd, const char *events, const char *interval, co
                                  "wall-clock sampling off: use -e cpu,wall",
                                  cmd, events);
     }
-    if (interval && fpl_optval_time(interval, strlen(interval), &iv) != 0)
-        return cli_msg_usage(cmd, "%s: bad interval '%s': use " FPL_OPTVAL_TIME_HINT, cmd,
-                             interval);
-    if (wall && fpl_optval_time(wall, strlen(wall), &wv) != 0)
-        return cli_msg_usage(cmd, "%s: bad --wall interval '%s': use " FPL_OPTVAL_TIME_HINT, cmd,
-                             wall);
+    int rc;
+    if (interval &&
+        (rc = cli_args_time(cmd, "-i", interval, FPL_OPTVAL_MIN_INTERVAL_NS,
+                            FPL_OPTVAL_MAX_INTERVAL_NS, CLI_ARGS_CPU_NS, "interval", &iv)) != 0)
+        return rc;
+    if (wall &&
+        (rc = cli_args_time(cmd, "--wall", wall, FPL_OPTVAL_MIN_INTERVAL_NS,
+                            FPL_OPTVAL_MAX_INTERVAL_NS, CLI_ARGS_WALL_NS, "interval", &wv)) != 0)
+        return rc;
     *cpu_ns = cpu ? (interval ? iv : CLI_ARGS_CPU_NS) : 0;
     *wall_ns = wl ? (wall ? wv : interval && !cpu ? iv : CLI_ARGS_WALL_NS) : 0;
     return 0;

@@ -41,9 +41,17 @@ int cli_args_value(int argc, char **argv, int *i, const char *lng, const char *s
                    const char **val);
 
 /* A duration for -d: a number of seconds (30, 2.5) or a number with a unit ns, us, ms, s, min
- * or h (500ms, 5s, 2min). Stores it in *ns. Returns 0, or -EINVAL when malformed, not above 0
- * or above max_ns. */
+ * or h (500ms, 5s, 2min): fpl_optval_duration. Stores it in *ns. Returns 0, or -EINVAL when
+ * malformed, not above 0 or above max_ns. */
 int cli_args_duration(const char *s, uint64_t max_ns, uint64_t *ns);
+
+/* An interval, resolution or threshold s given to option opt of cmd (-i, --wall, -t): a
+ * number and a unit (fpl_optval_time), within [lo, hi] ns. A bare number is refused with the
+ * ways to write it that fit (the nearest to typical first); what names the value in other
+ * messages ("interval", "threshold"). Every message quotes s as given. Returns 0 with *ns
+ * set, or CLI_EXIT_USAGE after printing what is wrong. */
+int cli_args_time(const char *cmd, const char *opt, const char *s, uint64_t lo, uint64_t hi,
+                  uint64_t typical, const char *what, uint64_t *ns);
 
 /* The sampling intervals of record, attach and start, from -e EVENTS, -i TIME and --wall TIME
  * (each NULL when not given): cpu on when EVENTS names it (or is not given and --wall is not

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli_args.h"
 #include "cli_msg.h"
@@ -179,6 +180,49 @@ int cli_select_parse(const char *cmd, const struct cli_select *a, struct render_
     return 0;
 }
 
+/* A local time of day, HH:MM:SS.mmm, of real_ns (ns since the epoch); "?" when unknown. */
+static const char *clock_str(uint64_t real_ns, char *buf, size_t len)
+{
+    time_t t = (time_t)(real_ns / 1000000000ull);
+    struct tm tm;
+    char hms[16];
+    if (!real_ns || !localtime_r(&t, &tm) || !strftime(hms, sizeof(hms), "%H:%M:%S", &tm))
+        snprintf(buf, len, "?");
+    else
+        snprintf(buf, len, "%s.%03llu", hms, (unsigned long long)(real_ns / 1000000 % 1000));
+    return buf;
+}
+
+/* Says why a window that left every sample of the log outside it selects nothing: which bound
+ * missed, as given, and when the log's samples were. Nothing is written from an empty window
+ * (an empty page or folded file looks like a profile of nothing). */
+static void empty_window(const struct profile *p, const char *in, const struct cli_select *a)
+{
+    const struct profile_window *w = &p->window;
+    int64_t first, last;
+    uint64_t rf, rl;
+    char what[256], c1[24], c2[24];
+    if (w->has_from && w->has_to)
+        snprintf(what, sizeof(what), "the window --from %s --to %s holds no sample", a->from,
+                 a->to);
+    else if (w->has_from)
+        snprintf(what, sizeof(what), "--from %s is after the last sample", a->from);
+    else
+        snprintf(what, sizeof(what), "--to %s is before the first sample", a->to);
+    if (profile_window_span(p, &first, &last, &rf, &rl) != 0) {
+        cli_msg_error("%s of '%s': nothing written", what, in);
+        return;
+    }
+    if (w->has_from && w->has_to && w->from_ns > last)
+        snprintf(what, sizeof(what), "--from %s is after the last sample", a->from);
+    else if (w->has_from && w->has_to && w->to_ns <= first)
+        snprintf(what, sizeof(what), "--to %s is before the first sample", a->to);
+    cli_msg_error("%s of '%s': its samples span %.3f s to %.3f s after its start (%s to %s); "
+                  "nothing written",
+                  what, in, (double)first / 1e9, (double)last / 1e9, clock_str(rf, c1, sizeof(c1)),
+                  clock_str(rl, c2, sizeof(c2)));
+}
+
 struct profile *cli_select_read(const char *in, const struct cli_select *a,
                                 const struct profile_time *from, const struct profile_time *to)
 {
@@ -226,6 +270,11 @@ struct profile *cli_select_read(const char *in, const struct cli_select *a,
         cli_msg_error("warning: '%s': %llu samples read before any clock information were left out "
                       "of the window",
                       in, (unsigned long long)w->untimed);
+    if (w->set && w->resolved && w->skipped && w->skipped == w->span_samples) {
+        empty_window(p, in, a);
+        profile_free(p);
+        return NULL;
+    }
     if (w->set && w->resolved && !p->samples) {
         char fa[48] = "", fb[48] = "";
         if (w->has_from)

@@ -28,7 +28,8 @@ struct cli_select {
     "  --include RE          keep stacks with a frame (or thread) matching RE (POSIX ERE)\n"       \
     "  --exclude RE          drop stacks with a frame (or thread) matching RE\n"                   \
     "  --from T, --to T      only samples from T up to T: seconds after the start (2.5, 2.5s,\n"   \
-    "                        500ms, 2min) or a clock time (14:03:05, 2026-11-21T14:03:05)\n"       \
+    "                        500ms, 2min) or a clock time (14:03:05, 2026-11-21T14:03:05);\n"      \
+    "                        a window that misses every sample of the log is an error\n"           \
     "  --endpoint RE         only samples of requests whose endpoint (Context.endpoint)\n"      \
     "                        matches RE (POSIX ERE); reads IN twice, so IN must be a file\n"     \
     "  --span ID             only samples taken while a thread worked for span ID\n"          \
@@ -55,8 +56,9 @@ int cli_select_parse(const char *cmd, const struct cli_select *a, struct render_
 
 /* Reads the log in with the window and the context selection of a (frame names as logged
  * with raw_names; the samples' times kept when a->timeline is set); warns about damage and
- * about what the window or selection left out. Returns the profile, or NULL after printing
- * why. */
+ * about what the window or selection left out. A window (--from/--to) that leaves out every
+ * sample of the log is an error, said with when the samples were: an output of nothing would
+ * look like a profile. Returns the profile, or NULL after printing why. */
 struct profile *cli_select_read(const char *in, const struct cli_select *a,
                                 const struct profile_time *from, const struct profile_time *to);
 

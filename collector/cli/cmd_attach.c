@@ -84,14 +84,20 @@ static int report_gone(const struct attach_target *t, const char *file)
                       (int)t->pid, file);
         return CLI_EXIT_OK;
     }
+    if (!is_log && !t->other_mntns && access(file, F_OK) == 0) {
+        cli_msg_error("process %d exited while it was profiled; it wrote the profile at its "
+                      "exit: %s",
+                      (int)t->pid, file);
+        return CLI_EXIT_OK;
+    }
     if (is_log)
         cli_msg_error("process %d exited while it was profiled%s: the log %s is readable up to "
                       "its last complete chunk (one is written every second); its end is missing",
                       (int)t->pid, done == 0 ? " without completing the profile" : "", file);
     else
         cli_msg_error("process %d exited while it was profiled: %s is rendered only when the JVM "
-                      "shuts down normally; if it was killed, the raw log %s.tmp.fpl is readable "
-                      "up to its last complete chunk (flyprof convert %s.tmp.fpl -o %s)",
+                      "shuts down normally; if it was killed, its log %s.fpl is readable up to "
+                      "its last complete chunk (flyprof convert %s.fpl -o %s)",
                       (int)t->pid, file, file, file, file);
     return CLI_EXIT_FAIL;
 }
@@ -170,8 +176,8 @@ const struct cli_cmd cmd_attach = {
     "  -d DURATION           how long to profile: seconds (30, 2.5) or with a unit (500ms, 5s,\n"
     "                        2min); default 10s\n"
     "  -e EVENTS             what to sample: cpu, wall or cpu,wall (default cpu)\n"
-    "  -i TIME               the sampling interval (cpu; wall with -e wall), e.g. 5ms (units ns,\n"
-    "                        us, ms, s; default cpu 10ms, wall 50ms)\n"
+    "  -i TIME               the sampling interval (cpu; wall with -e wall): a number and a\n"
+    "                        unit, 5ms or 500us (ns, us, ms, s; default cpu 10ms, wall 50ms)\n"
     "  --wall TIME           the wall-clock interval; turns wall-clock sampling on\n"
     "  -o FILE               the output (default flyprof-PID.fpl); its extension picks the format\n"
     "                        as for convert; %p = pid, %t = start time\n"

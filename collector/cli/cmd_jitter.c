@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_args.h"
 #include "cli_msg.h"
 #include "export.h"
 #include "jclock.h"
@@ -27,6 +28,7 @@
 #define ERR_MAX 1024
 #define MAX_CPUS 1024
 #define WORST 5
+#define MAX_TIME_NS (86400ull * 1000000000ull) /* any time option: at most a day */
 
 const char cmd_jitter_help[] =
     "usage: flyprof jitter [-c CPUS] [-d DURATION] [-r REPORT] [-t THRESHOLD] [--hlog F]\n"
@@ -36,15 +38,15 @@ const char cmd_jitter_help[] =
     "Measures how long this machine keeps a running thread from running: one thread per CPU,\n"
     "pinned, reads the CPU's time-stamp counter back to back and counts every gap between two\n"
     "reads. No JVM is involved. Prints per CPU a histogram of the gaps (linear bins up to the\n"
-    "knee, then logarithmic), its statistics and advice on --knee and --min, and a table of\n"
+    "knee, then logarithmic; on a TSC that counts in steps, bins too narrow to hold one are\n"
+    "merged), its statistics and values to use for --knee and --min, and a table of\n"
     "interruptions (gaps of THRESHOLD or more): count, rate, quantiles, time lost.\n"
     "\n"
     "options:\n"
     "  -c CPUS         CPUs to measure, e.g. 0,2-3 (default: every CPU this process may use)\n"
-    "  -d DURATION     how long (default 10s; a bare number is seconds)\n"
-    "  -r REPORT       one interval of the time series per REPORT (default 1s; a bare number\n"
-    "                  is milliseconds)\n"
-    "  -t THRESHOLD    a gap this long is an interruption (default 1us; a bare number is ns)\n"
+    "  -d DURATION     how long: seconds (10, 2.5) or a time with a unit (default 10s)\n"
+    "  -r REPORT       one interval of the time series per REPORT (default 1s)\n"
+    "  -t THRESHOLD    a gap this long is an interruption (default 1us)\n"
     "  --hlog F        HdrHistogram interval log: one histogram per CPU and interval\n"
     "  --csv F         time series: per CPU and interval the time (ns since the epoch), gaps,\n"
     "                  p50, p99, p99.9 and max in ns, when the max began, % stalled\n"
@@ -53,12 +55,13 @@ const char cmd_jitter_help[] =
     "  --outliers F    every interruption: cpu, time (ns since the epoch), offset from the\n"
     "                  start in ms, length in us\n"
     "  --bins N        histogram bins, 4 to 200 (default 20)\n"
-    "  --knee T        end of the linear bins (default 4 TSC reads; a bare number is ns)\n"
+    "  --knee T        end of the linear bins (default 4 TSC reads)\n"
     "  --min T         start of the linear bins (default half a TSC read)\n"
     "  --sum           bins show the time spent in their gaps instead of their count\n"
     "\n"
-    "Times take ns, us, ms, s, min or h. The resolution is the cost of one TSC read, printed\n"
-    "at the start; THRESHOLD must be at least two of them. The spin threads keep their CPUs\n"
+    "Times are a number and a unit: ns, us, ms, s, min or h (2.5us); only DURATION takes a\n"
+    "bare number, in seconds. The resolution is the cost of one TSC read, printed at the\n"
+    "start; THRESHOLD must be at least two of them. The spin threads keep their CPUs\n"
     "busy for DURATION; flyprof's own thread wakes a few times a second to collect intervals,\n"
     "and its cost is measured with the rest.\n"
     "\n"
@@ -67,6 +70,7 @@ const char cmd_jitter_help[] =
 
 struct args {
     const char *cpus, *hlog, *csv, *influx, *outliers;
+    const char *knee_s, *min_s; /* --knee and --min as typed, for messages */
     uint64_t duration_ns, report_ns, threshold_ns, knee_ns, min_ns;
     unsigned bins;
     int sum;
@@ -98,36 +102,6 @@ static int usage(const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "see 'flyprof jitter --help'\n");
     return EXIT_USAGE;
-}
-
-/* A time: a decimal number and a unit (ns, us, ms, s, min, h), or a bare number counted in
- * bare_ns. Returns 0 with *ns set, or -EINVAL. */
-static int parse_time(const char *s, double bare_ns, uint64_t *ns)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || errno || !(v >= 0) || isinf(v) || s[0] == '-' || s[0] == '+')
-        return -EINVAL;
-    static const struct {
-        const char *u;
-        double ns;
-    } units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"min", 60e9}, {"h", 3600e9}};
-    double mult = bare_ns;
-    if (*end) {
-        mult = 0;
-        for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-            if (strcmp(end, units[i].u) == 0)
-                mult = units[i].ns;
-        }
-        if (mult == 0)
-            return -EINVAL;
-    }
-    double r = v * mult;
-    if (r > 1e18)
-        return -EINVAL;
-    *ns = (uint64_t)(r + 0.5);
-    return 0;
 }
 
 /* "0,2-3" into cpus (ascending, no duplicates). Returns the count, or -EINVAL. */
@@ -185,6 +159,7 @@ static void mask_text(const cpu_set_t *set, char *buf, size_t len)
 
 static int parse_args(int argc, char **argv, struct args *a)
 {
+    int rc;
     memset(a, 0, sizeof(*a));
     a->duration_ns = 10000000000ull;
     a->report_ns = 1000000000ull;
@@ -222,30 +197,28 @@ static int parse_args(int argc, char **argv, struct args *a)
         if (strcmp(name, "-c") == 0) {
             a->cpus = v;
         } else if (strcmp(name, "-d") == 0) {
-            if (parse_time(v, 1e9, &a->duration_ns) || a->duration_ns < 1000000)
+            if (cli_args_duration(v, MAX_TIME_NS, &a->duration_ns) || a->duration_ns < 1000000)
                 return usage("jitter: -d: bad duration '%s': use seconds (10, 2.5) or a time "
                              "with a unit (500ms, 2min), at least 1ms",
                              v);
         } else if (strcmp(name, "-r") == 0) {
-            if (parse_time(v, 1e6, &a->report_ns) || a->report_ns < 10000000)
-                return usage("jitter: -r: bad report interval '%s': use milliseconds (100) or "
-                             "a time with a unit (1s), at least 10ms",
-                             v);
+            if ((rc = cli_args_time("jitter", "-r", v, 10000000, MAX_TIME_NS, 1000000000,
+                                    "report interval", &a->report_ns)) != 0)
+                return rc;
         } else if (strcmp(name, "-t") == 0) {
-            if (parse_time(v, 1, &a->threshold_ns) || !a->threshold_ns)
-                return usage("jitter: -t: bad threshold '%s': use ns (300) or a time with a "
-                             "unit (2us)",
-                             v);
+            if ((rc = cli_args_time("jitter", "-t", v, 1, MAX_TIME_NS, 1000, "threshold",
+                                    &a->threshold_ns)) != 0)
+                return rc;
         } else if (strcmp(name, "--knee") == 0) {
-            if (parse_time(v, 1, &a->knee_ns) || !a->knee_ns)
-                return usage("jitter: --knee: bad time '%s': use ns (50) or a time with a "
-                             "unit (1us)",
-                             v);
+            if ((rc = cli_args_time("jitter", "--knee", v, 1, MAX_TIME_NS, 50, "time",
+                                    &a->knee_ns)) != 0)
+                return rc;
+            a->knee_s = v;
         } else if (strcmp(name, "--min") == 0) {
-            if (parse_time(v, 1, &a->min_ns))
-                return usage("jitter: --min: bad time '%s': use ns (10) or a time with a "
-                             "unit",
-                             v);
+            if ((rc = cli_args_time("jitter", "--min", v, 0, MAX_TIME_NS, 10, "time",
+                                    &a->min_ns)) != 0)
+                return rc;
+            a->min_s = v;
             a->min_ns += !a->min_ns; /* 0 means "not given" below */
         } else if (strcmp(name, "--bins") == 0) {
             char *end;
@@ -429,11 +402,16 @@ int cmd_jitter_run(int argc, char **argv)
                      jitter_report_time(2 * res_ns, t3, sizeof(t3)));
     uint64_t knee = a.knee_ns ? jclock_ticks((double)a.knee_ns, hz) : 4 * cost;
     uint64_t min = a.min_ns ? jclock_ticks((double)a.min_ns, hz) : cost / 2;
-    if (min >= knee || knee - min < a.bins / 2)
+    if (min >= knee || knee - min < a.bins / 2) {
+        /* the values as typed; a default as the time it comes to here */
+        snprintf(t1, sizeof(t1), "%s%s", a.min_s ? "" : "(default) ",
+                 a.min_s ? a.min_s : jitter_report_time(jclock_ns(min, hz), t3, sizeof(t3)));
+        snprintf(t2, sizeof(t2), "%s%s", a.knee_s ? "" : "(default) ",
+                 a.knee_s ? a.knee_s : jitter_report_time(jclock_ns(knee, hz), t3, sizeof(t3)));
         return usage("jitter: --min %s must be below --knee %s by at least %u TSC ticks (one "
-                     "per linear bin)",
-                     jitter_report_time(jclock_ns(min, hz), t1, sizeof(t1)),
-                     jitter_report_time(jclock_ns(knee, hz), t2, sizeof(t2)), a.bins / 2);
+                     "per linear bin; %llu and %llu ticks here)",
+                     t1, t2, a.bins / 2, (unsigned long long)min, (unsigned long long)knee);
+    }
 
     struct state st;
     memset(&st, 0, sizeof(st));

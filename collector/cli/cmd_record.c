@@ -102,18 +102,55 @@ static void forward_signal(int sig, siginfo_t *si, void *uc)
     errno = saved;
 }
 
+/* Adds the agent options of one --agent-options value (comma-separated items) to extra.
+ * file= is -o's, and the actions belong to flyprof. Returns 0 or CLI_EXIT_USAGE (printed). */
+static int take_agent_options(const char *list, char *extra, size_t cap, size_t *len)
+{
+    static const char *const own[] = {"start", "stop", "dump", "status", "reply"};
+    const char *item = list;
+    for (;;) {
+        size_t n = strcspn(item, ","), klen = strcspn(item, "=,");
+        if (klen == 4 && strncmp(item, "file", 4) == 0)
+            return cli_msg_usage("record",
+                                 "record: --agent-options %s: the output is -o's; "
+                                 "use -o FILE",
+                                 list);
+        for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+            if (klen == strlen(own[i]) && strncmp(item, own[i], klen) == 0)
+                return cli_msg_usage("record",
+                                     "record: --agent-options %s: agent option '%.*s' "
+                                     "is not allowed here (flyprof sets it)",
+                                     list, (int)klen, item);
+        if (n) {
+            if ((*len && append(extra, cap, len, ",")) || *len + n >= cap) {
+                cli_msg_error("agent options too long");
+                return CLI_EXIT_FAIL;
+            }
+            memcpy(extra + *len, item, n);
+            *len += n;
+            extra[*len] = '\0';
+        }
+        if (!item[n])
+            return 0;
+        item += n + 1;
+    }
+}
+
 static int run(int argc, char **argv)
 {
     const char *events = NULL, *interval = NULL, *wall = NULL, *file = "flyprof-%p.fpl";
-    int i, first_sep = -1, second_sep = -1;
+    int i, sep = -1;
     char err[ERR_MAX], lib[PATH_MAX], abs_file[PATH_MAX], opts[8192], tok[PATH_MAX + 8300];
-    size_t olen = 0;
+    char extra[4096] = "";
+    size_t olen = 0, elen = 0;
 
+    /* flyprof's options end at the first "--": everything after it is the command line,
+     * verbatim, its own "--" included */
     for (i = 1; i < argc; i++) {
         const char *v = NULL;
         int m;
         if (strcmp(argv[i], "--") == 0) {
-            first_sep = i;
+            sep = i;
             break;
         }
         if (cli_args_is_help(argv[i])) {
@@ -135,20 +172,21 @@ static int run(int argc, char **argv)
             if (m < 0)
                 return cli_msg_usage("record", "record: -o needs a file");
             file = v;
+        } else if ((m = cli_args_value(argc, argv, &i, "--agent-options", "-a", &v)) != 0) {
+            if (m < 0)
+                return cli_msg_usage("record", "record: --agent-options needs agent options "
+                                               "such as threads,depth=64");
+            int rc = take_agent_options(v, extra, sizeof(extra), &elen);
+            if (rc)
+                return rc;
         } else {
             return cli_msg_usage(
                 "record", "record: unknown option '%s' (the command goes after '--')", argv[i]);
         }
     }
-    if (first_sep < 0)
+    if (sep < 0)
         return cli_msg_usage("record", "record: no command: put it after '--'");
-    for (i = first_sep + 1; i < argc; i++) {
-        if (strcmp(argv[i], "--") == 0) {
-            second_sep = i;
-            break;
-        }
-    }
-    int cmd_at = (second_sep >= 0 ? second_sep : first_sep) + 1;
+    int cmd_at = sep + 1;
     if (cmd_at >= argc)
         return cli_msg_usage("record", "record: no command after '--'");
 
@@ -197,8 +235,8 @@ static int run(int argc, char **argv)
     }
     bad |=
         append(opts, sizeof(opts), &olen, ",file=") || append(opts, sizeof(opts), &olen, abs_file);
-    for (i = first_sep + 1; second_sep >= 0 && i < second_sep; i++)
-        bad |= append(opts, sizeof(opts), &olen, ",") || append(opts, sizeof(opts), &olen, argv[i]);
+    if (elen)
+        bad |= append(opts, sizeof(opts), &olen, ",") || append(opts, sizeof(opts), &olen, extra);
     if (bad) {
         cli_msg_error("agent options too long");
         return 1;
@@ -253,7 +291,15 @@ static int run(int argc, char **argv)
         sigprocmask(SIG_SETMASK, &saved, NULL);
         execvp(argv[cmd_at], argv + cmd_at);
         int e = errno;
-        cli_msg_error("cannot run '%s': %s", argv[cmd_at], strerror(e));
+        /* agent options after '--', as an earlier record took them between two '--' */
+        int looks_opts = strchr(argv[cmd_at], '=') != NULL;
+        for (int k = cmd_at + 1; k < argc && !looks_opts; k++)
+            looks_opts = strcmp(argv[k], "--") == 0;
+        cli_msg_error("cannot run '%s': %s%s", argv[cmd_at], strerror(e),
+                      e == ENOENT && looks_opts
+                          ? " (everything after the first '--' is the command, as given; agent "
+                            "options go in --agent-options)"
+                          : "");
         _exit(e == ENOENT ? 127 : 126);
     }
     child_pid = pid;
@@ -280,14 +326,25 @@ static int run(int argc, char **argv)
     else
         code = 1;
 
-    char found[PATH_MAX];
-    if (find_output(abs_file, (long)pid, launched, found, sizeof(found)))
+    char found[PATH_MAX], logt[PATH_MAX + 8], log[PATH_MAX + 8];
+    size_t flen = strlen(abs_file);
+    int rendered = flen <= 4 || strcmp(abs_file + flen - 4, ".fpl") != 0;
+    if (find_output(abs_file, (long)pid, launched, found, sizeof(found))) {
         cli_msg_error("profile written to %s", found);
-    else
+    } else if (rendered &&
+               (size_t)snprintf(logt, sizeof(logt), "%s.fpl", abs_file) < sizeof(logt) &&
+               find_output(logt, (long)pid, launched, log, sizeof(log))) {
+        /* the agent writes a rendered output at the JVM's exit, from OUTPUT.fpl */
+        cli_msg_error("warning: no profile at '%s': the command ended before the agent rendered "
+                      "it; its log %s is readable up to its last complete chunk (flyprof "
+                      "convert %s -o %s)",
+                      found, log, log, found);
+    } else {
         cli_msg_error(
             "warning: no profile at '%s' (%%p is the pid of the command, %ld: a JVM started "
             "by a wrapper script has another; see the JVM's messages above)",
             found, (long)pid);
+    }
     return code;
 }
 
@@ -295,23 +352,25 @@ const struct cli_cmd cmd_record = {
     "record",
     "run a Java command with the agent and write its profile",
     "usage: flyprof record [-e cpu|wall|cpu,wall] [-i TIME] [--wall TIME] [-o FILE]\n"
-    "                      [-- AGENT_OPTIONS] -- COMMAND [ARGS...]\n"
+    "                      [--agent-options LIST] -- COMMAND [ARGS...]\n"
     "\n"
     "Runs COMMAND (a java command line, or a script that starts one) with the flyprof agent,\n"
     "set up through JAVA_TOOL_OPTIONS, and says where the profile was written when it ends.\n"
-    "flyprof exits with the command's exit status.\n"
+    "flyprof's options end at the first '--': what follows is the command line as given, its\n"
+    "own '--' included. flyprof exits with the command's exit status.\n"
     "\n"
     "options:\n"
     "  -e, --event EVENTS    what to sample: cpu, wall or cpu,wall (default cpu)\n"
-    "  -i, --interval TIME   the sampling interval (cpu; wall with -e wall), e.g. 5ms (units ns,\n"
-    "                        us, ms, s; default cpu 10ms, wall 50ms)\n"
+    "  -i, --interval TIME   the sampling interval (cpu; wall with -e wall): a number and a\n"
+    "                        unit, 5ms or 500us (ns, us, ms, s; default cpu 10ms, wall 50ms)\n"
     "  --wall TIME           the wall-clock interval; turns wall-clock sampling on\n"
     "  -o, --output FILE     the output, %p = pid, %t = start time (default flyprof-%p.fpl);\n"
     "                        its extension picks the format as for convert\n"
-    "  -- AGENT_OPTIONS --   with two '--', the words between them are more agent options\n"
-    "                        (see the README), e.g. -- threads depth=64 --\n"
+    "  -a, --agent-options LIST\n"
+    "                        more agent options, comma-separated (see the README), e.g.\n"
+    "                        -a threads,depth=64; may be repeated\n"
     "\n"
     "example:\n"
-    "  flyprof record -e cpu,wall -o app.fpl -- java -jar app.jar\n",
+    "  flyprof record -e cpu,wall -o app.fpl -- java -jar app.jar --port 8080\n",
     run,
 };

@@ -61,6 +61,99 @@ void jitter_report_bins(const struct jitter_counts *c, const struct jitter_repor
     }
 }
 
+/* Greatest common divisor. */
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* 1 when a gap length holds enough of the gaps to say something about the clock: one in
+ * 1000. Stray gaps do not: on the project's VMs, whose TSC advances 21 ticks at a time, a
+ * busy host also yields 1-tick gaps, up to one in 10000. */
+static int common(const struct jitter_counts *c, uint64_t t, uint64_t small_total)
+{
+    return c->small[t] && c->small[t] * 1000 >= small_total;
+}
+
+static uint64_t small_total(const struct jitter_counts *c)
+{
+    uint64_t n = 0;
+    for (unsigned t = 0; t < JITTER_SMALL; t++)
+        n += c->small[t];
+    return n;
+}
+
+uint64_t jitter_report_step(const struct jitter_counts *c)
+{
+    uint64_t n = small_total(c), g = 0;
+    for (unsigned t = 1; t < JITTER_SMALL; t++) {
+        if (common(c, t, n))
+            g = gcd(t, g);
+    }
+    return g ? g : 1;
+}
+
+/* 1 when a gap of step ticks' multiples (1, 2, ... steps) can fall in [lo, hi). */
+static int holds_step(uint64_t lo, uint64_t hi, uint64_t step)
+{
+    uint64_t first = lo <= step ? step : (lo + step - 1) / step * step;
+    return first < hi;
+}
+
+/* The share (0..1) of c's gaps shorter than t ticks. */
+static double share_below(const struct jitter_counts *c, uint64_t t, double hz)
+{
+    double below = 0, all = (double)small_total(c) + (double)c->large.total;
+    for (uint64_t i = 0; i < JITTER_SMALL && i < t; i++)
+        below += (double)c->small[i];
+    if (t > JITTER_SMALL) {
+        for (unsigned i = 0; i < FPL_HDR_COUNTS; i++) {
+            double top = (double)fpl_hdr_highest(i) * hz / 1e9;
+            if (c->large.counts[i] && top < (double)t)
+                below += (double)c->large.counts[i];
+        }
+    }
+    return all > 0 ? below / all : 0;
+}
+
+/* A knee for SLJ's rule (90% to 99% of the gaps below it), as a whole number of ns (what
+ * --knee reads back): just above the shortest common gap length with 90% of the gaps at or
+ * below it, by half a clock step, so that gap length falls below the knee and the next does
+ * not. *share: the share below it. 0 when the 90% point is not among the exact small gaps. */
+static uint64_t advised_knee_ns(const struct jitter_counts *c, uint64_t step, double hz,
+                                double *share)
+{
+    double all = (double)small_total(c) + (double)c->large.total, cum = 0;
+    if (all <= 0)
+        return 0;
+    for (uint64_t t = 0; t < JITTER_SMALL; t++) {
+        cum += (double)c->small[t];
+        if (cum < 0.9 * all)
+            continue;
+        uint64_t want = t + (step > 1 ? step / 2 : 1);
+        uint64_t ns = (uint64_t)ceil(jclock_ns(want, hz));
+        while (jclock_ticks((double)ns, hz) <= t)
+            ns++;
+        *share = share_below(c, jclock_ticks((double)ns, hz), hz);
+        return ns;
+    }
+    /* past the exact gaps (a machine that interrupts nearly every read): the ns bucket */
+    for (unsigned i = 0; i < FPL_HDR_COUNTS; i++) {
+        cum += (double)c->large.counts[i];
+        if (cum < 0.9 * all)
+            continue;
+        uint64_t ns = fpl_hdr_highest(i) + 1;
+        *share = share_below(c, jclock_ticks((double)ns, hz), hz);
+        return ns;
+    }
+    return 0;
+}
+
 /* Min, mean, standard deviation in ns of all gaps. */
 static void gap_stats(const struct jitter_counts *c, double hz, double *min, double *mean,
                       double *sd)
@@ -115,34 +208,55 @@ int jitter_report_histogram(FILE *f, int cpu, const struct jitter_counts *c,
     int bar_max = (int)o->width - 58;
     if (bar_max < 4)
         bar_max = 4;
+    /* a clock that counts in steps (21 ticks on some VMs: gaps are 21, 42, 63 ...) leaves
+     * bins narrower than a step always empty: such a bin goes into the next one */
+    uint64_t step = jitter_report_step(c), lo = 0;
+    double carry = 0;
+    unsigned merged = 0;
     for (unsigned i = 0; i < n; i++) {
         uint64_t up = jitter_report_bin_upper(i, n, o->knee_ticks, o->min_ticks);
-        double pct = total > 0 ? 100.0 * per_bin[i] / total : 0;
+        double v = per_bin[i] + carry;
+        double pct = total > 0 ? 100.0 * v / total : 0;
+        if (i + 1 < n && step > 1 && !holds_step(lo, up, step)) {
+            carry = v;
+            merged++;
+            if (i + 1 == n / 2)
+                cum_knee = cum + pct;
+            continue;
+        }
+        carry = 0;
+        lo = up;
         cum += pct;
         if (i + 1 == n / 2)
             cum_knee = cum;
         char tb[16], kb[24], cb[24];
         if (up == UINT64_MAX) {
-            snprintf(tb, sizeof(tb), "Infini");
-            snprintf(kb, sizeof(kb), "Infinite");
+            snprintf(tb, sizeof(tb), "+inf");
+            snprintf(kb, sizeof(kb), "+inf");
         } else {
             jitter_report_time(jclock_ns(up, o->hz), tb, sizeof(tb));
             snprintf(kb, sizeof(kb), "%llu", (unsigned long long)up);
         }
         if (o->sum)
-            jitter_report_time(per_bin[i] * 1e9 / o->hz, cb, sizeof(cb));
+            jitter_report_time(v * 1e9 / o->hz, cb, sizeof(cb));
         else
-            snprintf(cb, sizeof(cb), "%.0f", per_bin[i]);
+            snprintf(cb, sizeof(cb), "%.0f", v);
         int bar = 0;
-        if (per_bin[i] > 0 && top > 0)
-            bar = (int)(bar_max * log1p(per_bin[i]) / log1p(top) + 0.5);
-        if (per_bin[i] > 0 && bar < 1)
+        if (v > 0 && top > 0)
+            bar = (int)(bar_max * log1p(v) / log1p(top) + 0.5);
+        if (v > 0 && bar < 1)
             bar = 1;
         fprintf(f, "%7s %10s %14s %8.4f%% %9.4f%%  ", tb, kb, cb, pct, cum > 100 ? 100 : cum);
         for (int k = 0; k < bar; k++)
             fputc('*', f);
         fputc('\n', f);
     }
+    if (merged)
+        fprintf(f,
+                "Gaps come in steps of %llu ticks (%s) here, the clock's granularity: %u "
+                "bins too narrow to hold one went into the next\n",
+                (unsigned long long)step,
+                jitter_report_time(jclock_ns(step, o->hz), t1, sizeof(t1)), merged);
     double mn, mean, sd;
     gap_stats(c, o->hz, &mn, &mean, &sd);
     double mx = jclock_ns(c->max, o->hz);
@@ -154,17 +268,37 @@ int jitter_report_histogram(FILE *f, int cpu, const struct jitter_counts *c,
             jitter_report_time(mn, t1, sizeof(t1)), jitter_report_time(mean, t2, sizeof(t2)),
             jitter_report_time(sd, t3, sizeof(t3)), jitter_report_time(mx, t4, sizeof(t4)));
     /* SLJ's advice: the min should sit just under the fastest gap, and the knee where the
-     * cumulative share stops climbing fast (90% .. 99% below it) */
-    double min_ticks = mn * o->hz / 1e9;
-    if (c->reads && min_ticks < 0.8 * (double)o->min_ticks)
-        fprintf(f, "Advice: set --min to %s (%.0f ticks, 80%% of the fastest gap)\n",
-                jitter_report_time(0.8 * mn, t1, sizeof(t1)), 0.8 * min_ticks);
-    if (c->reads && cum_knee < 90)
-        fprintf(f, "Advice: raise --knee above %s: only %.1f%% of the gaps are below it\n",
-                jitter_report_time(jclock_ns(o->knee_ticks, o->hz), t1, sizeof(t1)), cum_knee);
-    else if (c->reads && cum_knee > 99)
-        fprintf(f, "Advice: lower --knee below %s: %.2f%% of the gaps are below it\n",
-                jitter_report_time(jclock_ns(o->knee_ticks, o->hz), t1, sizeof(t1)), cum_knee);
+     * cumulative share stops climbing fast (90% .. 99% below it). Each gives a value as
+     * --min and --knee read it back (whole ns), to paste. The fastest gap is the shortest
+     * common one: a stray 1-tick gap says nothing about the clock. */
+    uint64_t nsmall = small_total(c), fastest = 0;
+    for (uint64_t t = 1; t < JITTER_SMALL && !fastest; t++)
+        if (common(c, t, nsmall))
+            fastest = t;
+    if (c->reads && fastest && (double)fastest < 0.8 * (double)o->min_ticks) {
+        uint64_t ns = (uint64_t)floor(0.8 * jclock_ns(fastest, o->hz));
+        fprintf(f, "Advice: use --min %lluns: 80%% of the fastest common gap (%s, %llu ticks)\n",
+                (unsigned long long)(ns ? ns : 1),
+                jitter_report_time(jclock_ns(fastest, o->hz), t1, sizeof(t1)),
+                (unsigned long long)fastest);
+    }
+    double share = 0;
+    uint64_t knee_ns =
+        c->reads && (cum_knee < 90 || cum_knee > 99) ? advised_knee_ns(c, step, o->hz, &share) : 0;
+    uint64_t knee_ticks = knee_ns ? jclock_ticks((double)knee_ns, o->hz) : 0;
+    if (knee_ns && knee_ticks != o->knee_ticks && share * 100 <= 99)
+        fprintf(f,
+                "Advice: use --knee %lluns: %.2f%% of the gaps are below it, %.2f%% below "
+                "the knee now (%s); the knee belongs where 90%% to 99%% are\n",
+                (unsigned long long)knee_ns, 100 * share, cum_knee,
+                jitter_report_time(jclock_ns(o->knee_ticks, o->hz), t1, sizeof(t1)));
+    else if (knee_ns && knee_ticks != o->knee_ticks && knee_ticks < o->knee_ticks)
+        fprintf(f,
+                "Advice: use --knee %lluns: %.2f%% of the gaps are below it, %.2f%% below "
+                "the knee now (%s); no knee puts 90%% to 99%% below it here, one gap length "
+                "holds too many\n",
+                (unsigned long long)knee_ns, 100 * share, cum_knee,
+                jitter_report_time(jclock_ns(o->knee_ticks, o->hz), t1, sizeof(t1)));
     fputc('\n', f);
     return ferror(f) ? -EIO : 0;
 }

@@ -30,7 +30,15 @@ uint64_t jitter_report_bin_upper(unsigned i, unsigned n, uint64_t knee, uint64_t
 void jitter_report_bins(const struct jitter_counts *c, const struct jitter_report_opts *o,
                         double *per_bin);
 
-/* Writes CPU cpu's histogram, statistics and advice. Returns 0 or -EIO. */
+/* The clock's step in ticks as c's gaps show it: the greatest common divisor of the gap
+ * lengths that hold at least one in 1000 of the exact (small) gaps. 1 on a TSC that counts
+ * every tick; 21 on VMs whose TSC advances 21 ticks (10 ns) at a time. */
+uint64_t jitter_report_step(const struct jitter_counts *c);
+
+/* Writes CPU cpu's histogram, statistics and advice. A bin that no multiple of the clock's
+ * step (jitter_report_step) falls in is merged into the next, and a line says so; the last
+ * bin's bound is "+inf". The advice gives --min and --knee values to paste (whole ns). Returns
+ * 0 or -EIO. */
 int jitter_report_histogram(FILE *f, int cpu, const struct jitter_counts *c,
                             const struct jitter_report_opts *o);
 

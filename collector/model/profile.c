@@ -763,6 +763,10 @@ static int on_sample(void *ctx, const struct reader_sample *s)
             p->window.untimed++;
             return 0;
         }
+        if (!p->window.span_samples++ || s->ticks < w->span_first_ticks)
+            p->window.span_first_ticks = s->ticks;
+        if (s->ticks > w->span_last_ticks)
+            p->window.span_last_ticks = s->ticks;
         if ((w->has_from && s->ticks < w->from_ticks) || (w->has_to && s->ticks >= w->to_ticks)) {
             p->window.skipped++;
             return 0;
@@ -1344,6 +1348,30 @@ bad:
              "2min) or a clock time (14:03:05, 14:03:05.250, 2026-11-21T14:03:05)",
              s);
     return -EINVAL;
+}
+
+/* ticks as signed ns after the window's base, with its conversion. */
+static int64_t window_ns(const struct profile_window *w, uint64_t ticks)
+{
+    if (ticks >= w->base_ticks) {
+        unsigned __int128 d = (unsigned __int128)(ticks - w->base_ticks) * w->num / w->den;
+        return d > INT64_MAX ? INT64_MAX : (int64_t)d;
+    }
+    unsigned __int128 d = (unsigned __int128)(w->base_ticks - ticks) * w->num / w->den;
+    return d > INT64_MAX ? INT64_MIN : -(int64_t)d;
+}
+
+int profile_window_span(const struct profile *p, int64_t *first_ns, int64_t *last_ns,
+                        uint64_t *first_real, uint64_t *last_real)
+{
+    const struct profile_window *w = &p->window;
+    if (!w->set || !w->resolved || !w->span_samples || !w->num || !w->den)
+        return -ENOENT;
+    *first_ns = window_ns(w, w->span_first_ticks);
+    *last_ns = window_ns(w, w->span_last_ticks);
+    *first_real = profile_ticks_to_real_ns(p, w->span_first_ticks);
+    *last_real = profile_ticks_to_real_ns(p, w->span_last_ticks);
+    return 0;
 }
 
 uint64_t profile_duration_ns(const struct profile *p)

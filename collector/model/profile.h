@@ -182,6 +182,9 @@ struct profile_window {
     uint64_t from_ticks, to_ticks; /* the same, in ticks: from <= ticks < to is inside */
     uint64_t skipped;              /* samples outside the window */
     uint64_t untimed;              /* samples read before any clock information: skipped */
+    /* every timed sample, inside the window or not: what the log spans (profile_window_span) */
+    uint64_t span_samples;
+    uint64_t span_first_ticks, span_last_ticks;
     /* internal: the conversion in force while reading */
     int have_base;
     int base_is_header;
@@ -350,6 +353,14 @@ int profile_set_window(struct profile *p, uint64_t from_ns, uint64_t to_ns);
  * err when the bounds can be seen to be empty already. */
 int profile_set_window_times(struct profile *p, const struct profile_time *from,
                              const struct profile_time *to, char *err, size_t errlen);
+
+/* With a window set, the times of the first and the last timed sample of the log, inside the
+ * window or not, in ns after the start as the window's bounds count them (*first_ns,
+ * *last_ns) and in ns since the epoch (*first_real, *last_real; 0 when unknown). For saying
+ * what a window that holds nothing missed. Returns 0, or -ENOENT when no window was set or no
+ * timed sample was read. After profile_read_*. */
+int profile_window_span(const struct profile *p, int64_t *first_ns, int64_t *last_ns,
+                        uint64_t *first_real, uint64_t *last_real);
 
 /* Parses a --from / --to value: seconds after the start (2.5, 2.5s, 500ms, 250us, 10ns,
  * 2min), a clock time HH:MM[:SS[.frac]] (local time of the start's day), or a date and time

@@ -56,7 +56,7 @@ foreach(_jdk IN LISTS _int_candidates)
 endforeach()
 
 set(_int_tests split123 two_threads counted_loop thread_names failure_markers bad_option
-    record clock_duration dict_bound perf_engine)
+    record clock_duration dict_bound perf_engine units killed_render)
 foreach(_jdk IN LISTS _int_jdks)
     # A short, readable label: java-17-openjdk-amd64 -> 17-openjdk, temurin-25-jdk-amd64 ->
     # temurin-25-jdk.

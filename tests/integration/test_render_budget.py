@@ -8,11 +8,10 @@ to whoever stopped it. FLYPROF_RENDER_BUDGET (bytes, in the JVM's environment) f
 budget here. Asserts, on Split123 under load:
 - -agentpath with file=a.html: the JVM exits 0; its stderr says once that a.html was not
   rendered and why (an estimate in MiB over the budget), and where the log is; a.html does not
-  exist (not even the empty file made at start); the log a.html.tmp.fpl is complete and
-  `flyprof convert` turns it into the page. Without the variable the same run writes a.html
-  and removes the temporary log (the default budget fits a small profile).
+  exist; the log a.html.fpl is complete and `flyprof convert` turns it into the page. Without the variable the same run writes a.html
+  and removes its log (the default budget fits a small profile).
 - attached (`flyprof attach PID -d 2 -o b.html`): the CLI exits non-zero and prints the
-  reason; b.html is not written, b.html.tmp.fpl is kept and converts; the JVM runs on.
+  reason; b.html is not written, b.html.fpl is kept and converts; the JVM runs on.
 - the Java API (ApiUse render): dump("dump.html") and stop() throw IllegalStateException
   saying why; the log is kept.
 """
@@ -49,7 +48,7 @@ def run_agent(t, name, out, env):
 def check_kept(t, out, hot="Split123.block"):
     """The log kept next to out converts into the page the agent did not write, with samples
     of the workload's hot method."""
-    fpl = out + ".tmp.fpl"
+    fpl = out + ".fpl"
     t.check(os.path.isfile(fpl) and os.path.getsize(fpl) > 0, "no log kept at %s", fpl)
     t.logs.append(fpl)
     page = t.path(os.path.basename(out) + ".converted.html")
@@ -68,7 +67,7 @@ def agentpath(t):
             r.stderr[-2000:])
     m = re.search(r"it would take about (\d+) MiB, more than the 0 MiB", said[0])
     t.check(m, "the reason gives no estimate against the budget: %s", said[0])
-    t.check("a.html.tmp.fpl" in said[0] and "flyprof convert" in said[0],
+    t.check("a.html.fpl" in said[0] and "flyprof convert" in said[0],
             "the reason does not say where the log is and how to convert it: %s", said[0])
     t.check(not os.path.exists(out), "a.html exists though it was not rendered")
     check_kept(t, out)
@@ -79,7 +78,7 @@ def agentpath(t):
     t.check(REASON not in r.stderr, "the default budget refused a small profile: %s", r.stderr)
     with open(out, encoding="ascii", errors="replace") as f:
         t.check('id="fp-data"' in f.read(), "a2.html is not a flame graph page")
-    t.check(not os.path.exists(out + ".tmp.fpl"), "the temporary log of a2.html stayed")
+    t.check(not os.path.exists(out + ".fpl"), "the log of a2.html stayed")
     t.note("-agentpath, default budget: a2.html written (%d bytes)", os.path.getsize(out))
 
 

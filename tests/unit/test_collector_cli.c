@@ -195,6 +195,70 @@ static void check_usage_error(struct cli_run *r, const char *want, const char *h
     cli_run_free(r);
 }
 
+/* One rule for the units of every time option: a duration's bare number is seconds (-d), any
+ * other time (an interval, a resolution, a threshold) needs a unit, and a bare number is
+ * refused with the ways to write it that fit; every message quotes what was typed. */
+static void test_units(void)
+{
+    struct cli_run r;
+
+    /* -i 5 was 5 ns, passed on as cpu=5ns, which the agent refused as '5ns' */
+    r = CLI_RUN("attach", "1", "-i", "5");
+    check_usage_error(&r, "flyprof: attach: -i 5: give a unit, e.g. -i 5ms or -i 5s (units ns, "
+                          "us, ms, s, min, h)\n",
+                      "'flyprof help attach'");
+    /* 5000000 was 5ms in ns: a bare number is no interval, whatever it is */
+    r = CLI_RUN("record", "-i", "5000000", "--", "true");
+    check_usage_error(&r, "record: -i 5000000: give a unit, e.g. -i 5000000ns or -i 5000000us",
+                      "'flyprof help record'");
+    r = CLI_RUN("start", "1", "-e", "cpu,wall", "--wall", "20");
+    check_usage_error(&r, "start: --wall 20: give a unit, e.g. --wall 20ms", "'flyprof help start'");
+    /* out of range: said by the CLI, quoting the text typed (not the agent's "50000ns") */
+    r = CLI_RUN("attach", "1", "-i", "50000ns");
+    check_usage_error(&r, "attach: bad interval '50000ns' for -i: it must be from 100us to",
+                      "'flyprof help attach'");
+    /* fractions and every unit are one grammar; pid 1 is no JVM: it fails there, exit 1 */
+    static const char *const good[] = {"1.5ms", "0.5s", "250us", "1min"};
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+        r = CLI_RUN("attach", "1", "-i", good[i], "-d", "1");
+        CHECK_EQ_U(r.code, 1);
+        CHECK(strstr(r.err, "interval") == NULL);
+        cli_run_free(&r);
+    }
+
+    /* jitter: -d is a duration (seconds), -r, -t, --knee and --min need a unit; each is
+     * refused before any thread spins (a later bad --bins stops a good -d) */
+    r = CLI_RUN("jitter", "-d", "2", "--bins", "1");
+    CHECK_EQ_U(r.code, 2);
+    CHECK(cli_run_has(r.err, "--bins: '1' is not a number"));
+    CHECK(strstr(r.out, "gaps between") == NULL);
+    cli_run_free(&r);
+    r = CLI_RUN("jitter", "-r", "100");
+    check_usage_error(&r, "jitter: -r 100: give a unit, e.g. -r 100ms", "'flyprof help jitter'");
+    r = CLI_RUN("jitter", "-t", "300");
+    check_usage_error(&r, "jitter: -t 300: give a unit, e.g. -t 300ns or -t 300us",
+                      "'flyprof help jitter'");
+    r = CLI_RUN("jitter", "--knee", "50");
+    check_usage_error(&r, "jitter: --knee 50: give a unit, e.g. --knee 50ns",
+                      "'flyprof help jitter'");
+    r = CLI_RUN("jitter", "--min", "10");
+    check_usage_error(&r, "jitter: --min 10: give a unit, e.g. --min 10ns",
+                      "'flyprof help jitter'");
+    r = CLI_RUN("jitter", "-r", "5ms");
+    check_usage_error(&r, "jitter: bad report interval '5ms' for -r: it must be from 10ms to",
+                      "'flyprof help jitter'");
+
+    /* the help says the rule */
+    r = CLI_RUN("help", "jitter");
+    CHECK(cli_run_has(r.out, "only DURATION takes a\nbare number, in seconds"));
+    CHECK(strstr(r.out, "bare number is ns") == NULL);
+    cli_run_free(&r);
+    r = CLI_RUN("help", "record");
+    CHECK(cli_run_has(r.out, "-i, --interval TIME   the sampling interval (cpu; wall with -e wall): "
+                             "a number and a\n"));
+    cli_run_free(&r);
+}
+
 static void test_help(void)
 {
     static const char *const cmds[] = {"record", "attach",  "start", "stop",    "dump",  "status",
@@ -273,7 +337,7 @@ static void test_help(void)
     r = CLI_RUN("start", "1", "-i", "5ms", "cpu=2ms");
     check_usage_error(&r, "start: the sampling modes are given twice", "'flyprof help start'");
     r = CLI_RUN("attach", "1", "--wall", "5 ms");
-    check_usage_error(&r, "attach: bad --wall interval '5 ms'", "'flyprof help attach'");
+    check_usage_error(&r, "attach: bad interval '5 ms' for --wall", "'flyprof help attach'");
 
     /* -d takes seconds or a time with a unit; pid 1 is never a JVM here, so a -d that parses
      * fails later, at the target, with exit 1 */
@@ -291,6 +355,8 @@ static void test_help(void)
         snprintf(want, sizeof(want), "start: bad duration '%s' for -d", bad[i]);
         check_usage_error(&r, want, "'flyprof help start'");
     }
+
+    test_units();
 }
 
 /* Copies the binary to <root>/bin/flyprof; with lib set, puts a stand-in agent library in
@@ -334,10 +400,10 @@ static void test_record(void)
     CHECK(cli_run_has(r.err, "warning: no profile at"));
     cli_run_free(&r);
 
-    /* both kinds, an interval, extra agent options between two '--'; the "profile" the
-     * command writes (at %p = its pid) is found */
+    /* both kinds, an interval, extra agent options; the "profile" the command writes (at %p =
+     * its pid) is found */
     r = cli_run_prog(fly, cli_run_dir, "record", "-e", "cpu,wall", "-i", "5ms", "-o", "out-%p.fpl",
-                     "--", "threads", "depth=64", "--", "sh", "-c",
+                     "-a", "threads", "--agent-options=depth=64", "--", "sh", "-c",
                      "printf '%s' \"$JAVA_TOOL_OPTIONS\" > jto.txt; : > out-$$.fpl", (char *)NULL);
     CHECK_EQ_U(r.code, 0);
     snprintf(want, sizeof(want),
@@ -379,6 +445,40 @@ static void test_record(void)
                      (char *)NULL);
     CHECK_EQ_U(r.code, 2);
     CHECK(cli_run_has(r.err, "-e cpu leaves wall-clock sampling off: use -e cpu,wall"));
+    cli_run_free(&r);
+
+    /* the first '--' ends flyprof's options: the command's own '--' and what follows are its
+     * arguments, verbatim (they were taken for agent options and a command 'extra') */
+    r = cli_run_prog(fly, cli_run_dir, "record", "-o", "x.fpl", "--", "sh", "-c",
+                     "printf '%s|' \"$@\" > args.txt; printf '%s' \"$JAVA_TOOL_OPTIONS\" > jto.txt",
+                     "sh", "-cp", ".", "App", "--", "extra", "--", (char *)NULL);
+    CHECK_EQ_U(r.code, 0);
+    CHECK(strstr(r.err, "cannot run") == NULL);
+    cli_run_free(&r);
+    char args[PATH_MAX + 32];
+    cli_run_path(args, sizeof(args), "args.txt");
+    got = slurp(args);
+    CHECK(got && cli_run_same(got, "-cp|.|App|--|extra|--|"));
+    free(got);
+    snprintf(want, sizeof(want), "-agentpath:%s=cpu=10ms,file=%s/x.fpl", lib, real_dir);
+    got = slurp(jto);
+    CHECK(got && cli_run_same(got, want));
+    free(got);
+    /* the old form (agent options between two '--') now runs 'threads': said how to write it */
+    r = cli_run_prog(fly, cli_run_dir, "record", "--", "threads", "--", "true", (char *)NULL);
+    CHECK_EQ_U(r.code, 127);
+    CHECK(cli_run_has(r.err, "cannot run 'threads': No such file or directory (everything after "
+                             "the first '--' is the command, as given; agent options go in "
+                             "--agent-options)"));
+    cli_run_free(&r);
+    r = cli_run_prog(fly, cli_run_dir, "record", "-a", "depth=64,file=y.fpl", "--", "true",
+                     (char *)NULL);
+    CHECK_EQ_U(r.code, 2);
+    CHECK(cli_run_has(r.err, "--agent-options depth=64,file=y.fpl: the output is -o's"));
+    cli_run_free(&r);
+    r = cli_run_prog(fly, cli_run_dir, "record", "-a", "stop", "--", "true", (char *)NULL);
+    CHECK_EQ_U(r.code, 2);
+    CHECK(cli_run_has(r.err, "agent option 'stop' is not allowed here"));
     cli_run_free(&r);
 
     r = cli_run_prog(fly, cli_run_dir, "record", "-o", "a,b.fpl", "--", "true", (char *)NULL);

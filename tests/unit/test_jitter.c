@@ -5,6 +5,8 @@
  * tests/integration/test_jitter.py. */
 #include <sched.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -55,6 +57,97 @@ static void test_bins(void)
     CHECK(strcmp(jitter_report_time(12, b, sizeof(b)), "12ns") == 0);
     CHECK(strcmp(jitter_report_time(999.7, b, sizeof(b)), "1us") == 0);
     CHECK(strcmp(jitter_report_time(292079025, b, sizeof(b)), "292ms") == 0);
+}
+
+/* The report of a clock that counts in steps of 21 ticks (10 ns at 2.096 GHz, as on the
+ * project's VMs: every gap is 21, 42, 63 ... ticks, bar a few stray 1-tick ones): no row is
+ * a bin no gap can fall in, the rows still add up to every gap, the last row's bound reads
+ * "+inf" whole, and the advice on --knee gives a value to paste that puts 90% to 99% of the
+ * gaps below it. */
+static void test_stepped_clock(void)
+{
+    static struct jitter_counts c;
+    const double hz = 2.096e9;
+    jitter_counts_reset(&c);
+    c.small[1] = 90; /* stray: one in 10000 */
+    c.small[21] = 920000;
+    c.small[42] = 72000;
+    c.small[63] = 6000;
+    c.small[84] = 1500;
+    c.small[168] = 400;
+    hdr_record(&c.large, 40000, 90);   /* 40 us */
+    hdr_record(&c.large, 5000000, 10); /* 5 ms */
+    c.reads = 90 + 920000 + 72000 + 6000 + 1500 + 400 + 90 + 10;
+    c.start = 0;
+    c.end = (uint64_t)hz;
+    c.max = 5000000ull * 2096 / 1000;
+    struct jitter_report_opts o = {.hz = hz,
+                                   .bins = 20,
+                                   .knee_ticks = 84, /* 4 reads of 21 ticks, the default */
+                                   .min_ticks = 10,
+                                   .threshold_ticks = 2096,
+                                   .width = 80};
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    CHECK(jitter_report_histogram(f, 0, &c, &o) == 0);
+    fclose(f);
+    unsigned rows = 0;
+    uint64_t lo = 0, sum = 0, up = 0;
+    char time_col[32] = "", ticks_col[32] = "";
+    int empty_structural = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        unsigned long long count;
+        if (sscanf(line, "%31s %31s %llu", time_col, ticks_col, &count) != 3 || !strchr(line, '%'))
+            continue;
+        rows++;
+        sum += count;
+        if (strcmp(ticks_col, "+inf") == 0)
+            break;
+        up = strtoull(ticks_col, NULL, 10);
+        /* a gap of 21k ticks (k >= 1) can fall in [lo, up) */
+        uint64_t first = lo < 21 ? 21 : (lo + 20) / 21 * 21;
+        if (first >= up) {
+            fprintf(stderr, "a row no gap can fall in: %s\n", line);
+            empty_structural = 1;
+        }
+        lo = up;
+    }
+    CHECK(!empty_structural);
+    CHECK(rows >= 11 && rows < 20); /* the 10 logarithmic bins and 1-3 linear ones */
+    CHECK_EQ_U(sum, c.reads);
+    CHECK(strcmp(time_col, "+inf") == 0 && strcmp(ticks_col, "+inf") == 0);
+    CHECK(strstr(text ? text : "", "Infini") == NULL);
+    free(text);
+
+    /* the advice, from the report printed again (strtok cut the first one) */
+    text = NULL;
+    f = open_memstream(&text, &len);
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    jitter_report_histogram(f, 0, &c, &o);
+    fclose(f);
+    CHECK(strstr(text, "Gaps come in steps of 21 ticks (10ns) here") != NULL);
+    const char *adv = strstr(text, "Advice: use --knee ");
+    unsigned long long knee_ns = 0;
+    char unit[8] = "";
+    CHECK(adv && sscanf(adv, "Advice: use --knee %llu%2[a-z]:", &knee_ns, unit) == 2);
+    CHECK(strcmp(unit, "ns") == 0);
+    uint64_t knee = jclock_ticks((double)knee_ns, hz);
+    uint64_t below = 0;
+    for (uint64_t t = 0; t < knee && t < JITTER_SMALL; t++)
+        below += c.small[t];
+    double share = (double)below / (double)c.reads;
+    if (!(share >= 0.90 && share <= 0.99))
+        fprintf(stderr, "--knee %lluns (%llu ticks) puts %.4f below it\n", knee_ns,
+                (unsigned long long)knee, share);
+    CHECK(share >= 0.90 && share <= 0.99);
+    CHECK(strstr(text, "lower --knee below") == NULL);
+    free(text);
 }
 
 /* 0.3 s on one CPU in 20 ms intervals, read slowly enough that the spin thread must merge
@@ -110,6 +203,7 @@ static void test_run(void)
 int main(void)
 {
     test_bins();
+    test_stepped_clock();
     test_run();
     return harness_result("test_jitter");
 }

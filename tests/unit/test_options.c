@@ -152,25 +152,42 @@ static void test_modes(void)
     /* limits: 100us .. 1 day */
     CHECK(OK("cpu=100us"));
     CHECK_EQ_U(o.cpu_interval_ns, 100000);
-    CHECK(OK("cpu=100000"));
+    CHECK(OK("cpu=100000ns"));
     CHECK_EQ_U(o.cpu_interval_ns, 100000);
+    CHECK(OK("cpu=1.5ms"));
+    CHECK_EQ_U(o.cpu_interval_ns, 1500000);
+    CHECK(OK("wall=0.25s"));
+    CHECK_EQ_U(o.wall_interval_ns, 250 * MS);
+    CHECK(OK("wall=1min"));
+    CHECK_EQ_U(o.wall_interval_ns, 60 * SEC);
     CHECK(OK("wall=86400s"));
     CHECK_EQ_U(o.wall_interval_ns, 86400 * SEC);
     ERR_EXACT("cpu=99us", "bad value '99us' for cpu: the interval must be at least 100us");
     ERR("cpu=99999ns", "at least 100us");
-    ERR("wall=0", "bad value '0' for wall: the interval must be at least 100us");
+    ERR("wall=0ms", "bad value '0ms' for wall: the interval must be at least 100us");
     ERR("wall=86401s", "bad value '86401s' for wall: the interval must be at most 1 day");
     ERR("cpu=99999999999999999999s", "'99999999999999999999s' for cpu: the interval must be at "
                                      "most 1 day");
-    ERR("cpu=18446744073709551616", "at most 1 day");
+    ERR("cpu=18446744073709551616ns", "at most 1 day");
 
-    ERR_EXACT("cpu=fast", "bad value 'fast' for cpu: expected TIME such as 10ms (units ns, us, "
-                          "ms, s)");
-    ERR("wall=", "bad value '' for wall: expected TIME");
+    /* a bare number is no interval: refused with the ways to write it that fit the range */
+    ERR_EXACT("cpu=5", "bad value '5' for cpu: give a unit, e.g. cpu=5ms or cpu=5s (units ns, "
+                       "us, ms, s, min, h)");
+    ERR_EXACT("cpu=500000", "bad value '500000' for cpu: give a unit, e.g. cpu=500000ns or "
+                            "cpu=500000us (units ns, us, ms, s, min, h)");
+    ERR("wall=2.5", "bad value '2.5' for wall: give a unit, e.g. wall=2.5ms or wall=2.5s");
+    ERR_EXACT("wall=0", "bad value '0' for wall: give a unit (units ns, us, ms, s, min, h)");
+    ERR("cpu=18446744073709551616", "bad value '18446744073709551616' for cpu: give a unit");
+
+    ERR_EXACT("cpu=fast", "bad value 'fast' for cpu: expected a number and a unit such as 10ms "
+                          "(units ns, us, ms, s, min, h)");
+    ERR("wall=", "bad value '' for wall: expected a number and a unit");
     ERR("cpu=10 ms", "bad value '10 ms' for cpu");
     ERR("cpu=-10ms", "bad value '-10ms' for cpu");
     ERR("cpu=1m", "bad value '1m' for cpu");
-    ERR("cpu=1.5ms", "bad value '1.5ms' for cpu");
+    ERR("cpu=1.5.ms", "bad value '1.5.ms' for cpu");
+    ERR("cpu=.ms", "bad value '.ms' for cpu");
+    ERR("cpu=1e3us", "bad value '1e3us' for cpu");
     ERR("cpu=10MS", "bad value '10MS' for cpu");
     ERR("wall=10ms=5", "bad value '10ms=5' for wall");
     ERR_EXACT("cpu,cpu=5ms", "duplicate option 'cpu'");
@@ -332,15 +349,29 @@ static void test_duration(void)
 {
     CHECK(OK("duration=30s"));
     CHECK_EQ_U(o.duration_ns, 30 * SEC);
-    CHECK(OK("duration=1"));
+    /* a bare number is seconds, as the CLI's -d reads it */
+    CHECK(OK("duration=3"));
+    CHECK_EQ_U(o.duration_ns, 3 * SEC);
+    CHECK(OK("duration=2.5"));
+    CHECK_EQ_U(o.duration_ns, 2500 * MS);
+    CHECK(OK("duration=1ns"));
     CHECK_EQ_U(o.duration_ns, 1);
+    CHECK(OK("duration=1h"));
+    CHECK_EQ_U(o.duration_ns, 3600 * SEC);
+    CHECK(OK("duration=2min"));
+    CHECK_EQ_U(o.duration_ns, 120 * SEC);
     CHECK(OK("duration=31536000s"));
+    CHECK_EQ_U(o.duration_ns, 31536000ull * SEC);
+    CHECK(OK("duration=31536000"));
     CHECK_EQ_U(o.duration_ns, 31536000ull * SEC);
     ERR_EXACT("duration=0", "bad value '0' for duration: expected a TIME greater than 0");
     ERR("duration=0s", "greater than 0");
+    ERR("duration=0.0000000001", "greater than 0");
     ERR("duration=31536001s", "bad value '31536001s' for duration: at most 365 days");
+    ERR("duration=31536001", "bad value '31536001' for duration: at most 365 days");
     ERR("duration=99999999999999999999999", "at most 365 days");
-    ERR("duration=1h", "bad value '1h' for duration: expected TIME such as 10ms");
+    ERR_EXACT("duration=1d", "bad value '1d' for duration: expected seconds (30, 2.5) or a number "
+                             "and a unit such as 500ms or 2min (units ns, us, ms, s, min, h)");
     ERR_EXACT("duration", "option 'duration' needs a value (duration=TIME)");
 }
 
@@ -364,9 +395,12 @@ static void test_hiccup(void)
     ERR_EXACT("hiccup=99us",
               "bad value '99us' for hiccup: the resolution must be from 100us to 1s");
     ERR("hiccup=2s", "from 100us to 1s");
-    ERR("hiccup=fast", "bad value 'fast' for hiccup: expected TIME");
+    ERR("hiccup=fast", "bad value 'fast' for hiccup: expected a number and a unit");
+    ERR_EXACT("hiccup=1", "bad value '1' for hiccup: give a unit, e.g. hiccup=1ms or hiccup=1s "
+                          "(units ns, us, ms, s, min, h)");
     ERR_EXACT("stall", "option 'stall' needs a value (stall=TIME)");
-    ERR("stall=0", "bad value '0' for stall: the threshold must be above 0");
+    ERR("stall=0ns", "bad value '0ns' for stall: the threshold must be above 0");
+    ERR("stall=5", "bad value '5' for stall: give a unit, e.g. stall=5ms or stall=5us");
     ERR("hiccup,hiccup=2ms", "duplicate option 'hiccup'");
 }
 
@@ -436,6 +470,8 @@ static void test_shown_safety_idle(void)
     CHECK(OK(""));
     CHECK(strcmp(o.shown, "") == 0);
     ERR("safety=0", "bad value '0' for safety");
+    CHECK(OK("safety=40"));
+    CHECK_EQ_U(o.duration_ns, 40 * SEC);
     ERR("safety=", "option 'safety' needs a value");
 
     CHECK(OK("idle"));
@@ -507,24 +543,34 @@ static void test_parse_time(void)
         int rc;
         uint64_t ns;
     } cases[] = {
-        {"0", 0, 0},
-        {"123", 0, 123},
+        {"0", -EDOM, 0},
+        {"123", -EDOM, 0},
+        {"2.5", -EDOM, 0},
         {"5ns", 0, 5},
         {"5us", 0, 5000},
         {"5ms", 0, 5000000},
         {"5s", 0, 5000000000ull},
+        {"2min", 0, 120000000000ull},
+        {"1h", 0, 3600000000000ull},
         {"0s", 0, 0},
         {"007ms", 0, 7000000},
-        {"18446744073709551615", 0, UINT64_MAX},
+        {"1.5ms", 0, 1500000},
+        {".5s", 0, 500000000},
+        {"5.s", 0, 5000000000ull},
+        {"0.0000000015s", 0, 2}, /* to the nearest ns, halves up */
+        {"1.0000000004s", 0, 1000000000},
         {"18446744073709551615ns", 0, UINT64_MAX},
         {"18446744073s", 0, 18446744073000000000ull},
-        {"18446744073709551616", -ERANGE, 0},
+        {"18446744073709551616", -EDOM, 0},
+        {"18446744073709551616ns", -ERANGE, 0},
         {"18446744074s", -ERANGE, 0},
         {"18446744073709552ms", -ERANGE, 0},
         {"99999999999999999999999999999999s", -ERANGE, 0},
         {"", -EINVAL, 0},
+        {".", -EINVAL, 0},
         {"ms", -EINVAL, 0},
         {"s", -EINVAL, 0},
+        {".s", -EINVAL, 0},
         {"-5ms", -EINVAL, 0},
         {"+5", -EINVAL, 0},
         {" 5", -EINVAL, 0},
@@ -534,10 +580,11 @@ static void test_parse_time(void)
         {"5sec", -EINVAL, 0},
         {"5MS", -EINVAL, 0},
         {"5mss", -EINVAL, 0},
-        {"5.5ms", -EINVAL, 0},
+        {"5.5.5ms", -EINVAL, 0},
+        {"1e3ms", -EINVAL, 0},
         {"0x10", -EINVAL, 0},
         {"5ms5", -EINVAL, 0},
-        {"1h", -EINVAL, 0},
+        {"5d", -EINVAL, 0},
         {"99999999999999999999999xyz", -EINVAL, 0}, /* garbage outranks overflow */
     };
     size_t i;

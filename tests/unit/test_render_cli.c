@@ -18,6 +18,9 @@
 #include "harness.h"
 #include "slurp.h"
 
+/* When the golden log's samples were (TZ=UTC). */
+#define GOLDEN_SPAN "0.010 s to 0.147 s after its start (22:13:20.010 to 22:13:20.147)"
+
 /* A run that must succeed with exactly this standard output and nothing on stderr. */
 #define CHECK_OUT(want, ...)                                                                       \
     do {                                                                                           \
@@ -73,17 +76,29 @@ static void test_selection(void)
     CHECK_OUT("[wall];java.lang.Thread.run;java.lang.Thread.sleep0 9\n", "convert", "golden.fpl",
               "-o", "-", "--kind", "all", "--include", "sleep", "--no-states");
 
-    /* nothing selected: an empty output and a warning */
-    struct cli_run r = CLI_RUN("convert", "golden.fpl", "-o", "-", "--from", "5s");
-    CHECK_EQ_U(r.code, 0);
-    CHECK(cli_run_same(r.out, ""));
-    CHECK(cli_run_has(
-        r.err, "warning: 'golden.fpl' has no samples in the window from 5.000 s after its start "
-               "(21 samples outside it)"));
-    /* one warning: the window is empty, not "no wall samples" (the kind an empty selection
-     * resolves to) */
-    CHECK_EQ_U(cli_run_lines(r.err), 1);
+    /* a window past the end (or before the start) selects no sample of the log: an error that
+     * names the bound as given and when the samples were, and nothing written (an empty
+     * output would pass for a profile); one line, not also "no wall samples" (the kind an
+     * empty selection resolves to) */
+    char path[PATH_MAX + 32];
+    cli_run_path(path, sizeof(path), "late.collapsed");
+    struct cli_run r = CLI_RUN("convert", "golden.fpl", "-o", "late.collapsed", "--from", "5s");
+    CHECK_EQ_U(r.code, 1);
+    CHECK(cli_run_same(r.err, "flyprof: --from 5s is after the last sample of 'golden.fpl': its "
+                              "samples span " GOLDEN_SPAN "; nothing written\n"));
+    CHECK(access(path, F_OK) != 0);
     cli_run_free(&r);
+    r = CLI_RUN("convert", "golden.fpl", "-o", "-", "--to", "22:13:19");
+    CHECK_EQ_U(r.code, 1);
+    CHECK(cli_run_same(r.out, ""));
+    CHECK(cli_run_has(r.err, "flyprof: --to 22:13:19 is before the first sample of 'golden.fpl'"));
+    cli_run_free(&r);
+    r = CLI_RUN("diff", "golden.fpl", "golden.fpl", "-o", "late.html", "--from", "2min");
+    CHECK_EQ_U(r.code, 1);
+    CHECK(cli_run_has(r.err, "flyprof: --from 2min is after the last sample of 'golden.fpl'"));
+    cli_run_free(&r);
+    cli_run_path(path, sizeof(path), "late.html");
+    CHECK(access(path, F_OK) != 0);
     r = CLI_RUN("convert", "golden.fpl", "-o", "-", "--include", "nomatch");
     CHECK_EQ_U(r.code, 0);
     CHECK(cli_run_same(r.out, ""));
