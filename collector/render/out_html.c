@@ -332,7 +332,9 @@ static int write_page(FILE *f, const char *title, const struct fpl_buf *data, ch
 static void put_head(struct fpl_buf *b, const struct profile *p, const struct render_tree *t,
                      const struct render_opts *o, const char *title, const char *subtitle)
 {
-    uint64_t interval = t->kind == FPL_KIND_CPU    ? p->header.cpu_interval_ns
+    /* both kinds weigh ns (render_unit_ns): one weight is 1 ns */
+    uint64_t interval = t->unit_ns                 ? 1
+                        : t->kind == FPL_KIND_CPU  ? p->header.cpu_interval_ns
                         : t->kind == FPL_KIND_WALL ? p->header.wall_interval_ns
                                                    : 0;
     put_str(b, "{\"v\":");
@@ -345,6 +347,8 @@ static void put_head(struct fpl_buf *b, const struct profile *p, const struct re
     esc_json(b, kind_name(t->kind));
     put_key(b, "interval_ns");
     put_u64(b, interval);
+    put_key(b, "unit_ns");
+    put_u64(b, t->unit_ns ? 1 : 0);
     put_key(b, "samples");
     put_u64(b, t->samples);
     put_key(b, "total");

@@ -12,7 +12,9 @@
  * or be misread under any charset). Fields:
  *   v           OUT_HTML_DATA_VERSION
  *   title       the page title (o->title or render_default_title)
- *   kind        "cpu", "wall" or "all";  interval_ns  one sample's weight in ns (0: unknown)
+ *   kind        "cpu", "wall" or "all";  interval_ns  one weight in ns (0: unknown)
+ *   unit_ns     1 when weights are ns (kind "all": CPU time and thread time, which add up;
+ *               render_unit_ns), interval_ns is 1 then; 0 when they count sampling intervals
  *   samples     selected samples (raw count);  total  the root's weight
  *   reverse     1 when tree is the callers view (leaf first)
  *   min_share   the node budget in force (render.h): frames under this fraction of the

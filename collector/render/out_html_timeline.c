@@ -212,7 +212,8 @@ static void acc_fold(struct bin_acc *a, size_t cap, const struct render_tree *t,
 
 /* The requests' records (out_html_spans.h) from the timeline's context pairs, those of the
  * selected cells only: *n of them in a new array *out. Returns 0 or -ENOMEM. */
-static int span_records(const struct profile *p, const uint32_t *cell_node, const uint32_t *pos,
+static int span_records(const struct profile *p, const struct render_select *sel,
+                        const uint32_t *cell_node, const uint32_t *pos,
                         struct out_html_span_rec **out, size_t *n)
 {
     const struct timeline *tl = p->timeline;
@@ -230,7 +231,8 @@ static int span_records(const struct profile *p, const uint32_t *cell_node, cons
         uint32_t slot = e->thread == PROFILE_NONE ? (uint32_t)p->nthreads : e->thread;
         (*out)[(*n)++] = (struct out_html_span_rec){(uint32_t)(d - p->ctx.defs), cp->bin, slot,
                                                     (uint32_t)cat_of(e->kind, e->state), pos[v],
-                                                    timeline_ctx_fp(cp)};
+                                                    render_fp_unit(sel, e->kind,
+                                                                   timeline_ctx_fp(cp))};
     }
     return 0;
 }
@@ -301,13 +303,14 @@ int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const stru
                 if (!series_selected(&sel, se))
                     continue;
                 if (sel.have_include || sel.have_exclude) {
-                    profile_fp_add(&hidden, fp);
+                    profile_fp_add(&hidden, render_fp_unit(&sel, se->kind, fp));
                     continue;
                 }
                 const struct profile_thread *th = profile_thread_find(p, se->thread_id);
                 slot = th ? (uint32_t)(th - p->threads) : (uint32_t)p->nthreads;
                 cat = (uint32_t)cat_of(se->kind, se->state);
                 at = pos[0];
+                fp = render_fp_unit(&sel, se->kind, fp);
                 profile_fp_add(&over, fp);
             } else {
                 uint32_t v = cell_node[pr->cell];
@@ -317,6 +320,7 @@ int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const stru
                 slot = e->thread == PROFILE_NONE ? (uint32_t)p->nthreads : e->thread;
                 cat = (uint32_t)cat_of(e->kind, e->state);
                 at = pos[v];
+                fp = render_fp_unit(&sel, e->kind, fp);
             }
             acc_add(&acc, at, fp);
             acc_add(&racc, slot * CATS + cat, fp);
@@ -449,7 +453,7 @@ int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const stru
     put_u64(b, profile_fp_round(hidden));
     put_key(b, "rows_merged");
     put_u64(b, merged);
-    if (span_records(p, cell_node, pos, &sp, &nsp) ||
+    if (span_records(p, &sel, cell_node, pos, &sp, &nsp) ||
         out_html_spans_put(b, p, sp, nsp, row_of, tl->ctx_unknown, tl->nlet_go))
         goto out;
     fpl_put_u8(b, '}');

@@ -802,7 +802,7 @@ static void test_golden_folded(void)
     CHECK(p != NULL);
     if (!p)
         return;
-    struct render_opts o = opts(PROFILE_KIND_AUTO, 0, 0);
+    struct render_opts o = opts(FPL_KIND_CPU, 0, 0);
     char *f = folded_via_html(p, &o);
     CHECK(same_text(f, GOLDEN_CPU));
     free(f);
@@ -824,7 +824,7 @@ static void test_golden_folded(void)
     free(want);
 
     /* frame types: the marker, the C function, the lambda (Java) */
-    o = opts(PROFILE_KIND_AUTO, 0, 0);
+    o = opts(FPL_KIND_CPU, 0, 0);
     struct jobj d;
     char *html = page(NULL, p, &o);
     CHECK(page_data(html, &d) == 0);

@@ -200,31 +200,45 @@ static void test_trees(void)
     o.reverse = 1;
     check_tree(p, &o, TREE_WALL_REV, GOLDEN_WALL_SAMPLES);
 
-    /* both kinds: [cpu] and [wall] roots, each its own subtree; the root is their sum */
+    /* both kinds: [cpu] and [wall] roots, each its own subtree, weighed in ns (CPU weight x
+     * 10 ms, upscaled wall weight x 50 ms): CPU time and thread time, whose sum the root is --
+     * not the sum of 15 CPU intervals and 14.5 wall intervals, which would make them equal */
     o = DEFAULTS;
     o.kind = PROFILE_KIND_ALL;
+    check_tree(p, &o,
+               "all 875000000/0 K\n"
+               "  [cpu] 150000000/0 K\n"
+               "    [agct:unknown_Java] 10000000/10000000 M\n"
+               "    [unknown stack] 10000000/10000000 M\n"
+               "    com.example.App.main 90000000/0 J\n"
+               "      [unknown] 10000000/0 M\n"
+               "        os::javaTimeNanos 10000000/10000000 C\n"
+               "      com.example.App.work 80000000/30000000 J\n"
+               "        com.example.App.hash 50000000/50000000 J\n"
+               "    java.lang.Thread.run 40000000/0 J\n"
+               "      com.foo.Bar$$Lambda.run 40000000/0 J\n"
+               "        com.example.App.fib 40000000/0 J\n"
+               "          com.example.App.fib 40000000/0 J\n"
+               "            com.example.App.fib 40000000/40000000 J\n"
+               "  [wall] 725000000/0 K\n"
+               "    com.example.App.main 287500000/0 J\n"
+               "      com.example.App.work 287500000/0 J\n"
+               "        com.example.App.hash 287500000/0 J\n"
+               "          [running] 287500000/287500000 S\n"
+               "    java.lang.Thread.run 437500000/0 J\n"
+               "      java.lang.Thread.sleep0 437500000/0 N\n"
+               "        [sleeping] 437500000/437500000 S\n",
+               GOLDEN_CPU_SAMPLES + GOLDEN_WALL_SAMPLES);
     {
-        char want[4096];
-        const char *cpu_body = strchr(TREE_CPU, '\n') + 1;
-        char indented[2048];
-        size_t j = 0;
-        for (const char *c = cpu_body; *c; c++) {
-            if (c == cpu_body || c[-1] == '\n')
-                indented[j++] = ' ', indented[j++] = ' ';
-            indented[j++] = *c;
-        }
-        indented[j] = 0;
-        snprintf(want, sizeof(want),
-                 "all 30/0 K\n  [cpu] 15/0 K\n%s  [wall] 15/0 K\n"
-                 "    com.example.App.main 6/0 J\n"
-                 "      com.example.App.work 6/0 J\n"
-                 "        com.example.App.hash 6/0 J\n"
-                 "          [running] 6/6 S\n"
-                 "    java.lang.Thread.run 9/0 J\n"
-                 "      java.lang.Thread.sleep0 9/0 N\n"
-                 "        [sleeping] 9/9 S\n",
-                 indented);
-        check_tree(p, &o, want, GOLDEN_CPU_SAMPLES + GOLDEN_WALL_SAMPLES);
+        struct render_tree t;
+        char err[256];
+        CHECK_EQ_U(render_tree_build(&t, p, &o, err, sizeof(err)), 0);
+        CHECK(t.unit_ns == 1);
+        render_tree_destroy(&t);
+        o.kind = FPL_KIND_CPU; /* one kind: sampling intervals, as logged */
+        CHECK_EQ_U(render_tree_build(&t, p, &o, err, sizeof(err)), 0);
+        CHECK(t.unit_ns == 0 && t.total == GOLDEN_CPU_WEIGHT);
+        render_tree_destroy(&t);
     }
 
     /* a state filter: no state leaves; with the automatic kind it means wall */
@@ -326,7 +340,8 @@ static void test_select(void)
     o.kind = 9;
     CHECK_EQ_U(render_select_init(&s, p, &o, err, sizeof(err)), -EINVAL);
 
-    /* entry weights: raw for CPU, the upscaled wall weight rounded halves up */
+    /* entry weights: raw for CPU, the upscaled wall weight rounded halves up, each times its
+     * interval where the kinds meet (ns) */
     o = DEFAULTS;
     o.kind = PROFILE_KIND_ALL;
     CHECK_EQ_U(render_select_init(&s, p, &o, err, sizeof(err)), 0);
@@ -344,9 +359,18 @@ static void test_select(void)
             wall_run += render_entry_weight(&s, e);
     }
     CHECK_EQ_U(n, p->nentries);
-    CHECK_EQ_U(cpu, GOLDEN_CPU_WEIGHT);
-    CHECK_EQ_U(wall_sleep, 9); /* one cell: 8.75 */
-    CHECK_EQ_U(wall_run, 6);   /* one cell: 5.75 */
+    CHECK_EQ_U(cpu, GOLDEN_CPU_WEIGHT * 10000000ull);
+    CHECK_EQ_U(wall_sleep, 437500000); /* one cell: 8.75 x 50 ms */
+    CHECK_EQ_U(wall_run, 287500000);   /* one cell: 5.75 x 50 ms */
+    render_select_destroy(&s);
+    o.kind = FPL_KIND_WALL; /* one kind: intervals */
+    CHECK_EQ_U(render_select_init(&s, p, &o, err, sizeof(err)), 0);
+    wall_sleep = 0;
+    for (size_t i = 0; i < p->nentries; i++) {
+        if (render_select_entry(&s, &p->entries[i]) && p->entries[i].state == FPL_STATE_SLEEPING)
+            wall_sleep += render_entry_weight(&s, &p->entries[i]);
+    }
+    CHECK_EQ_U(wall_sleep, 9); /* 8.75 */
     render_select_destroy(&s);
 
     CHECK(strcmp(render_state_name(FPL_STATE_TIMED_WAITING), "timed_waiting") == 0);
@@ -574,13 +598,23 @@ static void test_text(void)
     CHECK(got && strstr(got, "options:   threads\n"));
     free(got);
 
-    /* both kinds: a pair of flat tables per kind */
+    /* both kinds: a pair of flat tables per kind; all weighs time, in ms: 150 ms of CPU and
+     * 725 ms of thread time, so [cpu] is 17.14% of the tree, not the 50% that adding 15 CPU
+     * intervals to 14.5 wall intervals made it */
     o = DEFAULTS;
     o.kind = PROFILE_KIND_ALL;
     got = text_of(p, &o, NULL, &rc);
     CHECK_EQ_U(rc, 0);
-    CHECK(got && strstr(got, "\n== cpu samples: weight 15 ==\n"));
-    CHECK(got && strstr(got, "\n== wall samples: weight 15 ==\n"));
+    CHECK(got && strstr(got, "selected:  21 samples, 0.875 s of CPU and thread time\n"));
+    CHECK(got && strstr(got, "\n== cpu samples: 0.150 s of CPU ==\n"));
+    CHECK(got && strstr(got, "\n== wall samples: 0.725 s of thread time ==\n"));
+    CHECK(got &&
+          strstr(got, "       437.5  60.34%        437.5  60.34%  java.lang.Thread.sleep0\n"));
+    CHECK(got && strstr(got, "100.00%   0.00%        875.0  all\n"));
+    CHECK(got && strstr(got, " 17.14%   0.00%        150.0    [cpu]\n"));
+    CHECK(got && strstr(got, " 82.86%   0.00%        725.0    [wall]\n"));
+    if (got && !strstr(got, " 17.14%   0.00%        150.0    [cpu]\n"))
+        fprintf(stderr, "text: got\n%s\n", got);
     free(got);
 
     o = DEFAULTS;

@@ -725,10 +725,12 @@ static void test_page_sums(void)
     CHECK_EQ_U(dint(html, "moved"), 0);
     CHECK_EQ_U(dint(html, "over"), 0);
     CHECK(strstr(html, "\"gc\":[[12000000100,12045000100],[20000000100,20045000100]]") != NULL);
-    /* every bin weighs what its samples do */
+    /* every bin weighs what its samples do: both kinds on the page, so in ns (weight x
+     * interval, upscaled for wall) */
     uint64_t *want = calloc(nbins, sizeof(*want));
     for (size_t i = 0; want && i < G.n; i++)
-        want[G.s[i].t / p->timeline->bin_ticks] += G.s[i].weight * G.s[i].scale;
+        want[G.s[i].t / p->timeline->bin_ticks] += G.s[i].weight * G.s[i].scale *
+                                                    (G.s[i].kind == FPL_KIND_CPU ? 10 : 50) * MS;
     bad = 0;
     for (uint64_t b = 0; want && b < nbins; b++)
         bad += bins[b] != want[b];
@@ -755,7 +757,8 @@ static void test_page_sums(void)
     }
     uint64_t thr[3] = {0, 0, 0};
     for (size_t i = 0; i < G.n; i++)
-        thr[G.s[i].thread - 1] += G.s[i].weight * G.s[i].scale;
+        thr[G.s[i].thread - 1] +=
+            G.s[i].weight * G.s[i].scale * (G.s[i].kind == FPL_KIND_CPU ? 10 : 50) * MS;
     CHECK_EQ_U(by[0][0], thr[0]);
     CHECK_EQ_U(by[1][0], thr[1]);
     CHECK_EQ_U(by[2][1 + FPL_STATE_PARKED], thr[2]);

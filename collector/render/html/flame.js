@@ -330,6 +330,8 @@
   }
   function weightText(w) {
     var t = dur(w);
+    /* both kinds on one page weigh time (ns: CPU time and thread time), which is all to say */
+    if (D.unit_ns) return t;
     /* a weight counts sampling intervals (upscaled for wall), not samples: say so, and the
      * time it stands for when the interval is known */
     return "weight " + fmtInt(w) + (t ? " \u00b7 " + t : "");
@@ -451,7 +453,7 @@
       box.classList.add("fp-on");
       box.setAttribute("data-share", share.toFixed(6));
       box.setAttribute("data-weight", String(w));
-      var text = "Matched " + pct(share) + " \u00b7 weight " + fmtInt(w);
+      var text = "Matched " + pct(share) + " \u00b7 " + weightText(w);
       if (diff) {
         var bs = D.base_total ? bw / D.base_total : 0;
         box.setAttribute("data-base-share", bs.toFixed(6));
@@ -459,7 +461,7 @@
       }
       if (Z !== 0) text += " \u00b7 " + pct(cur(T, Z) ? zw / cur(T, Z) : 0) + " of zoom";
       box.textContent = text;
-      box.title = "weight " + fmtInt(w) + " of " + fmtInt(cur(T, 0)) + " has a frame matching /" +
+      box.title = weightText(w) + " of " + weightText(cur(T, 0)) + " has a frame matching /" +
                   src + "/";
       $("fp-stats").setAttribute("data-ms-search", (performance.now() - t0).toFixed(1));
     }
@@ -672,7 +674,7 @@
       row(body, "Of zoomed", pct(cur(T, v) / cur(T, Z)));
     if (diff) {
       var bs = D.base_total ? T.BASE[v] / D.base_total : 0, d = deltaOf(T, v);
-      row(body, "Total (base)", "weight " + fmtInt(T.BASE[v]) + " \u00b7 " + pct(bs) +
+      row(body, "Total (base)", weightText(T.BASE[v]) + " \u00b7 " + pct(bs) +
           (T.BASE[v] ? "" : " (not in base)"));
       row(body, "Change", pts(d), d > 0 ? "fp-up" : d < 0 ? "fp-down" : "");
     }
@@ -844,22 +846,24 @@
   function summary() {
     if (SPAN) {
       var sw = cur(tree(home), 0);
-      return spanText() + (RANGE ? " \u00b7 range " + tlRangeText() : "") + " \u00b7 weight " +
-        fmtInt(sw) + (dur(sw) ? " \u00b7 " + dur(sw) : "");
+      return spanText() + (RANGE ? " \u00b7 range " + tlRangeText() : "") + " \u00b7 " +
+        weightText(sw);
     }
     if (RANGE) {
       var w = cur(tree(home), 0);
-      return "range " + tlRangeText() + " \u00b7 weight " + fmtInt(w) +
-        (D.total ? " \u00b7 " + pct(w / D.total) + " of the whole" : "") +
-        (dur(w) ? " \u00b7 " + dur(w) : "");
+      return "range " + tlRangeText() + " \u00b7 " + weightText(w) +
+        (D.total ? " \u00b7 " + pct(w / D.total) + " of the whole" : "");
     }
     var s = D.kind === "all" ? "cpu and wall" : D.kind;
     s += " \u00b7 " + fmtInt(D.samples) + " samples";
-    if (D.interval_ns) s += " \u00b7 interval " + (D.interval_ns / 1e6) + " ms";
-    if (D.kind !== "all" && D.total !== D.samples) s += " \u00b7 weight " + fmtInt(D.total);
+    if (D.interval_ns && !D.unit_ns) s += " \u00b7 interval " + (D.interval_ns / 1e6) + " ms";
+    if (!D.unit_ns && D.total !== D.samples) s += " \u00b7 weight " + fmtInt(D.total);
     var t = dur(D.total);
-    if (t) s += " \u00b7 " + t + (D.kind === "cpu" ? " of CPU" : " of thread time");
-    if (diff) s += " \u00b7 base weight " + fmtInt(D.base_total);
+    if (t) {
+      s += " \u00b7 " + t + (D.kind === "cpu" ? " of CPU" : D.kind === "wall" ? " of thread time" :
+                             " of CPU and thread time");
+    }
+    if (diff) s += " \u00b7 base " + weightText(D.base_total);
     if (D.merged_frames) {
       /* the node budget: say what the page does not show one by one */
       s += " \u00b7 " + fmtInt(D.merged_frames) + " frames under " +
@@ -1101,17 +1105,17 @@
     var notes = [], all = D.total || 1;
     notes.push("Bins of " + tlTime(TL.bin_ns) + ": marks and ranges snap to them.");
     if (TL.moved) {
-      notes.push("Each bin keeps at most " + fmtInt(TL.cap) + " stacks: weight " +
-                 fmtInt(TL.moved) + " (" + pct(TL.moved / all) + ") of the lighter ones shows " +
-                 "under a caller frame in range views.");
+      notes.push("Each bin keeps at most " + fmtInt(TL.cap) + " stacks: " +
+                 weightText(TL.moved) + " (" + pct(TL.moved / all) + ") of the lighter ones " +
+                 "shows under a caller frame in range views.");
     }
     if (TL.over) {
-      notes.push("Weight " + fmtInt(TL.over) + " (" + pct(TL.over / all) + ") came in more " +
+      notes.push(weightText(TL.over) + " (" + pct(TL.over / all) + ") came in more " +
                  "distinct stacks than the converter keeps per bin: its stacks are not known by " +
                  "time, so in range views it is the self weight of \"all\".");
     }
     if (TL.hidden) {
-      notes.push("Weight " + fmtInt(TL.hidden) + " with unknown stacks is left out of the " +
+      notes.push(weightText(TL.hidden) + " with unknown stacks is left out of the " +
                  "timeline: the include/exclude filters cannot be applied to it.");
     }
     if (TL.rows_merged) {
@@ -1156,7 +1160,7 @@
       if (best >= 0) d.setAttribute("data-main", TL.cats[best]);
       d.title = row.name + "\n" + parts.map(function (p) {
         var kv = p.split(":");
-        return kv[0] + ": weight " + fmtInt(+kv[1]) + " (" + pct(+kv[1] / tot) + ")";
+        return kv[0] + ": " + weightText(+kv[1]) + " (" + pct(+kv[1] / tot) + ")";
       }).join("\n");
       box.appendChild(d);
     });
