@@ -370,6 +370,14 @@ static void put_head(struct fpl_buf *b, const struct profile *p, const struct re
     put_u64(b, t->merged_nodes);
 }
 
+int out_html_default_kind(const struct profile *p, const struct render_opts *o)
+{
+    if (o->kind == PROFILE_KIND_AUTO && o->state == RENDER_STATE_ALL &&
+        p->total[FPL_KIND_CPU].count && p->total[FPL_KIND_WALL].count)
+        return PROFILE_KIND_ALL;
+    return o->kind;
+}
+
 static int no_memory(char *err, size_t errlen)
 {
     snprintf(err, errlen, "html: out of memory");
@@ -405,6 +413,7 @@ int out_html_write(const struct profile *p, const struct render_opts *opts, FILE
      * node budget */
     struct render_opts budget = budgeted(opts);
     budget.frame_types = 1;
+    budget.kind = out_html_default_kind(p, opts);
     const struct render_opts *o = &budget;
     int rc = render_tree_build(&t, p, o, err, errlen);
     if (rc)

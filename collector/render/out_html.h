@@ -75,6 +75,12 @@
 /* Appends v to b in the page's digit encoding (above). */
 void out_html_put_num(struct fpl_buf *b, uint64_t v);
 
+/* The kind a page shows for o: with the automatic kind (and no state filter), every kind p
+ * holds -- CPU and wall samples of a cpu+wall log together, as time (render_unit_ns), with
+ * the timeline telling them apart -- so a page shows what was recorded, whoever renders it
+ * (`flyprof convert`, the agent's file=*.html); otherwise o->kind. */
+int out_html_default_kind(const struct profile *p, const struct render_opts *o);
+
 /* Writes the flame graph of p's samples selected by o (kind, threads, reverse, filters; title
  * or the default one; the node budget of o, OUT_HTML_MIN_SHARE and OUT_HTML_MAX_NODES where it
  * is 0, none for a negative min_share) to f. Returns 0, or -errno with err[0..errlen) saying what

@@ -18,7 +18,8 @@ sampled every 50 ms off CPU: "sleeper" sleeping, "locker" blocked (from 2 s to 8
   profile with Clear range;
 - draw the log's two GC pauses (hiccup mode's GC records) in a lane above the threads, at
   their times;
-- on a CPU-only page show only the spinner's row.
+- on a CPU-only page (--kind cpu) show only the spinner's row; without --kind show every
+  kind the log holds, as --kind all (in ns: CPU time and thread time add up).
 """
 import json
 import os
@@ -258,10 +259,18 @@ def main():
 
         # a CPU-only page: the spinner alone
         cpu_path = os.path.join(tmp, "timeline-cpu.html")
-        run(args.cli, "convert", log, "-o", cpu_path)
+        run(args.cli, "convert", log, "--kind", "cpu", "-o", cpu_path)
         page = b.dump(cpu_path, "view=timeline&dump")
         got = rows(page.dom)
         check([r[0] for r in got] == ["spinner"], "cpu page rows %s", got)
+        # without --kind a page shows what the log holds, as the agent's file=*.html does
+        dflt_path = os.path.join(tmp, "timeline-default.html")
+        run(args.cli, "convert", log, "-o", dflt_path)
+        page = b.dump(dflt_path, "view=timeline&dump")
+        got = rows(page.dom)
+        check([r[0] for r in got] == sorted(MAIN) and int(page.one("all", 0).total) == total,
+              "default page rows %s, root %s (want every thread, %d)", got,
+              page.one("all", 0).total, total)
     except Failure as e:
         print("\nFAIL html_timeline: %s\nkept %s" % (e, tmp), flush=True)
         sys.exit(1)

@@ -857,6 +857,22 @@ static void test_golden_folded(void)
     CHECK(iv && iv->num == 50000000);
     jobj_free(&d);
     free(html);
+
+    /* the default kind of a page of a log with both kinds: both (as the agent renders
+     * file=*.html), weighed in ns -- 15 CPU intervals of 10 ms and 14.5 wall intervals of
+     * 50 ms are 875 ms, whatever renders it */
+    o.kind = PROFILE_KIND_AUTO;
+    html = page(NULL, p, &o);
+    CHECK(page_data(html, &d) == 0);
+    kind = jget(&d, "kind", 's');
+    iv = jget(&d, "interval_ns", 'n');
+    const struct jfield *unit = jget(&d, "unit_ns", 'n'), *total = jget(&d, "total", 'n');
+    CHECK(kind && strcmp(kind->s, "all") == 0);
+    CHECK(iv && iv->num == 1);
+    CHECK(unit && unit->num == 1);
+    CHECK(total && total->num == 875000000);
+    jobj_free(&d);
+    free(html);
     profile_free(p);
 }
 
