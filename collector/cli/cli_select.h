@@ -25,7 +25,7 @@ struct cli_select {
     "                        every kind the log has); all weighs both in ns, as time\n"            \
     "  --threads             one root frame per thread\n"                                          \
     "  --state STATE         only wall samples in this thread state: running, blocked,\n"          \
-    "                        waiting, timed_waiting, parked, sleeping, native\n"                   \
+    "                        waiting, timed_waiting, parked, sleeping, native, jvm_idle\n"         \
     "  --include RE          keep stacks with a frame (or thread) matching RE (POSIX ERE)\n"       \
     "  --exclude RE          drop stacks with a frame (or thread) matching RE\n"                   \
     "  --from T, --to T      only samples from T up to T: seconds after the start (2.5, 2.5s,\n"   \

@@ -18,11 +18,15 @@
 #define NAMES_BLOCK (64u << 10)
 #define TITLE_COMMAND_MAX 120
 
+/* by enum fpl_state, then PROFILE_STATE_JVM_IDLE (profile.h) */
 static const char *const state_names[] = {
-    NULL, "running", "blocked", "waiting", "timed_waiting", "parked", "sleeping", "native"};
+    NULL,       "running",  "blocked", "waiting", "timed_waiting",
+    "parked",   "sleeping", "native",  "jvm_idle"};
 static const char *const state_frames[] = {NULL,         "[running]",       "[blocked]",
                                            "[waiting]",  "[timed_waiting]", "[parked]",
-                                           "[sleeping]", "[native]"};
+                                           "[sleeping]", "[native]",        "[jvm_idle]"};
+_Static_assert(sizeof(state_names) / sizeof(state_names[0]) == PROFILE_STATE_JVM_IDLE + 1,
+               "a name per state");
 #define NSTATES (sizeof(state_names) / sizeof(state_names[0]))
 
 const char *render_state_name(int state)

@@ -244,12 +244,13 @@ const char *render_state_frame(int state);
 /* The state's name as --state takes it ("timed_waiting"), NULL when unknown. */
 const char *render_state_name(int state);
 
-/* The state named s (running, blocked, waiting, timed_waiting, parked, sleeping, native), or
- * -1. */
+/* The state named s (running, blocked, waiting, timed_waiting, parked, sleeping, native,
+ * jvm_idle: PROFILE_STATE_JVM_IDLE), or -1. */
 int render_state_parse(const char *s);
 
 /* The states --state accepts, for messages: "running, blocked, ...". */
-#define RENDER_STATE_NAMES "running, blocked, waiting, timed_waiting, parked, sleeping, native"
+#define RENDER_STATE_NAMES                                                                         \
+    "running, blocked, waiting, timed_waiting, parked, sleeping, native, jvm_idle"
 
 /* "cpu", "wall" or "cpu+wall" for a resolved kind. */
 const char *render_kind_name(int kind);

@@ -25,7 +25,7 @@
 
 #define NONE UINT32_MAX
 #define MAX_PRE 2 /* [cpu]/[wall], thread */
-#define NSTATE (FPL_STATE_NATIVE + 1) /* state leaves: 0 none, then enum fpl_state */
+#define NSTATE (PROFILE_STATE_JVM_IDLE + 1) /* state leaves: 0 none, then the states */
 
 /* One selected (pre names, stack) pair and its summed weight. */
 struct unit {

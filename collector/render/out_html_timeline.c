@@ -14,10 +14,11 @@
 #include "timeline.h"
 
 #define NONE UINT32_MAX
-#define CATS (1 + 8) /* cpu, then wall by enum fpl_state (0..7) */
+#define CATS (1 + PROFILE_STATE_JVM_IDLE + 1) /* cpu, then wall by state (0..8) */
 
 static const char *const cat_names[CATS] = {
-    "cpu", "wall", "running", "blocked", "waiting", "timed_waiting", "parked", "sleeping", "native",
+    "cpu",    "wall",     "running", "blocked",  "waiting", "timed_waiting",
+    "parked", "sleeping", "native",  "jvm_idle",
 };
 
 /* A weight of one thread row, bin and category; or of one bin and tree node. */

@@ -10,9 +10,9 @@
  *              log's start, the first TIMELINE_MAX_SPANS of each; gc_over, stalls_over
  *              how many more the log held
  *   nbins      bins covered (bin 0 .. nbins-1)
- *   cats       the mark categories, by index: "cpu", then per enum fpl_state the wall
- *              samples in it ("wall" for state unknown, "running", "blocked", "waiting",
- *              "timed_waiting", "parked", "sleeping", "native")
+ *   cats       the mark categories, by index: "cpu", then per state the wall samples in it
+ *              ("wall" for state unknown, "running", "blocked", "waiting", "timed_waiting",
+ *              "parked", "sleeping", "native", "jvm_idle": PROFILE_STATE_JVM_IDLE)
  *   rows       one [name, data] per thread (sorted by name), data in the tree's digit
  *              encoding: records (bin - previous record's bin, category, weight), bins
  *              ascending; a thread with no selected weight has no row. Beyond

@@ -15,6 +15,7 @@
 #include "out_text.h"
 #include "profile.h"
 #include "render.h"
+#include "summary.h"
 
 static const struct render_opts DEFAULTS = {.kind = PROFILE_KIND_AUTO,
                                             .state = RENDER_STATE_ALL};
@@ -1044,8 +1045,167 @@ static void test_random_trees(void)
     profile_free(p);
 }
 
+/* Wall samples of JVM service threads waiting for work next to real contention: the
+ * Notification Thread blocked on a VM lock without Java frames (as the agent samples it,
+ * 71 of them, most of the "blocked" of a real run), Common-Cleaner waiting on its queue in Java
+ * code (10), an unnamed thread without Java frames blocked in the VM (3); a worker blocked on
+ * a monitor (29); a JNI thread without Java frames in native code (5) and the Service Thread
+ * without Java frames but running (2), which keep their states. */
+static struct profile *load_service_threads(void)
+{
+    struct fplgen g;
+    struct profile *p = NULL;
+    const struct fplgen_header h = {
+        .pid = 77, .clock = FPL_CLOCK_MONOTONIC, .ticks_per_sec = 1000000000ull,
+        .anchor_ticks = 1000, .anchor_mono_ns = 1000, .anchor_real_ns = 1700000000000000000ull,
+        .cpu_interval_ns = 10000000, .engine = FPL_ENGINE_CPUTIMER, .wall_interval_ns = 50000000,
+        .wall_threads = 16, .depth = 2048, .options = "wall=50ms", .jvm_name = "TestVM",
+        .jvm_version = "1.0", .command = "java Svc",
+    };
+    static const char *const names[] = {"", "Notification Thread", "Common-Cleaner", "vm-helper",
+                                        "worker", "jni-thread", "Service Thread"};
+    if (fplgen_init(&g) != 0)
+        return NULL;
+    fplgen_header(&g, &h);
+    for (uint64_t t = 1; t <= 6; t++)
+        fplgen_thread(&g, t, 100 + t, names[t]);
+    fplgen_method(&g, 1, FPL_METHOD_MARKER, "", "[no_Java_frames]", "", "", 0, NULL);
+    fplgen_method(&g, 2, FPL_METHOD_CFUNC, "libjvm.so", "Monitor::wait", "", "", 0, NULL);
+    fplgen_method(&g, 3, FPL_METHOD_NATIVE, "java.lang.Object", "wait", "(J)V", "", 0, NULL);
+    fplgen_method(&g, 4, FPL_METHOD_JAVA, "java.lang.ref.ReferenceQueue", "remove", "()V", "", 0,
+                  NULL);
+    fplgen_method(&g, 5, FPL_METHOD_JAVA, "app.Locks", "enter", "()V", "", 0, NULL);
+    fplgen_method(&g, 6, FPL_METHOD_JAVA, "java.lang.Thread", "run", "()V", "", 0, NULL);
+    fplgen_method(&g, 7, FPL_METHOD_CFUNC, "libc.so.6", "epoll_wait", "", "", 0, NULL);
+    /* leaf first */
+    const struct reader_frame vm[] = {{2, -1, FPL_FRAME_NATIVE}, {1, -1, FPL_FRAME_MARKER}};
+    const struct reader_frame cleaner[] = {{3, 0, FPL_FRAME_JAVA}, {4, 1, FPL_FRAME_JAVA},
+                                           {6, 2, FPL_FRAME_JAVA}};
+    const struct reader_frame locked[] = {{5, 3, FPL_FRAME_JAVA}, {6, 2, FPL_FRAME_JAVA}};
+    const struct reader_frame jni[] = {{7, -1, FPL_FRAME_NATIVE}, {1, -1, FPL_FRAME_MARKER}};
+    fplgen_stack(&g, 1, 2, vm);
+    fplgen_stack(&g, 2, 3, cleaner);
+    fplgen_stack(&g, 3, 2, locked);
+    fplgen_stack(&g, 4, 2, jni);
+    const struct {
+        uint64_t thread, stack, n;
+        uint8_t state;
+    } runs[] = {
+        {1, 1, 71, FPL_STATE_BLOCKED}, {2, 2, 10, FPL_STATE_TIMED_WAITING},
+        {3, 1, 3, FPL_STATE_BLOCKED},  {4, 3, 29, FPL_STATE_BLOCKED},
+        {5, 4, 5, FPL_STATE_NATIVE},   {6, 1, 2, FPL_STATE_RUNNING},
+    };
+    uint64_t t = 2000;
+    for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+        for (uint64_t k = 0; k < runs[r].n; k++)
+            fplgen_sample(&g, t += 1000, runs[r].thread, runs[r].stack, 1, FPL_KIND_WALL,
+                          runs[r].state);
+    }
+    fplgen_end(&g, t + 1000);
+    if (fplgen_flush(&g) == 0)
+        p = load_gen(&g, NULL, NULL);
+    fplgen_destroy(&g);
+    return p;
+}
+
+/* The weight o selects of p. */
+static uint64_t selected(const struct profile *p, const struct render_opts *o)
+{
+    struct render_select s;
+    char err[256];
+    uint64_t w = 0;
+    if (render_select_init(&s, p, o, err, sizeof(err)) != 0)
+        return UINT64_MAX;
+    for (size_t i = 0; i < p->nentries; i++) {
+        if (render_select_entry(&s, &p->entries[i]))
+            w += render_entry_weight(&s, &p->entries[i]);
+    }
+    render_select_destroy(&s);
+    return w;
+}
+
+/* JVM service threads waiting for work are jvm_idle, not blocked: --state blocked holds the
+ * worker's contention alone, the trees end their stacks in [jvm_idle], the summary gives
+ * them a share of their own (text and JSON); other threads keep their states. */
+static void test_jvm_idle(void)
+{
+    struct profile *p = load_service_threads();
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    struct render_opts o = DEFAULTS;
+    o.kind = FPL_KIND_WALL;
+    o.state = FPL_STATE_BLOCKED;
+    CHECK_EQ_U(selected(p, &o), 29);
+    CHECK_EQ_U(render_state_parse("jvm_idle"), PROFILE_STATE_JVM_IDLE);
+    o.state = PROFILE_STATE_JVM_IDLE;
+    CHECK_EQ_U(selected(p, &o), 71 + 10 + 3);
+    o.state = FPL_STATE_NATIVE;
+    CHECK_EQ_U(selected(p, &o), 5);
+    o.state = FPL_STATE_RUNNING;
+    CHECK_EQ_U(selected(p, &o), 2);
+
+    o = DEFAULTS;
+    o.threads = 1;
+    check_tree(p, &o,
+               "all 120/0 K\n"
+               "  Common-Cleaner 10/0 T\n"
+               "    java.lang.Thread.run 10/0 J\n"
+               "      java.lang.ref.ReferenceQueue.remove 10/0 J\n"
+               "        java.lang.Object.wait 10/0 N\n"
+               "          [jvm_idle] 10/10 S\n"
+               "  Notification Thread 71/0 T\n"
+               "    [no_Java_frames] 71/0 M\n"
+               "      Monitor::wait 71/0 C\n"
+               "        [jvm_idle] 71/71 S\n"
+               "  Service Thread 2/0 T\n"
+               "    [no_Java_frames] 2/0 M\n"
+               "      Monitor::wait 2/0 C\n"
+               "        [running] 2/2 S\n"
+               "  jni-thread 5/0 T\n"
+               "    [no_Java_frames] 5/0 M\n"
+               "      epoll_wait 5/0 C\n"
+               "        [native] 5/5 S\n"
+               "  vm-helper 3/0 T\n"
+               "    [no_Java_frames] 3/0 M\n"
+               "      Monitor::wait 3/0 C\n"
+               "        [jvm_idle] 3/3 S\n"
+               "  worker 29/0 T\n"
+               "    java.lang.Thread.run 29/0 J\n"
+               "      app.Locks.enter 29/0 J\n"
+               "        [blocked] 29/29 S\n",
+               120);
+
+    char *buf = NULL, err[256];
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(f && summary_write(p, "svc.fpl", f, err, sizeof(err)) == 0);
+    if (f)
+        fclose(f);
+    CHECK(buf && strstr(buf, "  wall by thread state (upscaled): running 1.7% blocked 24.2% "
+                             "native 4.2% jvm_idle 70.0% (jvm_idle: the JVM's service threads "
+                             "waiting for work)\n"));
+    if (buf && !strstr(buf, "blocked 24.2%"))
+        fprintf(stderr, "summary:\n%s\n", buf);
+    free(buf);
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    CHECK(f && summary_write_json(p, "svc.fpl", NULL, f, err, sizeof(err)) == 0);
+    if (f)
+        fclose(f);
+    CHECK(buf && strstr(buf, "\"name\":\"Notification Thread\",\"tid\":101,\"cpu_ns\":0,"
+                             "\"wall_ns\":3550000000,\"wall_by_state_ns\":{\"jvm_idle\":"
+                             "3550000000}"));
+    CHECK(buf && strstr(buf, "\"name\":\"worker\",\"tid\":104,\"cpu_ns\":0,"
+                             "\"wall_ns\":1450000000,\"wall_by_state_ns\":{\"blocked\":"
+                             "1450000000}"));
+    free(buf);
+    profile_free(p);
+}
+
 int main(void)
 {
+    test_jvm_idle();
     test_clean();
     test_random_trees();
     test_trees();

@@ -887,7 +887,8 @@
     running: ["#2f9e44", "running"], blocked: ["#e03131", "blocked (monitor)"],
     waiting: ["#f08c00", "waiting"], timed_waiting: ["#fab005", "timed waiting"],
     parked: ["#1c7ed6", "parked"], sleeping: ["#7048e8", "sleeping"],
-    native: ["#8d6e63", "in native code"]
+    native: ["#8d6e63", "in native code"],
+    jvm_idle: ["#dee2e6", "JVM idle: a JVM service thread waiting for work"]
   };
   function catColor(c) { var st = CAT_STYLE[TL.cats[c]]; return st ? st[0] : "#868e96"; }
 
