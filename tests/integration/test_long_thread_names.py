@@ -13,7 +13,9 @@ Asserted, in the CPU profile with one root per thread (`convert --threads`), for
   each burns about 2 s);
 - `flyprof wall sampler` is a root with weight >= 1;
 - no root is the 15-character cut of any of these names (`long-named-spin`, `flyprof wall
-  sa`), which is what the kernel's comm gives.
+  sa`), which is what the kernel's comm gives;
+- with -agentpath in hiccup mode, the two probes' threads are told apart: a root `flyprof
+  hiccup java` or `flyprof hiccup os` (each burns little CPU), none named `flyprof hiccup`.
 """
 import os
 import sys
@@ -25,6 +27,8 @@ import test_attach_common as ac  # noqa: E402
 FIRST = "long-named-spinner-started-first"
 LATER = "long-named-spinner-started-later"
 SAMPLER = "flyprof wall sampler"
+HICCUP = "flyprof hiccup"
+PROBES = ("flyprof hiccup java", "flyprof hiccup os")
 COMM_MAX = 15  # the kernel keeps 15 characters of a thread's name
 SECONDS = 4
 
@@ -41,12 +45,17 @@ def check_names(t, fpl, what):
     cut = {n[:COMM_MAX] for n in (FIRST, LATER, SAMPLER)}
     t.check(not cut & set(w), "%s: roots named by the kernel's 15 characters: %s", what,
             sorted(cut & set(w)))
+    return w
 
 
 def test(t):
     r, fpl = t.run_java("agentpath", "LongNames", [SECONDS, 200],
-                        agent_options="cpu=10ms,wall=1ms")
-    check_names(t, fpl, "-agentpath")
+                        agent_options="cpu=10ms,wall=1ms,hiccup")
+    w = check_names(t, fpl, "-agentpath")
+    # hiccup mode's two probes: a row each, not two rows of one name
+    t.check(HICCUP not in w and any(n in w for n in PROBES),
+            "-agentpath: the hiccup probes' roots are not told apart (want %s, not %r): %s",
+            " and ".join(PROBES), HICCUP, sorted(w))
 
     jvm = ac.Jvm(t, "attached", "LongNames", [SECONDS + 6, 200],
                  ready_thread=FIRST[:COMM_MAX])
