@@ -801,13 +801,13 @@ static int on_sample(void *ctx, const struct reader_sample *s)
 static int on_gc(void *ctx, const struct reader_gc *g)
 {
     struct profile *p = ctx;
-    return p->timeline ? timeline_span_add(p->timeline, 1, g->start, g->end) : 0;
+    return p->timeline ? timeline_span_add(p->timeline, 1, 0, g->start, g->end) : 0;
 }
 
 static int on_stall(void *ctx, const struct reader_stall *s)
 {
     struct profile *p = ctx;
-    return p->timeline ? timeline_span_add(p->timeline, 0, s->start, s->end) : 0;
+    return p->timeline ? timeline_span_add(p->timeline, 0, s->probe, s->start, s->end) : 0;
 }
 
 static int on_wall_tick(void *ctx, const struct reader_wall_tick *t)

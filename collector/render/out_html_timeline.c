@@ -76,9 +76,11 @@ static void put_rel_ns(struct fpl_buf *b, const struct profile *p, uint64_t tick
     put_u64(b, profile_ticks_to_ns(p, ticks < base ? base - ticks : ticks - base));
 }
 
-/* [[start_ns, end_ns], ...] of spans, and how many more were not kept. */
+/* [[start_ns, end_ns], ...] of spans (with probe: [start_ns, end_ns, probe]), and how many
+ * more were not kept. */
 static void put_spans(struct fpl_buf *b, const struct profile *p, const char *key,
-                      const struct timeline_span *s, size_t n, uint64_t over, uint64_t base)
+                      const struct timeline_span *s, size_t n, uint64_t over, uint64_t base,
+                      int probe)
 {
     put_key(b, key);
     fpl_put_u8(b, '[');
@@ -87,6 +89,10 @@ static void put_spans(struct fpl_buf *b, const struct profile *p, const char *ke
         put_rel_ns(b, p, s[i].start, base);
         fpl_put_u8(b, ',');
         put_rel_ns(b, p, s[i].end, base);
+        if (probe) {
+            fpl_put_u8(b, ',');
+            put_u64(b, s[i].probe);
+        }
         fpl_put_u8(b, ']');
     }
     fpl_put_u8(b, ']');
@@ -403,8 +409,8 @@ int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const stru
     put_key(b, "t0_ns");
     uint64_t base = p->time_known ? p->base_ticks : tl->origin_ticks;
     put_rel_ns(b, p, tl->origin_ticks, base);
-    put_spans(b, p, "gc", tl->gcs, tl->ngcs, tl->gcs_over, base);
-    put_spans(b, p, "stalls", tl->stalls, tl->nstalls, tl->stalls_over, base);
+    put_spans(b, p, "gc", tl->gcs, tl->ngcs, tl->gcs_over, base, 0);
+    put_spans(b, p, "stalls", tl->stalls, tl->nstalls, tl->stalls_over, base, 1);
     put_key(b, "nbins");
     put_u64(b, tl->nbins);
     put_key(b, "cats");

@@ -122,10 +122,13 @@ CLICK = r"""
 var r = {clicks: []};
 d.getElementById("fp-tl-toggle").click();
 var c = d.getElementById("fp-tl-canvas"), tl = d.getElementById("fp-tl");
+/* the middle of the thread's row on the canvas: where its label is */
 function rowY(name) {
-  var rows = d.querySelectorAll(".fp-tl-row");
+  var rows = d.querySelectorAll(".fp-tl-row"), top = c.getBoundingClientRect().top;
   for (var i = 0; i < rows.length; i++) {
-    if (rows[i].getAttribute("data-thread") === name) return 18 + i * 14 + 7;
+    var q = rows[i].getBoundingClientRect();
+    if (rows[i].getAttribute("data-thread") === name)
+      return Math.round((q.top + q.bottom) / 2 - top);
   }
   return -1;
 }

@@ -76,8 +76,9 @@ def rgb(hexcolor):
 
 
 def legend(dom):
-    m = re.search(r'<span id="fp-tl-legend"[^>]*>(.*?)</div>', dom, re.S)
-    check(m, "no timeline legend")
+    """{label: swatch color} of the page's one legend (frame types, states, lanes)."""
+    m = re.search(r'<div id="fp-legend"[^>]*>(.*?)</div>', dom, re.S)
+    check(m, "no legend")
     return {name: color for color, name in re.findall(
         r'<span class="fp-swatch" style="background: ([^;"]+);?"></span>([^<]+)<', m.group(1))}
 
@@ -121,9 +122,11 @@ var y = rect.top + 30;
 var tl0 = d.getElementById("fp-tl"), v0 = +tl0.getAttribute("data-view-from-ns");
 var v1 = +tl0.getAttribute("data-view-to-ns"), x0 = (5e9 - v0) / (v1 - v0) * c.clientWidth;
 r.tips = [];
+var first = d.querySelector(".fp-tl-row").getBoundingClientRect();
+var fy = (first.top + first.bottom) / 2;
 for (var px = Math.floor(x0) - 12; px <= Math.floor(x0) + 12; px++) {
   c.dispatchEvent(new w.MouseEvent("mousemove", {clientX: rect.left + px,
-                                                 clientY: rect.top + 18 + 14 + 7, bubbles: true}));
+                                                 clientY: fy, bubbles: true}));
   r.tips.push(d.getElementById("fp-tip").hidden ? "" : d.getElementById("fp-tip").textContent);
 }
 function ev(type, x, target) {
