@@ -689,6 +689,8 @@ static int put_diff_tree(struct fpl_buf *data, const struct profile *base,
         put_u64(data, 1);
         put_key(data, "base_total");
         put_u64(data, tb.total);
+        put_key(data, "base_samples");
+        put_u64(data, tb.samples);
     }
     if ((rc = put_tree(data, &fl, suffix, dt.base, dt.lost)) != 0)
         no_memory(err, errlen);

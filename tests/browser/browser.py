@@ -8,7 +8,9 @@ time budget, so its timers run too). The page reports through the DOM (collector
   and timings (data-ms-*, milliseconds since navigation start or spent in a phase);
 - `#fp-matched` data-share / data-weight / data-base-share: the search's matched share;
 - `#fp-dump` (with `dump` in the URL hash): one line per drawn frame,
-  `name TAB total TAB self TAB depth TAB matched TAB x TAB width [TAB base TAB delta]`.
+  `name TAB total TAB self TAB depth TAB matched TAB x TAB width [TAB base TAB delta TAB z TAB
+  colored]` (in a diff: the base weight, the change in share, its z against sampling noise,
+  and 1 when it is colored, beyond noise).
 
 The URL hash drives the page: `search=RE`, `view=callers|callees`, `dump`.
 """
@@ -83,6 +85,8 @@ class Frame:
         self.width = float(fields[6])
         self.base = float(fields[7]) if len(fields) > 7 else None
         self.delta = float(fields[8]) if len(fields) > 8 else None
+        self.z = float(fields[9]) if len(fields) > 9 else None
+        self.colored = fields[10] == "1" if len(fields) > 10 else None
 
     def key(self):
         return (self.name, self.depth, int(self.total), int(self.self))

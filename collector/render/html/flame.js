@@ -443,23 +443,78 @@
     var b = D.base_total ? Tr.BASE[i] / D.base_total : 0;
     return (cur(Tr, 0) ? cur(Tr, i) / cur(Tr, 0) : 0) - b;
   }
-  /* The change that gets the darkest color: the largest change, but at least 1 point, so
-   * that noise between two similar profiles stays pale. */
+  /* Sampling noise. A frame's share of each profile is a binomial estimate: x1 of the n1
+   * samples of the new profile, x2 of the n2 of the base (its share of the weight times the
+   * samples). Its change is beyond noise when |z| > zLimit, z = (p1 - p2) / sqrt(p (1 - p)
+   * (1/n1 + 1/n2)) with p the pooled share (the two-proportion test). A page compares many
+   * frames at once, so the limit is Bonferroni's for a 5% chance that noise alone colors any
+   * of them -- 3.5 for 100 frames, 3.9 for 1,000 -- and never under 3. */
+  var DIFF_FAMILY_ERROR = 0.05, DIFF_Z_MIN = 3;
+  function zOf(Tr, i) {
+    var n1 = D.samples || 0, n2 = D.base_samples || 0;
+    if (!(n1 > 0 && n2 > 0) || i === 0) return 0;
+    var p1 = cur(Tr, 0) ? cur(Tr, i) / cur(Tr, 0) : 0;
+    var p2 = D.base_total ? Tr.BASE[i] / D.base_total : 0;
+    var p = (p1 * n1 + p2 * n2) / (n1 + n2), se = Math.sqrt(p * (1 - p) * (1 / n1 + 1 / n2));
+    return se > 0 ? (p1 - p2) / se : 0;
+  }
+  /* 1 - the standard normal distribution at z (Abramowitz and Stegun 7.1.26, error < 1e-7) */
+  function normalTail(z) {
+    var x = z / Math.SQRT2, t = 1 / (1 + 0.3275911 * x);
+    var e = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 +
+            t * 1.061405429)))) * Math.exp(-x * x);
+    return e / 2;
+  }
+  /* The |z| a frame's change must pass to be colored, and the frames compared. */
+  function diffLimit(Tr) {
+    if (Tr.cache.zlimit) return Tr.cache.zlimit;
+    var m = 0;
+    for (var i = 1; i < Tr.n; i++) if (cur(Tr, i) > 0 || Tr.BASE[i] > 0) m++;
+    var want = DIFF_FAMILY_ERROR / (2 * Math.max(1, m)), lo = 0, hi = 40;
+    for (var k = 0; k < 60; k++) {
+      var mid = (lo + hi) / 2;
+      if (normalTail(mid) > want) lo = mid; else hi = mid;
+    }
+    Tr.cache.zlimit = { z: Math.max(DIFF_Z_MIN, hi), frames: m };
+    return Tr.cache.zlimit;
+  }
+  function significant(Tr, i) { return Math.abs(zOf(Tr, i)) > diffLimit(Tr).z; }
+  /* The change that gets the darkest color: the largest change beyond noise, but at least 1
+   * point. */
   function diffScale(Tr) {
     if (Tr.cache.scale) return Tr.cache.scale;
     var m = 0;
     for (var i = 1; i < Tr.n; i++) {
       var d = Math.abs(deltaOf(Tr, i));
-      if (d > m) m = d;
+      if (d > m && significant(Tr, i)) m = d;
     }
     Tr.cache.scale = Math.max(m, 0.01);
     return Tr.cache.scale;
   }
+  /* a change within noise stays grey (level 0) */
   function diffLevel(Tr, i) {
-    return Math.round(Math.sqrt(Math.min(1, Math.abs(deltaOf(Tr, i)) / diffScale(Tr))) * RAMP);
+    if (!significant(Tr, i)) return 0;
+    var l = Math.round(Math.sqrt(Math.min(1, Math.abs(deltaOf(Tr, i)) / diffScale(Tr))) * RAMP);
+    return Math.max(1, l);
   }
   function diffFill(Tr, i) {
     return deltaOf(Tr, i) >= 0 ? rampUp[diffLevel(Tr, i)] : rampDown[diffLevel(Tr, i)];
+  }
+  /* What the legend says of the colors of a diff. */
+  function diffNote(box) {
+    var lim = diffLimit(T), k = document.createElement("span");
+    k.id = "fp-diff-note";
+    k.className = "fp-key";
+    k.setAttribute("data-z-limit", lim.z.toFixed(3));
+    k.setAttribute("data-frames", String(lim.frames));
+    k.textContent = "colored where a change is beyond sampling noise: |z| > " + lim.z.toFixed(2) +
+      "; grey within it";
+    k.title = "Each frame's two shares are tested as binomial proportions, z = (p_new - " +
+      "p_base) / sqrt(p (1 - p) (1/n_new + 1/n_base)), p the pooled share, n the samples (" +
+      fmtInt(D.samples) + " new, " + fmtInt(D.base_samples) + " base). The limit gives noise " +
+      "alone a 5% chance of coloring any of the " + fmtInt(lim.frames) + " frames compared " +
+      "(Bonferroni), and is at least " + DIFF_Z_MIN + ".";
+    box.appendChild(k);
   }
 
   /* ---- search ---------------------------------------------------------------------------- */
@@ -584,7 +639,10 @@
     if (dump) {
       var line = [T.names[T.NAME[i]], cur(T, i), onlyInBase(T, i) ? 0 : T.SELF[i], T.DEP[i],
                   MATCH && MATCH[T.NAME[i]] ? 1 : 0, x.toFixed(1), w.toFixed(1)];
-      if (diff) line.push(T.BASE[i], deltaOf(T, i).toFixed(6));
+      if (diff) {
+        line.push(T.BASE[i], deltaOf(T, i).toFixed(6), zOf(T, i).toFixed(3),
+                  i !== 0 && diffLevel(T, i) > 0 ? 1 : 0);
+      }
       dump.push(line.join("\t"));
     }
   }
@@ -729,7 +787,9 @@
       var bs = D.base_total ? T.BASE[v] / D.base_total : 0, d = deltaOf(T, v);
       row(body, "Total (base)", weightText(T.BASE[v]) + " \u00b7 " + pct(bs) +
           (T.BASE[v] ? "" : " (not in base)"));
-      row(body, "Change", pts(d), d > 0 ? "fp-up" : d < 0 ? "fp-down" : "");
+      var z = zOf(T, v), sig = v !== 0 && significant(T, v);
+      row(body, "Change", pts(d) + " (z " + z.toFixed(1) + (sig ? ", beyond" : ", within") +
+          " sampling noise)", sig ? (d > 0 ? "fp-up" : d < 0 ? "fp-down" : "") : "");
     }
     tip.appendChild(tb);
     var hint = document.createElement("div");
@@ -891,8 +951,10 @@
       k.appendChild(document.createTextNode("shrank " + pts(-sc) + " "));
       k.appendChild(ramp);
       k.appendChild(document.createTextNode(" " + pts(sc) + " grew"));
-      k.title = "Each frame's change in share of the total weight, new minus base";
+      k.title = "Each frame's change in share of the total weight, new minus base, where it " +
+        "is beyond sampling noise";
       box.appendChild(k);
+      diffNote(box);
       return;
     }
     if (!(T.TOT[0] > 0)) return;
