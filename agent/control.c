@@ -200,8 +200,9 @@ static int render_log(const char *out, int dump, char *err, size_t errlen)
 {
     struct render_opts ro;
     memset(&ro, 0, sizeof(ro));
-    ro.kind = session.opts.cpu_interval_ns && session.opts.wall_interval_ns ? PROFILE_KIND_ALL
-                                                                            : PROFILE_KIND_AUTO;
+    /* the default of `flyprof convert`, so both render a log alike: a page shows every kind
+     * (out_html_default_kind), the other formats CPU when there is any */
+    ro.kind = PROFILE_KIND_AUTO;
     ro.threads = session.opts.threads;
     ro.state = RENDER_STATE_ALL;
     uint64_t need = 0, budget = render_budget();

@@ -349,10 +349,14 @@ static void take_sample(struct sample_rec *h, void *uc)
         return;
     }
     if (!env) {
-        /* a thread that was running before the attach: no ThreadStart set its TLS */
+        /* a thread that was running before the attach: no ThreadStart set its TLS. A thread
+         * with a TLS slot and no env is flyprof's own (threads.c registers its agent threads
+         * without one): it keeps its slot, by which the writer names it in full, not by the
+         * kernel's 15 characters */
         uint32_t slot1 = 0;
         env = envtable_get_sigsafe(tid, &slot1);
-        h->slot1 = slot1;
+        if (env || !h->slot1)
+            h->slot1 = slot1;
     }
     if (!env && !cstack) {
         counters_add_sigsafe(FPL_CTR_NO_ENV, 1);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -221,11 +222,25 @@ static void JNICALL java_probe_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     probe_loop(arg, jni);
 }
 
+/* The OS probe's kernel tid while it runs, 0 otherwise: the writer names its samples by it
+ * (hiccup_thread_name), since the kernel keeps 15 characters of its name. */
+static _Atomic int os_probe_tid;
+
 static void *os_probe_main(void *arg)
 {
-    pthread_setname_np(pthread_self(), "flyprof hiccup");
+    pthread_setname_np(pthread_self(), HICCUP_OS_PROBE_COMM);
+    atomic_store_explicit(&os_probe_tid, (int)syscall(SYS_gettid), memory_order_relaxed);
     probe_loop(arg, NULL);
+    atomic_store_explicit(&os_probe_tid, 0, memory_order_relaxed);
     return NULL;
+}
+
+int hiccup_thread_name(int tid, char *buf, size_t len)
+{
+    if (tid <= 0 || tid != atomic_load_explicit(&os_probe_tid, memory_order_relaxed))
+        return 0;
+    snprintf(buf, len, "%s", HICCUP_OS_PROBE_NAME);
+    return 1;
 }
 
 static void reset_probe(struct probe *p, int kind)
@@ -239,15 +254,15 @@ static void reset_probe(struct probe *p, int kind)
     atomic_store_explicit(&p->ended, 0, memory_order_relaxed);
 }
 
-/* Starts the Java probe as a JVMTI agent thread named "flyprof hiccup" (the registry treats
- * threads named flyprof* as the agent's own: never sampled). */
+/* Starts the Java probe as a JVMTI agent thread named HICCUP_JAVA_PROBE_NAME (the registry
+ * treats threads named flyprof* as the agent's own: never wall-sampled). */
 static int start_java_probe(jvmtiEnv *jvmti, JNIEnv *jni)
 {
     jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
     if (!cls)
         return -EINVAL;
     jmethodID ctor = (*jni)->GetMethodID(jni, cls, "<init>", "(Ljava/lang/String;)V");
-    jstring name = (*jni)->NewStringUTF(jni, "flyprof hiccup");
+    jstring name = (*jni)->NewStringUTF(jni, HICCUP_JAVA_PROBE_NAME);
     jobject thread = ctor && name ? (*jni)->NewObject(jni, cls, ctor, name) : NULL;
     int rc = 0;
     if (!thread || (*jvmti)->RunAgentThread(jvmti, thread, java_probe_main, &probes[0],

@@ -24,6 +24,16 @@
 
 #include "fpl_codec.h"
 
+/* The probes' thread names: apart, so a profile's two rows are told apart. The OS probe's
+ * kernel name (its comm, 15 characters at most) is a cut of its name. */
+#define HICCUP_JAVA_PROBE_NAME "flyprof hiccup java"
+#define HICCUP_OS_PROBE_NAME "flyprof hiccup os"
+#define HICCUP_OS_PROBE_COMM "flyprof hic os"
+
+/* The name of thread tid when it is the OS probe (a thread the JVM does not know): its name
+ * into buf[0..len), 1; 0 for any other thread. Any thread. */
+int hiccup_thread_name(int tid, char *buf, size_t len);
+
 /* Starts both probes and the GC events. Returns 0, or -errno with err filled (a probe thread
  * could not start, or probes of an earlier session are still stuck). */
 int hiccup_start(jvmtiEnv *jvmti, JNIEnv *jni, uint64_t resolution_ns, uint64_t threshold_ns,

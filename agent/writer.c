@@ -619,7 +619,8 @@ static uint32_t thread_id(struct writer *w, uint32_t slot1, int tid, uint64_t no
     char name[THREADS_NAME_MAX];
     t->slot1 = slot1;
     threads_refresh_name(w->s->jvmti, w->jni, slot1, tid);
-    if (!threads_name(slot1, tid, name, sizeof(name)) || !name[0])
+    if ((!threads_name(slot1, tid, name, sizeof(name)) || !name[0]) &&
+        !hiccup_thread_name(tid, name, sizeof(name)))
         os_thread_name(tid, name, sizeof(name));
     t->refreshed_ns = now;
     if (!t->name[0] || strcmp(name, t->name) != 0) {

@@ -21,10 +21,11 @@ struct cli_select {
 /* Their part of a command's help (the "selection:" block). */
 #define CLI_SELECT_HELP                                                                            \
     "selection:\n"                                                                                 \
-    "  --kind cpu|wall|all   samples shown (default cpu when there are any, else wall)\n"          \
+    "  --kind cpu|wall|all   samples shown (default cpu if any, else wall; an .html page:\n"       \
+    "                        every kind the log has); all weighs both in ns, as time\n"            \
     "  --threads             one root frame per thread\n"                                          \
     "  --state STATE         only wall samples in this thread state: running, blocked,\n"          \
-    "                        waiting, timed_waiting, parked, sleeping, native\n"                   \
+    "                        waiting, timed_waiting, parked, sleeping, native, jvm_idle\n"         \
     "  --include RE          keep stacks with a frame (or thread) matching RE (POSIX ERE)\n"       \
     "  --exclude RE          drop stacks with a frame (or thread) matching RE\n"                   \
     "  --from T, --to T      only samples from T up to T: seconds after the start (2.5, 2.5s,\n"   \

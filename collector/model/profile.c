@@ -752,10 +752,17 @@ static int wall_add(struct profile *p, uint32_t cell, uint64_t weight, uint64_t 
 static int on_sample(void *ctx, const struct reader_sample *s)
 {
     struct profile *p = ctx;
+    struct reader_sample known;
 
     if (s->kind >= PROFILE_KINDS) {
         p->unknown_kind_samples++;
         return 0;
+    }
+    if (s->state > FPL_STATE_NATIVE) {
+        /* a state of a newer agent: one "other", apart from the collector's own states */
+        known = *s;
+        known.state = PROFILE_STATE_OTHER;
+        s = &known;
     }
     if (p->window.set) {
         const struct profile_window *w = &p->window;
@@ -798,13 +805,13 @@ static int on_sample(void *ctx, const struct reader_sample *s)
 static int on_gc(void *ctx, const struct reader_gc *g)
 {
     struct profile *p = ctx;
-    return p->timeline ? timeline_span_add(p->timeline, 1, g->start, g->end) : 0;
+    return p->timeline ? timeline_span_add(p->timeline, 1, 0, g->start, g->end) : 0;
 }
 
 static int on_stall(void *ctx, const struct reader_stall *s)
 {
     struct profile *p = ctx;
-    return p->timeline ? timeline_span_add(p->timeline, 0, s->start, s->end) : 0;
+    return p->timeline ? timeline_span_add(p->timeline, 0, s->probe, s->start, s->end) : 0;
 }
 
 static int on_wall_tick(void *ctx, const struct reader_wall_tick *t)
@@ -951,8 +958,45 @@ static void *shrink(void *arr, size_t *cap, size_t n, size_t elem)
     return q;
 }
 
+int profile_jvm_service_name(const char *name)
+{
+    /* HotSpot's JavaThreads without Java work of their own, and the JDK's reference and
+     * cleaner threads: they spend their lives waiting for the next thing to do */
+    static const char *const names[] = {
+        "Reference Handler", "Finalizer", "Signal Dispatcher", "Service Thread",
+        "Monitor Deflation Thread", "Notification Thread", "Common-Cleaner", "Attach Listener",
+        "DestroyJavaVM", "Sweeper thread", "Low Memory Detector",
+        "Surrogate Locker Thread (Concurrent GC)",
+    };
+    for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++) {
+        if (strcmp(name, names[i]) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether a wall sample of thread (index or PROFILE_NONE), stack and state is a JVM service
+ * thread waiting for work (PROFILE_STATE_JVM_IDLE in profile.h). */
+static int jvm_idle(const struct profile *p, uint32_t thread, uint32_t stack, int state)
+{
+    if (state == FPL_STATE_UNKNOWN || state == FPL_STATE_RUNNING || state > FPL_STATE_NATIVE)
+        return 0;
+    if (thread != PROFILE_NONE && profile_jvm_service_name(p->threads[thread].name))
+        return 1;
+    if (state == FPL_STATE_NATIVE || stack == PROFILE_NONE)
+        return 0;
+    const struct profile_stack *st = &p->stacks[stack];
+    for (uint32_t k = 0; k < st->nframes; k++) {
+        const struct profile_frame *f = &st->frames[k];
+        if (profile_frame_is_marker(p, f) &&
+            strcmp(p->methods[f->method].name, PROFILE_NO_JAVA_FRAMES) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* Resolves ids to indices once, so outputs never search, and completes the cells' upscaled
- * weights and the totals. */
+ * weights and the totals; marks the wall cells of JVM service threads waiting for work. */
 static int finish_links(struct profile *p)
 {
     for (size_t s = 0; s < p->nstacks; s++) {
@@ -967,11 +1011,22 @@ static int finish_links(struct profile *p)
         e->stack = dict_find(&p->stack_index, p->stacks, sizeof(*p->stacks), e->stack_id);
         if (e->kind != FPL_KIND_WALL)
             e->upscaled = (unsigned __int128)e->weight << PROFILE_FP_SHIFT;
+        else if (jvm_idle(p, e->thread, e->stack, e->state))
+            e->state = PROFILE_STATE_JVM_IDLE;
         profile_fp_add(&p->total[e->kind].upscaled, e->upscaled);
     }
     for (size_t k = 0; k < p->nctx_entries; k++) {
         struct profile_entry *e = &p->ctx_entries[k];
         e->thread = dict_find(&p->thread_index, p->threads, sizeof(*p->threads), e->thread_id);
+        if (e->kind == FPL_KIND_WALL && jvm_idle(p, e->thread, PROFILE_NONE, e->state))
+            e->state = PROFILE_STATE_JVM_IDLE;
+    }
+    /* the timeline's weight without stacks (timeline.h) is told by its thread's name only */
+    for (size_t k = 0; p->timeline && k < p->timeline->nseries; k++) {
+        struct timeline_series *se = &p->timeline->series[k];
+        uint32_t th = dict_find(&p->thread_index, p->threads, sizeof(*p->threads), se->thread_id);
+        if (se->kind == FPL_KIND_WALL && jvm_idle(p, th, PROFILE_NONE, se->state))
+            se->state = PROFILE_STATE_JVM_IDLE;
     }
     /* give back the room the doubling left */
     p->entries = shrink(p->entries, &p->entries_cap, p->nentries, sizeof(*p->entries));

@@ -33,6 +33,23 @@
 #define PROFILE_KIND_ALL 2      /* both kinds */
 #define PROFILE_NONE UINT32_MAX /* an index that refers to nothing (undefined dictionary id) */
 
+/* Thread states the collector gives wall samples besides enum fpl_state (never in a log):
+ *
+ * PROFILE_STATE_JVM_IDLE: a JVM service thread waiting for work, which is idleness, not
+ * contention -- the Notification Thread or the Service Thread blocked on a VM lock (most of a
+ * run's "blocked" samples were theirs), Common-Cleaner and Finalizer waiting on their queues.
+ * A wall sample not RUNNING is one when its thread bears the name of a JVM service thread
+ * (profile_jvm_service_name), or when its stack has no Java frames ([no_Java_frames]) and it
+ * is not in native code (where a JNI thread does its own work); set when reading finishes.
+ *
+ * PROFILE_STATE_OTHER: a state this collector does not know (a newer agent's), as logged. */
+#define PROFILE_STATE_JVM_IDLE 8
+#define PROFILE_STATE_OTHER 9
+#define PROFILE_STATES 10 /* enum fpl_state, then the two above */
+
+/* The marker of a wall sample of a thread without Java frames. */
+#define PROFILE_NO_JAVA_FRAMES "[no_Java_frames]"
+
 /* Names shown for references to dictionary ids that were never defined (their chunk was
  * damaged or lost). */
 #define PROFILE_UNKNOWN_FRAME "[unknown]"
@@ -121,7 +138,7 @@ struct profile_entry {
     uint32_t thread; /* index into profile.threads, or PROFILE_NONE */
     uint32_t stack;  /* index into profile.stacks, or PROFILE_NONE */
     uint8_t kind;    /* enum fpl_kind */
-    uint8_t state;   /* enum fpl_state */
+    uint8_t state;   /* enum fpl_state, or PROFILE_STATE_JVM_IDLE / _OTHER */
     /* the samples' CONTEXT id (tracectx_find) when profile.cells_by_context, and in the
      * rows of profile.ctx_entries; else 0 */
     uint64_t context_id;
@@ -389,6 +406,11 @@ const char *profile_entry_thread_name(const struct profile *p, const struct prof
 
 /* 1 when the frame is a marker (a failed stack walk, etc.). */
 int profile_frame_is_marker(const struct profile *p, const struct profile_frame *f);
+
+/* 1 when name is the name HotSpot or the JDK gives one of the JVM's own threads that wait
+ * for work (Reference Handler, Finalizer, Signal Dispatcher, Service Thread, Monitor
+ * Deflation Thread, Notification Thread, Common-Cleaner, Attach Listener, DestroyJavaVM, ...). */
+int profile_jvm_service_name(const char *name);
 
 /* *acc += v on fixed-point weights, saturating at the largest value. */
 void profile_fp_add(unsigned __int128 *acc, unsigned __int128 v);

@@ -18,11 +18,15 @@
 #define NAMES_BLOCK (64u << 10)
 #define TITLE_COMMAND_MAX 120
 
+/* by enum fpl_state, then PROFILE_STATE_JVM_IDLE (profile.h) */
 static const char *const state_names[] = {
-    NULL, "running", "blocked", "waiting", "timed_waiting", "parked", "sleeping", "native"};
+    NULL,       "running",  "blocked", "waiting", "timed_waiting",
+    "parked",   "sleeping", "native",  "jvm_idle"};
 static const char *const state_frames[] = {NULL,         "[running]",       "[blocked]",
                                            "[waiting]",  "[timed_waiting]", "[parked]",
-                                           "[sleeping]", "[native]"};
+                                           "[sleeping]", "[native]",        "[jvm_idle]"};
+_Static_assert(sizeof(state_names) / sizeof(state_names[0]) == PROFILE_STATE_JVM_IDLE + 1,
+               "a name per state");
 #define NSTATES (sizeof(state_names) / sizeof(state_names[0]))
 
 const char *render_state_name(int state)
@@ -86,6 +90,7 @@ int render_select_init(struct render_select *s, const struct profile *p,
         s->kind = FPL_KIND_WALL;
     else
         s->kind = profile_resolve_kind(p, o->kind);
+    render_unit_ns(p, s->kind, s->unit_ns);
     if (o->include && (rc = regcomp(&s->include, o->include, REG_EXTENDED | REG_NOSUB)) != 0) {
         regerror(rc, &s->include, msg, sizeof(msg));
         snprintf(err, errlen, "render: bad include regex '%s': %s", o->include, msg);
@@ -178,12 +183,40 @@ int render_select_entry(struct render_select *s, const struct profile_entry *e)
     return 1;
 }
 
+int render_unit_ns(const struct profile *p, int kind, uint64_t unit_ns[PROFILE_KINDS])
+{
+    unit_ns[FPL_KIND_CPU] = unit_ns[FPL_KIND_WALL] = 0;
+    if (kind != PROFILE_KIND_ALL || !p->have_header)
+        return 0;
+    uint64_t iv[PROFILE_KINDS] = {p->header.cpu_interval_ns, p->header.wall_interval_ns};
+    for (int k = 0; k < PROFILE_KINDS; k++) {
+        if (!iv[k] && p->total[k].count)
+            return 0; /* a kind whose time is unknown: nothing can be converted */
+    }
+    /* a kind without samples may have no interval: 1 keeps the unit's meaning (and 0 weight) */
+    for (int k = 0; k < PROFILE_KINDS; k++)
+        unit_ns[k] = iv[k] ? iv[k] : 1;
+    return 1;
+}
+
+unsigned __int128 render_fp_unit(const struct render_select *s, int kind, unsigned __int128 fp)
+{
+    uint64_t m = kind >= 0 && kind < PROFILE_KINDS ? s->unit_ns[kind] : 0;
+    if (!m || !fp)
+        return fp;
+    if (fp > ~(unsigned __int128)0 / m)
+        return ~(unsigned __int128)0;
+    return fp * m;
+}
+
+unsigned __int128 render_entry_fp(const struct render_select *s, const struct profile_entry *e)
+{
+    return render_fp_unit(s, e->kind, e->upscaled);
+}
+
 uint64_t render_entry_weight(const struct render_select *s, const struct profile_entry *e)
 {
-    (void)s;
-    if (e->kind == FPL_KIND_CPU)
-        return e->weight;
-    return profile_fp_round(e->upscaled);
+    return profile_fp_round(render_entry_fp(s, e));
 }
 
 /* ---- trees ---- */
@@ -469,7 +502,7 @@ static int add_entry(struct builder *b, struct render_select *s, const struct pr
 {
     const struct profile *p = s->p;
     struct render_tree *t = b->t;
-    struct unit u = {.fp = e->upscaled};
+    struct unit u = {.fp = render_entry_fp(s, e)};
     uint32_t id, state = NONE;
 
     if (s->kind == PROFILE_KIND_ALL) {
@@ -915,6 +948,7 @@ static int build(struct render_tree *t, const struct profile *p, const struct re
     b.reverse = o->reverse;
     b.frame_types = o->frame_types;
     t->kind = s.kind;
+    t->unit_ns = s.unit_ns[FPL_KIND_CPU] != 0;
     b.method_name = calloc(p->nmethods + 1, sizeof(*b.method_name));
     b.thread_name = calloc(p->nthreads + 1, sizeof(*b.thread_name));
     b.stack_len = calloc(p->nstacks + 1, sizeof(*b.stack_len));

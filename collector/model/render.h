@@ -75,6 +75,10 @@ struct render_select {
     const struct profile *p;
     struct render_opts o;
     int kind;              /* resolved (never PROFILE_KIND_AUTO) */
+    /* the unit of the weights an output shows (render_unit_ns): per kind, the ns one weight
+     * of that kind stands for, when the two kinds meet (PROFILE_KIND_ALL) and their intervals
+     * are known; both 0 otherwise: weights are sampling intervals, as logged */
+    uint64_t unit_ns[PROFILE_KINDS];
     int have_include, have_exclude;
     regex_t include, exclude;
     uint8_t *stack_verdict;/* per profile stack index (+1 slot: undefined stack): the bits of
@@ -99,7 +103,24 @@ void render_select_destroy(struct render_select *s);
  * with o.threads, its thread's name (matches cached per method, thread and stack). */
 int render_select_entry(struct render_select *s, const struct profile_entry *e);
 
-/* The weight a selected cell contributes: raw for CPU, upscaled (rounded) for wall. */
+/* The unit of the weights of an output of kind (resolved) from p, into unit_ns[kind]: where
+ * the two kinds meet (PROFILE_KIND_ALL), CPU weights and wall weights count different things
+ * (CPU intervals of 10 ms, thread-intervals of 50 ms), so each weight becomes the time it
+ * stands for -- weight x interval in ns (upscaled for wall): CPU time and thread time, which
+ * add up. Returns 1 then. With one kind, or when an interval of a kind with samples is
+ * unknown (the header was lost), weights stay in sampling intervals: unit_ns is {0, 0} and
+ * the result 0. */
+int render_unit_ns(const struct profile *p, int kind, uint64_t unit_ns[PROFILE_KINDS]);
+
+/* fp, a fixed-point weight of kind as logged (sampling intervals, upscaled for wall), in the
+ * unit of s (render_unit_ns), saturating. */
+unsigned __int128 render_fp_unit(const struct render_select *s, int kind, unsigned __int128 fp);
+
+/* The fixed-point weight a selected cell contributes, in the unit of s: its upscaled weight
+ * (raw for CPU), times its kind's interval where the kinds meet. */
+unsigned __int128 render_entry_fp(const struct render_select *s, const struct profile_entry *e);
+
+/* render_entry_fp rounded (halves up). */
 uint64_t render_entry_weight(const struct render_select *s, const struct profile_entry *e);
 
 /* A call tree. Node 0 is the root (all selected samples; name RENDER_ROOT_NAME, type
@@ -143,6 +164,7 @@ struct render_tree {
     uint64_t total;        /* nodes[0].total */
     uint64_t samples;      /* selected samples (raw count) */
     int kind;              /* the resolved kind */
+    int unit_ns;           /* weights are ns (both kinds: render_unit_ns), not intervals */
     /* the budget in force: frames under min_share of the root's weight (min_weight, in
      * weight units) were merged -- merged_frames of them, into merged_nodes RENDER_SMALL
      * nodes. min_share may be above render_opts.min_share when max_nodes forced it up. */
@@ -156,11 +178,12 @@ struct render_tree {
 #define RENDER_ROOT_NAME "all"
 
 /* Builds the call tree of p's selected cells (render_select_entry), merging frames by display
- * name (and node type) along the path. The path of a cell: a "[cpu]" / "[wall]" root (RENDER_KIND) with
- * PROFILE_KIND_ALL, then the thread's name (RENDER_THREAD) with o->threads, then the frames
- * root first, then for a wall sample of known state when no state filter is set and
- * o->no_states is not a state leaf ("[parked]", RENDER_STATE, see render_state_frame). With o->reverse the frames and the state
- * leaf come in reverse order (leaf first: state, executing method, ..., entry point) below the
+ * name (and node type) along the path, weighed by render_entry_fp. The path of a cell: a
+ * "[cpu]" / "[wall]" root (RENDER_KIND) with PROFILE_KIND_ALL, then the thread's name
+ * (RENDER_THREAD) with o->threads, then the frames root first, then for a wall sample of known
+ * state when no state filter is set and o->no_states is not a state leaf ("[parked]",
+ * RENDER_STATE, see render_state_frame). With o->reverse the frames and the state leaf come
+ * in reverse order (leaf first: state, executing method, ..., entry point) below the
  * same kind and thread roots. An undefined stack is the one frame PROFILE_UNKNOWN_STACK, an
  * empty one PROFILE_EMPTY_STACK, an undefined method PROFILE_UNKNOWN_FRAME (all RENDER_MARKER).
  * Memory and time grow with the unique stacks, not the samples. The tree owns its names (it
@@ -221,12 +244,13 @@ const char *render_state_frame(int state);
 /* The state's name as --state takes it ("timed_waiting"), NULL when unknown. */
 const char *render_state_name(int state);
 
-/* The state named s (running, blocked, waiting, timed_waiting, parked, sleeping, native), or
- * -1. */
+/* The state named s (running, blocked, waiting, timed_waiting, parked, sleeping, native,
+ * jvm_idle: PROFILE_STATE_JVM_IDLE), or -1. */
 int render_state_parse(const char *s);
 
 /* The states --state accepts, for messages: "running, blocked, ...". */
-#define RENDER_STATE_NAMES "running, blocked, waiting, timed_waiting, parked, sleeping, native"
+#define RENDER_STATE_NAMES                                                                         \
+    "running, blocked, waiting, timed_waiting, parked, sleeping, native, jvm_idle"
 
 /* "cpu", "wall" or "cpu+wall" for a resolved kind. */
 const char *render_kind_name(int kind);

@@ -495,7 +495,7 @@ int timeline_add(struct timeline *tl, uint64_t ticks, uint32_t cell, uint64_t th
     return pair_put(tl, bin, TIMELINE_OVER | (tl->cell_series[cell] - 1), fp);
 }
 
-int timeline_span_add(struct timeline *tl, int gc, uint64_t start, uint64_t end)
+int timeline_span_add(struct timeline *tl, int gc, uint64_t probe, uint64_t start, uint64_t end)
 {
     struct timeline_span **a = gc ? &tl->gcs : &tl->stalls;
     size_t *n = gc ? &tl->ngcs : &tl->nstalls;
@@ -508,7 +508,7 @@ int timeline_span_add(struct timeline *tl, int gc, uint64_t start, uint64_t end)
         if (!*a)
             return -ENOMEM;
     }
-    (*a)[(*n)++] = (struct timeline_span){start, end > start ? end : start};
+    (*a)[(*n)++] = (struct timeline_span){start, end > start ? end : start, gc ? 0 : probe};
     return 0;
 }
 

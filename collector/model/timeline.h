@@ -67,9 +67,10 @@ struct timeline_ctx_pair {
     uint64_t fp_lo, fp_hi; /* upscaled weight, as timeline_pair's */
 };
 
-/* A time span of the log (ticks). */
+/* A time span of the log (ticks); a stall's probe (enum fpl_probe, 0 for a GC pause). */
 struct timeline_span {
     uint64_t start, end;
+    uint64_t probe;
 };
 
 /* The owner of overflow weight: a thread, kind and state. */
@@ -140,8 +141,9 @@ int timeline_ctx_add(struct timeline *tl, uint64_t ticks, uint32_t cell, uint64_
  * samples). */
 int timeline_ctx_kept(const struct timeline *tl, uint64_t root);
 
-/* Keeps a GC pause (gc set) or a probe stall [start, end), in ticks. Returns 0 or -ENOMEM. */
-int timeline_span_add(struct timeline *tl, int gc, uint64_t start, uint64_t end);
+/* Keeps a GC pause (gc set) or a stall of probe (enum fpl_probe) [start, end), in ticks.
+ * Returns 0 or -ENOMEM. */
+int timeline_span_add(struct timeline *tl, int gc, uint64_t probe, uint64_t start, uint64_t end);
 
 /* Ends reading: orders the pairs by bin (ascending; within a bin in no given order) and
  * frees the index. */

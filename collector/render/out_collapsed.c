@@ -25,7 +25,7 @@
 
 #define NONE UINT32_MAX
 #define MAX_PRE 2 /* [cpu]/[wall], thread */
-#define NSTATE (FPL_STATE_NATIVE + 1) /* state leaves: 0 none, then enum fpl_state */
+#define NSTATE (PROFILE_STATE_JVM_IDLE + 1) /* state leaves: 0 none, then the states */
 
 /* One selected (pre names, stack) pair and its summed weight. */
 struct unit {
@@ -51,6 +51,7 @@ struct fold {
     int reverse;
     int annotate; /* a render_annotation suffix on each frame */
     int states;   /* wall lines end in their thread-state frame */
+    uint64_t unit_ns[PROFILE_KINDS]; /* render_unit_ns: weights in ns where the kinds meet */
     char **owned; /* annotated names made here, freed with the fold */
     size_t nowned, owned_cap;
     /* names, interned by text */
@@ -250,6 +251,10 @@ static int unit_add(struct fold *f, const struct unit *u)
 static int add_entry(struct fold *f, const struct profile_entry *e, int all, int threads)
 {
     struct unit u = {.fp = e->upscaled};
+    /* where the kinds meet, weights are ns (render_unit_ns) */
+    uint64_t m = f->unit_ns[e->kind < PROFILE_KINDS ? e->kind : 0];
+    if (m)
+        u.fp = u.fp > ~(unsigned __int128)0 / m ? ~(unsigned __int128)0 : u.fp * m;
     if (all) {
         u.pre[u.npre] = name_id(f, e->kind == FPL_KIND_CPU ? "[cpu]" : "[wall]");
         if (u.pre[u.npre++] == NONE)
@@ -376,6 +381,7 @@ static int write_folded(const struct profile *p, int kind, int threads, struct r
     uint32_t *order = NULL;
     int all = kind == PROFILE_KIND_ALL, rc = -ENOMEM;
 
+    render_unit_ns(p, kind, f.unit_ns);
     f.method_name = calloc((p->nmethods + 1) * (f.annotate ? FOLD_TYPES : 1),
                            sizeof(*f.method_name));
     f.thread_name = calloc(p->nthreads + 1, sizeof(*f.thread_name));

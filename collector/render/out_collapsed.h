@@ -7,7 +7,9 @@
  * The weight is the upscaled weight (profile.h): for CPU samples the raw weight sum; for wall
  * samples the sum of weight * candidates / chosen of each sample's tick, summed per line and
  * then rounded to the nearest integer (halves up), so a wall line estimates thread-intervals
- * rather than counting samples. A wall sample of a known thread state ends in a frame naming
+ * rather than counting samples. Both kinds in one output ([cpu] and [wall] roots) count
+ * time instead: each weight times its kind's interval, in ns (render_unit_ns), so the lines of
+ * the two kinds add up. A wall sample of a known thread state ends in a frame naming
  * the state, as in the flame graph ("...;java.lang.Thread.sleep0;[sleeping] 9"), unless asked
  * not to. Frame names are profile_method.display (';' and control characters
  * replaced by '_'), so two stacks that differ only in bci fold into one line. Lines are sorted

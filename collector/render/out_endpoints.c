@@ -11,15 +11,15 @@
 #include "hashtab.h"
 #include "starvation.h"
 
-#define STATES 9 /* enum fpl_state, then "other" */
+#define STATES PROFILE_STATES /* enum fpl_state, jvm_idle, then "other" */
 /* endpoints whose starvation is computed (one pass over the cells each), heaviest first */
 #define STARVATION_ROWS 64
 #define TEXT_ROWS 20 /* endpoints listed in the text summary; JSON lists all */
 #define SLOWEST 3 /* requests named per endpoint */
 
-static const char *const state_names[STATES] = {"unknown",  "running",       "blocked",
-                                                "waiting",  "timed_waiting", "parked",
-                                                "sleeping", "native",        "other"};
+static const char *const state_names[STATES] = {
+    "unknown", "running", "blocked", "waiting",  "timed_waiting",
+    "parked",  "sleeping", "native", "jvm_idle", "other"};
 
 /* One request (root span): what its samples weigh, across every thread. */
 struct req {

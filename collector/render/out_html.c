@@ -332,7 +332,9 @@ static int write_page(FILE *f, const char *title, const struct fpl_buf *data, ch
 static void put_head(struct fpl_buf *b, const struct profile *p, const struct render_tree *t,
                      const struct render_opts *o, const char *title, const char *subtitle)
 {
-    uint64_t interval = t->kind == FPL_KIND_CPU    ? p->header.cpu_interval_ns
+    /* both kinds weigh ns (render_unit_ns): one weight is 1 ns */
+    uint64_t interval = t->unit_ns                 ? 1
+                        : t->kind == FPL_KIND_CPU  ? p->header.cpu_interval_ns
                         : t->kind == FPL_KIND_WALL ? p->header.wall_interval_ns
                                                    : 0;
     put_str(b, "{\"v\":");
@@ -345,6 +347,8 @@ static void put_head(struct fpl_buf *b, const struct profile *p, const struct re
     esc_json(b, kind_name(t->kind));
     put_key(b, "interval_ns");
     put_u64(b, interval);
+    put_key(b, "unit_ns");
+    put_u64(b, t->unit_ns ? 1 : 0);
     put_key(b, "samples");
     put_u64(b, t->samples);
     put_key(b, "total");
@@ -364,6 +368,14 @@ static void put_head(struct fpl_buf *b, const struct profile *p, const struct re
     put_u64(b, t->merged_frames);
     put_key(b, "merged_nodes");
     put_u64(b, t->merged_nodes);
+}
+
+int out_html_default_kind(const struct profile *p, const struct render_opts *o)
+{
+    if (o->kind == PROFILE_KIND_AUTO && o->state == RENDER_STATE_ALL &&
+        p->total[FPL_KIND_CPU].count && p->total[FPL_KIND_WALL].count)
+        return PROFILE_KIND_ALL;
+    return o->kind;
 }
 
 static int no_memory(char *err, size_t errlen)
@@ -401,6 +413,7 @@ int out_html_write(const struct profile *p, const struct render_opts *opts, FILE
      * node budget */
     struct render_opts budget = budgeted(opts);
     budget.frame_types = 1;
+    budget.kind = out_html_default_kind(p, opts);
     const struct render_opts *o = &budget;
     int rc = render_tree_build(&t, p, o, err, errlen);
     if (rc)
@@ -676,6 +689,8 @@ static int put_diff_tree(struct fpl_buf *data, const struct profile *base,
         put_u64(data, 1);
         put_key(data, "base_total");
         put_u64(data, tb.total);
+        put_key(data, "base_samples");
+        put_u64(data, tb.samples);
     }
     if ((rc = put_tree(data, &fl, suffix, dt.base, dt.lost)) != 0)
         no_memory(err, errlen);

@@ -1,8 +1,10 @@
 /* out_html.h: the interactive flame graph, one self-contained HTML file (no network): a canvas
  * flame graph with click-to-zoom, regex search with the matched share, a tooltip, a callers
  * (reversed) view, colors by frame type with a legend, and a title saying what was profiled.
- * The differential variant shows NEW's tree colored by each frame's change in share, with the
- * frames that exist only in BASE added where they were, as wide as the share they lost.
+ * The differential variant shows NEW's tree colored by each frame's change in share where the
+ * change is beyond sampling noise (a two-proportion z test of the frame's two shares, its
+ * limit in the legend), with the frames that exist only in BASE added where they were, as
+ * wide as the share they lost.
  *
  * The page is collector/html/flame.{html,css,js}, embedded at build time
  * (collector/html/embed.cmake); this module fills in the title and the data.
@@ -12,7 +14,9 @@
  * or be misread under any charset). Fields:
  *   v           OUT_HTML_DATA_VERSION
  *   title       the page title (o->title or render_default_title)
- *   kind        "cpu", "wall" or "all";  interval_ns  one sample's weight in ns (0: unknown)
+ *   kind        "cpu", "wall" or "all";  interval_ns  one weight in ns (0: unknown)
+ *   unit_ns     1 when weights are ns (kind "all": CPU time and thread time, which add up;
+ *               render_unit_ns), interval_ns is 1 then; 0 when they count sampling intervals
  *   samples     selected samples (raw count);  total  the root's weight
  *   reverse     1 when tree is the callers view (leaf first)
  *   min_share   the node budget in force (render.h): frames under this fraction of the
@@ -27,8 +31,10 @@
  *   tl          the timeline, when the profile kept one (profile_want_timeline): see
  *               out_html_timeline.h
  * and for a diff (out_html_write_diff) also
- *   diff 1;  base_total  the base tree's root weight;  base  n base weights, one per node in
- *   tree order (render_tree_match: the weight of the same path in BASE, 0 when absent);
+ *   diff 1;  base_total  the base tree's root weight;  base_samples  its selected samples
+ *   (the page tests each frame's change against sampling noise with both counts);  base  n
+ *   base weights, one per node in tree order (render_tree_match: the weight of the same path
+ *   in BASE, 0 when absent);
  *   lost  n numbers: per node the width its subtree gives frames only in BASE -- the diff tree
  *   is NEW's, plus under each frame the frames BASE had there and NEW has not, each as wide as
  *   its BASE weight scaled to NEW's total (total * base weight / base_total, rounded down),
@@ -73,6 +79,12 @@
 /* Appends v to b in the page's digit encoding (above). */
 void out_html_put_num(struct fpl_buf *b, uint64_t v);
 
+/* The kind a page shows for o: with the automatic kind (and no state filter), every kind p
+ * holds -- CPU and wall samples of a cpu+wall log together, as time (render_unit_ns), with
+ * the timeline telling them apart -- so a page shows what was recorded, whoever renders it
+ * (`flyprof convert`, the agent's file=*.html); otherwise o->kind. */
+int out_html_default_kind(const struct profile *p, const struct render_opts *o);
+
 /* Writes the flame graph of p's samples selected by o (kind, threads, reverse, filters; title
  * or the default one; the node budget of o, OUT_HTML_MIN_SHARE and OUT_HTML_MAX_NODES where it
  * is 0, none for a negative min_share) to f. Returns 0, or -errno with err[0..errlen) saying what
@@ -81,10 +93,11 @@ int out_html_write(const struct profile *p, const struct render_opts *o, FILE *f
                    size_t errlen);
 
 /* Writes the differential flame graph of cur against base to f: cur's tree, each frame colored
- * by cur_total / cur_root - base_total / base_root (red: grew, blue: shrank), its tooltip
- * showing both shares and the change; frames only in base are drawn where base had them, as
- * wide as their base share of cur's total, colored by the share they lost. Both profiles are selected with o; the default title
- * names both. Returns as out_html_write. */
+ * by cur_total / cur_root - base_total / base_root (red: grew, blue: shrank) when the change
+ * is beyond sampling noise, grey otherwise, its tooltip showing both shares, the change and
+ * its z; frames only in base are drawn where base had them, as wide as their base share of
+ * cur's total, colored by the share they lost. Both profiles are selected with o; the default
+ * title names both. Returns as out_html_write. */
 int out_html_write_diff(const struct profile *base, const struct profile *cur,
                         const struct render_opts *o, FILE *f, char *err, size_t errlen);
 

@@ -14,10 +14,11 @@
 #include "timeline.h"
 
 #define NONE UINT32_MAX
-#define CATS (1 + 8) /* cpu, then wall by enum fpl_state (0..7) */
+#define CATS (1 + PROFILE_STATE_JVM_IDLE + 1) /* cpu, then wall by state (0..8) */
 
 static const char *const cat_names[CATS] = {
-    "cpu", "wall", "running", "blocked", "waiting", "timed_waiting", "parked", "sleeping", "native",
+    "cpu",    "wall",     "running", "blocked",  "waiting", "timed_waiting",
+    "parked", "sleeping", "native",  "jvm_idle",
 };
 
 /* A weight of one thread row, bin and category; or of one bin and tree node. */
@@ -75,9 +76,11 @@ static void put_rel_ns(struct fpl_buf *b, const struct profile *p, uint64_t tick
     put_u64(b, profile_ticks_to_ns(p, ticks < base ? base - ticks : ticks - base));
 }
 
-/* [[start_ns, end_ns], ...] of spans, and how many more were not kept. */
+/* [[start_ns, end_ns], ...] of spans (with probe: [start_ns, end_ns, probe]), and how many
+ * more were not kept. */
 static void put_spans(struct fpl_buf *b, const struct profile *p, const char *key,
-                      const struct timeline_span *s, size_t n, uint64_t over, uint64_t base)
+                      const struct timeline_span *s, size_t n, uint64_t over, uint64_t base,
+                      int probe)
 {
     put_key(b, key);
     fpl_put_u8(b, '[');
@@ -86,6 +89,10 @@ static void put_spans(struct fpl_buf *b, const struct profile *p, const char *ke
         put_rel_ns(b, p, s[i].start, base);
         fpl_put_u8(b, ',');
         put_rel_ns(b, p, s[i].end, base);
+        if (probe) {
+            fpl_put_u8(b, ',');
+            put_u64(b, s[i].probe);
+        }
         fpl_put_u8(b, ']');
     }
     fpl_put_u8(b, ']');
@@ -212,7 +219,8 @@ static void acc_fold(struct bin_acc *a, size_t cap, const struct render_tree *t,
 
 /* The requests' records (out_html_spans.h) from the timeline's context pairs, those of the
  * selected cells only: *n of them in a new array *out. Returns 0 or -ENOMEM. */
-static int span_records(const struct profile *p, const uint32_t *cell_node, const uint32_t *pos,
+static int span_records(const struct profile *p, const struct render_select *sel,
+                        const uint32_t *cell_node, const uint32_t *pos,
                         struct out_html_span_rec **out, size_t *n)
 {
     const struct timeline *tl = p->timeline;
@@ -230,7 +238,8 @@ static int span_records(const struct profile *p, const uint32_t *cell_node, cons
         uint32_t slot = e->thread == PROFILE_NONE ? (uint32_t)p->nthreads : e->thread;
         (*out)[(*n)++] = (struct out_html_span_rec){(uint32_t)(d - p->ctx.defs), cp->bin, slot,
                                                     (uint32_t)cat_of(e->kind, e->state), pos[v],
-                                                    timeline_ctx_fp(cp)};
+                                                    render_fp_unit(sel, e->kind,
+                                                                   timeline_ctx_fp(cp))};
     }
     return 0;
 }
@@ -301,13 +310,14 @@ int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const stru
                 if (!series_selected(&sel, se))
                     continue;
                 if (sel.have_include || sel.have_exclude) {
-                    profile_fp_add(&hidden, fp);
+                    profile_fp_add(&hidden, render_fp_unit(&sel, se->kind, fp));
                     continue;
                 }
                 const struct profile_thread *th = profile_thread_find(p, se->thread_id);
                 slot = th ? (uint32_t)(th - p->threads) : (uint32_t)p->nthreads;
                 cat = (uint32_t)cat_of(se->kind, se->state);
                 at = pos[0];
+                fp = render_fp_unit(&sel, se->kind, fp);
                 profile_fp_add(&over, fp);
             } else {
                 uint32_t v = cell_node[pr->cell];
@@ -317,6 +327,7 @@ int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const stru
                 slot = e->thread == PROFILE_NONE ? (uint32_t)p->nthreads : e->thread;
                 cat = (uint32_t)cat_of(e->kind, e->state);
                 at = pos[v];
+                fp = render_fp_unit(&sel, e->kind, fp);
             }
             acc_add(&acc, at, fp);
             acc_add(&racc, slot * CATS + cat, fp);
@@ -398,8 +409,8 @@ int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const stru
     put_key(b, "t0_ns");
     uint64_t base = p->time_known ? p->base_ticks : tl->origin_ticks;
     put_rel_ns(b, p, tl->origin_ticks, base);
-    put_spans(b, p, "gc", tl->gcs, tl->ngcs, tl->gcs_over, base);
-    put_spans(b, p, "stalls", tl->stalls, tl->nstalls, tl->stalls_over, base);
+    put_spans(b, p, "gc", tl->gcs, tl->ngcs, tl->gcs_over, base, 0);
+    put_spans(b, p, "stalls", tl->stalls, tl->nstalls, tl->stalls_over, base, 1);
     put_key(b, "nbins");
     put_u64(b, tl->nbins);
     put_key(b, "cats");
@@ -449,7 +460,7 @@ int out_html_timeline_put(struct fpl_buf *b, const struct profile *p, const stru
     put_u64(b, profile_fp_round(hidden));
     put_key(b, "rows_merged");
     put_u64(b, merged);
-    if (span_records(p, cell_node, pos, &sp, &nsp) ||
+    if (span_records(p, &sel, cell_node, pos, &sp, &nsp) ||
         out_html_spans_put(b, p, sp, nsp, row_of, tl->ctx_unknown, tl->nlet_go))
         goto out;
     fpl_put_u8(b, '}');

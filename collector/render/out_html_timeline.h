@@ -7,12 +7,13 @@
  * Embedded as the key "tl" of the page's data (absent when the profile kept no timeline):
  *   bin_ns     a bin's width in ns;  t0_ns  where bin 0 starts, ns after the log's start
  *   gc, stalls hiccup mode's GC pauses and probe stalls: [[start_ns, end_ns], ...] after the
- *              log's start, the first TIMELINE_MAX_SPANS of each; gc_over, stalls_over
- *              how many more the log held
+ *              log's start ([start_ns, end_ns, probe] for a stall, probe 0 java, 1 os), the
+ *              first TIMELINE_MAX_SPANS of each; gc_over, stalls_over how many more the log
+ *              held
  *   nbins      bins covered (bin 0 .. nbins-1)
- *   cats       the mark categories, by index: "cpu", then per enum fpl_state the wall
- *              samples in it ("wall" for state unknown, "running", "blocked", "waiting",
- *              "timed_waiting", "parked", "sleeping", "native")
+ *   cats       the mark categories, by index: "cpu", then per state the wall samples in it
+ *              ("wall" for state unknown, "running", "blocked", "waiting", "timed_waiting",
+ *              "parked", "sleeping", "native", "jvm_idle": PROFILE_STATE_JVM_IDLE)
  *   rows       one [name, data] per thread (sorted by name), data in the tree's digit
  *              encoding: records (bin - previous record's bin, category, weight), bins
  *              ascending; a thread with no selected weight has no row. Beyond

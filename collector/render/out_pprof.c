@@ -72,10 +72,10 @@ enum { SPECIAL_UNKNOWN_FRAME, SPECIAL_UNKNOWN_STACK, SPECIAL_EMPTY_STACK, SPECIA
 static const char *const special_names[SPECIALS] = {PROFILE_UNKNOWN_FRAME, PROFILE_UNKNOWN_STACK,
                                                     PROFILE_EMPTY_STACK};
 
-#define STATES 8 /* enum fpl_state; other values are labeled "other" */
-static const char *const state_names[STATES + 1] = {"unknown",  "running",       "blocked",
-                                                    "waiting",  "timed_waiting", "parked",
-                                                    "sleeping", "native",        "other"};
+#define STATES PROFILE_STATE_OTHER /* enum fpl_state, jvm_idle; other values are "other" */
+static const char *const state_names[STATES + 1] = {
+    "unknown", "running", "blocked", "waiting",  "timed_waiting",
+    "parked",  "sleeping", "native", "jvm_idle", "other"};
 
 /* A distinct string: its bytes inside strtab.enc (after the field's tag and length). */
 struct str_ent {

@@ -21,7 +21,17 @@ static double pct_fp(unsigned __int128 w, unsigned __int128 total)
     return total ? 100.0 * profile_fp_double(w) / profile_fp_double(total) : 0.0;
 }
 
-static void write_flat_table(FILE *f, struct top *t, size_t top, int by_total)
+/* A weight in a column of width w: as an integer, or, when ms_per > 0 (one weight is that many
+ * ms: both kinds in one report), as milliseconds. */
+static void put_w(FILE *f, int w, double v, double ms_per)
+{
+    if (ms_per > 0)
+        fprintf(f, "%*.1f", w, v * ms_per);
+    else
+        fprintf(f, "%*" PRIu64, w, v >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)(v + 0.5));
+}
+
+static void write_flat_table(FILE *f, struct top *t, size_t top, int by_total, double ms_per)
 {
     size_t n;
     top_sort(t, by_total, &n);
@@ -29,24 +39,39 @@ static void write_flat_table(FILE *f, struct top *t, size_t top, int by_total)
         n = t->n; /* methods that only call others have no place in a self table */
     size_t show = n < top ? n : top;
     fprintf(f, "\nTop %zu of %zu methods by %s weight:\n", show, n, by_total ? "total" : "self");
+    const char *ms = ms_per > 0 ? " ms" : "";
+    char tot[16], self[16];
+    snprintf(tot, sizeof(tot), "total%s", ms);
+    snprintf(self, sizeof(self), "self%s", ms);
     if (by_total)
-        fprintf(f, "%12s %7s %12s %7s  %s\n", "total", "total%", "self", "self%", "method");
+        fprintf(f, "%12s %7s %12s %7s  %s\n", tot, "total%", self, "self%", "method");
     else
-        fprintf(f, "%12s %7s %12s %7s  %s\n", "self", "self%", "total", "total%", "method");
+        fprintf(f, "%12s %7s %12s %7s  %s\n", self, "self%", tot, "total%", "method");
     for (size_t i = 0; i < show; i++) {
         const struct top_row *r = &t->rows[i];
         unsigned __int128 a = by_total ? r->total : r->self, b = by_total ? r->self : r->total;
-        fprintf(f, "%12" PRIu64 " %6.2f%% %12" PRIu64 " %6.2f%%  %s\n", profile_fp_round(a),
-                pct_fp(a, t->all), profile_fp_round(b), pct_fp(b, t->all), r->name);
+        if (ms_per > 0) {
+            put_w(f, 12, profile_fp_double(a), ms_per);
+        } else {
+            fprintf(f, "%12" PRIu64, profile_fp_round(a));
+        }
+        fprintf(f, " %6.2f%% ", pct_fp(a, t->all));
+        if (ms_per > 0)
+            put_w(f, 12, profile_fp_double(b), ms_per);
+        else
+            fprintf(f, "%12" PRIu64, profile_fp_round(b));
+        fprintf(f, " %6.2f%%  %s\n", pct_fp(b, t->all), r->name);
     }
     if (!n)
         fprintf(f, "  (no samples)\n");
 }
 
 /* The two flat tables of one kind (top.h: names merge, recursion counts once, a state leaf's
- * time is its method's), over the cells o selects. */
+ * time is its method's), over the cells o selects; with label (both kinds in the report), a
+ * line naming the kind first, and weights in ms when the report weighs time (ms_per: the ms
+ * one weight of this kind stands for). */
 static int write_flats(FILE *f, const struct profile *p, const struct render_opts *o, int kind,
-                       size_t top, int label, char *err, size_t errlen)
+                       size_t top, int label, double ms_per, char *err, size_t errlen)
 {
     struct render_opts fo = *o;
     struct render_select sel;
@@ -61,18 +86,30 @@ static int write_flats(FILE *f, const struct profile *p, const struct render_opt
         snprintf(err, errlen, "text: out of memory");
         return rc;
     }
-    if (label)
+    if (label && ms_per > 0)
+        fprintf(f, "\n== %s samples: %.3f s of %s ==\n", render_kind_name(kind),
+                profile_fp_double(t.all) * ms_per / 1e3,
+                kind == FPL_KIND_CPU ? "CPU" : "thread time");
+    else if (label)
         fprintf(f, "\n== %s samples: weight %" PRIu64 " ==\n", render_kind_name(kind),
                 profile_fp_round(t.all));
-    write_flat_table(f, &t, top, 0);
-    write_flat_table(f, &t, top, 1);
+    write_flat_table(f, &t, top, 0, ms_per);
+    write_flat_table(f, &t, top, 1, ms_per);
     top_destroy(&t);
     return 0;
 }
 
-static void write_unit(FILE *f, const struct profile *p, int kind)
+static void write_unit(FILE *f, const struct profile *p, int kind, int unit_ns)
 {
     const struct profile_header *h = &p->header;
+    if (unit_ns) {
+        /* both kinds weigh time, so that they add up: CPU time and thread time */
+        fprintf(f,
+                "unit:      time in ms: cpu samples as CPU time (weight x %.3f ms), wall "
+                "samples as thread time (upscaled weight x %.3f ms)\n",
+                (double)h->cpu_interval_ns / 1e6, (double)h->wall_interval_ns / 1e6);
+        return;
+    }
     if (kind == FPL_KIND_CPU || kind == PROFILE_KIND_ALL) {
         if (p->have_header && h->cpu_interval_ns)
             fprintf(f, "unit:      cpu weight 1 = one %.3f ms CPU sampling interval\n",
@@ -102,17 +139,21 @@ static void write_header(FILE *f, const struct profile *p, const struct render_o
         render_default_title(p, t->kind, title, sizeof(title));
     fprintf(f, "%s\n", title);
     fprintf(f, "kind:      %s\n", render_kind_name(t->kind));
-    write_unit(f, p, t->kind);
+    write_unit(f, p, t->kind, t->unit_ns);
     uint64_t dur = profile_duration_ns(p);
     if (p->time_known)
         fprintf(f, "duration:  %.3f s\n", (double)dur / 1e9);
     else
         fprintf(f, "duration:  unknown (no clock information)\n");
-    fprintf(f, "selected:  %" PRIu64 " samples, weight %" PRIu64, t->samples, t->total);
     const struct profile_header *h = &p->header;
     uint64_t iv = t->kind == FPL_KIND_CPU    ? h->cpu_interval_ns
                   : t->kind == FPL_KIND_WALL ? h->wall_interval_ns
                                              : 0;
+    if (t->unit_ns)
+        fprintf(f, "selected:  %" PRIu64 " samples, %.3f s of CPU and thread time",
+                t->samples, (double)t->total / 1e9);
+    else
+        fprintf(f, "selected:  %" PRIu64 " samples, weight %" PRIu64, t->samples, t->total);
     if (p->have_header && iv)
         fprintf(f, " (%.3f %s)", (double)t->total * (double)iv / 1e9,
                 t->kind == FPL_KIND_CPU ? "s of CPU" : "thread-seconds");
@@ -156,8 +197,9 @@ static void write_node(FILE *f, const struct render_tree *t, uint32_t v, uint32_
 {
     const struct render_node *nd = &t->nodes[v];
     uint32_t ind = depth < OUT_TEXT_INDENT_MAX ? depth : OUT_TEXT_INDENT_MAX;
-    fprintf(f, "%6.2f%% %6.2f%% %12" PRIu64 "  %*s", pct(nd->total, t->total),
-            pct(nd->self, t->total), nd->total, (int)(2 * ind), "");
+    fprintf(f, "%6.2f%% %6.2f%% ", pct(nd->total, t->total), pct(nd->self, t->total));
+    put_w(f, 12, (double)nd->total, t->unit_ns ? 1e-6 : 0);
+    fprintf(f, "  %*s", (int)(2 * ind), "");
     if (depth > OUT_TEXT_INDENT_MAX)
         fprintf(f, "[depth %" PRIu32 "] ", depth);
     fprintf(f, "%s\n", t->names[nd->name]);
@@ -208,7 +250,8 @@ static int write_tree(FILE *f, const struct render_tree *t, double prune)
                 prune);
     else
         fprintf(f, "\nCall tree:\n");
-    fprintf(f, "%7s %7s %12s  %s\n", "total%", "self%", "total", "frame");
+    fprintf(f, "%7s %7s %12s  %s\n", "total%", "self%", t->unit_ns ? "total ms" : "total",
+            "frame");
     size_t sp = 0;
     stack[sp++] = 0;
     while (sp) {
@@ -219,8 +262,9 @@ static int write_tree(FILE *f, const struct render_tree *t, double prune)
             size_t hidden = hidden_children(t, v, prune, &hw);
             uint32_t ind = t->nodes[v].depth + 1;
             ind = ind < OUT_TEXT_INDENT_MAX ? ind : OUT_TEXT_INDENT_MAX;
-            fprintf(f, "%6.2f%% %7s %12" PRIu64 "  %*s... %zu more under %.2f%%\n",
-                    pct(hw, t->total), "", hw, (int)(2 * ind), "", hidden, prune);
+            fprintf(f, "%6.2f%% %7s ", pct(hw, t->total), "");
+            put_w(f, 12, (double)hw, t->unit_ns ? 1e-6 : 0);
+            fprintf(f, "  %*s... %zu more under %.2f%%\n", (int)(2 * ind), "", hidden, prune);
             continue;
         }
         write_node(f, t, v, t->nodes[v].depth);
@@ -258,10 +302,12 @@ int out_text_write_opts(const struct profile *p, const struct render_opts *o,
         return rc;
     write_header(f, p, o, &t);
     if (t.kind == PROFILE_KIND_ALL) {
+        uint64_t unit[PROFILE_KINDS];
+        render_unit_ns(p, PROFILE_KIND_ALL, unit);
         for (int k = 0; rc == 0 && k < PROFILE_KINDS; k++)
-            rc = write_flats(f, p, o, k, top, 1, err, errlen);
+            rc = write_flats(f, p, o, k, top, 1, (double)unit[k] / 1e6, err, errlen);
     } else {
-        rc = write_flats(f, p, o, t.kind, top, 0, err, errlen);
+        rc = write_flats(f, p, o, t.kind, top, 0, 0, err, errlen);
     }
     if (rc == 0 && write_tree(f, &t, prune) != 0) {
         snprintf(err, errlen, "text: out of memory");

@@ -127,10 +127,12 @@ static const char *engine_name(unsigned e)
     return e < sizeof(names) / sizeof(names[0]) ? names[e] : "unknown";
 }
 
+/* By enum fpl_state, then the collector's own states (profile.h). */
 static const char *state_name(unsigned s)
 {
-    static const char *const names[] = {"unknown",       "running", "blocked",  "waiting",
-                                        "timed_waiting", "parked",  "sleeping", "native"};
+    static const char *const names[] = {"unknown", "running",  "blocked", "waiting",
+                                        "timed_waiting", "parked", "sleeping", "native",
+                                        "jvm_idle"};
     return s < sizeof(names) / sizeof(names[0]) ? names[s] : "other";
 }
 
@@ -312,18 +314,21 @@ static void write_samples(const struct profile *p, FILE *f)
         fprintf(f, ", %.2f%% failed stack walks (failure marker)\n", pct(mk[k], t->count));
     }
     if (p->total[FPL_KIND_WALL].count) {
-        unsigned __int128 by_state[9] = {0};
+        unsigned __int128 by_state[PROFILE_STATES] = {0};
         for (size_t i = 0; i < p->nentries; i++) {
             const struct profile_entry *e = &p->entries[i];
             if (e->kind == FPL_KIND_WALL)
-                by_state[e->state < 8 ? e->state : 8] += e->upscaled;
+                by_state[e->state < PROFILE_STATES ? e->state : PROFILE_STATE_OTHER] +=
+                    e->upscaled;
         }
         fprintf(f, "  wall by thread state (upscaled):");
-        for (unsigned s = 0; s < 9; s++) {
+        for (unsigned s = 0; s < PROFILE_STATES; s++) {
             if (by_state[s])
                 fprintf(f, " %s %.1f%%", state_name(s),
                         pct_fp(by_state[s], p->total[FPL_KIND_WALL].upscaled));
         }
+        if (by_state[PROFILE_STATE_JVM_IDLE])
+            fprintf(f, " (jvm_idle: the JVM's service threads waiting for work)");
         fprintf(f, "\n");
     }
     write_wall_ticks(p, f);
@@ -760,17 +765,17 @@ static int js_kind(struct fpl_buf *b, const struct profile *p, int kind)
 static int js_threads(struct fpl_buf *b, const struct profile *p)
 {
     size_t n = p->nthreads + 1; /* the last gathers undefined thread ids */
-    unsigned __int128(*w)[2 + FPL_STATE_NATIVE + 2] = calloc(n, sizeof(*w));
+    unsigned __int128(*w)[2 + PROFILE_STATES] = calloc(n, sizeof(*w));
     if (!w)
         return -ENOMEM;
-    /* w[t][0] cpu, [1] wall, [2 + s] wall in state s (s > FPL_STATE_NATIVE: the last) */
+    /* w[t][0] cpu, [1] wall, [2 + s] wall in state s (PROFILE_STATE_OTHER: any unknown) */
     for (size_t i = 0; i < p->nentries; i++) {
         const struct profile_entry *e = &p->entries[i];
         size_t t = e->thread == PROFILE_NONE ? p->nthreads : e->thread;
         if (e->kind == FPL_KIND_CPU) {
             profile_fp_add(&w[t][0], e->upscaled);
         } else if (e->kind == FPL_KIND_WALL) {
-            size_t s = e->state <= FPL_STATE_NATIVE ? e->state : FPL_STATE_NATIVE + 1;
+            size_t s = e->state < PROFILE_STATES ? e->state : PROFILE_STATE_OTHER;
             profile_fp_add(&w[t][1], e->upscaled);
             profile_fp_add(&w[t][2 + s], e->upscaled);
         }
@@ -800,10 +805,10 @@ static int js_threads(struct fpl_buf *b, const struct profile *p)
         js_key(b, "wall_by_state_ns", &first);
         int f2 = 1;
         fpl_put_u8(b, '{');
-        for (size_t s = 0; s <= FPL_STATE_NATIVE + 1; s++) {
+        for (size_t s = 0; s < PROFILE_STATES; s++) {
             if (!w[t][2 + s])
                 continue;
-            js_key(b, s <= FPL_STATE_NATIVE ? state_name((unsigned)s) : "other", &f2);
+            js_key(b, state_name((unsigned)s), &f2);
             js_u64(b, fp_ns(w[t][2 + s], wiv));
         }
         fpl_put_u8(b, '}');

@@ -62,13 +62,14 @@ int top_build(struct top *t, const struct profile *p, struct render_select *sel)
         const struct profile_entry *e = &p->entries[i];
         if (e->upscaled == 0 || !render_select_entry(sel, e))
             continue;
-        profile_fp_add(&t->all, e->upscaled);
+        unsigned __int128 fp = render_entry_fp(sel, e);
+        profile_fp_add(&t->all, fp);
         t->samples += e->count;
         if (e->stack == PROFILE_NONE || p->stacks[e->stack].nframes == 0) {
             struct top_row *r =
                 &t->rows[e->stack == PROFILE_NONE ? NAME_UNKNOWN_STACK : NAME_EMPTY];
-            profile_fp_add(&r->self, e->upscaled);
-            profile_fp_add(&r->total, e->upscaled);
+            profile_fp_add(&r->self, fp);
+            profile_fp_add(&r->total, fp);
             continue;
         }
         const struct profile_stack *st = &p->stacks[e->stack];
@@ -76,11 +77,11 @@ int top_build(struct top *t, const struct profile *p, struct render_select *sel)
             uint32_t m = st->frames[k].method;
             uint32_t id = m == PROFILE_NONE ? NAME_UNKNOWN : of_method[m];
             if (k == 0)
-                profile_fp_add(&t->rows[id].self, e->upscaled);
+                profile_fp_add(&t->rows[id].self, fp);
             /* a recursive method counts once per sample: stamp each name with this cell */
             if (stamp[id] != i + 1) {
                 stamp[id] = i + 1;
-                profile_fp_add(&t->rows[id].total, e->upscaled);
+                profile_fp_add(&t->rows[id].total, fp);
             }
         }
     }

@@ -36,9 +36,23 @@ add_test(NAME browser_html_spans
     COMMAND ${_html_python} ${CMAKE_CURRENT_LIST_DIR}/test_html_spans.py
         --build ${CMAKE_BINARY_DIR} --cli ${CMAKE_BINARY_DIR}/bin/flyprof
         --helper $<TARGET_FILE:test_timeline>)
+# the page at 1400x900 and 1000x700: footer and title whole, one palette for states in the
+# legend, the timeline and the flame graph, lanes in the legend, rows of a minimum height (a
+# log of test_timeline --write)
+add_test(NAME browser_html_layout
+    COMMAND ${_html_python} ${CMAKE_CURRENT_LIST_DIR}/test_html_layout.py
+        --build ${CMAKE_BINARY_DIR} --cli ${CMAKE_BINARY_DIR}/bin/flyprof
+        --helper $<TARGET_FILE:test_timeline>)
+# a diff colors changes beyond sampling noise only: two draws of one distribution, and a real
+# 5-point shift (logs of test_html --write)
+add_test(NAME browser_html_diff_noise
+    COMMAND ${_html_python} ${CMAKE_CURRENT_LIST_DIR}/test_html_diff_noise.py
+        --build ${CMAKE_BINARY_DIR} --cli ${CMAKE_BINARY_DIR}/bin/flyprof
+        --helper $<TARGET_FILE:test_html>)
 # RUN_SERIAL: the real run is timed by the wall clock (as the other integration tests), and
 # chromium is heavy on a 2-core machine.
 set_tests_properties(browser_html_pages browser_html_real browser_html_types
-    browser_html_timeline browser_html_spans PROPERTIES
+    browser_html_timeline browser_html_spans browser_html_layout browser_html_diff_noise
+    PROPERTIES
     LABELS integration
     TIMEOUT 300 RUN_SERIAL TRUE SKIP_RETURN_CODE 77 ENVIRONMENT PYTHONDONTWRITEBYTECODE=1)

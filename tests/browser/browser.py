@@ -8,7 +8,9 @@ time budget, so its timers run too). The page reports through the DOM (collector
   and timings (data-ms-*, milliseconds since navigation start or spent in a phase);
 - `#fp-matched` data-share / data-weight / data-base-share: the search's matched share;
 - `#fp-dump` (with `dump` in the URL hash): one line per drawn frame,
-  `name TAB total TAB self TAB depth TAB matched TAB x TAB width [TAB base TAB delta]`.
+  `name TAB total TAB self TAB depth TAB matched TAB x TAB width [TAB base TAB delta TAB z TAB
+  colored]` (in a diff: the base weight, the change in share, its z against sampling noise,
+  and 1 when it is colored, beyond noise).
 
 The URL hash drives the page: `search=RE`, `view=callers|callees`, `dump`.
 """
@@ -83,6 +85,8 @@ class Frame:
         self.width = float(fields[6])
         self.base = float(fields[7]) if len(fields) > 7 else None
         self.delta = float(fields[8]) if len(fields) > 8 else None
+        self.z = float(fields[9]) if len(fields) > 9 else None
+        self.colored = fields[10] == "1" if len(fields) > 10 else None
 
     def key(self):
         return (self.name, self.depth, int(self.total), int(self.self))
@@ -177,15 +181,17 @@ class Browser:
         self.run(["--window-size=" + window, "--screenshot=" + out, file_url(path, fragment)])
         return os.path.isfile(out)
 
-    def harness(self, page, script, window="1400,900"):
-        """Opens page in an iframe of a harness page that runs script (a JS function body with
-        `w` the page's window, `d` its document, `done(result)` to finish) once the page has
-        loaded; returns the result (JSON) or raises with the script's error."""
+    def harness(self, page, script, window="1400,900", fragment="dump", frame=(1200, 700)):
+        """Opens page#fragment in an iframe of frame = (width, height) css px -- the page's
+        viewport -- on a harness page that runs script (a JS function body with `w` the page's
+        window, `d` its document, `done(result)` to finish) once the page has loaded; returns
+        the result (JSON) or raises with the script's error. The window must hold the frame."""
         name = os.path.join(os.path.dirname(os.path.abspath(page)),
                             "harness-%d.html" % self.runs)
-        src = os.path.basename(page) + "#dump"
+        src = os.path.basename(page) + ("#" + fragment if fragment else "")
         with open(name, "w", encoding="utf-8") as f:
-            f.write(HARNESS % {"src": json.dumps(src), "script": script})
+            f.write(HARNESS % {"src": json.dumps(src), "script": script, "fw": frame[0],
+                               "fh": frame[1]})
         dom = self.run(["--window-size=" + window, "--virtual-time-budget=10000",
                         "--allow-file-access-from-files", "--dump-dom", file_url(name)])
         m = re.search(r'<pre id="out">(.*?)</pre>', dom, re.S)
@@ -199,7 +205,7 @@ class Browser:
 
 HARNESS = """<!DOCTYPE html>
 <html><head><meta charset="utf-8"></head><body style="margin:0">
-<iframe id="f" style="border:0;width:1200px;height:700px"></iframe>
+<iframe id="f" style="border:0;width:%(fw)dpx;height:%(fh)dpx"></iframe>
 <pre id="out"></pre>
 <script>
 function done(r) { document.getElementById("out").textContent = JSON.stringify(r); }

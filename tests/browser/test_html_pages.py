@@ -153,8 +153,10 @@ def test_frames(c):
     check(threads == {"main", "pool-1_worker_2"}, "wall threads: %s", threads)
     states = {f.name for f in page.frames if f.depth == 3 and f.x >= wall.x}
     check(states == {"[running]", "[sleeping]"}, "wall states first in callers: %s", states)
-    check(page.one("[cpu]", 1).total == 15, "cpu weight: %s", page.frames[:8])
-    c.note("kind all: [cpu]/[wall] and thread roots on top of the callers view")
+    # both kinds weigh time: 15 CPU intervals of 10 ms, 14.5 wall intervals of 50 ms
+    check(page.one("[cpu]", 1).total == 150e6 and wall.total == 725e6,
+          "cpu and wall weights in ns: %s", page.frames[:8])
+    c.note("kind all: [cpu]/[wall] and thread roots on top of the callers view, in ns")
 
     # the tiny log of test_html: a weight that takes two digits
     page = c.browser.dump(c.path("tiny.html"), bw.hash_of())

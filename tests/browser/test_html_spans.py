@@ -122,10 +122,13 @@ CLICK = r"""
 var r = {clicks: []};
 d.getElementById("fp-tl-toggle").click();
 var c = d.getElementById("fp-tl-canvas"), tl = d.getElementById("fp-tl");
+/* the middle of the thread's row on the canvas: where its label is */
 function rowY(name) {
-  var rows = d.querySelectorAll(".fp-tl-row");
+  var rows = d.querySelectorAll(".fp-tl-row"), top = c.getBoundingClientRect().top;
   for (var i = 0; i < rows.length; i++) {
-    if (rows[i].getAttribute("data-thread") === name) return 18 + i * 14 + 7;
+    var q = rows[i].getBoundingClientRect();
+    if (rows[i].getAttribute("data-thread") === name)
+      return Math.round((q.top + q.bottom) / 2 - top);
   }
   return -1;
 }
@@ -183,6 +186,10 @@ def main():
 
         root_a = contexts[0][1]
         check(int(root_a) > 1 << 53, "the fixture's first root %s is not past 2^53", root_a)
+        # the page shows both kinds, so it weighs time: a sample's weight x its kind's interval
+        # (10 ms CPU, 50 ms wall), in ns
+        samples = [s[:4] + [s[4] * (10**7 if s[2] == "cpu" else 5 * 10**7)] + s[5:]
+                   for s in samples]
 
         for sid in [root_a, contexts[1][0], "900", "901"]:
             mine = [s for s in samples if sid in (s[6], s[7])]

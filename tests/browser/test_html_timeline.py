@@ -18,7 +18,8 @@ sampled every 50 ms off CPU: "sleeper" sleeping, "locker" blocked (from 2 s to 8
   profile with Clear range;
 - draw the log's two GC pauses (hiccup mode's GC records) in a lane above the threads, at
   their times;
-- on a CPU-only page show only the spinner's row.
+- on a CPU-only page (--kind cpu) show only the spinner's row; without --kind show every
+  kind the log holds, as --kind all (in ns: CPU time and thread time add up).
 """
 import json
 import os
@@ -75,8 +76,9 @@ def rgb(hexcolor):
 
 
 def legend(dom):
-    m = re.search(r'<span id="fp-tl-legend"[^>]*>(.*?)</div>', dom, re.S)
-    check(m, "no timeline legend")
+    """{label: swatch color} of the page's one legend (frame types, states, lanes)."""
+    m = re.search(r'<div id="fp-legend"[^>]*>(.*?)</div>', dom, re.S)
+    check(m, "no legend")
     return {name: color for color, name in re.findall(
         r'<span class="fp-swatch" style="background: ([^;"]+);?"></span>([^<]+)<', m.group(1))}
 
@@ -120,9 +122,11 @@ var y = rect.top + 30;
 var tl0 = d.getElementById("fp-tl"), v0 = +tl0.getAttribute("data-view-from-ns");
 var v1 = +tl0.getAttribute("data-view-to-ns"), x0 = (5e9 - v0) / (v1 - v0) * c.clientWidth;
 r.tips = [];
+var first = d.querySelector(".fp-tl-row").getBoundingClientRect();
+var fy = (first.top + first.bottom) / 2;
 for (var px = Math.floor(x0) - 12; px <= Math.floor(x0) + 12; px++) {
   c.dispatchEvent(new w.MouseEvent("mousemove", {clientX: rect.left + px,
-                                                 clientY: rect.top + 18 + 14 + 7, bubbles: true}));
+                                                 clientY: fy, bubbles: true}));
   r.tips.push(d.getElementById("fp-tip").hidden ? "" : d.getElementById("fp-tip").textContent);
 }
 function ev(type, x, target) {
@@ -161,6 +165,10 @@ def main():
         log = os.path.join(tmp, "timeline.fpl")
         with open(os.path.join(tmp, "timeline.json")) as f:
             samples = json.load(f)["samples"]
+        # the page shows both kinds, so it weighs time: a sample's weight x its kind's interval
+        # (10 ms CPU, 50 ms wall), in ns
+        samples = [s[:4] + [s[4] * (10**7 if s[2] == "cpu" else 5 * 10**7)] + s[5:]
+                   for s in samples]
         total = sum(s[4] for s in samples)
         chromium = bw.find_chromium(args.chromium)
         if not chromium:
@@ -254,10 +262,18 @@ def main():
 
         # a CPU-only page: the spinner alone
         cpu_path = os.path.join(tmp, "timeline-cpu.html")
-        run(args.cli, "convert", log, "-o", cpu_path)
+        run(args.cli, "convert", log, "--kind", "cpu", "-o", cpu_path)
         page = b.dump(cpu_path, "view=timeline&dump")
         got = rows(page.dom)
         check([r[0] for r in got] == ["spinner"], "cpu page rows %s", got)
+        # without --kind a page shows what the log holds, as the agent's file=*.html does
+        dflt_path = os.path.join(tmp, "timeline-default.html")
+        run(args.cli, "convert", log, "-o", dflt_path)
+        page = b.dump(dflt_path, "view=timeline&dump")
+        got = rows(page.dom)
+        check([r[0] for r in got] == sorted(MAIN) and int(page.one("all", 0).total) == total,
+              "default page rows %s, root %s (want every thread, %d)", got,
+              page.one("all", 0).total, total)
     except Failure as e:
         print("\nFAIL html_timeline: %s\nkept %s" % (e, tmp), flush=True)
         sys.exit(1)

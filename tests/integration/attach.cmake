@@ -7,5 +7,5 @@
 
 # RUN_SERIAL: the profiles are timed by the wall clock (see integration.cmake)
 flyprof_int_tests(TESTS attach attach_cycles attach_errors attach_user stuck_handler agent_cpu
-    attach_churn class_unload attach_sessions stop_races LABELS integration attach TIMEOUT 240
-    PROPERTIES SKIP_RETURN_CODE 77)
+    attach_churn class_unload attach_sessions stop_races long_thread_names
+    LABELS integration attach TIMEOUT 240 PROPERTIES SKIP_RETURN_CODE 77)

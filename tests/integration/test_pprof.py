@@ -42,7 +42,7 @@ SOURCE = "dev/flyprof/workload/Split123.java"
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 JAVA_SRC = os.path.join(REPO, "java", "src")
 STATES = {"unknown", "running", "blocked", "waiting", "timed_waiting", "parked", "sleeping",
-          "native", "other"}
+          "native", "jvm_idle", "other"}
 
 
 def find_go():

@@ -80,10 +80,11 @@ static void test_golden_collapsed(void)
     s = collapsed(p, FPL_KIND_WALL, 0);
     CHECK(same_text(s, GOLDEN_WALL));
     free(s);
-    /* all kinds: every line under its kind's root, the cpu lines first */
+    /* all kinds: every line under its kind's root, the cpu lines first, weighed in ns (CPU
+     * weight x 10 ms, upscaled wall weight x 50 ms) so that the two kinds add up */
     s = collapsed(p, PROFILE_KIND_ALL, 0);
-    CHECK(s && strncmp(s, "[cpu];[agct:unknown_Java] 1\n", 28) == 0);
-    CHECK(s && strstr(s, "\n[wall];java.lang.Thread.run;java.lang.Thread.sleep0 9\n"));
+    CHECK(s && strncmp(s, "[cpu];[agct:unknown_Java] 10000000\n", 35) == 0);
+    CHECK(s && strstr(s, "\n[wall];java.lang.Thread.run;java.lang.Thread.sleep0 437500000\n"));
     size_t lines = 0;
     for (const char *q = s; q && *q; q++)
         lines += *q == '\n';

@@ -7,7 +7,7 @@
  *
  * `test_html --write DIR` writes the logs the browser test (tests/browser/) turns into pages
  * with flyprof convert and diff instead: browser, tiny, hostile, base and cur (the cells below),
- * and golden (golden_log.c).
+ * golden (golden_log.c), and noise-a, noise-b and noise-shift (random draws: save_noise).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -802,7 +802,7 @@ static void test_golden_folded(void)
     CHECK(p != NULL);
     if (!p)
         return;
-    struct render_opts o = opts(PROFILE_KIND_AUTO, 0, 0);
+    struct render_opts o = opts(FPL_KIND_CPU, 0, 0);
     char *f = folded_via_html(p, &o);
     CHECK(same_text(f, GOLDEN_CPU));
     free(f);
@@ -824,7 +824,7 @@ static void test_golden_folded(void)
     free(want);
 
     /* frame types: the marker, the C function, the lambda (Java) */
-    o = opts(PROFILE_KIND_AUTO, 0, 0);
+    o = opts(FPL_KIND_CPU, 0, 0);
     struct jobj d;
     char *html = page(NULL, p, &o);
     CHECK(page_data(html, &d) == 0);
@@ -855,6 +855,22 @@ static void test_golden_folded(void)
     const struct jfield *iv = jget(&d, "interval_ns", 'n');
     CHECK(kind && strcmp(kind->s, "wall") == 0);
     CHECK(iv && iv->num == 50000000);
+    jobj_free(&d);
+    free(html);
+
+    /* the default kind of a page of a log with both kinds: both (as the agent renders
+     * file=*.html), weighed in ns -- 15 CPU intervals of 10 ms and 14.5 wall intervals of
+     * 50 ms are 875 ms, whatever renders it */
+    o.kind = PROFILE_KIND_AUTO;
+    html = page(NULL, p, &o);
+    CHECK(page_data(html, &d) == 0);
+    kind = jget(&d, "kind", 's');
+    iv = jget(&d, "interval_ns", 'n');
+    const struct jfield *unit = jget(&d, "unit_ns", 'n'), *total = jget(&d, "total", 'n');
+    CHECK(kind && strcmp(kind->s, "all") == 0);
+    CHECK(iv && iv->num == 1);
+    CHECK(unit && unit->num == 1);
+    CHECK(total && total->num == 875000000);
     jobj_free(&d);
     free(html);
     profile_free(p);
@@ -1163,6 +1179,50 @@ static int save_cells(const char *dir, const char *name, const char *command, co
     return rc;
 }
 
+/* Stacks of the sampling-noise logs: 6 services of 8 leaves each, the k-th (0..47) of
+ * probability p_k = (1 / (k + 3)) / sum. */
+#define NOISE_STACKS 48
+#define NOISE_SAMPLES 20000
+#define NOISE_DONOR 0   /* p 0.111: gives 5 points to */
+#define NOISE_SHIFTED 20 /* p 0.0145 */
+
+/* A log of NOISE_SAMPLES CPU samples, each drawn from the stacks' distribution with a PRNG
+ * seeded with seed; with shift, NOISE_SHIFTED has 5 points more and NOISE_DONOR 5 less. */
+static int save_noise(const char *dir, const char *name, uint64_t seed, int shift)
+{
+    static char frames[NOISE_STACKS][96];
+    struct cell cells[NOISE_STACKS];
+    double p[NOISE_STACKS], sum = 0;
+    uint64_t count[NOISE_STACKS] = {0}, x = seed * 0x9e3779b97f4a7c15ull + 1;
+    for (int k = 0; k < NOISE_STACKS; k++)
+        sum += p[k] = 1.0 / (k + 3);
+    for (int k = 0; k < NOISE_STACKS; k++) {
+        p[k] /= sum;
+        snprintf(frames[k], sizeof(frames[k]), "demo.Main.run|demo.Svc%c.handle|demo.Svc%c.leaf%d",
+                 'A' + k / 8, 'A' + k / 8, k % 8);
+    }
+    if (shift) {
+        p[NOISE_SHIFTED] += 0.05;
+        p[NOISE_DONOR] -= 0.05;
+    }
+    for (int i = 0; i < NOISE_SAMPLES; i++) {
+        x ^= x << 13; /* xorshift64 */
+        x ^= x >> 7;
+        x ^= x << 17;
+        double u = (double)(x >> 11) / 9007199254740992.0, acc = 0;
+        int k = 0;
+        while (k < NOISE_STACKS - 1 && (acc += p[k]) <= u)
+            k++;
+        count[k]++;
+    }
+    size_t n = 0;
+    for (int k = 0; k < NOISE_STACKS; k++) {
+        if (count[k])
+            cells[n++] = (struct cell){"main", frames[k], count[k]};
+    }
+    return save_cells(dir, name, "java demo.Main", cells, n);
+}
+
 /* The logs of the browser test. */
 static int write_fixtures(const char *dir)
 {
@@ -1197,6 +1257,11 @@ static int write_fixtures(const char *dir)
     rc = rc ? rc : save_cells(dir, "base.fpl", "java Base", diff_base, 3);
     rc = rc ? rc : save_cells(dir, "cur.fpl", "java Cur", diff_cur, 3);
     rc = rc ? rc : save_cells(dir, "types.fpl", "java Types", types_cells, 5);
+    /* sampling noise (tests/browser/test_html_diff_noise.py): two draws of one distribution,
+     * and a third with a real 5-point shift */
+    rc = rc ? rc : save_noise(dir, "noise-a.fpl", 1, 0);
+    rc = rc ? rc : save_noise(dir, "noise-b.fpl", 2, 0);
+    rc = rc ? rc : save_noise(dir, "noise-shift.fpl", 3, 1);
     if (rc == 0) {
         char path[4096];
         struct fplgen g;

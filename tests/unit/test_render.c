@@ -15,6 +15,7 @@
 #include "out_text.h"
 #include "profile.h"
 #include "render.h"
+#include "summary.h"
 
 static const struct render_opts DEFAULTS = {.kind = PROFILE_KIND_AUTO,
                                             .state = RENDER_STATE_ALL};
@@ -200,31 +201,45 @@ static void test_trees(void)
     o.reverse = 1;
     check_tree(p, &o, TREE_WALL_REV, GOLDEN_WALL_SAMPLES);
 
-    /* both kinds: [cpu] and [wall] roots, each its own subtree; the root is their sum */
+    /* both kinds: [cpu] and [wall] roots, each its own subtree, weighed in ns (CPU weight x
+     * 10 ms, upscaled wall weight x 50 ms): CPU time and thread time, whose sum the root is --
+     * not the sum of 15 CPU intervals and 14.5 wall intervals, which would make them equal */
     o = DEFAULTS;
     o.kind = PROFILE_KIND_ALL;
+    check_tree(p, &o,
+               "all 875000000/0 K\n"
+               "  [cpu] 150000000/0 K\n"
+               "    [agct:unknown_Java] 10000000/10000000 M\n"
+               "    [unknown stack] 10000000/10000000 M\n"
+               "    com.example.App.main 90000000/0 J\n"
+               "      [unknown] 10000000/0 M\n"
+               "        os::javaTimeNanos 10000000/10000000 C\n"
+               "      com.example.App.work 80000000/30000000 J\n"
+               "        com.example.App.hash 50000000/50000000 J\n"
+               "    java.lang.Thread.run 40000000/0 J\n"
+               "      com.foo.Bar$$Lambda.run 40000000/0 J\n"
+               "        com.example.App.fib 40000000/0 J\n"
+               "          com.example.App.fib 40000000/0 J\n"
+               "            com.example.App.fib 40000000/40000000 J\n"
+               "  [wall] 725000000/0 K\n"
+               "    com.example.App.main 287500000/0 J\n"
+               "      com.example.App.work 287500000/0 J\n"
+               "        com.example.App.hash 287500000/0 J\n"
+               "          [running] 287500000/287500000 S\n"
+               "    java.lang.Thread.run 437500000/0 J\n"
+               "      java.lang.Thread.sleep0 437500000/0 N\n"
+               "        [sleeping] 437500000/437500000 S\n",
+               GOLDEN_CPU_SAMPLES + GOLDEN_WALL_SAMPLES);
     {
-        char want[4096];
-        const char *cpu_body = strchr(TREE_CPU, '\n') + 1;
-        char indented[2048];
-        size_t j = 0;
-        for (const char *c = cpu_body; *c; c++) {
-            if (c == cpu_body || c[-1] == '\n')
-                indented[j++] = ' ', indented[j++] = ' ';
-            indented[j++] = *c;
-        }
-        indented[j] = 0;
-        snprintf(want, sizeof(want),
-                 "all 30/0 K\n  [cpu] 15/0 K\n%s  [wall] 15/0 K\n"
-                 "    com.example.App.main 6/0 J\n"
-                 "      com.example.App.work 6/0 J\n"
-                 "        com.example.App.hash 6/0 J\n"
-                 "          [running] 6/6 S\n"
-                 "    java.lang.Thread.run 9/0 J\n"
-                 "      java.lang.Thread.sleep0 9/0 N\n"
-                 "        [sleeping] 9/9 S\n",
-                 indented);
-        check_tree(p, &o, want, GOLDEN_CPU_SAMPLES + GOLDEN_WALL_SAMPLES);
+        struct render_tree t;
+        char err[256];
+        CHECK_EQ_U(render_tree_build(&t, p, &o, err, sizeof(err)), 0);
+        CHECK(t.unit_ns == 1);
+        render_tree_destroy(&t);
+        o.kind = FPL_KIND_CPU; /* one kind: sampling intervals, as logged */
+        CHECK_EQ_U(render_tree_build(&t, p, &o, err, sizeof(err)), 0);
+        CHECK(t.unit_ns == 0 && t.total == GOLDEN_CPU_WEIGHT);
+        render_tree_destroy(&t);
     }
 
     /* a state filter: no state leaves; with the automatic kind it means wall */
@@ -326,7 +341,8 @@ static void test_select(void)
     o.kind = 9;
     CHECK_EQ_U(render_select_init(&s, p, &o, err, sizeof(err)), -EINVAL);
 
-    /* entry weights: raw for CPU, the upscaled wall weight rounded halves up */
+    /* entry weights: raw for CPU, the upscaled wall weight rounded halves up, each times its
+     * interval where the kinds meet (ns) */
     o = DEFAULTS;
     o.kind = PROFILE_KIND_ALL;
     CHECK_EQ_U(render_select_init(&s, p, &o, err, sizeof(err)), 0);
@@ -344,9 +360,18 @@ static void test_select(void)
             wall_run += render_entry_weight(&s, e);
     }
     CHECK_EQ_U(n, p->nentries);
-    CHECK_EQ_U(cpu, GOLDEN_CPU_WEIGHT);
-    CHECK_EQ_U(wall_sleep, 9); /* one cell: 8.75 */
-    CHECK_EQ_U(wall_run, 6);   /* one cell: 5.75 */
+    CHECK_EQ_U(cpu, GOLDEN_CPU_WEIGHT * 10000000ull);
+    CHECK_EQ_U(wall_sleep, 437500000); /* one cell: 8.75 x 50 ms */
+    CHECK_EQ_U(wall_run, 287500000);   /* one cell: 5.75 x 50 ms */
+    render_select_destroy(&s);
+    o.kind = FPL_KIND_WALL; /* one kind: intervals */
+    CHECK_EQ_U(render_select_init(&s, p, &o, err, sizeof(err)), 0);
+    wall_sleep = 0;
+    for (size_t i = 0; i < p->nentries; i++) {
+        if (render_select_entry(&s, &p->entries[i]) && p->entries[i].state == FPL_STATE_SLEEPING)
+            wall_sleep += render_entry_weight(&s, &p->entries[i]);
+    }
+    CHECK_EQ_U(wall_sleep, 9); /* 8.75 */
     render_select_destroy(&s);
 
     CHECK(strcmp(render_state_name(FPL_STATE_TIMED_WAITING), "timed_waiting") == 0);
@@ -574,13 +599,23 @@ static void test_text(void)
     CHECK(got && strstr(got, "options:   threads\n"));
     free(got);
 
-    /* both kinds: a pair of flat tables per kind */
+    /* both kinds: a pair of flat tables per kind; all weighs time, in ms: 150 ms of CPU and
+     * 725 ms of thread time, so [cpu] is 17.14% of the tree, not the 50% that adding 15 CPU
+     * intervals to 14.5 wall intervals made it */
     o = DEFAULTS;
     o.kind = PROFILE_KIND_ALL;
     got = text_of(p, &o, NULL, &rc);
     CHECK_EQ_U(rc, 0);
-    CHECK(got && strstr(got, "\n== cpu samples: weight 15 ==\n"));
-    CHECK(got && strstr(got, "\n== wall samples: weight 15 ==\n"));
+    CHECK(got && strstr(got, "selected:  21 samples, 0.875 s of CPU and thread time\n"));
+    CHECK(got && strstr(got, "\n== cpu samples: 0.150 s of CPU ==\n"));
+    CHECK(got && strstr(got, "\n== wall samples: 0.725 s of thread time ==\n"));
+    CHECK(got &&
+          strstr(got, "       437.5  60.34%        437.5  60.34%  java.lang.Thread.sleep0\n"));
+    CHECK(got && strstr(got, "100.00%   0.00%        875.0  all\n"));
+    CHECK(got && strstr(got, " 17.14%   0.00%        150.0    [cpu]\n"));
+    CHECK(got && strstr(got, " 82.86%   0.00%        725.0    [wall]\n"));
+    if (got && !strstr(got, " 17.14%   0.00%        150.0    [cpu]\n"))
+        fprintf(stderr, "text: got\n%s\n", got);
     free(got);
 
     o = DEFAULTS;
@@ -1010,8 +1045,167 @@ static void test_random_trees(void)
     profile_free(p);
 }
 
+/* Wall samples of JVM service threads waiting for work next to real contention: the
+ * Notification Thread blocked on a VM lock without Java frames (as the agent samples it,
+ * 71 of them, most of the "blocked" of a real run), Common-Cleaner waiting on its queue in Java
+ * code (10), an unnamed thread without Java frames blocked in the VM (3); a worker blocked on
+ * a monitor (29); a JNI thread without Java frames in native code (5) and the Service Thread
+ * without Java frames but running (2), which keep their states. */
+static struct profile *load_service_threads(void)
+{
+    struct fplgen g;
+    struct profile *p = NULL;
+    const struct fplgen_header h = {
+        .pid = 77, .clock = FPL_CLOCK_MONOTONIC, .ticks_per_sec = 1000000000ull,
+        .anchor_ticks = 1000, .anchor_mono_ns = 1000, .anchor_real_ns = 1700000000000000000ull,
+        .cpu_interval_ns = 10000000, .engine = FPL_ENGINE_CPUTIMER, .wall_interval_ns = 50000000,
+        .wall_threads = 16, .depth = 2048, .options = "wall=50ms", .jvm_name = "TestVM",
+        .jvm_version = "1.0", .command = "java Svc",
+    };
+    static const char *const names[] = {"", "Notification Thread", "Common-Cleaner", "vm-helper",
+                                        "worker", "jni-thread", "Service Thread"};
+    if (fplgen_init(&g) != 0)
+        return NULL;
+    fplgen_header(&g, &h);
+    for (uint64_t t = 1; t <= 6; t++)
+        fplgen_thread(&g, t, 100 + t, names[t]);
+    fplgen_method(&g, 1, FPL_METHOD_MARKER, "", "[no_Java_frames]", "", "", 0, NULL);
+    fplgen_method(&g, 2, FPL_METHOD_CFUNC, "libjvm.so", "Monitor::wait", "", "", 0, NULL);
+    fplgen_method(&g, 3, FPL_METHOD_NATIVE, "java.lang.Object", "wait", "(J)V", "", 0, NULL);
+    fplgen_method(&g, 4, FPL_METHOD_JAVA, "java.lang.ref.ReferenceQueue", "remove", "()V", "", 0,
+                  NULL);
+    fplgen_method(&g, 5, FPL_METHOD_JAVA, "app.Locks", "enter", "()V", "", 0, NULL);
+    fplgen_method(&g, 6, FPL_METHOD_JAVA, "java.lang.Thread", "run", "()V", "", 0, NULL);
+    fplgen_method(&g, 7, FPL_METHOD_CFUNC, "libc.so.6", "epoll_wait", "", "", 0, NULL);
+    /* leaf first */
+    const struct reader_frame vm[] = {{2, -1, FPL_FRAME_NATIVE}, {1, -1, FPL_FRAME_MARKER}};
+    const struct reader_frame cleaner[] = {{3, 0, FPL_FRAME_JAVA}, {4, 1, FPL_FRAME_JAVA},
+                                           {6, 2, FPL_FRAME_JAVA}};
+    const struct reader_frame locked[] = {{5, 3, FPL_FRAME_JAVA}, {6, 2, FPL_FRAME_JAVA}};
+    const struct reader_frame jni[] = {{7, -1, FPL_FRAME_NATIVE}, {1, -1, FPL_FRAME_MARKER}};
+    fplgen_stack(&g, 1, 2, vm);
+    fplgen_stack(&g, 2, 3, cleaner);
+    fplgen_stack(&g, 3, 2, locked);
+    fplgen_stack(&g, 4, 2, jni);
+    const struct {
+        uint64_t thread, stack, n;
+        uint8_t state;
+    } runs[] = {
+        {1, 1, 71, FPL_STATE_BLOCKED}, {2, 2, 10, FPL_STATE_TIMED_WAITING},
+        {3, 1, 3, FPL_STATE_BLOCKED},  {4, 3, 29, FPL_STATE_BLOCKED},
+        {5, 4, 5, FPL_STATE_NATIVE},   {6, 1, 2, FPL_STATE_RUNNING},
+    };
+    uint64_t t = 2000;
+    for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+        for (uint64_t k = 0; k < runs[r].n; k++)
+            fplgen_sample(&g, t += 1000, runs[r].thread, runs[r].stack, 1, FPL_KIND_WALL,
+                          runs[r].state);
+    }
+    fplgen_end(&g, t + 1000);
+    if (fplgen_flush(&g) == 0)
+        p = load_gen(&g, NULL, NULL);
+    fplgen_destroy(&g);
+    return p;
+}
+
+/* The weight o selects of p. */
+static uint64_t selected(const struct profile *p, const struct render_opts *o)
+{
+    struct render_select s;
+    char err[256];
+    uint64_t w = 0;
+    if (render_select_init(&s, p, o, err, sizeof(err)) != 0)
+        return UINT64_MAX;
+    for (size_t i = 0; i < p->nentries; i++) {
+        if (render_select_entry(&s, &p->entries[i]))
+            w += render_entry_weight(&s, &p->entries[i]);
+    }
+    render_select_destroy(&s);
+    return w;
+}
+
+/* JVM service threads waiting for work are jvm_idle, not blocked: --state blocked holds the
+ * worker's contention alone, the trees end their stacks in [jvm_idle], the summary gives
+ * them a share of their own (text and JSON); other threads keep their states. */
+static void test_jvm_idle(void)
+{
+    struct profile *p = load_service_threads();
+    CHECK(p != NULL);
+    if (!p)
+        return;
+    struct render_opts o = DEFAULTS;
+    o.kind = FPL_KIND_WALL;
+    o.state = FPL_STATE_BLOCKED;
+    CHECK_EQ_U(selected(p, &o), 29);
+    CHECK_EQ_U(render_state_parse("jvm_idle"), PROFILE_STATE_JVM_IDLE);
+    o.state = PROFILE_STATE_JVM_IDLE;
+    CHECK_EQ_U(selected(p, &o), 71 + 10 + 3);
+    o.state = FPL_STATE_NATIVE;
+    CHECK_EQ_U(selected(p, &o), 5);
+    o.state = FPL_STATE_RUNNING;
+    CHECK_EQ_U(selected(p, &o), 2);
+
+    o = DEFAULTS;
+    o.threads = 1;
+    check_tree(p, &o,
+               "all 120/0 K\n"
+               "  Common-Cleaner 10/0 T\n"
+               "    java.lang.Thread.run 10/0 J\n"
+               "      java.lang.ref.ReferenceQueue.remove 10/0 J\n"
+               "        java.lang.Object.wait 10/0 N\n"
+               "          [jvm_idle] 10/10 S\n"
+               "  Notification Thread 71/0 T\n"
+               "    [no_Java_frames] 71/0 M\n"
+               "      Monitor::wait 71/0 C\n"
+               "        [jvm_idle] 71/71 S\n"
+               "  Service Thread 2/0 T\n"
+               "    [no_Java_frames] 2/0 M\n"
+               "      Monitor::wait 2/0 C\n"
+               "        [running] 2/2 S\n"
+               "  jni-thread 5/0 T\n"
+               "    [no_Java_frames] 5/0 M\n"
+               "      epoll_wait 5/0 C\n"
+               "        [native] 5/5 S\n"
+               "  vm-helper 3/0 T\n"
+               "    [no_Java_frames] 3/0 M\n"
+               "      Monitor::wait 3/0 C\n"
+               "        [jvm_idle] 3/3 S\n"
+               "  worker 29/0 T\n"
+               "    java.lang.Thread.run 29/0 J\n"
+               "      app.Locks.enter 29/0 J\n"
+               "        [blocked] 29/29 S\n",
+               120);
+
+    char *buf = NULL, err[256];
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    CHECK(f && summary_write(p, "svc.fpl", f, err, sizeof(err)) == 0);
+    if (f)
+        fclose(f);
+    CHECK(buf && strstr(buf, "  wall by thread state (upscaled): running 1.7% blocked 24.2% "
+                             "native 4.2% jvm_idle 70.0% (jvm_idle: the JVM's service threads "
+                             "waiting for work)\n"));
+    if (buf && !strstr(buf, "blocked 24.2%"))
+        fprintf(stderr, "summary:\n%s\n", buf);
+    free(buf);
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    CHECK(f && summary_write_json(p, "svc.fpl", NULL, f, err, sizeof(err)) == 0);
+    if (f)
+        fclose(f);
+    CHECK(buf && strstr(buf, "\"name\":\"Notification Thread\",\"tid\":101,\"cpu_ns\":0,"
+                             "\"wall_ns\":3550000000,\"wall_by_state_ns\":{\"jvm_idle\":"
+                             "3550000000}"));
+    CHECK(buf && strstr(buf, "\"name\":\"worker\",\"tid\":104,\"cpu_ns\":0,"
+                             "\"wall_ns\":1450000000,\"wall_by_state_ns\":{\"blocked\":"
+                             "1450000000}"));
+    free(buf);
+    profile_free(p);
+}
+
 int main(void)
 {
+    test_jvm_idle();
     test_clean();
     test_random_trees();
     test_trees();

@@ -71,10 +71,11 @@ static void test_selection(void)
               "2023-11-14T22:13:20.045");
     CHECK_OUT("com.example.App.hash;com.example.App.work;com.example.App.main 5\n", "convert",
               "golden.fpl", "-o", "-", "--reverse", "--include", "hash");
-    CHECK_OUT("[wall];java.lang.Thread.run;java.lang.Thread.sleep0;[sleeping] 9\n", "convert",
-              "golden.fpl", "-o", "-", "--kind", "all", "--include", "sleep");
-    CHECK_OUT("[wall];java.lang.Thread.run;java.lang.Thread.sleep0 9\n", "convert", "golden.fpl",
-              "-o", "-", "--kind", "all", "--include", "sleep", "--no-states");
+    /* both kinds weigh ns: 8.75 wall intervals of 50 ms */
+    CHECK_OUT("[wall];java.lang.Thread.run;java.lang.Thread.sleep0;[sleeping] 437500000\n",
+              "convert", "golden.fpl", "-o", "-", "--kind", "all", "--include", "sleep");
+    CHECK_OUT("[wall];java.lang.Thread.run;java.lang.Thread.sleep0 437500000\n", "convert",
+              "golden.fpl", "-o", "-", "--kind", "all", "--include", "sleep", "--no-states");
 
     /* a window past the end (or before the start) selects no sample of the log: an error that
      * names the bound as given and when the samples were, and nothing written (an empty

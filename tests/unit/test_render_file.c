@@ -218,12 +218,13 @@ static void test_folded(const struct profile *p)
     o.threads = 1;
     o.exclude = "unknown|fib"; /* the unknown thread's name, an [unknown] frame, fib */
     check_folded(p, &o,
-                 "[cpu];main;com.example.App.main;com.example.App.work 2\n"
-                 "[cpu];main;com.example.App.main;com.example.App.work;com.example.App.hash 5\n"
+                 "[cpu];main;com.example.App.main;com.example.App.work 20000000\n"
+                 "[cpu];main;com.example.App.main;com.example.App.work;com.example.App.hash "
+                 "50000000\n"
                  "[wall];main;com.example.App.main;com.example.App.work;com.example.App.hash;"
-                 "[running] 6\n"
+                 "[running] 287500000\n"
                  "[wall];pool-1_worker_2;java.lang.Thread.run;java.lang.Thread.sleep0;"
-                 "[sleeping] 9\n");
+                 "[sleeping] 437500000\n");
     /* wall lines end in their state frame, as in the flame graph: first with reverse (below
      * the roots), none with no_states */
     o = DEFAULTS;

@@ -15,7 +15,9 @@
  * `test_timeline --write DIR` writes the log of the browser test (tests/browser/
  * test_html_timeline.py), timeline.fpl, and timeline.json: every sample's time, thread, kind,
  * state, weight and leaf frame, from which that test computes what a range must weigh; and
- * spans.fpl / spans.json, requests traced across threads (tests/browser/test_html_spans.py).
+ * spans.fpl / spans.json, requests traced across threads (tests/browser/test_html_spans.py);
+ * layout.fpl, a service's busy threads, states, GC pauses and stalls under a long command line
+ * (tests/browser/test_html_layout.py).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -725,10 +727,12 @@ static void test_page_sums(void)
     CHECK_EQ_U(dint(html, "moved"), 0);
     CHECK_EQ_U(dint(html, "over"), 0);
     CHECK(strstr(html, "\"gc\":[[12000000100,12045000100],[20000000100,20045000100]]") != NULL);
-    /* every bin weighs what its samples do */
+    /* every bin weighs what its samples do: both kinds on the page, so in ns (weight x
+     * interval, upscaled for wall) */
     uint64_t *want = calloc(nbins, sizeof(*want));
     for (size_t i = 0; want && i < G.n; i++)
-        want[G.s[i].t / p->timeline->bin_ticks] += G.s[i].weight * G.s[i].scale;
+        want[G.s[i].t / p->timeline->bin_ticks] += G.s[i].weight * G.s[i].scale *
+                                                    (G.s[i].kind == FPL_KIND_CPU ? 10 : 50) * MS;
     bad = 0;
     for (uint64_t b = 0; want && b < nbins; b++)
         bad += bins[b] != want[b];
@@ -755,7 +759,8 @@ static void test_page_sums(void)
     }
     uint64_t thr[3] = {0, 0, 0};
     for (size_t i = 0; i < G.n; i++)
-        thr[G.s[i].thread - 1] += G.s[i].weight * G.s[i].scale;
+        thr[G.s[i].thread - 1] +=
+            G.s[i].weight * G.s[i].scale * (G.s[i].kind == FPL_KIND_CPU ? 10 : 50) * MS;
     CHECK_EQ_U(by[0][0], thr[0]);
     CHECK_EQ_U(by[1][0], thr[1]);
     CHECK_EQ_U(by[2][1 + FPL_STATE_PARKED], thr[2]);
@@ -1004,10 +1009,107 @@ static int write_spans(const char *dir)
     return rc;
 }
 
+/* A STALL record (FORMAT.md 5.13) of probe (enum fpl_probe), [start, end) ns after the
+ * start. */
+static void gen_stall(struct gen *G, uint64_t probe, uint64_t start, uint64_t end)
+{
+    struct fpl_buf b = {0};
+    fpl_put_v(&b, probe);
+    fpl_put_u8(&b, 0);
+    fpl_put_u64(&b, ANCHOR + start);
+    fpl_put_u64(&b, ANCHOR + end);
+    fpl_put_v(&b, 0);
+    fpl_put_v(&b, 0);
+    fpl_put_v(&b, 0);
+    fpl_put_v(&b, 0);
+    fplgen_record(&G->g, FPL_REC_STALL, b.data, b.len);
+    fpl_buf_free(&b);
+}
+
+/* Writes layout.fpl into dir: a service's 6 s as the page's layout test (tests/browser/
+ * test_html_layout.py) sees it, under a long command line: eight busy threads http-1..8, each
+ * on CPU every 10 ms (half of them 40 frames deep) and sampled every 50 ms in every state in
+ * turn (running, blocked, waiting, timed_waiting, parked, sleeping, native, a second each,
+ * shifted by thread); the Notification Thread blocked in the VM without Java frames
+ * (jvm_idle); hiccup mode's GC pauses, both probes' stalls and their two threads on CPU. 0, or
+ * 1 on failure. */
+static int write_layout(const char *dir)
+{
+    static const char *const work[] = {"demo.Http.run", "demo.Orders.handle", "demo.Json.parse"};
+    static const char *const wait[8][3] = {
+        {"demo.Http.run", "demo.Orders.handle", "demo.Orders.price"},
+        {"demo.Http.run", "demo.Stats.record", "demo.Stats.lock"},
+        {"demo.Http.run", "demo.Queue.take", "java.lang.Object.wait"},
+        {"demo.Http.run", "demo.Queue.poll", "java.lang.Object.wait"},
+        {"demo.Http.run", "demo.Pool.acquire", "jdk.internal.misc.Unsafe.park"},
+        {"demo.Http.run", "demo.Reports.query", "java.lang.Thread.sleep"},
+        {"demo.Http.run", "demo.Net.read", "sun.nio.ch.SocketDispatcher.read0"},
+    };
+    static const uint8_t states[7] = {FPL_STATE_RUNNING,  FPL_STATE_BLOCKED, FPL_STATE_WAITING,
+                                      FPL_STATE_TIMED_WAITING, FPL_STATE_PARKED,
+                                      FPL_STATE_SLEEPING, FPL_STATE_NATIVE};
+    char path[4096], name[32];
+    struct gen G;
+    memset(&G, 0, sizeof(G));
+    mkdir(dir, 0755);
+    if (fplgen_init(&G.g))
+        return 1;
+    gen_header(&G, "java -Xmx512m -cp /opt/shop/lib/shop.jar com.example.shop.OrderServer "
+                   "--port 8080");
+    for (uint64_t i = 1; i <= 8; i++) {
+        snprintf(name, sizeof(name), "http-%llu", (unsigned long long)i);
+        fplgen_thread(&G.g, i, 500 + i, name);
+    }
+    fplgen_thread(&G.g, 9, 509, "Notification Thread");
+    fplgen_thread(&G.g, 10, 510, "flyprof hiccup java");
+    fplgen_thread(&G.g, 11, 511, "flyprof hiccup os");
+    gen_stack(&G, 1, 3, work);
+    for (uint64_t k = 0; k < 7; k++)
+        gen_stack(&G, 2 + k, 3, wait[k]);
+    /* a parser's recursion, 40 frames deep: a flame graph taller than the window */
+    uint64_t value = ++G.next_method;
+    fplgen_method(&G.g, value, FPL_METHOD_JAVA, "demo.Json", "value", "()V", "", 0, NULL);
+    struct reader_frame deep[40];
+    for (size_t k = 0; k < 40; k++)
+        deep[k] = (struct reader_frame){value, 3, FPL_FRAME_JAVA};
+    fplgen_stack(&G.g, 21, 40, deep);
+    uint64_t marker = ++G.next_method;
+    fplgen_method(&G.g, marker, FPL_METHOD_MARKER, "", "[no_Java_frames]", "", "", 0, NULL);
+    const struct reader_frame none[] = {{marker, -1, FPL_FRAME_MARKER}};
+    fplgen_stack(&G.g, 20, 1, none);
+    gen_gc(&G, 1500 * MS, 1580 * MS);
+    gen_gc(&G, 4200 * MS, 4260 * MS);
+    gen_stall(&G, FPL_PROBE_JAVA, 1490 * MS, 1590 * MS);
+    gen_stall(&G, FPL_PROBE_OS, 3000 * MS, 3030 * MS);
+    for (uint64_t t = 0; t < 6000 * MS; t += 10 * MS) {
+        for (uint64_t i = 1; i <= 8; i++) {
+            gen_sample(&G, t + 100 * i, i, i % 2 ? 1 : 21, FPL_KIND_CPU, FPL_STATE_RUNNING, 1,
+                       0, 1);
+            if (t % (50 * MS) == 0) {
+                uint64_t k = (t / (1000 * MS) + i) % 7;
+                gen_sample(&G, t + 100 * i + 50, i, 2 + k, FPL_KIND_WALL, states[k], 1, 0, 1);
+            }
+        }
+        if (t % (50 * MS) == 0)
+            gen_sample(&G, t + 900, 9, 20, FPL_KIND_WALL, FPL_STATE_BLOCKED, 1, 0, 1);
+        if (t % (500 * MS) == 0) {
+            gen_sample(&G, t + 950, 10, 20, FPL_KIND_CPU, FPL_STATE_RUNNING, 1, 0, 1);
+            gen_sample(&G, t + 960, 11, 20, FPL_KIND_CPU, FPL_STATE_RUNNING, 1, 0, 1);
+        }
+    }
+    fplgen_end(&G.g, ANCHOR + 6000 * MS);
+    snprintf(path, sizeof(path), "%s/layout.fpl", dir);
+    int rc = G.failed || fplgen_flush(&G.g) || fplgen_save(&G.g, path);
+    gen_destroy(&G);
+    if (rc)
+        fprintf(stderr, "test_timeline: writing the layout log into %s failed\n", dir);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && strcmp(argv[1], "--write") == 0)
-        return write_fixture(argv[2]) || write_spans(argv[2]);
+        return write_fixture(argv[2]) || write_spans(argv[2]) || write_layout(argv[2]);
     if (argc > 1) {
         fprintf(stderr, "usage: test_timeline [--write DIR]\n");
         return 2;

@@ -25,7 +25,7 @@
     { label: "Java", tip: "Java method", h0: 88, h1: 138, s: 52, l0: 52, l1: 70 },
     { label: "Inlined", tip: "Java method, inlined", h0: 168, h1: 192, s: 52, l0: 58, l1: 68 },
     { label: "Native method", tip: "Java method declared native",
-      h0: 14, h1: 30, s: 78, l0: 64, l1: 72 },
+      h0: 18, h1: 30, s: 34, l0: 56, l1: 66 },
     { label: "C / JVM", tip: "native function (JVM internals, libraries)",
       h0: 42, h1: 54, s: 78, l0: 56, l1: 66 },
     { label: "Failure marker", tip: "marker: the stack could not be walked",
@@ -41,13 +41,56 @@
       h0: 66, h1: 80, s: 62, l0: 58, l1: 66 },
     { label: "JVM stub", tip: "JVM stub or code blob (dispatch, intrinsic, interpreter)",
       h0: 292, h1: 312, s: 44, l0: 70, l1: 78 },
-    { label: "Kernel", tip: "kernel code", h0: 28, h1: 36, s: 92, l0: 46, l1: 52 },
+    { label: "Kernel", tip: "kernel code", h0: 196, h1: 206, s: 20, l0: 56, l1: 64 },
     { label: "Small frames", tip: "frames under the page's minimum share, merged",
       h0: 0, h1: 0, s: 0, l0: 88, l1: 90 }
   ];
   /* the types of Java methods, whose names shorten to Class.method */
   function isJava(t) { return t <= 2 || (t >= 8 && t <= 10); }
   var MATCH_FILL = "#d44be3";
+
+  /* The one palette of thread states and sample kinds: the flame graph's state leaves
+   * ("[parked]") and kind roots ("[cpu]", "[wall]"), the timeline's marks and the legend all
+   * take a state's color from here, so it has one color on the page. Orange is CPU, and no
+   * frame type is orange. */
+  var STATE_STYLE = {
+    cpu: ["#e8590c", "CPU sample: on a CPU"],
+    running: ["#2f9e44", "running: RUNNABLE in Java code"],
+    blocked: ["#e03131", "blocked entering a monitor"],
+    waiting: ["#ae3ec9", "waiting: Object.wait, join"],
+    timed_waiting: ["#fab005", "waiting with a timeout"],
+    parked: ["#1c7ed6", "parked: LockSupport.park (locks, queues, pools)"],
+    sleeping: ["#7048e8", "sleeping: Thread.sleep"],
+    native: ["#8d6e63", "in native code (I/O, JNI)"],
+    jvm_idle: ["#dee2e6", "JVM idle: a JVM service thread waiting for work"],
+    wall: ["#adb5bd", "wall-clock sample, thread state unknown"]
+  };
+  var STATE_ORDER = ["cpu", "running", "blocked", "waiting", "timed_waiting", "parked",
+                     "sleeping", "native", "jvm_idle", "wall"];
+  /* hiccup mode's lanes above the timeline's threads */
+  var LANE_STYLE = {
+    gc: ["#343a40", "GC pauses", "GC pause: every Java thread stopped (its rows shaded)",
+         "rgba(52, 58, 64, 0.10)"],
+    java: ["#c2255c", "java probe stalls", "stall of the java probe (sees safepoints and GC)"],
+    os: ["#0b7285", "os probe stalls", "stall of the os probe (the OS and hypervisor alone)"]
+  };
+  /* The state or kind a frame stands for ("parked" for "[parked]", "cpu" for the "[cpu]"
+   * root), or null for other frames. */
+  function stateOf(name, type) {
+    if (type !== 6 && type !== 7) return null;
+    var st = name.charAt(0) === "[" ? name.slice(1, -1) : null;
+    return st && STATE_STYLE[st] ? st : null;
+  }
+  /* "#rrggbb" mixed with white (f 0: the color, 1: white), as "rgb(...)" */
+  function tint(hex, f) {
+    var n = parseInt(hex.slice(1), 16), c = [n >> 16, (n >> 8) & 255, n & 255];
+    return "rgb(" + c.map(function (v) { return Math.round(v + (255 - v) * f); }).join(",") + ")";
+  }
+  /* whether text on "#rrggbb" reads better white */
+  function darkFill(hex) {
+    var n = parseInt(hex.slice(1), 16);
+    return 0.299 * (n >> 16) + 0.587 * ((n >> 8) & 255) + 0.114 * (n & 255) < 150;
+  }
 
   var D;
   try {
@@ -330,6 +373,8 @@
   }
   function weightText(w) {
     var t = dur(w);
+    /* both kinds on one page weigh time (ns: CPU time and thread time), which is all to say */
+    if (D.unit_ns) return t;
     /* a weight counts sampling intervals (upscaled for wall), not samples: say so, and the
      * time it stands for when the interval is known */
     return "weight " + fmtInt(w) + (t ? " \u00b7 " + t : "");
@@ -365,8 +410,17 @@
   function paint(Tr) {
     if (Tr.cache.fill) return;
     var n = Tr.names.length, fill = new Array(n), dim = new Array(n), short = new Array(n);
+    var ink = new Array(n);
     for (var e = 0; e < n; e++) {
-      var name = Tr.names[e], ty = TYPES[Tr.types[e]] || TYPES[0];
+      var name = Tr.names[e], ty = TYPES[Tr.types[e]] || TYPES[0], st = stateOf(name, Tr.types[e]);
+      ink[e] = "#1f2328";
+      short[e] = name;
+      if (st) {
+        fill[e] = STATE_STYLE[st][0];
+        dim[e] = tint(fill[e], 0.6);
+        if (darkFill(fill[e])) ink[e] = "#fff";
+        continue;
+      }
       /* the class picks a band of hues, the method a place in it: neighbours differ */
       var hn = hash(name), hu = ty.h0 + (ty.h1 - ty.h0) * (0.45 * hash(ownerOf(name)) + 0.55 * hn);
       var li = ty.l0 + (ty.l1 - ty.l0) * hash(name + "\u0001");
@@ -374,7 +428,7 @@
       dim[e] = hsl(hu, Math.round(ty.s * 0.35), Math.min(94, li + (100 - li) * 0.55));
       short[e] = isJava(Tr.types[e]) ? shortName(name) : name;
     }
-    Tr.cache.fill = fill; Tr.cache.dim = dim; Tr.cache.short = short;
+    Tr.cache.fill = fill; Tr.cache.dim = dim; Tr.cache.short = short; Tr.cache.ink = ink;
     Tr.cache.wFull = new Float32Array(n).fill(-1);
     Tr.cache.wShort = new Float32Array(n).fill(-1);
   }
@@ -389,23 +443,78 @@
     var b = D.base_total ? Tr.BASE[i] / D.base_total : 0;
     return (cur(Tr, 0) ? cur(Tr, i) / cur(Tr, 0) : 0) - b;
   }
-  /* The change that gets the darkest color: the largest change, but at least 1 point, so
-   * that noise between two similar profiles stays pale. */
+  /* Sampling noise. A frame's share of each profile is a binomial estimate: x1 of the n1
+   * samples of the new profile, x2 of the n2 of the base (its share of the weight times the
+   * samples). Its change is beyond noise when |z| > zLimit, z = (p1 - p2) / sqrt(p (1 - p)
+   * (1/n1 + 1/n2)) with p the pooled share (the two-proportion test). A page compares many
+   * frames at once, so the limit is Bonferroni's for a 5% chance that noise alone colors any
+   * of them -- 3.5 for 100 frames, 3.9 for 1,000 -- and never under 3. */
+  var DIFF_FAMILY_ERROR = 0.05, DIFF_Z_MIN = 3;
+  function zOf(Tr, i) {
+    var n1 = D.samples || 0, n2 = D.base_samples || 0;
+    if (!(n1 > 0 && n2 > 0) || i === 0) return 0;
+    var p1 = cur(Tr, 0) ? cur(Tr, i) / cur(Tr, 0) : 0;
+    var p2 = D.base_total ? Tr.BASE[i] / D.base_total : 0;
+    var p = (p1 * n1 + p2 * n2) / (n1 + n2), se = Math.sqrt(p * (1 - p) * (1 / n1 + 1 / n2));
+    return se > 0 ? (p1 - p2) / se : 0;
+  }
+  /* 1 - the standard normal distribution at z (Abramowitz and Stegun 7.1.26, error < 1e-7) */
+  function normalTail(z) {
+    var x = z / Math.SQRT2, t = 1 / (1 + 0.3275911 * x);
+    var e = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 +
+            t * 1.061405429)))) * Math.exp(-x * x);
+    return e / 2;
+  }
+  /* The |z| a frame's change must pass to be colored, and the frames compared. */
+  function diffLimit(Tr) {
+    if (Tr.cache.zlimit) return Tr.cache.zlimit;
+    var m = 0;
+    for (var i = 1; i < Tr.n; i++) if (cur(Tr, i) > 0 || Tr.BASE[i] > 0) m++;
+    var want = DIFF_FAMILY_ERROR / (2 * Math.max(1, m)), lo = 0, hi = 40;
+    for (var k = 0; k < 60; k++) {
+      var mid = (lo + hi) / 2;
+      if (normalTail(mid) > want) lo = mid; else hi = mid;
+    }
+    Tr.cache.zlimit = { z: Math.max(DIFF_Z_MIN, hi), frames: m };
+    return Tr.cache.zlimit;
+  }
+  function significant(Tr, i) { return Math.abs(zOf(Tr, i)) > diffLimit(Tr).z; }
+  /* The change that gets the darkest color: the largest change beyond noise, but at least 1
+   * point. */
   function diffScale(Tr) {
     if (Tr.cache.scale) return Tr.cache.scale;
     var m = 0;
     for (var i = 1; i < Tr.n; i++) {
       var d = Math.abs(deltaOf(Tr, i));
-      if (d > m) m = d;
+      if (d > m && significant(Tr, i)) m = d;
     }
     Tr.cache.scale = Math.max(m, 0.01);
     return Tr.cache.scale;
   }
+  /* a change within noise stays grey (level 0) */
   function diffLevel(Tr, i) {
-    return Math.round(Math.sqrt(Math.min(1, Math.abs(deltaOf(Tr, i)) / diffScale(Tr))) * RAMP);
+    if (!significant(Tr, i)) return 0;
+    var l = Math.round(Math.sqrt(Math.min(1, Math.abs(deltaOf(Tr, i)) / diffScale(Tr))) * RAMP);
+    return Math.max(1, l);
   }
   function diffFill(Tr, i) {
     return deltaOf(Tr, i) >= 0 ? rampUp[diffLevel(Tr, i)] : rampDown[diffLevel(Tr, i)];
+  }
+  /* What the legend says of the colors of a diff. */
+  function diffNote(box) {
+    var lim = diffLimit(T), k = document.createElement("span");
+    k.id = "fp-diff-note";
+    k.className = "fp-key";
+    k.setAttribute("data-z-limit", lim.z.toFixed(3));
+    k.setAttribute("data-frames", String(lim.frames));
+    k.textContent = "colored where a change is beyond sampling noise: |z| > " + lim.z.toFixed(2) +
+      "; grey within it";
+    k.title = "Each frame's two shares are tested as binomial proportions, z = (p_new - " +
+      "p_base) / sqrt(p (1 - p) (1/n_new + 1/n_base)), p the pooled share, n the samples (" +
+      fmtInt(D.samples) + " new, " + fmtInt(D.base_samples) + " base). The limit gives noise " +
+      "alone a 5% chance of coloring any of the " + fmtInt(lim.frames) + " frames compared " +
+      "(Bonferroni), and is at least " + DIFF_Z_MIN + ".";
+    box.appendChild(k);
   }
 
   /* ---- search ---------------------------------------------------------------------------- */
@@ -451,7 +560,7 @@
       box.classList.add("fp-on");
       box.setAttribute("data-share", share.toFixed(6));
       box.setAttribute("data-weight", String(w));
-      var text = "Matched " + pct(share) + " \u00b7 weight " + fmtInt(w);
+      var text = "Matched " + pct(share) + " \u00b7 " + weightText(w);
       if (diff) {
         var bs = D.base_total ? bw / D.base_total : 0;
         box.setAttribute("data-base-share", bs.toFixed(6));
@@ -459,7 +568,7 @@
       }
       if (Z !== 0) text += " \u00b7 " + pct(cur(T, Z) ? zw / cur(T, Z) : 0) + " of zoom";
       box.textContent = text;
-      box.title = "weight " + fmtInt(w) + " of " + fmtInt(cur(T, 0)) + " has a frame matching /" +
+      box.title = weightText(w) + " of " + weightText(cur(T, 0)) + " has a frame matching /" +
                   src + "/";
       $("fp-stats").setAttribute("data-ms-search", (performance.now() - t0).toFixed(1));
     }
@@ -522,14 +631,18 @@
     if (i === 0 && ctx.measureText(text).width > w - 8) text = "all";
     if (text) {
       var light = MATCH ? MATCH[T.NAME[i]] : diff && i !== 0 && diffLevel(T, i) > 13;
-      ctx.fillStyle = light ? "#fff" : dimmed ? "#57606a" : "#1f2328";
+      ctx.fillStyle = light ? "#fff" : dimmed ? "#57606a" : MATCH || diff ? "#1f2328" :
+                      T.cache.ink[T.NAME[i]];
       ctx.fillText(text, x + 4, y + ROW / 2);
     }
     drawnCount++;
     if (dump) {
       var line = [T.names[T.NAME[i]], cur(T, i), onlyInBase(T, i) ? 0 : T.SELF[i], T.DEP[i],
                   MATCH && MATCH[T.NAME[i]] ? 1 : 0, x.toFixed(1), w.toFixed(1)];
-      if (diff) line.push(T.BASE[i], deltaOf(T, i).toFixed(6));
+      if (diff) {
+        line.push(T.BASE[i], deltaOf(T, i).toFixed(6), zOf(T, i).toFixed(3),
+                  i !== 0 && diffLevel(T, i) > 0 ? 1 : 0);
+      }
       dump.push(line.join("\t"));
     }
   }
@@ -672,9 +785,11 @@
       row(body, "Of zoomed", pct(cur(T, v) / cur(T, Z)));
     if (diff) {
       var bs = D.base_total ? T.BASE[v] / D.base_total : 0, d = deltaOf(T, v);
-      row(body, "Total (base)", "weight " + fmtInt(T.BASE[v]) + " \u00b7 " + pct(bs) +
+      row(body, "Total (base)", weightText(T.BASE[v]) + " \u00b7 " + pct(bs) +
           (T.BASE[v] ? "" : " (not in base)"));
-      row(body, "Change", pts(d), d > 0 ? "fp-up" : d < 0 ? "fp-down" : "");
+      var z = zOf(T, v), sig = v !== 0 && significant(T, v);
+      row(body, "Change", pts(d) + " (z " + z.toFixed(1) + (sig ? ", beyond" : ", within") +
+          " sampling noise)", sig ? (d > 0 ? "fp-up" : d < 0 ? "fp-down" : "") : "");
     }
     tip.appendChild(tb);
     var hint = document.createElement("div");
@@ -803,10 +918,19 @@
     } catch (err) { /* some file: URLs refuse; the hash is a convenience */ }
   }
 
+  /* The page's one legend: the frame types the flame graph shows, the thread states and
+   * sample kinds it or the open timeline shows (STATE_STYLE: the same colors in both), the
+   * timeline's lanes; in a diff, the color ramp. */
   function legend() {
     var box = $("fp-legend");
     box.textContent = "";
-    function key(color, text, title) {
+    function group(text) {
+      var g = document.createElement("span");
+      g.className = "fp-legend-group";
+      g.textContent = text;
+      box.appendChild(g);
+    }
+    function key(color, text, title, id) {
       var k = document.createElement("span"), s = document.createElement("span");
       k.className = "fp-key";
       s.className = "fp-swatch";
@@ -814,6 +938,7 @@
       k.appendChild(s);
       k.appendChild(document.createTextNode(text));
       if (title) k.title = title;
+      if (id) k.setAttribute("data-key", id);
       box.appendChild(k);
     }
     if (diff) {
@@ -826,40 +951,64 @@
       k.appendChild(document.createTextNode("shrank " + pts(-sc) + " "));
       k.appendChild(ramp);
       k.appendChild(document.createTextNode(" " + pts(sc) + " grew"));
-      k.title = "Each frame's change in share of the total weight, new minus base";
+      k.title = "Each frame's change in share of the total weight, new minus base, where it " +
+        "is beyond sampling noise";
       box.appendChild(k);
+      diffNote(box);
       return;
     }
     if (!(T.TOT[0] > 0)) return;
-    var seen = new Uint8Array(TYPES.length);
-    for (var i = 1; i < T.n; i++) seen[T.types[T.NAME[i]]] = 1;
-    for (var t = 0; t < TYPES.length; t++) {
+    var seen = new Uint8Array(TYPES.length), states = {}, i, t;
+    for (i = 1; i < T.n; i++) {
+      if (!(T.TOT[i] > 0)) continue; /* a range's or a request's tree keeps empty nodes */
+      var e = T.NAME[i], st = stateOf(T.names[e], T.types[e]);
+      if (st) states[st] = 1;
+      else if (T.types[e] !== 6 && T.types[e] !== 7) seen[T.types[e]] = 1;
+    }
+    var lanes = [];
+    if (tlOpen) {
+      var Dd = tlDecode();
+      tlRows().forEach(function (row) {
+        for (var c = 0; c < TL.cats.length; c++) if (row.sums[c] > 0) states[TL.cats[c]] = 1;
+      });
+      lanes = Dd.lanes;
+    }
+    group("Frames");
+    for (t = 0; t < TYPES.length; t++) {
       if (!seen[t]) continue;
       var ty = TYPES[t];
-      key(hsl((ty.h0 + ty.h1) / 2, ty.s, (ty.l0 + ty.l1) / 2), ty.label, ty.tip);
+      key(hsl((ty.h0 + ty.h1) / 2, ty.s, (ty.l0 + ty.l1) / 2), ty.label, ty.tip, "type:" + t);
     }
-    key(MATCH_FILL, "Search match");
+    key(MATCH_FILL, "Search match", "frames matching the search", "match");
+    if (STATE_ORDER.some(function (st) { return states[st]; })) group("States");
+    STATE_ORDER.forEach(function (st) {
+      if (states[st]) key(STATE_STYLE[st][0], st, STATE_STYLE[st][1], "state:" + st);
+    });
+    if (lanes.length) group("Lanes");
+    lanes.forEach(function (ln) { key(ln.color, ln.name, ln.tip, "lane:" + ln.id); });
   }
 
   function summary() {
     if (SPAN) {
       var sw = cur(tree(home), 0);
-      return spanText() + (RANGE ? " \u00b7 range " + tlRangeText() : "") + " \u00b7 weight " +
-        fmtInt(sw) + (dur(sw) ? " \u00b7 " + dur(sw) : "");
+      return spanText() + (RANGE ? " \u00b7 range " + tlRangeText() : "") + " \u00b7 " +
+        weightText(sw);
     }
     if (RANGE) {
       var w = cur(tree(home), 0);
-      return "range " + tlRangeText() + " \u00b7 weight " + fmtInt(w) +
-        (D.total ? " \u00b7 " + pct(w / D.total) + " of the whole" : "") +
-        (dur(w) ? " \u00b7 " + dur(w) : "");
+      return "range " + tlRangeText() + " \u00b7 " + weightText(w) +
+        (D.total ? " \u00b7 " + pct(w / D.total) + " of the whole" : "");
     }
     var s = D.kind === "all" ? "cpu and wall" : D.kind;
     s += " \u00b7 " + fmtInt(D.samples) + " samples";
-    if (D.interval_ns) s += " \u00b7 interval " + (D.interval_ns / 1e6) + " ms";
-    if (D.kind !== "all" && D.total !== D.samples) s += " \u00b7 weight " + fmtInt(D.total);
+    if (D.interval_ns && !D.unit_ns) s += " \u00b7 interval " + (D.interval_ns / 1e6) + " ms";
+    if (!D.unit_ns && D.total !== D.samples) s += " \u00b7 weight " + fmtInt(D.total);
     var t = dur(D.total);
-    if (t) s += " \u00b7 " + t + (D.kind === "cpu" ? " of CPU" : " of thread time");
-    if (diff) s += " \u00b7 base weight " + fmtInt(D.base_total);
+    if (t) {
+      s += " \u00b7 " + t + (D.kind === "cpu" ? " of CPU" : D.kind === "wall" ? " of thread time" :
+                             " of CPU and thread time");
+    }
+    if (diff) s += " \u00b7 base " + weightText(D.base_total);
     if (D.merged_frames) {
       /* the node budget: say what the page does not show one by one */
       s += " \u00b7 " + fmtInt(D.merged_frames) + " frames under " +
@@ -877,15 +1026,10 @@
    * of bins is rebuilt (rangeTree). Drawn on its own canvas above the flame graph. */
   var TL = D.tl && !diff ? D.tl : null;
   var tlOpen = false, TLD = null, tlV0 = 0, tlV1 = 0, tlDrag = null;
-  var TL_RH = 14, TL_AXIS = 18;
-  var CAT_STYLE = {
-    cpu: ["#e8590c", "CPU sample"], wall: ["#adb5bd", "wall, state unknown"],
-    running: ["#2f9e44", "running"], blocked: ["#e03131", "blocked (monitor)"],
-    waiting: ["#f08c00", "waiting"], timed_waiting: ["#fab005", "timed waiting"],
-    parked: ["#1c7ed6", "parked"], sleeping: ["#7048e8", "sleeping"],
-    native: ["#8d6e63", "in native code"]
-  };
-  function catColor(c) { var st = CAT_STYLE[TL.cats[c]]; return st ? st[0] : "#868e96"; }
+  /* rows are at least TL_RH px tall (the box scrolls past 38% of the window rather than
+   * squash them); a sampled bin's mark is at least TL_MARK_MIN of a row tall and 2 px wide */
+  var TL_RH = 18, TL_AXIS = 18, TL_MARK_MIN = 0.6;
+  function catColor(c) { var st = STATE_STYLE[TL.cats[c]]; return st ? st[0] : "#868e96"; }
 
   /* a number stream of the digit encoding that knows where it ends */
   function numbers(s) {
@@ -933,16 +1077,20 @@
       }
     }
     start[TL.nbins] = P.length;
-    /* hiccup mode's GC pauses and stalls: lanes above the threads on the same axis */
+    /* hiccup mode's GC pauses and each probe's stalls: lanes above the threads on the same
+     * axis, named and colored apart (LANE_STYLE) */
     var lanes = [];
-    if (TL.gc && TL.gc.length) {
-      lanes.push({ name: "GC pauses", spans: TL.gc, over: TL.gc_over, color: "#c92a2a",
-                   band: "rgba(201, 42, 42, 0.13)" });
+    function lane(id, spans, over) {
+      var st = LANE_STYLE[id];
+      lanes.push({ id: id, name: st[1], tip: st[2], spans: spans, over: over, color: st[0],
+                   band: st[3] || null });
     }
-    if (TL.stalls && TL.stalls.length) {
-      lanes.push({ name: "probe stalls", spans: TL.stalls, over: TL.stalls_over,
-                   color: "#5f3dc4", band: null });
-    }
+    if (TL.gc && TL.gc.length) lane("gc", TL.gc, TL.gc_over);
+    var stalls = TL.stalls || [];
+    ["java", "os"].forEach(function (id, probe) {
+      var mine = stalls.filter(function (sp) { return (sp[2] || 0) === probe; });
+      if (mine.length) lane(id, mine, probe === 0 ? TL.stalls_over : 0);
+    });
     TLD = { rows: rows, lanes: lanes, start: start, P: new Uint32Array(P),
             W: new Float64Array(SW) };
     return TLD;
@@ -1101,17 +1249,17 @@
     var notes = [], all = D.total || 1;
     notes.push("Bins of " + tlTime(TL.bin_ns) + ": marks and ranges snap to them.");
     if (TL.moved) {
-      notes.push("Each bin keeps at most " + fmtInt(TL.cap) + " stacks: weight " +
-                 fmtInt(TL.moved) + " (" + pct(TL.moved / all) + ") of the lighter ones shows " +
-                 "under a caller frame in range views.");
+      notes.push("Each bin keeps at most " + fmtInt(TL.cap) + " stacks: " +
+                 weightText(TL.moved) + " (" + pct(TL.moved / all) + ") of the lighter ones " +
+                 "shows under a caller frame in range views.");
     }
     if (TL.over) {
-      notes.push("Weight " + fmtInt(TL.over) + " (" + pct(TL.over / all) + ") came in more " +
+      notes.push(weightText(TL.over) + " (" + pct(TL.over / all) + ") came in more " +
                  "distinct stacks than the converter keeps per bin: its stacks are not known by " +
                  "time, so in range views it is the self weight of \"all\".");
     }
     if (TL.hidden) {
-      notes.push("Weight " + fmtInt(TL.hidden) + " with unknown stacks is left out of the " +
+      notes.push(weightText(TL.hidden) + " with unknown stacks is left out of the " +
                  "timeline: the include/exclude filters cannot be applied to it.");
     }
     if (TL.rows_merged) {
@@ -1131,9 +1279,13 @@
     var box = $("fp-tl-labels"), Dd = tlDecode();
     box.textContent = "";
     Dd.lanes.forEach(function (ln) {
-      var d = document.createElement("div"), ms = 0;
+      var d = document.createElement("div"), ms = 0, sw = document.createElement("span");
       ln.spans.forEach(function (sp) { ms += (sp[1] - sp[0]) / 1e6; });
-      d.textContent = ln.name;
+      sw.className = "fp-swatch";
+      sw.style.background = ln.color;
+      d.appendChild(sw);
+      d.appendChild(document.createTextNode(ln.name));
+      d.style.height = d.style.lineHeight = TL_RH + "px";
       d.className = "fp-tl-lane";
       d.setAttribute("data-lane", ln.name);
       d.setAttribute("data-count", String(ln.spans.length));
@@ -1150,30 +1302,17 @@
         if (row.sums[c] > bw) { bw = row.sums[c]; best = c; }
       }
       d.textContent = row.name;
+      d.style.height = d.style.lineHeight = TL_RH + "px";
       d.className = "fp-tl-row";
       d.setAttribute("data-thread", row.name);
       d.setAttribute("data-weights", parts.join(","));
       if (best >= 0) d.setAttribute("data-main", TL.cats[best]);
       d.title = row.name + "\n" + parts.map(function (p) {
         var kv = p.split(":");
-        return kv[0] + ": weight " + fmtInt(+kv[1]) + " (" + pct(+kv[1] / tot) + ")";
+        return kv[0] + ": " + weightText(+kv[1]) + " (" + pct(+kv[1] / tot) + ")";
       }).join("\n");
       box.appendChild(d);
     });
-    var lg = $("fp-tl-legend");
-    lg.textContent = "";
-    for (var c = 0; c < TL.cats.length; c++) {
-      var seen = tlRows().some(function (row) { return row.sums[c] > 0; });
-      if (!seen) continue;
-      var k = document.createElement("span"), sw = document.createElement("span");
-      k.className = "fp-key";
-      sw.className = "fp-swatch";
-      sw.style.background = catColor(c);
-      k.appendChild(sw);
-      k.appendChild(document.createTextNode(TL.cats[c]));
-      k.title = CAT_STYLE[TL.cats[c]] ? CAT_STYLE[TL.cats[c]][1] : TL.cats[c];
-      lg.appendChild(k);
-    }
   }
 
   var tlCanvas = $("fp-tl-canvas"), tlCtx = tlCanvas.getContext("2d"), tlW = 0, tlH = 0;
@@ -1244,9 +1383,9 @@
         var x = tlX(tlBinNs(bin));
         if (x + bw >= 0 && x <= tlW) {
           /* a column per bin, as tall as its weight against the row's heaviest bin (at
-           * least a third), cut into the categories' shares */
-          var h = (TL_RH - 3) * Math.max(0.34, Math.sqrt(tot / row.max));
-          var yy = y + TL_RH - 2, w = Math.max(1, bw - (bw >= 4 ? 1 : 0));
+           * least TL_MARK_MIN), cut into the categories' shares */
+          var h = (TL_RH - 4) * Math.max(TL_MARK_MIN, Math.sqrt(tot / row.max));
+          var yy = y + TL_RH - 2, w = Math.max(2, bw - (bw >= 4 ? 1 : 0));
           for (var q = k; q < e; q++) {
             var hh = h * row.W[q] / tot;
             c2.fillStyle = catColor(row.C[q]);
@@ -1443,6 +1582,7 @@
       RANGE = null;
       setSpan(null);
     }
+    legend();
     resize();
     draw();
   }
