@@ -344,6 +344,36 @@ static uintptr_t fde_count(const struct cfitab_mod *m)
     return count;
 }
 
+/* The writer's work that must not wait for a long build (cfitab_set_yield), and the guard of
+ * the build under way, left while that work runs. Writer thread. */
+static void (*yield_fn)(void);
+static struct crashguard *build_guard;
+static uint64_t yield_next_ns;
+#define YIELD_NS 50000000ull
+
+void cfitab_set_yield(void (*fn)(void))
+{
+    yield_fn = fn;
+}
+
+/* Runs the writer's yield work every YIELD_NS of a build, outside the build's crash guard (a
+ * fault there is no build's, and must not be ended as one with a lock held). */
+static void maybe_yield(void)
+{
+    if (!yield_fn || !build_guard)
+        return;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    if (now < yield_next_ns)
+        return;
+    yield_next_ns = now + YIELD_NS;
+    struct crashguard *g = build_guard;
+    crashguard_leave(g);
+    yield_fn();
+    crashguard_enter(g);
+}
+
 /* 1 when builds are to end: profiling stops (cfitab_cancel_builds), or its duration= is over
  * (a build of libjvm's table takes seconds on a busy machine: the writer must not miss the
  * end of the profile for it). Writer thread. */
@@ -381,6 +411,8 @@ static void build_table(struct cfitab_mod *m, struct build *b)
      * registered table is never given back to its pool (dwarf_put_unwind_info is a no-op),
      * ~3.4 MB lost per build of libjvm's table, for good. */
     for (uintptr_t i = 0; i < count && !b->failed; i++) {
+        if (i % 64 == 63)
+            maybe_yield();
         if (i % 64 == 63 && cancelled()) {
             m->built = 0; /* left for a later session, if its module list stays */
             build_free(b);
@@ -510,10 +542,13 @@ static int build_guarded(void)
     struct crashguard g;
     if (sigsetjmp(g.jb, 0) == 0) {
         crashguard_enter(&g);
+        build_guard = &g;
         int more = build_next();
+        build_guard = NULL;
         crashguard_leave(&g);
         return more;
     }
+    build_guard = NULL;
     /* the guard is left; libunwind may have lost a little of its pool to the cut parse */
     bigmem_free(building.hash, building.hashcap * sizeof(*building.hash));
     build_free(&building);

@@ -123,4 +123,10 @@ void cfitab_reset(void);
 /* Bytes held by the tables (for the log's counters and the report). Any thread. */
 size_t cfitab_bytes(void);
 
+/* fn runs every 50 ms of a long table build (libjvm's takes seconds on a slow machine),
+ * outside the build's crash guard: the writer arms the threads that started meanwhile (GC
+ * workers start with the first collections, at the same time), which otherwise ran unsampled
+ * until the build ended. NULL: none. Writer thread, before cfitab_service. */
+void cfitab_set_yield(void (*fn)(void));
+
 #endif

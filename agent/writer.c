@@ -120,6 +120,12 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* What the writer does while it builds an unwind table: arm new threads (cfitab_set_yield). */
+static void build_yield(void)
+{
+    tasks_refresh();
+}
+
 static uint64_t thread_cpu_ns(void)
 {
     struct timespec ts;
@@ -896,6 +902,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         do_sync(&w);
         /* unwind tables the handlers asked for (they wake us); the loader's new modules;
          * snapshots replaced since, and unloaded modules, once no handler runs */
+        cfitab_set_yield(build_yield);
         cfitab_service();
         if (cfitab_replaced() && handler_inflight() == 0)
             cfitab_reclaim();
