@@ -8,7 +8,8 @@ CPU under -agentpath; ~1200 walks in 5 s of the worker's CPU attached to a runni
 4 s run with HotSpot's libjsig preloaded, where HotSpot sees every fault first and chains the
 ones it does not recognize to the guard). Asserts:
 - the JVM survives and exits 0 by itself, with no crash report;
-- faults are counted: the WALK_FAULTS counter is half the samples pushed (every second walk),
+- faults are counted: the WALK_FAULTS counter is half the samples that had a Java walk (every
+  second walk; the native-only samples of the agent's and the JVM's own threads have none),
   within 10%, and nothing else failed more than 2% of the walks;
 - the faulted samples are kept, each with the single marker frame `[walk_fault]`: their weight
   is half the worker's, within 10 points;
@@ -30,17 +31,34 @@ CTR_AGCT_BASE = 16
 EVERY = 2
 
 
+def java_walked(log):
+    """Samples whose thread had a Java walk: a Java or stub frame, or a walk's failure marker
+    ([walk_fault], [agct:...]) on the stack. Other threads' samples (the agent's writer, GC and
+    JIT threads: native frames only) have none, and _faultevery counts Java walks only; their
+    share grows with what the writer's start costs on a slow machine."""
+    n = 0
+    for smp in log.samples:
+        for mid, _, ftype in log.stacks.get(smp.stack_id, ()):
+            m = log.methods.get(mid)
+            name = m.name if m else ""
+            if ftype not in (5, 7, 8) or name == "[walk_fault]" or name.startswith("[agct:"):
+                n += 1
+                break
+    return n
+
+
 def check(t, how, fpl_path, s):
     log = fpl.read_fpl(fpl_path)
     pushed = log.counters.get(fpl.CTR_SAMPLES, 0)
     faults = log.counters.get(CTR_WALK_FAULTS, 0)
     failed = sum(log.counters.get(CTR_AGCT_BASE + n, 0) for n in range(16))
-    t.note("%s: %d samples pushed, %d walk faults, %d other failed walks", how, pushed, faults,
-           failed)
+    walked = java_walked(log)
+    t.note("%s: %d samples pushed, %d with a Java walk, %d walk faults, %d other failed walks",
+           how, pushed, walked, faults, failed)
     t.check(pushed >= 500, "%s: only %d samples (want >= 500)", how, pushed)
-    t.check(abs(faults - pushed / EVERY) <= 0.1 * pushed / EVERY,
-            "%s: %d walk faults counted for %d samples, want every %dnd walk (%d)", how, faults,
-            pushed, EVERY, pushed // EVERY)
+    t.check(abs(faults - walked / EVERY) <= 0.1 * walked / EVERY,
+            "%s: %d walk faults counted for %d samples with a Java walk, want every %dnd walk "
+            "(%d)", how, faults, walked, EVERY, walked // EVERY)
     t.check(failed <= 0.02 * pushed, "%s: %d walks failed otherwise (AGCT codes)", how, failed)
     marked = s.markers.get("[walk_fault]", 0)
     t.check(set(s.markers) <= {"[walk_fault]"} or sum(s.markers.values()) - marked
