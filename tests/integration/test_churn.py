@@ -10,7 +10,8 @@ Asserts, profiling:
 - no leak of POSIX timers or fds: counted from outside (/proc/PID/timers `ID:` lines, entries
   of /proc/PID/fd) when the workload reports 2 s and 9 s of churn, the counts differ by at most
   12 timers (one CPU timer per live Java thread: at most 10 churn threads are alive at once)
-  and 2 fds, and 2 s after the churn the timers are back to the count before it (+2);
+  and 2 fds, and 2 s after the churn there is no more than one timer per live thread (+2; the
+  JVM starts JIT threads of its own as the load comes and goes);
 - memory: VmRSS grows by less than 20 MB between 2 s and 9 s. The heap is fixed and touched
   up front (-Xms128m -Xmx128m -XX:+AlwaysPreTouch) so that the figure is native memory, not
   the young generation filling. Measured: +2.0 MB without the agent, +2.8-3.4 MB with it; 20 MB
@@ -42,7 +43,7 @@ MAX_RETAINED = 100
 
 
 def proc_figures(pid):
-    """(POSIX timers, fds, VmRSS kB) of a live process, or None once it is gone."""
+    """(POSIX timers, fds, VmRSS kB, threads) of a live process, or None once it is gone."""
     d = "/proc/%d" % pid
     try:
         with open(d + "/timers") as f:
@@ -50,7 +51,8 @@ def proc_figures(pid):
         fds = len(os.listdir(d + "/fd"))
         with open(d + "/status") as f:
             rss = next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
-        return timers, fds, rss
+        threads = len(os.listdir(d + "/task"))
+        return timers, fds, rss, threads
     except (OSError, StopIteration):
         return None
 
@@ -128,16 +130,19 @@ def test(t):
     for ph in ("churn_start", "second=2", "second=9", "after"):
         t.check(seen.get(ph), "churn: no measurement at phase %s (the workload's phase lines: "
                 "%s)", ph, [ln.strip() for ln in r.stdout.splitlines() if ln.startswith("phase")])
-        t.note("churn: at %-11s timers %d, fds %d, VmRSS %.1f MB", ph, seen[ph][0], seen[ph][1],
-               seen[ph][2] / 1024)
+        t.note("churn: at %-11s timers %d, fds %d, VmRSS %.1f MB, threads %d", ph, seen[ph][0],
+               seen[ph][1], seen[ph][2] / 1024, seen[ph][3])
     started = r.num("started")
     t.check(started >= SECONDS * RATE / 2, "churn: only %d threads started in %d s (want >= %d):"
             " the machine is too slow for this test to mean anything", started, SECONDS,
             SECONDS * RATE / 2)
-    (t0, f0, _), (t2, f2, m2), (t9, f9, m9), (ta, _, _) = (
+    (t0, f0, _, _), (t2, f2, m2, _), (t9, f9, m9, _), (ta, _, _, na) = (
         seen["churn_start"], seen["second=2"], seen["second=9"], seen["after"])
     t.check(abs(t9 - t2) <= 12, "churn: POSIX timers went from %d at 2 s to %d at 9 s", t2, t9)
-    t.check(ta <= t0 + 2, "churn: %d POSIX timers 2 s after the churn, %d before it", ta, t0)
+    # one timer per live thread: the JVM may have started threads of its own meanwhile (JIT
+    # compiler threads come and go with the load), so the bound is the threads alive then
+    t.check(ta <= max(t0, na) + 2, "churn: %d POSIX timers 2 s after the churn for %d threads "
+            "(%d timers before it)", ta, na, t0)
     t.check(abs(f9 - f2) <= 2 and f2 <= f0 + 2, "churn: fds %d before, %d at 2 s, %d at 9 s",
             f0, f2, f9)
     growth = (m9 - m2) / 1024
