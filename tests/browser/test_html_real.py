@@ -8,7 +8,8 @@ opens the page and searches. The same run has the agent render a page itself at 
 (file=agent.html, the log kept with log=split.fpl). Asserts:
 - the page draws the workload's frames (Split123.work, unitA/B/C, kernel) under a thread root;
 - searching `unitC` shows the share the folded output gives (exactly, to rounding) and that
-  share is about one half (0.5 x the part of all samples that is in a unit, within 3 points);
+  share is about one half (0.5 x the part of all samples that is in a unit, within 3 points;
+  0.5 x the worker thread's part, within 7);
 - unitC among the samples in any unit (searching `unit[ABC]`) is 1/2 within 3 points;
 - the callers view, which the page computes itself, finds the same shares;
 - the agent's own page shows the same unitC share as the folded output of its log, and its
@@ -90,16 +91,21 @@ def main():
 
         hit, total = folded_share(folded, "unitC")
         units, _ = folded_share(folded, "unit[ABC]")
+        worker_w, _ = folded_share(folded, "^split-worker$")
         check(total >= 150, "only %d samples in the folded output", total)
         want = hit / total
-        note("folded: unitC %d, any unit %d, total %d" % (hit, units, total))
+        note("folded: unitC %d, any unit %d, split-worker %d, total %d" % (hit, units, worker_w,
+                                                                          total))
 
         for view in (None, "callers"):
             p = b.dump(page, bw.hash_of("unitC", view))
             what = "unitC share in the page%s" % (" (callers)" if view else "")
             note(close(p.share, want, 0.000001, what + " = folded"))
             note(close(p.share, 0.5 * units / total, 0.03, what + " vs half the unit samples"))
-            note(close(p.share, 0.5, 0.07, what + ", about one half"))
+            # half the worker's samples: the other threads' share (the agent's writer, JIT and
+            # GC threads) is what the machine makes it, a quarter of the samples on a slow one
+            note(close(p.share, 0.5 * worker_w / total, 0.07,
+                       what + ", about one half of the worker's"))
             check(p.matched_text.startswith("Matched"), "matched text %r", p.matched_text)
             pu = b.dump(page, bw.hash_of("unit[ABC]", view))
             note(close(p.share / pu.share, 0.5, 0.03, "unitC / any unit" +
