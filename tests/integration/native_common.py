@@ -3,7 +3,8 @@
 - CpuPoller: polls a process's CPU time (/proc/PID/stat utime + stime) with timestamps while a
   profile is taken, so the CPU time spent inside the profile's own time range can be
   interpolated (the truth a CPU profile's total weight is compared with).
-- log_window(t, fpl): the profile's time range from `flyprof summary` (start, duration).
+- log_window(t, fpl): the profile's time range, from its start (`flyprof summary`) to its last
+  CPU sample.
 - after(frames, java, pred): whether the frame right below (leaf side of) a Java frame holds.
 """
 import datetime
@@ -69,7 +70,8 @@ class CpuPoller:
 
 
 def log_window(t, fpl):
-    """(start, end) of a complete log in epoch seconds, from `flyprof summary`."""
+    """(start, end) of a complete log in epoch seconds: its start from `flyprof summary`, its
+    end at its last CPU sample."""
     r = t.flyprof("summary " + os.path.basename(fpl), ["summary", fpl])
     t.check(r.returncode == 0, "flyprof summary %s: exit status %s", fpl, r.returncode)
     m = re.search(r"^\s*started\s+(\S+)", r.stdout, re.M)
@@ -77,7 +79,15 @@ def log_window(t, fpl):
     t.check(m and d, "flyprof summary of %s shows no start and duration (complete log?):\n%s",
             fpl, r.stdout[:2000])
     start = datetime.datetime.fromisoformat(m.group(1)).timestamp()
-    return start, start + float(d.group(1))
+    end = start + float(d.group(1))
+    # up to the last CPU sample, not END: after the stop the writer drains and names what is
+    # left, CPU no sample can cover (hundreds of ms of it on a slow machine)
+    import test_wall_fpl as wf
+    log = wf.read_fpl(fpl)
+    cpu = log.cpu_samples()
+    if cpu:
+        end = min(end, start + log.seconds(max(s.ticks for s in cpu)))
+    return start, end
 
 
 def is_native(frame):
