@@ -105,6 +105,14 @@ static uint64_t process_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* CLOCK_MONOTONIC in ns, for the bounded waits of the control side (not a handler). */
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* The calling thread's CPU time, ns (0 when unknown). */
 static uint64_t thread_cpu_ns(void)
 {
@@ -225,14 +233,10 @@ int handler_disown_fd(int fd, uint64_t timeout_ns)
         return 0;
     /* seq_cst: the other half of the pair with the handler's users increment (perf_slot) */
     atomic_store_explicit(&t[fd].owned, 0u, memory_order_seq_cst);
-    struct timespec t0, now;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    uint64_t t0 = mono_ns();
     while (atomic_load_explicit(&t[fd].users, memory_order_seq_cst) != 0) {
         /* a use is a read and an ioctl: microseconds, unless its thread is stopped */
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        uint64_t waited = (uint64_t)(now.tv_sec - t0.tv_sec) * 1000000000ull +
-                          (uint64_t)now.tv_nsec - (uint64_t)t0.tv_nsec;
-        if (waited >= timeout_ns)
+        if (mono_ns() - t0 >= timeout_ns)
             return -ETIMEDOUT;
         usleep(50);
     }
@@ -859,13 +863,9 @@ int handler_deactivate(uint64_t timeout_ns)
     atomic_store_explicit(&active, 0, memory_order_seq_cst);
     /* a run takes microseconds; one that takes longer is on a thread that is not running
      * (stopped by a debugger, frozen): waiting for it must not hang the JVM's exit */
-    struct timespec t0, t;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    uint64_t t0 = mono_ns();
     while (handler_inflight() != 0) {
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        uint64_t waited = (uint64_t)(t.tv_sec - t0.tv_sec) * 1000000000ull +
-                          (uint64_t)t.tv_nsec - (uint64_t)t0.tv_nsec;
-        if (waited >= timeout_ns)
+        if (mono_ns() - t0 >= timeout_ns)
             return -ETIMEDOUT;
         usleep(100);
     }
