@@ -641,6 +641,11 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     get_property("java.vm.name", session.jvm_name, sizeof(session.jvm_name));
     get_property("java.vm.version", session.jvm_version, sizeof(session.jvm_version));
     get_property("sun.java.command", session.command, sizeof(session.command));
+    /* jmethodIDs for the classes loaded while idle, before the first sample needs them; before
+     * the log's start too: attached to a JVM with thousands of classes, the first preload
+     * takes a few hundred ms (it learns their Methods' vtables), and a start stamped before
+     * it opened the log with that long a window no sample could cover */
+    methods_start(jvmti, jni);
     counters_reset();
     counters_add_sigsafe(FPL_CTR_CPU_SIGNO, (uint64_t)handler_cpu_signo());
     counters_add_sigsafe(FPL_CTR_SCRATCH_BUFFERS, handler_scratch_buffers());
@@ -652,13 +657,12 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     threads_set_deferred_purge(jni, 1); /* the writer names samples of threads that end */
     if ((rc = writer_start(&session, jni)) != 0) {
         threads_set_deferred_purge(jni, 0);
+        methods_stop();
         give_back_signals();
         snprintf(err, errlen, "cannot start the writer thread");
         close(fd);
         goto out;
     }
-    /* jmethodIDs for the classes loaded while idle, before the first sample needs them */
-    methods_start(jvmti, jni);
     handler_activate();
     if (o->cpu_interval_ns) {
         if (o->engine == FPL_ENGINE_ITIMER)

@@ -11,7 +11,7 @@ each, never sampled) would weigh more than it does in real use.
 
 Asserted, with the agent loaded at startup (cputimer engine, then perf when perf_event_open
 works here) and attached to a JVM already running the workload:
-- samples x interval cover >= 95% (attached: 92%) of the process CPU time over the profile's
+- samples x interval cover >= 95% of the process CPU time over the profile's
   time range, its start to its last CPU sample (with Java threads only, as before native
   stacks, this was ~80%);
 - `GC Thread#0` and `G1 Conc#0` appear by their kernel names, carry at least 10% of the weight
@@ -34,7 +34,6 @@ import test_attach_common as ac  # noqa: E402
 G1 = ["-XX:+UseG1GC", "-Xmx512m", "-Xms512m"]
 GC_THREADS = ("GC Thread#0", "G1 Conc#0")
 COVERAGE = 0.95
-ATTACH_COVERAGE = 0.92
 CPU_BUDGET = 6      # seconds of process CPU per profile
 
 
@@ -135,9 +134,9 @@ def body(t):
     finally:
         poller.stop()
     t.note("process CPU before the attach %.2f s", before)
-    # attached, 92.5-98.5% was seen on a 2.1 GHz machine (the start's table build runs beside
-    # the window; where the rest goes is not found yet): 92%, against ~80% with Java threads
-    check_profile(t, t.convert(fpl), fpl, poller, "attach", coverage=ATTACH_COVERAGE)
+    # attached, the log once started before the preload of jmethodIDs (0.2 s of thousands of
+    # classes, no sample possible): 91.6-97.7% then, 98.3-98.7% since
+    check_profile(t, t.convert(fpl), fpl, poller, "attach")
     if pairs:
         t.note("timers vs threads while profiling: %s", pairs)
         # a thread may start or end between the two reads: one of five reads must match
