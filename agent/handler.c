@@ -384,6 +384,8 @@ static void take_sample(struct sample_rec *h, void *uc)
             crashguard_enter(&g);
             nn = nativewalk_sigsafe(uc, f, NATIVEWALK_MAX, tls_stack_lo(), tls_stack_hi(), &jc);
             crashguard_leave(&g);
+            if (jc.fp_steps)
+                counters_add_sigsafe(FPL_CTR_FP_WALKS, 1);
         } else {
             nn = 0;
             jc.pc = 0;

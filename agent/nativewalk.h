@@ -50,11 +50,14 @@ void nativewalk_clear_unknown(void);
 struct nativewalk_java {
     uintptr_t pc, sp, fp;
     uintptr_t stop_pc, stop_sp, stop_fp;
+    int fp_steps;       /* steps made by frame pointer, where no unwind table said how */
 };
 
 /* Walks the interrupted context uc (a ucontext_t of the calling thread's own signal) from its
- * pc up through native frames, stopping before the first pc in Java code, at a pc with no
- * unwind information (that pc is kept), at the end of the stack or after max frames. Stores
+ * pc up through native frames, stopping before the first pc in Java code, at the end of the
+ * stack or after max frames. Where no unwind table covers a pc (its module's is not built yet,
+ * or it has none) the walk goes on by frame pointer when the stack's bounds are known, else
+ * stops there (that pc kept). Stores
  * them leaf first as SAMPLE_FT_NATIVE frames (the pc in method_id) and returns their count
  * (0 when the pc is in Java code). [stack_lo, stack_hi) bounds the walk when known (0, 0:
  * unknown). *java (may be NULL) receives the first Java frame's registers when the walk

@@ -422,6 +422,9 @@ static void write_failures(const struct profile *p, FILE *f)
                 "  walks recovered where AsyncGetCallTrace gave up (from HotSpot's structures): %"
                 PRIu64 "\n",
                 c[FPL_CTR_AGCT_RECOVERED]);
+    if (c[FPL_CTR_FP_WALKS])
+        fprintf(f, "  native walks that went on by frame pointer (no unwind table ready for a "
+                   "frame): %" PRIu64 "\n", c[FPL_CTR_FP_WALKS]);
     if (c[FPL_CTR_WALK_FAULTS])
         fprintf(f, "  walks that faulted, ended by the crash guard: %" PRIu64 " ([walk_fault])\n",
                 c[FPL_CTR_WALK_FAULTS]);
@@ -892,6 +895,8 @@ static void js_agent(struct fpl_buf *b, const struct profile *p)
     fpl_put_u8(b, '}');
     js_key(b, "walks_recovered", &first);
     js_u64(b, p->counters[FPL_CTR_AGCT_RECOVERED]);
+    js_key(b, "walks_by_frame_pointer", &first);
+    js_u64(b, p->counters[FPL_CTR_FP_WALKS]);
     js_key(b, "endpoint_drops", &first);
     js_u64(b, p->counters[FPL_CTR_ENDPOINT_DROPS]);
     js_key(b, "context_lost", &first);

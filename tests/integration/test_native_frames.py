@@ -10,8 +10,10 @@ FileInputStream.readBytes, resp. Deflater.deflateBytesBytes, in C code.
 Asserted, with the agent loaded at startup (-agentpath) and again attached to a JVM already
 running the workload (threads that existed before the attach):
 - >= 90% of the weight of read-worker stacks through FileInputStream.readBytes has a native
-  frame right below it, and >= 60% has the JNI function `readBytes` there; >= 30% reaches
-  libc's `read` (or `handleRead`) below it.
+  frame right below it, and >= 85% has the JNI function `readBytes` there; >= 30% reaches
+  libc's `read` (or `handleRead`) below it. (Until libjava's unwind table was built, behind
+  libjvm's, walks stopped at `handleRead` and lost `readBytes`: 59-89% attached, 83%
+  -agentpath; they go on by frame pointer since: 94-96%.)
 - >= 90% of deflate-worker stacks through Deflater.deflateBytesBytes have a native frame below
   it, >= 75% have `Java_java_util_zip_Deflater_deflateBytesBytes` right below, and >= 75% have
   zlib's `deflate` among the native frames. (JDK 25 loads libzip after the agent started: a
@@ -58,7 +60,7 @@ def check_profile(t, p, what):
     t.check(total >= 20, "%s: read-worker has only %d weight through %s", what, total, READ_JAVA)
     t.check(nat >= 0.90, "%s: only %.1f%% of read-worker stacks have native frames below %s",
             what, 100 * nat, READ_JAVA)
-    t.check(jni >= 0.60, "%s: `readBytes` right below %s in %.1f%%, want >= 60%%", what,
+    t.check(jni >= 0.85, "%s: `readBytes` right below %s in %.1f%%, want >= 85%%", what,
             READ_JAVA, 100 * jni)
     t.check(libc >= 0.30, "%s: libc read/handleRead below %s in %.1f%%, want >= 30%%", what,
             READ_JAVA, 100 * libc)

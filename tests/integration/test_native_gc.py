@@ -56,8 +56,8 @@ def check_profile(t, p, fpl, poller, what, interval=0.01, coverage=COVERAGE):
         java = th.weight(lambda f: any(not nc.is_native(x) and not ft.is_marker(x) for x in f))
         t.note("%s %s: weight %d, with a C++ frame %d, with a Java frame %d", what, name,
                th.total(), cpp, java)
-        # not 100%: until the writer has built libjvm's unwind table (within ~0.2 s of the
-        # first sample there), a walk ends at its leaf, which may be libc's memcpy
+        # not 100%: a leaf in libc's memcpy, whose caller in libjvm... is found by frame
+        # pointer until the writer has built libjvm's unwind table, and may be skipped
         t.check(cpp / th.total() >= 0.80, "%s: %s has a libjvm C++ frame in %.1f%% of its "
                 "weight, want >= 80%%", what, name, 100.0 * cpp / th.total())
         javas = sorted({x for f, _ in th.samples for x in f[1:]

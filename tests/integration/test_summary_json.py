@@ -41,6 +41,7 @@ TOP_KEYS = {"method": str, "kind": str, "weight": (int, float), "weight_ns": int
 AGENT_KEYS = {"version": str, "handler_p50_ns": int, "handler_p99_ns": int,
               "handler_max_ns": int, "writer_cpu_ns": int, "log_bytes": int, "signals": int,
               "samples_pushed": int, "walks_failed": dict, "walks_recovered": int,
+              "walks_by_frame_pointer": int,
               "handler_busy": int, "scratch_buffers": int}
 
 

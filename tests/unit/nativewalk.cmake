@@ -8,8 +8,12 @@ foreach(_l a b)
         LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
 endforeach()
 target_compile_definitions(flyprof_churn_b PRIVATE CHURN_PAD)
+# fpchain.c keeps frame pointers whatever the build type: the walk by frame pointer is tested
+# on it (before any unwind table is built)
+set_source_files_properties(${CMAKE_SOURCE_DIR}/tests/unit/fpchain.c PROPERTIES
+    COMPILE_OPTIONS "-O2;-fno-omit-frame-pointer;-mno-omit-leaf-frame-pointer")
 flyprof_unit_test(test_nativewalk
-    SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_nativewalk.c
+    SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_nativewalk.c ${CMAKE_SOURCE_DIR}/tests/unit/fpchain.c
         ${CMAKE_SOURCE_DIR}/agent/nativewalk.c ${CMAKE_SOURCE_DIR}/agent/cfitab.c
         ${CMAKE_SOURCE_DIR}/agent/symbols.c ${CMAKE_SOURCE_DIR}/agent/bigmem.c
         ${CMAKE_SOURCE_DIR}/agent/crashguard.c

@@ -15,10 +15,13 @@
  * has no table, and the next library's table is built (before, SIGSEGV in the writer).
  * Walks that keep meeting anonymous code do not make the writer scan the loader at every
  * service. Last, a stop cancels a build under way (before, the stop waited for it).
- * A walk that stops short for lack of a table says where it stopped: the last frame's pc and
- * registers, level3's frame pointer among them. */
+ * A walk that stops short says where it stopped: the last frame's pc and registers.
+ * First of all, before any table is built, walks go on by frame pointer: a chain compiled with
+ * frame pointers (fpchain.c, as libjvm is) is whole at every tick of its leaf, with the
+ * thread's stack bounds and without (a thread that started before the agent). */
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,6 +37,7 @@
 #include "cfitab.h"
 #include "crashguard.h"
 #include "harness.h"
+#include "fpchain.h"
 #include "nativewalk.h"
 #include "symbols.h"
 
@@ -102,6 +106,8 @@ static struct nativewalk_java ends[MAXW];
 static void *volatile level3_frame; /* level3's frame address when it raises */
 static volatile int nwalks;
 static volatile unsigned long sink;
+/* the stack bounds the handler passes to the walk (0, 0: unknown) */
+static uintptr_t walk_lo, walk_hi;
 
 static void on_prof(int sig, siginfo_t *si, void *uc)
 {
@@ -110,7 +116,7 @@ static void on_prof(int sig, siginfo_t *si, void *uc)
     int k = nwalks;
     if (k >= MAXW)
         return;
-    nframes[k] = nativewalk_sigsafe(uc, walks[k], MAXF, 0, 0, &ends[k]);
+    nframes[k] = nativewalk_sigsafe(uc, walks[k], MAXF, walk_lo, walk_hi, &ends[k]);
     nwalks = k + 1;
 }
 
@@ -189,6 +195,60 @@ static int in_snapshot(void *pc)
     nativewalk_clear_unknown();
     nativewalk_sigsafe(&uc, f, 4, 0, 0, NULL);
     return !nativewalk_unknown_pending();
+}
+
+/* Before any unwind table is built (libjvm's takes the writer a few hundred ms at a start),
+ * a walk goes on by frame pointer through code that keeps one: every tick that lands in
+ * fpchain_level3 (its prologue and epilogue included) gives fpchain_level3, fpchain_level2,
+ * fpchain_level1 and their caller, adjacent. Before, such a walk stopped at its leaf. With the
+ * stack's bounds and without them (a thread the agent did not see start). */
+__attribute__((noinline)) static void test_fp_walk(struct symbols *s, int bounded)
+{
+    pthread_attr_t a;
+    void *lo = NULL;
+    size_t size = 0;
+    CHECK(pthread_getattr_np(pthread_self(), &a) == 0);
+    pthread_attr_getstack(&a, &lo, &size);
+    pthread_attr_destroy(&a);
+    walk_lo = bounded ? (uintptr_t)lo : 0;
+    walk_hi = bounded ? (uintptr_t)lo + size : 0;
+    nwalks = 0;
+    struct itimerval it = {{0, 200}, {0, 200}};
+    setitimer(ITIMER_PROF, &it, NULL);
+    unsigned long x = 1;
+    while (nwalks < 300)
+        x = fpchain_level1(x);
+    struct itimerval off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_PROF, &off, NULL);
+    sink += x;
+    int in3 = 0, chained = 0, by_fp = 0, shown = 0;
+    for (int k = 0; k < nwalks; k++) {
+        char *names[MAXF];
+        int n = name_walk(s, k, names);
+        if (n > 0 && strcmp(names[0], "fpchain_level3") == 0) {
+            in3++;
+            if (n >= 4 && strcmp(names[1], "fpchain_level2") == 0 &&
+                strcmp(names[2], "fpchain_level1") == 0 &&
+                (strcmp(names[3], "test_fp_walk") == 0 || strcmp(names[3], "main") == 0))
+                chained++;
+            else if (shown++ < 5)
+                print_walk(s, k);
+            if (ends[k].fp_steps > 0)
+                by_fp++;
+        }
+        for (int i = 0; i < n; i++)
+            free(names[i]);
+    }
+    printf("test_nativewalk: by frame pointer (%s bounds): %d ticks in fpchain_level3, %d "
+           "with the whole chain, %d stepped by frame pointer\n", bounded ? "with" : "without",
+           in3, chained, by_fp);
+    CHECK(in3 >= 100);
+    CHECK(chained == in3);
+    CHECK(by_fp == in3);
+    CHECK(cfitab_bytes() == 0); /* no table was built: the chain came from frame pointers */
+    walk_lo = walk_hi = 0;
+    nwalks = 0;
+    memset(ends, 0, sizeof(ends));
 }
 
 static void test_loader_churn(void)
@@ -398,6 +458,8 @@ int main(void)
     nativewalk_set_code_bounds(NULL, NULL);
     CHECK(cfitab_init() == 0);
     struct symbols *s = symbols_new();
+    test_fp_walk(s, 1);
+    test_fp_walk(s, 0);
 
     /* the first walks ask for the tables of the modules they reach (libc, this program), the
      * writer's service builds them; then the whole chain is there */
@@ -407,24 +469,32 @@ int main(void)
     }
     int raised = nwalks;
     CHECK(raised == 4);
-    CHECK(nframes[0] >= 1);                 /* without tables: the leaf pc only */
-    /* a walk that stepped out of libc and stopped in this program (no table yet) says where:
-     * the last frame it stored, with level3's own frame pointer (a caller then follows the
-     * rbp chain from there) */
+    /* without tables, by frame pointer: __pthread_kill_implementation, then level3's frame
+     * pointer (libc keeps none) gives level3's caller; level2 keeps none either, and the walk
+     * stops there. It says where: the last frame it stored, with the sp the step out of
+     * level3's frame gave (a caller then follows the rbp chain from there) */
+    CHECK(nframes[0] >= 2);
     int stopped = -1;
     for (int k = 0; k < raised && stopped < 0; k++)
-        if (!ends[k].pc && ends[k].stop_pc)
+        if (!ends[k].pc && ends[k].stop_pc && ends[k].fp_steps > 0)
             stopped = k;
     CHECK(stopped >= 0);
     if (stopped >= 0) {
         const struct nativewalk_java *e = &ends[stopped];
-        struct symbols_name nm;
-        symbols_lookup(s, e->stop_pc - 1, &nm);
         CHECK(nframes[stopped] >= 2);
         CHECK(e->stop_pc == (uintptr_t)walks[stopped][nframes[stopped] - 1].method_id);
-        CHECK(strcmp(nm.name, "level3") == 0);
-        CHECK(e->stop_fp == (uintptr_t)level3_frame);
-        CHECK(e->stop_sp > 0 && e->stop_sp < e->stop_fp);
+        char *names[MAXF];
+        int n = name_walk(s, stopped, names), level2 = -1;
+        for (int i = 0; i < n; i++)
+            if (strcmp(names[i], "level2") == 0 && level2 < 0)
+                level2 = i;
+        for (int i = 0; i < n; i++)
+            free(names[i]);
+        CHECK(level2 >= 1);
+        if (level2 == n - 1)
+            CHECK(e->stop_sp == (uintptr_t)level3_frame + 16);
+        if (level2 < 0)
+            print_walk(s, stopped);
     }
     CHECK(has_chain(s, raised - 1));
     if (!has_chain(s, raised - 1))
