@@ -1,5 +1,5 @@
 /* fpl_hash.h: the one hash function of flyprof, for hash tables in the agent's writer
- * (agent/keymap.c) and in the collector (collector/model/hashtab.h and its users). Not a
+ * (agent/writer/keymap.c) and in the collector (collector/model/hashtab.h and its users). Not a
  * checksum and not part of the log format: nothing stores a hash, so it may change freely.
  *
  * fpl_hash_u64 is a 64-bit finalizer (xor-shift-multiply, the constants of MurmurHash3's fmix64):

@@ -85,8 +85,8 @@ if(_fz_ok)
         ${CMAKE_SOURCE_DIR}/collector/cli/main.c ${CMAKE_SOURCE_DIR}/tests/unit/fplgen.c
         ${CMAKE_SOURCE_DIR}/tests/unit/golden_log.c
         DEFINES -Dmain=flyprof_cli_main)
-    flyprof_fuzz_target(fuzz_elf SOURCES ${_fz_dir}/fuzz_elf.c ${CMAKE_SOURCE_DIR}/agent/bigmem.c
-        INCLUDES ${CMAKE_SOURCE_DIR}/agent)
+    flyprof_fuzz_target(fuzz_elf SOURCES ${_fz_dir}/fuzz_elf.c ${CMAKE_SOURCE_DIR}/agent/writer/bigmem.c
+        INCLUDES ${FLYPROF_AGENT_INCLUDES})
 endif()
 
 if(DEFINED _int_python)

@@ -1,4 +1,4 @@
-/* fuzz_elf: the agent's ELF readers (agent/symbols.c) on any image, and its own demangler on
+/* fuzz_elf: the agent's ELF readers (agent/writer/symbols.c) on any image, and its own demangler on
  * any name. These run in the writer thread inside the profiled JVM, on files found through the
  * loader (libraries, their separate debug files, the vDSO): a bad file must cost its names,
  * never the JVM.

@@ -6,7 +6,7 @@ To adopt the Java threads that run before an attach, the agent reads each one's 
 (found through Thread.eetop) and its OSThread, for the thread's kernel tid, on the Attach
 Listener, before any crash guard exists. A thread that ends between the eetop read and these
 reads has its JavaThread freed, and possibly unmapped: a plain load faults, and the fault
-killed the JVM. The reads now go through saferead (agent/saferead.h), which fails cleanly.
+killed the JVM. The reads now go through saferead (agent/jvm/saferead.h), which fails cleanly.
 
 The real window is microseconds wide, so a test hook makes it certain:
 FLYPROF_TEST_ADOPT_UNMAPPED=light has the agent read the JavaThread of the thread named

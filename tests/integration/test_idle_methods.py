@@ -5,7 +5,7 @@ later still names the methods of classes loaded meanwhile.
 HotSpot never frees a jmethodID. An agent that created them (GetClassMethods) for every
 prepared class, whether profiling or not, grew the JVM's memory without bound under class-loader
 churn while it idled. They are now made only while profiling: for every loaded class when a
-session starts, and for each class prepared during it (agent/methods.h).
+session starts, and for each class prepared during it (agent/writer/methods.h).
 
 IdleChurn (java/src/dev/flyprof/workload/IdleChurn.java) keeps a copy of UnloadHot (the keeper,
 loaded and prepared at once) and defines copy after copy of UnloadHot in throwaway loaders

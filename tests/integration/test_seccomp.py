@@ -3,7 +3,7 @@
 for it, is profiled as any other, and lives.
 
 The agent reads JVM memory that may be unmapped (metadata of unloaded classes, other threads'
-JavaThreads) through the kernel (agent/saferead.h). It used process_vm_readv: under a filter
+JavaThreads) through the kernel (agent/jvm/saferead.h). It used process_vm_readv: under a filter
 that refuses it, every method was named `[unloaded]`; under one that kills for it (systemd's
 SystemCallFilter= does by default) the JVM died at the first method the writer named.
 

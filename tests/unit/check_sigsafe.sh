@@ -17,7 +17,7 @@
 # ucontext; its one-time tdep_init, which locks, ran in cfitab_init), _ULx86_64_apply_reg_state
 # (evaluates one precomputed CFI row: arithmetic, DWARF expressions, stack reads) and
 # _ULx86_64_get_reg (reads the cursor). None of them looks anything up, allocates or locks;
-# unw_step, which does all three on a cache miss, is deliberately absent (see agent/cfitab.h).
+# unw_step, which does all three on a cache miss, is deliberately absent (see agent/writer/cfitab.h).
 # tests/integration/test_native_nolock.py checks the same at run time on a real JVM.
 # The crash guard (crashguard.c): __sigsetjmp (sigsetjmp with savemask 0 saves registers only,
 # no system call) and siglongjmp out of its SIGSEGV/SIGBUS handler back into the walk it

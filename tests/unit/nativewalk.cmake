@@ -1,7 +1,7 @@
-# test_nativewalk: agent/nativewalk.c, agent/cfitab.c and agent/symbols.c outside any JVM: a
+# test_nativewalk: agent/sigsafe/nativewalk.c, agent/writer/cfitab.c and agent/writer/symbols.c outside any JVM: a
 # signal handler walks a known chain of native frames of the test program (libunwind, libdl);
 # then the loader churns (two small libraries, dlopen / dlclose) past the snapshot bound, and
-# a library is unloaded during its table's build (the crash guard, agent/crashguard.c).
+# a library is unloaded during its table's build (the crash guard, agent/sigsafe/crashguard.c).
 foreach(_l a b)
     add_library(flyprof_churn_${_l} SHARED ${CMAKE_SOURCE_DIR}/tests/unit/churn_lib.c)
     set_target_properties(flyprof_churn_${_l} PROPERTIES OUTPUT_NAME flyprof_churn_${_l}
@@ -14,9 +14,9 @@ set_source_files_properties(${CMAKE_SOURCE_DIR}/tests/unit/fpchain.c PROPERTIES
     COMPILE_OPTIONS "-O2;-fno-omit-frame-pointer;-mno-omit-leaf-frame-pointer")
 flyprof_unit_test(test_nativewalk
     SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_nativewalk.c ${CMAKE_SOURCE_DIR}/tests/unit/fpchain.c
-        ${CMAKE_SOURCE_DIR}/agent/nativewalk.c ${CMAKE_SOURCE_DIR}/agent/cfitab.c
-        ${CMAKE_SOURCE_DIR}/agent/symbols.c ${CMAKE_SOURCE_DIR}/agent/bigmem.c
-        ${CMAKE_SOURCE_DIR}/agent/crashguard.c
+        ${CMAKE_SOURCE_DIR}/agent/sigsafe/nativewalk.c ${CMAKE_SOURCE_DIR}/agent/writer/cfitab.c
+        ${CMAKE_SOURCE_DIR}/agent/writer/symbols.c ${CMAKE_SOURCE_DIR}/agent/writer/bigmem.c
+        ${CMAKE_SOURCE_DIR}/agent/sigsafe/crashguard.c
     LIBS PkgConfig::UNWIND dl
     SANITIZE address undefined
     DEFINES CHURN_DIR="${CMAKE_BINARY_DIR}/tests"

@@ -1,8 +1,8 @@
-# test_symbols: agent/symbols.c alone (native pc -> function name, the demangler), looking up
+# test_symbols: agent/writer/symbols.c alone (native pc -> function name, the demangler), looking up
 # functions of the test process itself and of libc. Links libdl for dlopen/dlsym.
 flyprof_unit_test(test_symbols
-    SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_symbols.c ${CMAKE_SOURCE_DIR}/agent/symbols.c
-        ${CMAKE_SOURCE_DIR}/agent/bigmem.c
+    SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_symbols.c ${CMAKE_SOURCE_DIR}/agent/writer/symbols.c
+        ${CMAKE_SOURCE_DIR}/agent/writer/bigmem.c
     LIBS dl
     SANITIZE address undefined)
 

@@ -1,4 +1,4 @@
-/* test_context: agent/context.c, the trace context table the signal handlers read.
+/* test_context: agent/sigsafe/context.c, the trace context table the signal handlers read.
  * Every pair the writer stores is (k, ~k), so a torn read (a span of one set with the root of
  * another) shows as root != ~span. Checked three ways:
  *  - a signal handler interrupting the thread while it sets contexts in a tight loop (a

@@ -1,4 +1,4 @@
-/* test_crashguard: the crash guard (agent/crashguard.c) ends a walk that faults in the code a
+/* test_crashguard: the crash guard (agent/sigsafe/crashguard.c) ends a walk that faults in the code a
  * walk runs, and hands every other fault to the handler that was installed before it -- also
  * one taken while a walk is armed, by another library's signal handler that interrupted the
  * walk (a second profiler's SIGPROF walker) and faulted in its own code.

@@ -1,4 +1,4 @@
-/* test_envtable: agent/envtable.c, the tid -> JNIEnv table of threads adopted at attach.
+/* test_envtable: agent/sigsafe/envtable.c, the tid -> JNIEnv table of threads adopted at attach.
  * Entries are found, replaced and removed by tid (with tombstones reused); and, once the
  * probe of HotSpot's thread-local is set up, a lookup hands out an entry's JNIEnv only on the
  * thread it belongs to: a thread that has another's tid (the kernel reused it after the

@@ -1,4 +1,4 @@
-/* test_events.c: the agent's per-thread event buffers (agent/events.c) without a JVM. Producer
+/* test_events.c: the agent's per-thread event buffers (agent/writer/events.c) without a JVM. Producer
  * threads call the JNI natives with a fake JNIEnv (GetStringRegion only) while a consumer
  * thread drains into a sink, as the writer does; the records are decoded with the collector's
  * reader. Checked: every event logged is either in the log, in order, with its n and string

@@ -1,5 +1,5 @@
 /* test_hashtab: the one hash function (collector/format/fpl_hash.h), shared with the agent's
- * writer (agent/keymap.c), and the collector's one hash table (collector/model/hashtab.h). */
+ * writer (agent/writer/keymap.c), and the collector's one hash table (collector/model/hashtab.h). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* test_hiccup_probes: the hiccup probes' lifecycle across sessions (agent/hiccup.c), with a
+/* test_hiccup_probes: the hiccup probes' lifecycle across sessions (agent/engines/hiccup.c), with a
  * fake JVM: RunAgentThread starts a plain thread, and the Java probe's one JNI call per wakeup
  * (ExceptionCheck, a safepoint poll) can be made to block, as a long GC pause blocks it.
  *

@@ -1,4 +1,4 @@
-/* test_keymap: agent/keymap.c, the writer's dictionaries. Lookups over growth; a cleared map
+/* test_keymap: agent/writer/keymap.c, the writer's dictionaries. Lookups over growth; a cleared map
  * frees what it held and says so (keymap_bytes 0), stays usable; and the writer's bound
  * (keymap_bound) clears once when a burst overflows it, not again every period while the
  * working set afterwards is small. */

@@ -1,4 +1,4 @@
-/* test_methods: methods_stale (agent/methods.c), the check that keeps stale jmethodIDs away
+/* test_methods: methods_stale (agent/writer/methods.c), the check that keeps stale jmethodIDs away
  * from JVMTI, against fake HotSpot metadata laid out as VMStructs describes it (the offsets
  * come from a test double of vmstructs.c). A jmethodID is stale when its Method* slot is
  * cleared (NULL, as unloading does) or freed (JNIMethodBlock::_free_method, 55); when the

@@ -1,7 +1,7 @@
-/* test_nativewalk: the native stack walk (agent/nativewalk.c) with the unwind tables of
- * agent/cfitab.c, outside any JVM, on stacks whose truth is known: main -> level1 -> level2
+/* test_nativewalk: the native stack walk (agent/sigsafe/nativewalk.c) with the unwind tables of
+ * agent/writer/cfitab.c, outside any JVM, on stacks whose truth is known: main -> level1 -> level2
  * -> level3, interrupted by SIGPROF (raise(), then CPU-time itimer ticks landing anywhere in
- * level3's loop, prologue and epilogue included). Each frame is named with agent/symbols.c.
+ * level3's loop, prologue and epilogue included). Each frame is named with agent/writer/symbols.c.
  *
  * Then the loader churns: a library loaded and unloaded 300 times (600 loader changes, each a
  * snapshot of the modules), with cfitab_reclaim after each service as the writer calls it when

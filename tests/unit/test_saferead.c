@@ -1,4 +1,4 @@
-/* test_saferead: agent/saferead.c, each case in a child process of its own (a way is chosen
+/* test_saferead: agent/jvm/saferead.c, each case in a child process of its own (a way is chosen
  * once per process, and seccomp filters cannot be removed), its stderr caught in a file:
  * - each way (/proc/self/mem, a pipe, process_vm_readv) reads mapped memory right (across
  *   pages, more than a pipe write at once) and returns -EFAULT, without a fault, for an

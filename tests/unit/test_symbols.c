@@ -1,4 +1,4 @@
-/* test_symbols: the writer's naming of native pcs (agent/symbols.c): the demangler, with and
+/* test_symbols: the writer's naming of native pcs (agent/writer/symbols.c): the demangler, with and
  * without libstdc++'s __cxa_demangle, and lookups of functions of this very process, of the
  * vDSO, of libc, and of stripped libraries whose symbols are in separate debug files. */
 #include <dlfcn.h>

@@ -1,4 +1,4 @@
-/* test_tasks: the per-thread CPU samplers' table (agent/tasks.c) with the cputimer engine,
+/* test_tasks: the per-thread CPU samplers' table (agent/engines/tasks.c) with the cputimer engine,
  * outside any JVM, on a thread that burns CPU throughout:
  * - armed at the start, its CPU-time timer fires;
  * - after a ThreadEnd (tasks_thread_end) while it goes on running -- what JNI's

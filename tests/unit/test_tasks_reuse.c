@@ -1,5 +1,5 @@
 /* test_tasks_reuse: a Java thread that starts on the tid of a thread that ended unseen is
- * armed (agent/tasks.c, cputimer engine, outside any JVM).
+ * armed (agent/engines/tasks.c, cputimer engine, outside any JVM).
  *
  * A thread armed by a scan of /proc/self/task (a native thread, or a Java thread past its
  * ThreadEnd when the events were enabled) can end with no ThreadEnd. Until the next scan

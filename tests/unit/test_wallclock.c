@@ -1,4 +1,4 @@
-/* test_wallclock: the wall-clock sampler (agent/wallclock.c).
+/* test_wallclock: the wall-clock sampler (agent/engines/wallclock.c).
  *
  * - wallclock_choose: min(n, k) distinct sorted indices in [0, n) for many (n, k); uniform
  *   single-index frequencies (chi-square), uniform pair frequencies (so a choice of "k
@@ -23,7 +23,7 @@
  *   (the wall signal to the chosen threads' tids). The test checks per tick that the
  *   candidates are the live (and, with filter, marked) threads, chosen is min(candidates, N),
  *   every answer goes to a candidate with its own state and the tick id, and threads that are
- *   gone count as failed. Only agent/wallclock.c is linked: these doubles replace threads.c,
+ *   gone count as failed. Only agent/engines/wallclock.c is linked: these doubles replace threads.c,
  *   thread_filter.c, ring.c, tsc.c, counters.c, vmstructs.c and handler.c (whose per-slot
  *   wall state they keep empty: no repeats, no outstanding signals).
  */

@@ -1,5 +1,5 @@
 /* events.h: the flyweight event log of dev.flyprof.Events: `Events.log(n)` and
- * `Events.log(n, s)` stamp a raw clock tick (agent/tsc.h's clock) on an event in a buffer of the
+ * `Events.log(n, s)` stamp a raw clock tick (agent/sigsafe/tsc.h's clock) on an event in a buffer of the
  * calling thread's own; the writer drains the buffers into the log (FPL_REC_EVENTS).
  *
  * Buffers. A thread gets its buffer on its first event of a profiling session (found through

@@ -64,7 +64,7 @@ int vmstructs_debug_nonsafepoints(void);
  * Agent_OnAttach), while no handler runs. */
 int vmstructs_asgct_flag(JNIEnv *env, intptr_t env_offset);
 
-/* Reads every offset the stack walker's handler-side code needs (agent/codecache.h) and hands
+/* Reads every offset the stack walker's handler-side code needs (agent/sigsafe/codecache.h) and hands
  * them to codecache_set_layout; env_offset is JNIEnv* minus JavaThread* (threads_env_offset).
  * Returns 0 when the walker can recover stacks from HotSpot's structures, or -ENOTSUP with a
  * one-line reason in err (the walker then uses plain AsyncGetCallTrace). Only while no
