@@ -17,14 +17,12 @@
 #include "cfitab.h"
 #include "counters.h"
 #include "crashguard.h"
-#include "cputimer.h"
+#include "engine.h"
 #include "fpl_format.h"
 #include "handler.h"
 #include "hiccup.h"
-#include "itimer.h"
 #include "methods.h"
 #include "nativewalk.h"
-#include "perf.h"
 #include "profile.h"
 #include "render.h"
 #include "render_file.h"
@@ -323,13 +321,12 @@ static void say_log_path(void)
 
 static int check_modes(const struct options *o, char *err, size_t errlen)
 {
-    if (o->cpu_interval_ns && o->engine == FPL_ENGINE_PERF) {
-        int rc = perf_probe();
+    const struct cpu_engine *e = engine_of(o->engine);
+    if (o->cpu_interval_ns && e->probe) {
+        int rc = e->probe();
         if (rc != 0) {
-            snprintf(err, errlen,
-                     "engine=perf: perf_event_open failed (%s); check "
-                     "/proc/sys/kernel/perf_event_paranoid, or use engine=cputimer",
-                     strerror(-rc));
+            snprintf(err, errlen, "engine=%s: %s (%s)", e->name,
+                     e->unavailable ? e->unavailable : "cannot run here", strerror(-rc));
             return rc;
         }
     }
@@ -413,12 +410,8 @@ static atomic_int said_handler, said_sampler, said_writer;
 static void stop_cpu_engine(void)
 {
     int e = atomic_exchange_explicit(&engine_on, FPL_ENGINE_NONE, memory_order_acq_rel);
-    if (e == FPL_ENGINE_CPUTIMER)
-        cputimer_stop();
-    else if (e == FPL_ENGINE_ITIMER)
-        itimer_stop();
-    else if (e == FPL_ENGINE_PERF)
-        perf_stop();
+    if (e != FPL_ENGINE_NONE)
+        engine_of(e)->stop();
 }
 
 /* Gives the signals back once nothing of ours sends them, keeping (inert) the wall handler
@@ -498,7 +491,7 @@ static int install_handlers(const struct options *o, char *err, size_t errlen)
 {
     int flags = 0;
     if (o->cpu_interval_ns)
-        flags |= o->engine == FPL_ENGINE_ITIMER ? HANDLER_ITIMER : HANDLER_CPU;
+        flags |= (int)engine_of(o->engine)->handler;
     if (o->wall_interval_ns)
         flags |= HANDLER_WALL;
     int rc = handler_install(flags);
@@ -665,18 +658,14 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     }
     handler_activate();
     if (o->cpu_interval_ns) {
-        if (o->engine == FPL_ENGINE_ITIMER)
-            rc = itimer_start(o->cpu_interval_ns);
-        else if (o->engine == FPL_ENGINE_PERF)
-            rc = perf_start(o->cpu_interval_ns);
-        else
-            rc = cputimer_start(o->cpu_interval_ns);
+        const struct cpu_engine *e = engine_of(o->engine);
+        rc = e->start(o->cpu_interval_ns);
         if (rc != 0) {
-            snprintf(err, errlen, "cannot start the CPU timer: %s", strerror(-rc));
-            if (rc == -EBUSY)
-                snprintf(err, errlen, "engine=itimer: the process's ITIMER_PROF is already "
-                                      "running for someone else (another profiler?); flyprof "
-                                      "does not take it over. Use engine=cputimer or perf");
+            if (rc == -EBUSY && e->busy)
+                snprintf(err, errlen, "%s", e->busy);
+            else
+                snprintf(err, errlen, "cannot start the CPU engine (engine=%s): %s", e->name,
+                         strerror(-rc));
             if (handler_deactivate(HANDLER_WAIT_NS) != 0)
                 say_once(&said_handler, "a signal handler run did not return within 2 s");
             give_back_signals();
@@ -684,7 +673,7 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
             writer_stop();
             goto out;
         }
-        atomic_store_explicit(&engine_on, o->engine, memory_order_release);
+        atomic_store_explicit(&engine_on, e->id, memory_order_release);
     }
     if (o->wall_interval_ns) {
         rc = wallclock_start(jvmti, jni, &ring, o->wall_interval_ns, o->wall_threads, o->filter,
@@ -840,15 +829,6 @@ int control_dump(const char *file, char *err, size_t errlen)
     return rc;
 }
 
-static const char *engine_name(int engine)
-{
-    switch (engine) {
-    case FPL_ENGINE_ITIMER: return "itimer";
-    case FPL_ENGINE_PERF: return "perf";
-    default: return "cputimer";
-    }
-}
-
 void control_status(char *buf, size_t len)
 {
     pthread_mutex_lock(&lock);
@@ -860,7 +840,7 @@ void control_status(char *buf, size_t len)
              "samples=%llu drops=%llu threads=%d lost_chunks=%llu lost_samples=%llu "
              "write_errno=%llu idclasses=%llu file=%s",
              on, on ? (unsigned long long)o->cpu_interval_ns : 0ull,
-             on && o->cpu_interval_ns ? engine_name(o->engine) : "none",
+             on && o->cpu_interval_ns ? engine_of(o->engine)->name : "none",
              on ? (unsigned long long)o->wall_interval_ns : 0ull, on ? o->wall_threads : 0,
              on ? o->filter : 0, on ? (unsigned long long)o->hiccup_ns : 0ull,
              (unsigned long long)writer_samples_written(),

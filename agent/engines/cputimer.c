@@ -18,7 +18,7 @@
 /* 0: engine off. Relaxed: read under tasks.c's lock, which orders it. */
 static _Atomic uint64_t interval;
 
-int cputimer_arm(int tid, timer_t *out)
+static int cputimer_arm(int tid, union engine_thread *out)
 {
     uint64_t ns = atomic_load_explicit(&interval, memory_order_relaxed);
     if (!ns)
@@ -41,23 +41,33 @@ int cputimer_arm(int tid, timer_t *out)
         timer_delete(t);
         return rc;
     }
-    *out = t; /* a timer id of 0 is valid */
+    out->timer = t; /* a timer id of 0 is valid */
     return 0;
 }
 
-void cputimer_disarm(timer_t t)
+static void cputimer_disarm(union engine_thread *t)
 {
-    timer_delete(t);
+    timer_delete(t->timer);
 }
 
-int cputimer_start(uint64_t interval_ns)
+static int cputimer_start(uint64_t interval_ns)
 {
     atomic_store_explicit(&interval, interval_ns, memory_order_relaxed);
-    return tasks_start(FPL_ENGINE_CPUTIMER);
+    return tasks_start(&cputimer_engine);
 }
 
-void cputimer_stop(void)
+static void cputimer_stop(void)
 {
     tasks_stop();
     atomic_store_explicit(&interval, 0, memory_order_relaxed);
 }
+
+const struct cpu_engine cputimer_engine = {
+    .name = "cputimer",
+    .id = FPL_ENGINE_CPUTIMER,
+    .handler = HANDLER_CPU,
+    .start = cputimer_start,
+    .stop = cputimer_stop,
+    .arm = cputimer_arm,
+    .disarm = cputimer_disarm,
+};

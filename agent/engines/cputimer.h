@@ -6,22 +6,11 @@
 #ifndef CPUTIMER_H
 #define CPUTIMER_H
 
-#include <stdint.h>
-#include <time.h>
+#include "engine.h"
 
-
-/* Arms timers on every thread of the process (tasks_start). Returns 0 or -errno. Control
- * context. */
-int cputimer_start(uint64_t interval_ns);
-
-/* Deletes every timer. Control context. */
-void cputimer_stop(void);
-
-/* Creates and arms a CPU-time timer on thread tid at the engine's interval. Returns 0 with
- * *out set, -ESRCH when the thread is gone, or -errno. tasks.c only, under its lock. */
-int cputimer_arm(int tid, timer_t *out);
-
-/* Deletes a timer made by cputimer_arm. tasks.c only. */
-void cputimer_disarm(timer_t t);
+/* The engine (engine.h): start arms timers on every thread of the process (tasks_start),
+ * stop deletes them; arm makes one thread's timer at the engine's interval (-ESRCH: the thread
+ * is gone). */
+extern const struct cpu_engine cputimer_engine;
 
 #endif

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <sys/time.h>
 
+#include "fpl_format.h"
 #include "handler.h"
 
 static int set(uint64_t ns)
@@ -16,7 +17,7 @@ static int set(uint64_t ns)
     return setitimer(ITIMER_PROF, &v, NULL) == 0 ? 0 : -errno;
 }
 
-int itimer_start(uint64_t interval_ns)
+static int itimer_start(uint64_t interval_ns)
 {
     /* the process has one ITIMER_PROF: if it runs, it is someone else's (ours is stopped
      * between sessions), and setting it would take it over */
@@ -29,8 +30,18 @@ int itimer_start(uint64_t interval_ns)
     return set(interval_ns);
 }
 
-void itimer_stop(void)
+static void itimer_stop(void)
 {
     set(0);
     handler_set_itimer_period(0);
 }
+
+const struct cpu_engine itimer_engine = {
+    .name = "itimer",
+    .id = FPL_ENGINE_ITIMER,
+    .handler = HANDLER_ITIMER,
+    .start = itimer_start,
+    .busy = "engine=itimer: the process's ITIMER_PROF is already running for someone else "
+            "(another profiler?); flyprof does not take it over. Use engine=cputimer or perf",
+    .stop = itimer_stop,
+};

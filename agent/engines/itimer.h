@@ -3,13 +3,10 @@
 #ifndef ITIMER_H
 #define ITIMER_H
 
-#include <stdint.h>
+#include "engine.h"
 
-/* Starts ITIMER_PROF. Returns 0, -EBUSY when the process's ITIMER_PROF already runs (someone
- * else's: flyprof does not take it over), or -errno. Control context. */
-int itimer_start(uint64_t interval_ns);
-
-/* Control context. */
-void itimer_stop(void);
+/* The engine (engine.h): start sets ITIMER_PROF, -EBUSY when the process's ITIMER_PROF
+ * already runs (someone else's: flyprof does not take it over); no per-thread samplers. */
+extern const struct cpu_engine itimer_engine;
 
 #endif

@@ -46,7 +46,7 @@ static int open_event(int tid, uint64_t period_ns)
     return fd < 0 ? -errno : fd;
 }
 
-int perf_probe(void)
+static int perf_probe(void)
 {
     int fd = open_event((int)syscall(SYS_gettid), 10000000ull);
     if (fd < 0)
@@ -55,7 +55,9 @@ int perf_probe(void)
     return 0;
 }
 
-int perf_arm(int tid)
+static void perf_disarm(union engine_thread *t);
+
+static int perf_arm(int tid, union engine_thread *out)
 {
     uint64_t ns = atomic_load_explicit(&interval, memory_order_relaxed);
     if (!ns)
@@ -70,15 +72,17 @@ int perf_arm(int tid)
                     fcntl(fd, F_SETOWN_EX, &owner) != 0 || ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 ||
                     ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0))
         rc = -errno;
+    out->fd = fd;
     if (rc != 0) {
-        perf_disarm(fd);
+        perf_disarm(out);
         return rc;
     }
-    return fd;
+    return 0;
 }
 
-void perf_disarm(int fd)
+static void perf_disarm(union engine_thread *t)
 {
+    int fd = t->fd;
     ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
     if (handler_disown_fd(fd, DISOWN_WAIT_NS) != 0) {
         /* a handler run that uses fd is stopped inside: keep the number ours, with /dev/null
@@ -118,7 +122,7 @@ static size_t max_fds(void)
     return n ? n : (size_t)1 << 20;
 }
 
-int perf_start(uint64_t interval_ns)
+static int perf_start(uint64_t interval_ns)
 {
     int rc = perf_probe();
     if (rc == 0)
@@ -127,11 +131,24 @@ int perf_start(uint64_t interval_ns)
         return rc;
     handler_set_perf_period(interval_ns);
     atomic_store_explicit(&interval, interval_ns, memory_order_relaxed);
-    return tasks_start(FPL_ENGINE_PERF);
+    return tasks_start(&perf_engine);
 }
 
-void perf_stop(void)
+static void perf_stop(void)
 {
     tasks_stop();
     atomic_store_explicit(&interval, 0, memory_order_relaxed);
 }
+
+const struct cpu_engine perf_engine = {
+    .name = "perf",
+    .id = FPL_ENGINE_PERF,
+    .handler = HANDLER_CPU,
+    .probe = perf_probe,
+    .unavailable = "perf_event_open failed; check /proc/sys/kernel/perf_event_paranoid, or "
+                   "use engine=cputimer",
+    .start = perf_start,
+    .stop = perf_stop,
+    .arm = perf_arm,
+    .disarm = perf_disarm,
+};

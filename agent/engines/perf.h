@@ -6,27 +6,14 @@
 #ifndef PERF_H
 #define PERF_H
 
-#include <stdint.h>
+#include "engine.h"
 
-
-/* Checks that perf events can be opened here (permissions, kernel). Returns 0 or -errno.
- * Control context. */
-int perf_probe(void);
-
-/* Opens events on every thread of the process (tasks_start). Returns 0 or -errno. Control
- * context. */
-int perf_start(uint64_t interval_ns);
-
-/* Closes every event. Control context. */
-void perf_stop(void);
-
-/* Opens and arms the event of thread tid (its overflow signals that thread). Returns the fd
- * or -errno (-ESRCH: no such thread). tasks.c only, under its lock. */
-int perf_arm(int tid);
-
-/* Disables and closes an event made by perf_arm, once no handler run uses it (at most 100 ms
- * of waiting for one; a run stopped inside keeps the number open on /dev/null, counted in
- * FPL_CTR_PERF_FDS_HELD). Safe from any thread while handlers run. tasks.c only. */
-void perf_disarm(int fd);
+/* The engine (engine.h): probe checks that perf events can be opened here (permissions,
+ * kernel); start opens events on every thread of the process (tasks_start), stop closes them;
+ * arm opens and arms one thread's event (its overflow signals that thread); disarm disables
+ * and closes it once no handler run uses it (at most 100 ms of waiting for one; a run stopped
+ * inside keeps the number open on /dev/null, counted in FPL_CTR_PERF_FDS_HELD), safe while
+ * handlers run. */
+extern const struct cpu_engine perf_engine;
 
 #endif

@@ -14,9 +14,8 @@
 #include <unistd.h>
 
 #include "counters.h"
-#include "cputimer.h"
+#include "engine.h"
 #include "fpl_format.h"
-#include "perf.h"
 #include "writer.h"
 
 enum task_state {
@@ -40,13 +39,12 @@ struct task {
     int tid;
     int state;
     uint64_t ended_ns;  /* TASK_ENDED: when ThreadEnd ran (CLOCK_MONOTONIC) */
-    timer_t timer;      /* cputimer, when armed */
-    int fd;             /* perf, when armed; -1 otherwise */
+    union engine_thread h; /* the engine's sampler, when armed */
     uint32_t seen;      /* generation of the last scan that listed it */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static int engine = -1;         /* under lock; -1: off */
+static const struct cpu_engine *engine; /* under lock; NULL: off */
 static struct task *tasks;      /* under lock */
 static size_t ntasks, captasks;
 static int32_t *index_;         /* under lock: open addressing, task index + 1, 0 = empty */
@@ -116,7 +114,6 @@ static struct task *add(int tid)
     struct task *t = &tasks[ntasks];
     memset(t, 0, sizeof(*t));
     t->tid = tid;
-    t->fd = -1;
     t->seen = gen;
     size_t i = slot_of(tid);
     while (index_[i])
@@ -134,13 +131,8 @@ static uint64_t mono_ns(void)
 
 static void arm(struct task *t)
 {
-    int rc = -EINVAL;
-    if (engine == FPL_ENGINE_CPUTIMER)
-        rc = cputimer_arm(t->tid, &t->timer);
-    else if (engine == FPL_ENGINE_PERF)
-        rc = t->fd = perf_arm(t->tid);
+    int rc = engine && engine->arm ? engine->arm(t->tid, &t->h) : -EINVAL;
     if (rc < 0) {
-        t->fd = -1;
         t->state = TASK_FAILED;
         /* a thread that ended between the listing and here is not an error */
         if (rc != -ESRCH && rc != -ENOENT)
@@ -155,11 +147,7 @@ static void disarm(struct task *t)
 {
     if (t->state != TASK_ARMED)
         return;
-    if (engine == FPL_ENGINE_CPUTIMER)
-        cputimer_disarm(t->timer);
-    else if (engine == FPL_ENGINE_PERF && t->fd >= 0)
-        perf_disarm(t->fd);
-    t->fd = -1;
+    engine->disarm(&t->h);
     t->state = TASK_FAILED;
     armed--;
 }
@@ -209,7 +197,7 @@ static int scan_locked(void)
     return 0;
 }
 
-int tasks_start(int eng)
+int tasks_start(const struct cpu_engine *eng)
 {
     pthread_mutex_lock(&lock);
     engine = eng;
@@ -226,7 +214,7 @@ void tasks_stop(void)
     ntasks = 0;
     if (capindex)
         memset(index_, 0, capindex * sizeof(*index_));
-    engine = -1;
+    engine = NULL;
     armed = 0;
     pthread_mutex_unlock(&lock);
 }
@@ -234,7 +222,7 @@ void tasks_stop(void)
 void tasks_thread_start(int tid)
 {
     pthread_mutex_lock(&lock);
-    if (engine >= 0) {
+    if (engine) {
         struct task *t = find(tid);
         if (!t)
             t = add(tid);
@@ -342,7 +330,7 @@ uint64_t tasks_refresh(void)
     last_count = count;
     last_scan_ns = now;
     pthread_mutex_lock(&lock);
-    if (engine >= 0)
+    if (engine)
         scan_locked();
     pthread_mutex_unlock(&lock);
     scan_cost_ns = mono_ns() - now;

@@ -28,9 +28,11 @@
 
 #include <stdint.h>
 
-/* Arms every thread of the process with engine (FPL_ENGINE_CPUTIMER or FPL_ENGINE_PERF; the
- * engine's interval is already set). Returns 0 or -errno. Control context. */
-int tasks_start(int engine);
+#include "engine.h"
+
+/* Arms every thread of the process with engine's arm (a per-thread engine, engine.h, whose
+ * interval is already set). Returns 0 or -errno. Control context. */
+int tasks_start(const struct cpu_engine *engine);
 
 /* Disarms and forgets every thread. Control context (or the writer, when duration= ends). */
 void tasks_stop(void);

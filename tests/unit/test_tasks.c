@@ -37,18 +37,6 @@ void writer_wake(void)
 {
 }
 
-/* perf engine: not used here */
-int perf_arm(int tid)
-{
-    (void)tid;
-    return -1;
-}
-
-void perf_disarm(int fd)
-{
-    (void)fd;
-}
-
 static atomic_int burner_tid;
 static atomic_long hits;
 static atomic_int stop;
@@ -101,7 +89,7 @@ int main(void)
     pthread_create(&th, NULL, burn, NULL);
     while (!atomic_load(&burner_tid))
         usleep(1000);
-    CHECK(cputimer_start(10000000) == 0); /* 10 ms of CPU per signal */
+    CHECK(cputimer_engine.start(10000000) == 0); /* 10 ms of CPU per signal */
 
     long armed = run(0.5);
     tasks_thread_end(atomic_load(&burner_tid)); /* detached: ThreadEnd, the thread runs on */
@@ -116,6 +104,6 @@ int main(void)
 
     atomic_store(&stop, 1);
     pthread_join(th, NULL);
-    cputimer_stop();
+    cputimer_engine.stop();
     return harness_result("test_tasks");
 }

@@ -45,17 +45,6 @@ void writer_wake(void)
 {
 }
 
-int perf_arm(int tid)
-{
-    (void)tid;
-    return -1;
-}
-
-void perf_disarm(int fd)
-{
-    (void)fd;
-}
-
 static atomic_int want_tid;   /* the tid the new thread must have to be the reuse */
 static atomic_int burner_tid; /* the thread whose timer signals are counted */
 static atomic_long hits;
@@ -128,7 +117,7 @@ int main(void)
     while (!atomic_load(&want_tid))
         usleep(1000);
     int tid = atomic_load(&want_tid);
-    CHECK(cputimer_start(10000000) == 0); /* the scan arms every thread, the old one too */
+    CHECK(cputimer_engine.start(10000000) == 0); /* the scan arms every thread, the old one too */
     CHECK(tasks_armed() >= 2);
     atomic_store(&old_done, 1);
     pthread_join(old, NULL); /* ended: no ThreadEnd, its entry still armed */
@@ -138,7 +127,7 @@ int main(void)
         const char *ci = getenv("CI");
         printf("test_tasks_reuse: SKIP: cannot write /proc/sys/kernel/ns_last_pid (%s): needs "
                "root\n", strerror(-rc));
-        cputimer_stop();
+        cputimer_engine.stop();
         return ci && !strcmp(ci, "true") ? 1 : 77;
     }
     pthread_t th;
@@ -175,6 +164,6 @@ int main(void)
         atomic_store(&stop, 1);
         pthread_join(th, NULL);
     }
-    cputimer_stop();
+    cputimer_engine.stop();
     return harness_result("test_tasks_reuse");
 }
