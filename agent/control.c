@@ -486,6 +486,36 @@ static void check_handlers(void)
     pthread_mutex_unlock(&stop_mu);
 }
 
+/* Writer services (writer_session.services), run by the writer after each drain. */
+
+/* Arms the threads that started meanwhile (GC workers start with the first collections):
+ * also every 50 ms of a long unwind-table build (cfitab_set_yield), which would otherwise
+ * leave them unsampled until it ended. */
+static void arm_new_threads(void)
+{
+    tasks_refresh();
+}
+
+/* Builds the unwind tables the handlers asked for (they wake the writer) and scans the
+ * loader's new modules; frees replaced snapshots and unloaded modules once no handler runs. */
+static uint64_t unwind_tables_service(void)
+{
+    cfitab_set_yield(arm_new_threads);
+    cfitab_service();
+    if (cfitab_replaced() && handler_inflight() == 0)
+        cfitab_reclaim();
+    return UINT64_MAX;
+}
+
+/* A CPU sampler on the threads that appeared since (GC, JIT, native threads); while threads
+ * come and go it wants to look again sooner than the writer's next period. */
+static uint64_t samplers_service(void)
+{
+    return tasks_refresh();
+}
+
+static uint64_t (*const writer_services[])(void) = {unwind_tables_service, samplers_service};
+
 /* Installs the signal handlers the options need; err says why not. */
 static int install_handlers(const struct options *o, char *err, size_t errlen)
 {
@@ -631,6 +661,8 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     session.stop_sampling = stop_sampling;
     session.periodic = check_handlers;
     session.finish = finish_output;
+    session.services = writer_services;
+    session.nservices = sizeof(writer_services) / sizeof(writer_services[0]);
     get_property("java.vm.name", session.jvm_name, sizeof(session.jvm_name));
     get_property("java.vm.version", session.jvm_version, sizeof(session.jvm_version));
     get_property("sun.java.command", session.command, sizeof(session.command));

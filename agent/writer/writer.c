@@ -28,7 +28,6 @@
 #include "nativewalk.h"
 #include "sample.h"
 #include "symbols.h"
-#include "tasks.h"
 #include "threads.h"
 
 #define CHUNK_FLUSH_BYTES (256u << 10)
@@ -118,12 +117,6 @@ static uint64_t mono_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* What the writer does while it builds an unwind table: arm new threads (cfitab_set_yield). */
-static void build_yield(void)
-{
-    tasks_refresh();
 }
 
 static uint64_t thread_cpu_ns(void)
@@ -900,15 +893,13 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
             next_period = now + PERIOD_NS;
         }
         do_sync(&w);
-        /* unwind tables the handlers asked for (they wake us); the loader's new modules;
-         * snapshots replaced since, and unloaded modules, once no handler runs */
-        cfitab_set_yield(build_yield);
-        cfitab_service();
-        if (cfitab_replaced() && handler_inflight() == 0)
-            cfitab_reclaim();
-        /* a CPU sampler on threads that appeared since (GC, JIT, native threads); while
-         * threads come and go it wants to look again sooner than the next period */
-        uint64_t tasks_due = tasks_refresh();
+        /* the session's housekeeping (unwind tables, samplers on new threads) */
+        uint64_t tasks_due = UINT64_MAX;
+        for (size_t i = 0; i < w.s->nservices; i++) {
+            uint64_t due = w.s->services[i]();
+            if (due < tasks_due)
+                tasks_due = due;
+        }
         if (n == DRAIN_BATCH || events_more || ring_rearm(w.s->ring))
             continue;
         uint64_t until = next_period;

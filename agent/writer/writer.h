@@ -37,6 +37,11 @@ struct writer_session {
     /* Called by the writer after the log is complete and closed (may be NULL): renders the
      * output when file= names a rendered format. */
     void (*finish)(void);
+    /* Housekeeping of other modules the writer runs after each drain, in this order (unwind
+     * tables, CPU samplers on new threads): each returns the ns until it wants to run again,
+     * UINT64_MAX when the writer's next wakeup will do. The writer knows none of them. */
+    uint64_t (*const *services)(void);
+    size_t nservices;
 };
 
 /* Starts the writer thread for session s. Live phase, a thread with a JNIEnv. Returns 0 or
