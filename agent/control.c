@@ -486,6 +486,19 @@ static void check_handlers(void)
     pthread_mutex_unlock(&stop_mu);
 }
 
+/* Undoes writer_prepare when sampling or the writer's thread could not start: no producer
+ * runs any more (the handlers are deactivated); what they pushed is dropped, or the next
+ * session's writer would log it. */
+static void abandon_writer(JNIEnv *jni, int fd)
+{
+    writer_unprepare();
+    threads_set_deferred_purge(jni, 0);
+    uint32_t len;
+    while (ring_peek(&ring, &len))
+        ring_release(&ring);
+    close(fd);
+}
+
 /* Writer services (writer_session.services), run by the writer after each drain. */
 
 /* Arms the threads that started meanwhile (GC workers start with the first collections):
@@ -680,14 +693,17 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
         session.deadline_mono_ns = mono_ns() + o->duration_ns;
 
     threads_set_deferred_purge(jni, 1); /* the writer names samples of threads that end */
-    if ((rc = writer_start(&session, jni)) != 0) {
+    if ((rc = writer_prepare(&session)) != 0) {
         threads_set_deferred_purge(jni, 0);
         methods_stop();
         give_back_signals();
-        snprintf(err, errlen, "cannot start the writer thread");
+        snprintf(err, errlen, "cannot start the writer: %s", strerror(-rc));
         close(fd);
         goto out;
     }
+    /* sampling first, the writer's thread after: creating a Java thread waits while the JVM
+     * is at a safepoint, and attached to a JVM in a long GC pause the log started up to
+     * 0.5 s before its first sample (samples wait in the ring meanwhile) */
     handler_activate();
     if (o->cpu_interval_ns) {
         const struct cpu_engine *e = engine_of(o->engine);
@@ -702,10 +718,16 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
                 say_once(&said_handler, "a signal handler run did not return within 2 s");
             give_back_signals();
             methods_stop();
-            writer_stop();
+            abandon_writer(jni, fd);
             goto out;
         }
         atomic_store_explicit(&engine_on, e->id, memory_order_release);
+    }
+    if ((rc = writer_start(&session, jni)) != 0) {
+        stop_sampling();
+        abandon_writer(jni, fd);
+        snprintf(err, errlen, "cannot start the writer thread");
+        goto out;
     }
     if (o->wall_interval_ns) {
         rc = wallclock_start(jvmti, jni, &ring, o->wall_interval_ns, o->wall_threads, o->filter,

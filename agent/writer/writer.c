@@ -962,27 +962,12 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     pthread_mutex_unlock(&mu);
 }
 
-int writer_start(struct writer_session *s, JNIEnv *jni)
+int writer_prepare(struct writer_session *s)
 {
-    jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
-    if (!cls)
-        return -EINVAL;
-    jmethodID ctor = (*jni)->GetMethodID(jni, cls, "<init>", "(Ljava/lang/String;)V");
-    jstring name = (*jni)->NewStringUTF(jni, "flyprof writer");
-    if (!ctor || !name)
-        return -EINVAL;
-    jobject thread = (*jni)->NewObject(jni, cls, ctor, name);
-    if (!thread)
-        return -EINVAL;
     atomic_store_explicit(&samples_written, 0, memory_order_relaxed);
     atomic_store_explicit(&bytes_written, 0, memory_order_relaxed);
-    if (wake_fd < 0 && (wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
-        int rc = -errno;
-        (*jni)->DeleteLocalRef(jni, thread);
-        (*jni)->DeleteLocalRef(jni, name);
-        (*jni)->DeleteLocalRef(jni, cls);
-        return rc;
-    }
+    if (wake_fd < 0 && (wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
+        return -errno;
     /* before sampling starts (no producer runs): a stale count from an earlier session would
      * only cost one early wakeup */
     ring_set_wakeup(s->ring, wake_fd, s->ring->capacity / WAKE_FRACTION);
@@ -995,17 +980,36 @@ int writer_start(struct writer_session *s, JNIEnv *jni)
     running = 1;
     finishing = 0;
     pthread_mutex_unlock(&mu);
-    jvmtiError err = (*s->jvmti)->RunAgentThread(s->jvmti, thread, writer_main, s,
-                                                 JVMTI_THREAD_NORM_PRIORITY);
-    (*jni)->DeleteLocalRef(jni, thread);
-    (*jni)->DeleteLocalRef(jni, name);
-    (*jni)->DeleteLocalRef(jni, cls);
+    return 0;
+}
+
+void writer_unprepare(void)
+{
+    events_stop();
+    events_finish(NULL);
+    pthread_mutex_lock(&mu);
+    running = 0;
+    pthread_mutex_unlock(&mu);
+}
+
+int writer_start(struct writer_session *s, JNIEnv *jni)
+{
+    jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
+    jmethodID ctor = cls ? (*jni)->GetMethodID(jni, cls, "<init>", "(Ljava/lang/String;)V") : NULL;
+    jstring name = ctor ? (*jni)->NewStringUTF(jni, "flyprof writer") : NULL;
+    jobject thread = name ? (*jni)->NewObject(jni, cls, ctor, name) : NULL;
+    jvmtiError err = JVMTI_ERROR_INTERNAL;
+    if (thread)
+        err = (*s->jvmti)->RunAgentThread(s->jvmti, thread, writer_main, s,
+                                          JVMTI_THREAD_NORM_PRIORITY);
+    if (thread)
+        (*jni)->DeleteLocalRef(jni, thread);
+    if (name)
+        (*jni)->DeleteLocalRef(jni, name);
+    if (cls)
+        (*jni)->DeleteLocalRef(jni, cls);
     if (err != JVMTI_ERROR_NONE) {
-        events_stop();
-        events_finish(NULL);
-        pthread_mutex_lock(&mu);
-        running = 0;
-        pthread_mutex_unlock(&mu);
+        writer_unprepare();
         return -EINVAL;
     }
     return 0;

@@ -44,8 +44,19 @@ struct writer_session {
     size_t nservices;
 };
 
-/* Starts the writer thread for session s. Live phase, a thread with a JNIEnv. Returns 0 or
- * -errno / -EINVAL (JVMTI refused). */
+/* Readies the writer for session s before sampling starts (the ring's wakeup, the events):
+ * no JNI, so it never waits for the JVM. Returns 0 or -errno; writer_running() is 1 from
+ * here on. Control context, while no producer runs. */
+int writer_prepare(struct writer_session *s);
+
+/* Undoes writer_prepare (the thread was not started). Control context. */
+void writer_unprepare(void);
+
+/* Starts the writer thread for session s, after writer_prepare; sampling may already run (its
+ * records wait in the ring). Live phase, a thread with a JNIEnv: creating a Java thread waits
+ * while the JVM is at a safepoint (a GC pause: a few ms, seconds on a loaded machine), which
+ * is why sampling starts first. Returns 0, or -EINVAL (JNI or JVMTI refused; writer_prepare
+ * is undone then). */
 int writer_start(struct writer_session *s, JNIEnv *jni);
 
 /* Asks the writer to drain everything, write the end of the log, close it and exit; waits
