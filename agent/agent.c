@@ -63,6 +63,8 @@ static void JNICALL on_thread_end(jvmtiEnv *env, JNIEnv *jni, jthread thread)
     threads_on_end(env, jni, thread, control_thread_end);
 }
 
+/* Empty, yet enabled: AsyncGetCallTrace refuses to walk (ticks_no_class_load, -1) unless some
+ * JVMTI environment has the ClassLoad event on (forte.cpp checks should_post_class_load). */
 static void JNICALL on_class_load(jvmtiEnv *env, JNIEnv *jni, jthread thread, jclass klass)
 {
     (void)env;

@@ -19,7 +19,11 @@
  *                                  walks from HotSpot's structures; agct is AGCT alone
  *   file=PATH                      non-empty, < OPTIONS_FILE_MAX bytes, no ','; %p and %t are
  *                                  expanded later by options_expand_file
+ *   log=PATH                       keep the raw .fpl log there too when file= names a
+ *                                  rendered format (same rules as file=)
  *   threads                        one stack root per thread in rendered outputs
+ *   hiccup[=TIME]                  hiccup probes waking every TIME (100us..1s, default 1ms)
+ *   stall=TIME                     a probe this late is a stall (default 5ms); implies hiccup
  *   duration=TIME                  1ns..OPTIONS_MAX_DURATION_NS; a bare number is seconds
  *   events=N                       per-thread buffer of dev.flyprof.Events: N x 16 bytes (N
  *                                  events without a string); 0 (off) or
@@ -36,8 +40,6 @@
  *   reply=PATH                     where an attach action's result goes
  *   safety=TIME                    stop after TIME unless duration= is given: attach -d's
  *                                  margin for a CLI that dies before it sends stop
- *   hiccup[=TIME]                  hiccup probes waking every TIME (100us..1s, default 1ms)
- *   stall=TIME                     a probe this late is a stall (default 5ms); implies hiccup
  * Neither cpu nor wall named: CPU sampling on at 10ms. Only wall named: CPU sampling off.
  * cpu and wall intervals lie in [OPTIONS_MIN_INTERVAL_NS, OPTIONS_MAX_INTERVAL_NS].
  * TIME: fpl_optval.h's grammar: a decimal number (2.5) and a unit ns, us, ms, s, min or h. A

@@ -217,7 +217,6 @@ void threads_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
         }
         e->tid = tid;
         e->slot = slot;
-        e->perf_fd = -1;
         e->alive = 1;
         e->gref = (*jni)->NewGlobalRef(jni, thread);
         memcpy(e->name, name, sizeof(name));
@@ -478,7 +477,6 @@ static int adopt(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, intptr_t jt, int 
     skip_set(tid);
     e->tid = tid;
     e->slot = slot;
-    e->perf_fd = -1;
     e->alive = 1;
     e->adopted = 1;
     adopted_live++;

@@ -1,6 +1,7 @@
 /* threads.h: the registry of Java threads. Each live thread owns a dense slot (the index of
  * its bit in the thread filter and in the live bitset); the entry holds its tid, a JNI global
- * ref, its last known name and its per-thread engine state.
+ * ref and its last known name. The CPU engines' per-thread samplers are not here but in
+ * tasks.c, keyed by tid (every thread of the process has one, Java or not).
  *
  * Synchronization:
  * - Mutators (ThreadStart/ThreadEnd callbacks, engine start/stop, purge) take `lock`.
@@ -29,11 +30,10 @@ struct threads_entry {
     uint32_t slot;
     jthread gref;               /* global ref to the java.lang.Thread */
     char name[THREADS_NAME_MAX];/* under lock */
-    timer_t timer;              /* cputimer, under lock: valid when has_timer */
-    int has_timer;
-    int perf_fd;                /* perf engine, under lock: -1 when none */
     int alive;                  /* under lock */
-    int is_agent;               /* flyprof's own threads: never sampled */
+    /* flyprof's own threads: CPU-sampled like every thread (tasks.c), but never wall-sampled,
+     * not in the live count, no JNIEnv in TLS; named in full by their slot */
+    int is_agent;
     int adopted;                /* registered at attach (envtable), not by ThreadStart */
     uint64_t dead_gen;          /* purge generation at death */
 };

@@ -1,4 +1,7 @@
-/* handler.h: the CPU-sample signal handler and what it needs preallocated. */
+/* handler.h: flyprof's signal handlers (the CPU engines' signal, the wall sampler's signal):
+ * their installation and chaining, the sample they take (native and Java walk, into the
+ * ring), the perf engine's fds and the itimer's weights, and what they need preallocated
+ * (scratch buffers). */
 #ifndef HANDLER_H
 #define HANDLER_H
 

@@ -72,7 +72,8 @@ int writer_stop(void);
  * -ETIMEDOUT. Any thread but the writer. */
 int writer_sync(void);
 
-/* Asks the writer to drain soon (an event buffer passed a quarter full). Never blocks: one atomic
+/* Asks the writer to run its loop soon (an event buffer filling, a thread that ended and is
+ * to be looked at again, an endpoint name queued). Never blocks: one atomic
  * exchange, and a condition signal when no request is pending. The request is checked under
  * the writer's mutex before it sleeps; one that lands between that check and the sleep waits
  * for the idle timeout. Any thread but a signal handler. */
