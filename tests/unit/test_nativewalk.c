@@ -191,9 +191,11 @@ static int in_snapshot(void *pc)
     ucontext_t uc;
     getcontext(&uc); /* this thread's registers, then the pc asked about */
     uc.uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
-    struct sample_frame f[4];
+    struct sample_frame f[1];
     nativewalk_clear_unknown();
-    nativewalk_sigsafe(&uc, f, 4, 0, 0, NULL);
+    /* one frame: pc's own module; a step to a caller (here, garbage: the rest of uc is this
+     * function's) could land outside every module and flag that instead */
+    nativewalk_sigsafe(&uc, f, 1, 0, 0, NULL);
     return !nativewalk_unknown_pending();
 }
 
