@@ -22,6 +22,11 @@ Parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof.benc
              share of samples whose stack is a marker alone, at cpu=1ms, on FixedWork
              (ordinary code) and on StubLoops' stub-heavy loops (arraycopy, vtable, itable,
              intrinsics), 2 s of the worker's CPU each.
+1e. startup -- the first second of a profile (GcChurn, G1, cpu=10ms), loaded at startup and
+             attached: the share of the GC and VM threads' weight in that second whose stack
+             has at most 2 frames (cut short before unwind tables are built; the walk goes on
+             by frame pointer since), the samples walked by frame pointer, the time to the
+             first sample, and the writer's CPU time (libjvm's unwind table dominates it).
 2. filter -- ThreadFilter.add()/remove() per call (FilterCost), without and with the agent.
 2c. context -- Context.set(span, root)/clear() per call (ContextCost), without and with the
              agent (cpu=10ms); the target is <= 20 ns with the agent, ~0 without.
@@ -49,8 +54,8 @@ Parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof.benc
              (hiccup_bench.py).
 
 Usage: bench.py --build DIR [--java PATH] [--quick] [--rounds N]
-                [--parts cpu,depth,cstack,walk,filter,context,threads,events,wall,server,
-                 convert,jitter,hiccup]
+                [--parts cpu,depth,cstack,walk,startup,filter,context,threads,events,wall,
+                 server,convert,jitter,hiccup]
                 [--out DIR]
 `scripts/bench` builds (scripts/setup) and runs this.
 """
@@ -245,6 +250,8 @@ def parse_summary(text):
     m = re.search(r"log size: (\d+) bytes", text)
     if m:
         s["log_bytes"] = int(m.group(1))
+    m = re.search(r"native walks that went on by frame pointer [^:]*: (\d+)", text)
+    s["fp_walks"] = int(m.group(1)) if m else 0
     m = re.search(r"ring drops: (\d+)", text)
     if m:
         s["ring_drops"] = int(m.group(1))
@@ -725,6 +732,93 @@ def part_cstack(args, report):
     log()
     report["cstack"] = {"units": units, "rows": {"%s %s" % k: v for k, v in rows.items()},
                         "errors": errors}
+
+
+def first_second(cli, fpl):
+    """(weight of the GC and VM threads in the log's first second, of it with <= 2 frames,
+    seconds from the log's start to its first sample), None where the log has none."""
+    def folded(extra):
+        p = subprocess.run([cli, "convert", fpl, "-o", "-", "--threads"] + extra,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           errors="replace", timeout=120)
+        return p.stdout.splitlines() if p.returncode == 0 else []
+    total = short = 0
+    for line in folded(["--to", "1"]):
+        stack, _, count = line.rpartition(" ")
+        frames = stack.split(";")
+        if count.isdigit() and frames[0].startswith(("GC Thread", "G1 ", "VM Thread")):
+            total += int(count)
+            if len(frames) - 1 <= 2:
+                short += int(count)
+    first = None
+    for ms in (10, 20, 50, 100, 200, 500, 1000, 2000):
+        if folded(["--to", "%dms" % ms]):
+            first = ms / 1000.0
+            break
+    return total, short, first
+
+
+def part_startup(args, report):
+    run_dir = os.path.join(args.out, "startup")
+    os.makedirs(run_dir, exist_ok=True)
+    log("== 1e. The first second: whole native stacks from the start (GcChurn, cpu=10ms) ==")
+    rounds = 1 if args.quick else 3
+    g1 = ["-XX:+UseG1GC", "-Xmx512m", "-Xms512m"]
+    rows = {"-agentpath": [], "attached": []}
+    errors = []
+    for rnd in range(rounds):
+        progress("startup: round %d/%d, -agentpath" % (rnd + 1, rounds))
+        tag = "r%d-agentpath" % rnd
+        fpl = os.path.join(run_dir, tag + ".fpl")
+        r = run_measured([args.java] + g1 + ["-agentpath:%s=cpu=10ms,file=%s" % (args.agent, fpl),
+                          "-cp", args.jar, "dev.flyprof.workload.GcChurn", "3"], run_dir, tag, 300)
+        if r["rc"] != 0:
+            errors.append("%s: exit %s" % (tag, r["rc"]))
+        sm = flyprof_summary(args.cli, fpl, run_dir, tag)
+        sm["gc_weight"], sm["gc_short"], sm["first_s"] = first_second(args.cli, fpl)
+        rows["-agentpath"].append(sm)
+
+        progress("startup: round %d/%d, attached" % (rnd + 1, rounds))
+        tag = "r%d-attached" % rnd
+        fpl = os.path.join(run_dir, tag + ".fpl")
+        with open(os.path.join(run_dir, tag + ".jvm.out"), "wb") as out:
+            jvm = subprocess.Popen([args.java] + g1 + ["-cp", args.jar,
+                                   "dev.flyprof.workload.GcChurn", "60"], stdout=out,
+                                   stderr=subprocess.STDOUT, env=child_env())
+        time.sleep(2)  # its threads and classes are there before the agent
+        a = subprocess.run([args.cli, "start", str(jvm.pid), "-o", fpl], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=60)
+        time.sleep(3)
+        b = subprocess.run([args.cli, "stop", str(jvm.pid)], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True, timeout=120)
+        jvm.kill()
+        jvm.wait()
+        if a.returncode or b.returncode:
+            errors.append("%s: start exit %s, stop exit %s: %s" % (tag, a.returncode, b.returncode,
+                                                                  (a.stdout + b.stdout)[-300:]))
+        sm = flyprof_summary(args.cli, fpl, run_dir, tag)
+        sm["gc_weight"], sm["gc_short"], sm["first_s"] = first_second(args.cli, fpl)
+        rows["attached"].append(sm)
+    progress_done()
+    log("  %-11s %12s %15s %13s %14s %12s" % ("how", "GC/VM weight", "<= 2 frames", "by frame ptr",
+                                              "first sample", "writer CPU"))
+    for how, rs in rows.items():
+        def med(key, scale=1.0):
+            v = [x[key] / scale for x in rs if x.get(key) is not None]
+            return median(v) if v else None
+        shares = [x["gc_short"] / x["gc_weight"] for x in rs if x.get("gc_weight")]
+        log("  %-11s %12s %14s%% %13s %11s ms %9s ms" % (
+            how, fmt(med("gc_weight"), "%d"), fmt(pct(median(shares)) if shares else None, "%.1f"),
+            fmt(med("fp_walks"), "%d"), fmt(med("first_s", 1e-3), "%.0f"),
+            fmt(med("writer_cpu_ns", 1e6), "%.0f")))
+    log("  medians over %d round(s); the first second of each log; first sample: the first of"
+        % rounds)
+    log("  10, 20, 50, 100, 200 ms... after the log's start that holds one; writer CPU over the")
+    log("  whole run (3 s of GcChurn's CPU with -agentpath, 3 s of wall time attached).")
+    for e in errors:
+        log("  ! " + e)
+    log()
+    report["startup"] = {"rows": rows, "errors": errors}
 
 
 def mean_frames(cli, fpl, cwd, name):
@@ -1413,10 +1507,10 @@ def main():
     ap.add_argument("--java", help="java launcher (default JAVA_HOME, else JDK 17, else PATH)")
     ap.add_argument("--quick", action="store_true", help="about 2 minutes instead of 10")
     ap.add_argument("--parts",
-                    default="cpu,depth,cstack,walk,filter,context,threads,events,wall,server,"
-                    "convert,jitter,hiccup",
-                    help="which parts to run (default all: cpu,depth,cstack,walk,filter,"
-                         "context,threads,events,wall,server,convert,jitter,hiccup)")
+                    default="cpu,depth,cstack,walk,startup,filter,context,threads,events,wall,"
+                    "server,convert,jitter,hiccup",
+                    help="which parts to run (default all: cpu,depth,cstack,walk,startup,"
+                         "filter,context,threads,events,wall,server,convert,jitter,hiccup)")
     ap.add_argument("--rounds", type=int, help="CPU overhead rounds (default 5, quick 2)")
     ap.add_argument("--work-seconds", type=float,
                     help="CPU seconds of work per FixedWork thread, without the agent "
@@ -1484,7 +1578,8 @@ def main():
     report = {"environment": env, "quick": q, "parts": parts}
     t0 = time.monotonic()
     for part, fn in (("cpu", part_cpu), ("depth", part_depth), ("cstack", part_cstack),
-                     ("walk", part_walk), ("filter", part_filter), ("context", part_context),
+                     ("walk", part_walk), ("startup", part_startup), ("filter", part_filter),
+                     ("context", part_context),
                      ("threads", part_threads), ("events", part_events),
                      ("wall", part_wall), ("server", part_server), ("convert", part_convert),
                      ("jitter", lambda a, r: jitter_bench.part_jitter(a, r, log)),
