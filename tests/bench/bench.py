@@ -22,11 +22,13 @@ Parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof.benc
              share of samples whose stack is a marker alone, at cpu=1ms, on FixedWork
              (ordinary code) and on StubLoops' stub-heavy loops (arraycopy, vtable, itable,
              intrinsics), 2 s of the worker's CPU each.
-1e. startup -- the first second of a profile (GcChurn, G1, cpu=10ms), loaded at startup and
-             attached: the share of the GC and VM threads' weight in that second whose stack
-             has at most 2 frames (cut short before unwind tables are built; the walk goes on
-             by frame pointer since), the samples walked by frame pointer, the time to the
-             first sample, and the writer's CPU time (libjvm's unwind table dominates it).
+1e. startup -- the first second of a profile (GcChurn, G1, cpu=10ms), loaded at startup,
+             attached, and attached again (a second session on the same JVM): the share of
+             the GC and VM threads' weight in that second whose stack has at most 2 frames
+             (cut short before unwind tables are built; the walk goes on by frame pointer
+             since), the samples walked by frame pointer, the time to the first sample, and
+             the writer's CPU time (libjvm's unwind table dominates it; kept for the next
+             session).
 2. filter -- ThreadFilter.add()/remove() per call (FilterCost), without and with the agent.
 2c. context -- Context.set(span, root)/clear() per call (ContextCost), without and with the
              agent (cpu=10ms); the target is <= 20 ns with the agent, ~0 without.
@@ -764,7 +766,7 @@ def part_startup(args, report):
     log("== 1e. The first second: whole native stacks from the start (GcChurn, cpu=10ms) ==")
     rounds = 1 if args.quick else 3
     g1 = ["-XX:+UseG1GC", "-Xmx512m", "-Xms512m"]
-    rows = {"-agentpath": [], "attached": []}
+    rows = {"-agentpath": [], "attached": [], "again": []}
     errors = []
     for rnd in range(rounds):
         progress("startup: round %d/%d, -agentpath" % (rnd + 1, rounds))
@@ -779,26 +781,29 @@ def part_startup(args, report):
         rows["-agentpath"].append(sm)
 
         progress("startup: round %d/%d, attached" % (rnd + 1, rounds))
-        tag = "r%d-attached" % rnd
-        fpl = os.path.join(run_dir, tag + ".fpl")
-        with open(os.path.join(run_dir, tag + ".jvm.out"), "wb") as out:
+        with open(os.path.join(run_dir, "r%d-attached.jvm.out" % rnd), "wb") as out:
             jvm = subprocess.Popen([args.java] + g1 + ["-cp", args.jar,
                                    "dev.flyprof.workload.GcChurn", "60"], stdout=out,
                                    stderr=subprocess.STDOUT, env=child_env())
         time.sleep(2)  # its threads and classes are there before the agent
-        a = subprocess.run([args.cli, "start", str(jvm.pid), "-o", fpl], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True, timeout=60)
-        time.sleep(3)
-        b = subprocess.run([args.cli, "stop", str(jvm.pid)], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True, timeout=120)
+        # attached, then a second session on the same JVM (the unwind tables are kept)
+        for how in ("attached", "again"):
+            tag = "r%d-%s" % (rnd, how)
+            fpl = os.path.join(run_dir, tag + ".fpl")
+            a = subprocess.run([args.cli, "start", str(jvm.pid), "-o", fpl],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               timeout=60)
+            time.sleep(3)
+            b = subprocess.run([args.cli, "stop", str(jvm.pid)], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, timeout=120)
+            if a.returncode or b.returncode:
+                errors.append("%s: start exit %s, stop exit %s: %s" % (
+                    tag, a.returncode, b.returncode, (a.stdout + b.stdout)[-300:]))
+            sm = flyprof_summary(args.cli, fpl, run_dir, tag)
+            sm["gc_weight"], sm["gc_short"], sm["first_s"] = first_second(args.cli, fpl)
+            rows[how].append(sm)
         jvm.kill()
         jvm.wait()
-        if a.returncode or b.returncode:
-            errors.append("%s: start exit %s, stop exit %s: %s" % (tag, a.returncode, b.returncode,
-                                                                  (a.stdout + b.stdout)[-300:]))
-        sm = flyprof_summary(args.cli, fpl, run_dir, tag)
-        sm["gc_weight"], sm["gc_short"], sm["first_s"] = first_second(args.cli, fpl)
-        rows["attached"].append(sm)
     progress_done()
     log("  %-11s %12s %15s %13s %14s %12s" % ("how", "GC/VM weight", "<= 2 frames", "by frame ptr",
                                               "first sample", "writer CPU"))
@@ -814,7 +819,8 @@ def part_startup(args, report):
     log("  medians over %d round(s); the first second of each log; first sample: the first of"
         % rounds)
     log("  10, 20, 50, 100, 200 ms... after the log's start that holds one; writer CPU over the")
-    log("  whole run (3 s of GcChurn's CPU with -agentpath, 3 s of wall time attached).")
+    log("  whole run (3 s of GcChurn's CPU with -agentpath, 3 s of wall time attached); again:")
+    log("  a second session on the attached JVM, which reuses the first one's unwind tables.")
     for e in errors:
         log("  ! " + e)
     log()
