@@ -501,19 +501,21 @@ static void abandon_writer(JNIEnv *jni, int fd)
 
 /* Writer services (writer_session.services), run by the writer after each drain. */
 
-/* Arms the threads that started meanwhile (GC workers start with the first collections):
- * also every 50 ms of a long unwind-table build (cfitab_set_yield), which would otherwise
- * leave them unsampled until it ended. */
-static void arm_new_threads(void)
+/* What must not wait for a long unwind-table build (libjvm's), run every 50 ms of it
+ * (cfitab_set_yield): arm the threads that started meanwhile (GC workers start with the first
+ * collections), which would otherwise run unsampled until it ended, and drain the event
+ * buffers, which would otherwise fill and drop (85% of 1M events in int_events once). */
+static void during_build(void)
 {
     tasks_refresh();
+    writer_drain_events();
 }
 
 /* Builds the unwind tables the handlers asked for (they wake the writer) and scans the
  * loader's new modules; frees replaced snapshots and unloaded modules once no handler runs. */
 static uint64_t unwind_tables_service(void)
 {
-    cfitab_set_yield(arm_new_threads);
+    cfitab_set_yield(during_build);
     cfitab_service();
     if (cfitab_replaced() && handler_inflight() == 0)
         cfitab_reclaim();

@@ -754,6 +754,17 @@ static uint32_t event_thread_id(void *ctx, uint32_t slot1, int tid)
 
 /* Moves up to max events of the threads' buffers into the log, flushing full chunks. Returns
  * 1 when more are waiting. */
+static int drain_events(struct writer *w, size_t max);
+
+/* The running writer's state, for writer_drain_events (writer thread only). */
+static struct writer *current;
+
+void writer_drain_events(void)
+{
+    if (current)
+        drain_events(current, EVENTS_BATCH);
+}
+
 static int drain_events(struct writer *w, size_t max)
 {
     struct events_sink s = {&w->chunk, event_thread_id, w, CHUNK_FLUSH_BYTES};
@@ -864,6 +875,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         w.lag_ticks = (uint64_t)atoll(lag) * (tsc_ticks_per_sec() / 1000);
 
     cfitab_set_deadline(w.s->deadline_mono_ns);
+    current = &w;
     put_header(&w); /* the preamble goes with the first chunk: flush writes it */
     put_anchor(&w);
     flush(&w);
@@ -933,6 +945,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     }
     hiccup_drain(&w.chunk); /* the probes' last intervals (they stopped with sampling) */
     ctxlog_drain_endpoints(&w.chunk); /* requests named up to the stop */
+    current = NULL;
     ctxlog_stop();
     /* every sample is named: dead threads' entries need not wait for us any more */
     threads_set_deferred_purge(jni, 0);

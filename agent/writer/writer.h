@@ -79,6 +79,12 @@ int writer_sync(void);
  * for the idle timeout. Any thread but a signal handler. */
 void writer_wake(void);
 
+/* Drains the event buffers of dev.flyprof.Events into the log now: a long unwind-table build
+ * (libjvm's: ~0.7 s of the writer's CPU at the first start) calls it every 50 ms, or the
+ * threads that log events fill their buffers and drop. Writer thread only, outside a drain
+ * (from the services it runs). */
+void writer_drain_events(void);
+
 /* 1 while a writer is running (not yet finished). Any thread. */
 int writer_running(void);
 
