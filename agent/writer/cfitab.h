@@ -25,7 +25,7 @@
  * published with release stores and read by handlers with acquire loads (nativewalk.c); they
  * are immutable once published. Replaced snapshots, and the modules no longer loaded with
  * their tables, are freed by cfitab_reclaim at a moment no handler runs (the writer asks
- * handler_inflight() after publishing), else by cfitab_reset when profiling stops; while
+ * handler_inflight() after publishing, and once more when a session ends); while
  * handlers never leave the count at 0, at most CFITAB_MAX_SNAPSHOTS are kept and the loader's
  * later changes wait. (Before cfitab_reclaim, a process that loaded and unloaded libraries
  * reached that bound in minutes: the walker then never saw a library loaded after it.)

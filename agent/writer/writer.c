@@ -931,7 +931,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     while (drain(&w, UINT32_MAX) > 0)
         ;
     flush_pending(&w, mono_ns());
-    /* the unwind tables stay for the next session (libjvm's cost this writer ~0.5 s of CPU
+    /* the unwind tables stay for the next session (libjvm's costs the writer ~0.7 s of CPU
      * to build); snapshots replaced during this one go, once no handler runs (one that never
      * returned, which stop_sampling stopped waiting for, may still read them) */
     if (cfitab_replaced() && handler_inflight() == 0)
