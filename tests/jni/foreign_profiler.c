@@ -33,8 +33,14 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved);
 
 static struct sigaction prev_segv;
 static volatile int *bad;
-static __thread sigjmp_buf jb;
-static __thread volatile sig_atomic_t armed;
+/* initial-exec, as every profiler's signal-handler TLS must be: in a library loaded with
+ * dlopen (as -agentpath does) the default model reaches a variable through __tls_get_addr,
+ * which allocates the thread's block with malloc at its first use, and a handler that
+ * interrupted malloc then waits for ever for the arena lock its own thread holds (a JVM of
+ * foreign_faults hung so: cpu-1 in on_prof -> __tls_get_addr -> malloc, interrupted in
+ * sysmalloc; every other thread then waited for a safepoint it could not reach) */
+static __thread sigjmp_buf jb __attribute__((tls_model("initial-exec")));
+static __thread volatile sig_atomic_t armed __attribute__((tls_model("initial-exec")));
 static atomic_ulong attempts, recovered, stolen;
 static char names[MAX_NAMES][16];
 static int nnames;
