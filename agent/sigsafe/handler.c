@@ -339,6 +339,20 @@ static int faults_blocked(const void *uc)
     return (int)((m >> (SIGSEGV - 1)) & 1) | (int)((m >> (SIGBUS - 1)) & 1);
 }
 
+/* 1 when the interrupted code blocks SIGPROF or SIGVTALRM: our handler nested inside another
+ * profiler's signal handler (the kernel blocks a handler's own signal while it runs; flyprof's
+ * own handlers refuse nesting before this). Such a handler may have armed its own recovery
+ * from faults: a fault of our walk that the crash guard leaves to the JVM (a SafeFetch in
+ * AsyncGetCallTrace) goes down the chain of SIGSEGV handlers to it, and its siglongjmp would
+ * leave our handler half done (in flight for ever, its scratch buffer busy, this thread's
+ * handler marked running). A thread that blocks those signals for its own reasons costs its
+ * stacks only while flyprof's CPU signal is a real-time one (another library holds SIGPROF). */
+static int other_handler(const void *uc)
+{
+    unsigned long m = *(const unsigned long *)&((const ucontext_t *)uc)->uc_sigmask;
+    return (int)((m >> (SIGPROF - 1)) & 1) | (int)((m >> (SIGVTALRM - 1)) & 1);
+}
+
 /* Walks the interrupted thread's stack (native frames, then Java frames) and pushes the
  * sample described by h. */
 static void take_sample(struct sample_rec *h, void *uc)
@@ -350,6 +364,11 @@ static void take_sample(struct sample_rec *h, void *uc)
     if (faults_blocked(uc)) {
         counters_add_sigsafe(FPL_CTR_FAULTS_BLOCKED, 1);
         push(h, SAMPLE_ERR_FAULTS_BLOCKED, NULL);
+        return;
+    }
+    if (other_handler(uc)) {
+        counters_add_sigsafe(FPL_CTR_OTHER_HANDLER, 1);
+        push(h, SAMPLE_ERR_OTHER_HANDLER, NULL);
         return;
     }
     if (!env) {

@@ -62,6 +62,9 @@ static inline int32_t sample_frame_bci(jint lineno)
 #define SAMPLE_ERR_FAULTS_BLOCKED (-104) /* not walked: the thread blocks SIGSEGV/SIGBUS (it is
                                           * inside a fault handler), so no guard could end a
                                           * walk that faults */
+#define SAMPLE_ERR_OTHER_HANDLER (-105) /* not walked: the thread blocks SIGPROF or SIGVTALRM
+                                          * (it is inside another profiler's signal handler,
+                                          * whose own fault handler may jump out of ours) */
 /* Not a failure: a wall sample of a thread that has not run since its previous wall sample
  * (its CPU time has not moved), so its stack is that sample's; the writer repeats it (or
  * writes an [idle] marker when it no longer knows it). Kept apart from the failure codes

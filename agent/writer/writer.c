@@ -375,6 +375,8 @@ static const char *error_marker(int code, char *buf, size_t len)
         return "[walk_fault]";
     if (code == SAMPLE_ERR_FAULTS_BLOCKED)
         return "[faults_blocked]";
+    if (code == SAMPLE_ERR_OTHER_HANDLER)
+        return "[other_handler]";
     snprintf(buf, len, "[agct:%s]", fpl_agct_name(code));
     return buf;
 }

@@ -217,6 +217,8 @@ enum fpl_counter {
     FPL_CTR_FAULTS_BLOCKED = 47, /* samples not walked: the thread blocked SIGSEGV/SIGBUS */
     FPL_CTR_FP_WALKS = 48,      /* samples whose native walk stepped by frame pointer: no unwind
                                  * table covered a frame (not built yet, or none) */
+    FPL_CTR_OTHER_HANDLER = 49, /* samples not walked: the thread blocked SIGPROF/SIGVTALRM
+                                 * (inside another profiler's signal handler) */
     FPL_CTR_SAFEREAD = 43,      /* how the agent reads JVM memory that may be unmapped, not a
                                  * count: 0 /proc/self/mem, 1 a pipe, 2 process_vm_readv,
                                  * 3 no way (enum saferead_way) */

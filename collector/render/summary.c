@@ -362,6 +362,10 @@ static void write_signals(const uint64_t *c, FILE *f)
         fprintf(f, "  samples not walked inside another library's fault handler (a fault there "
                    "would end the JVM), kept as [faults_blocked]: %" PRIu64 "\n",
                 c[FPL_CTR_FAULTS_BLOCKED]);
+    if (c[FPL_CTR_OTHER_HANDLER])
+        fprintf(f, "  samples not walked inside another profiler's signal handler (its fault "
+                   "handler could jump out of flyprof's walk), kept as [other_handler]: %" PRIu64
+                   "\n", c[FPL_CTR_OTHER_HANDLER]);
     if (c[FPL_CTR_PERF_FDS_HELD])
         fprintf(f, "  perf fds kept open on /dev/null (a handler run stopped while it used "
                    "them): %" PRIu64 "\n", c[FPL_CTR_PERF_FDS_HELD]);

@@ -13,10 +13,19 @@ its walks run (flyprof, libjvm, libunwind), it took those faults: it jumped back
 walk, the other profiler's read never returned, and the JVM crashed at the next fault that
 reached the other profiler's handler.
 
+The other way round, flyprof's signal lands inside the other profiler's handler about a third
+of the time (each of its faults takes tens of us). flyprof must not walk there: a fault of its
+walk that its guard leaves to the JVM (a SafeFetch inside AsyncGetCallTrace) goes down the
+chain of SIGSEGV handlers to the other profiler's, which, armed, would siglongjmp out of
+flyprof's handler and leave it in flight for ever, its scratch buffer busy and its thread
+marked as inside the handler (no more samples of it).
+
 Asserted, with -agentpath and attached to a JVM that already runs the other profiler: the JVM
 exits 0 without a crash; the other profiler tried at least 2000 reads and its handler ended
 every one (`foreign: attempts=N recovered=N stolen=0`); flyprof ran on a real-time signal and
-its log is complete with samples of both workers.
+its log is complete with samples of both workers; no stack flyprof walked runs inside the other
+profiler's handler (`on_prof`), and the samples it did not walk there are kept as
+`[other_handler]`, counted in the summary.
 """
 import os
 import re
@@ -53,6 +62,18 @@ def check_log(t, fpl, what):
     p = t.convert(fpl)
     for name in ("cpu-1", "cpu-2"):
         t.thread_profile(p, name, 200)
+    inside = p.weight(lambda f: "on_prof" in p.frames(f))
+    t.check(inside == 0, "%s: %d samples were walked inside the other profiler's SIGPROF "
+            "handler: %s", what, inside,
+            [";".join(f) for f, _ in p.samples if "on_prof" in p.frames(f)][:3])
+    kept = p.marker_weights().get("[other_handler]", 0)
+    m = re.search(r"inside another profiler's signal handler.*: (\d+)", s.stdout)
+    counted = int(m.group(1)) if m else 0
+    t.note("%s: %d samples not walked inside the other profiler's handler, %d counted", what,
+           kept, counted)
+    t.check(kept >= 20 and counted > 0, "%s: %d samples kept as [other_handler] (counted "
+            "%d): flyprof's signal lands in the other profiler's handler often", what, kept,
+            counted)
 
 
 def body(t):
