@@ -21,6 +21,7 @@
 #include "fpl_format.h"
 #include "handler.h"
 #include "hiccup.h"
+#include "loopfiles.h"
 #include "methods.h"
 #include "nativewalk.h"
 #include "profile.h"
@@ -64,6 +65,9 @@ static int keep_log;                          /* log= given: keep the raw log */
  * says finish_output has taken it (the session ended, maybe by duration=, and a stop that
  * comes later has nothing left to redirect). finish_rc / finish_err: its result. */
 static pthread_mutex_t finish_mu = PTHREAD_MUTEX_INITIALIZER;
+/* loop=: the names of the logs (the writer's rotations and the stop change path and log_path
+ * under finish_mu) */
+static struct loopfiles loop_files;
 static char stop_path[OPTIONS_FILE_MAX + 64];
 static int finished;
 static int finish_rc;
@@ -119,6 +123,8 @@ static int create(const char *what, const char *p, char *err, size_t errlen)
     return fd;
 }
 
+static int open_expanded(const struct options *o, int pid, long now, char *err, size_t errlen);
+
 /* Works out the output (file=) and the log the writer writes (the output itself for .fpl,
  * else log= or OUTPUT.fpl next to the output, rendered at stop) and opens the log. The output
  * is created and removed again at once: an unwritable path fails at start, not at exit, and
@@ -128,11 +134,30 @@ static int open_output(const struct options *o, char *err, size_t errlen)
 {
     int pid = (int)getpid();
     long now = (long)time(NULL);
-    int rc = options_expand_file(o->file, pid, now, path, sizeof(path));
+    int rc;
+    if (o->loop_ns) {
+        /* loop=: the first log is number 1; its log= path is expanded with it */
+        rc = loopfiles_init(&loop_files, o->file, o->log, pid, o->keep);
+        if (rc == 0)
+            rc = loopfiles_next(&loop_files, now, path, sizeof(path), log_path, sizeof(log_path));
+        if (rc == -ENOMEM) {
+            snprintf(err, errlen, "keep=%u: out of memory", o->keep);
+            return rc;
+        }
+    } else {
+        rc = options_expand_file(o->file, pid, now, path, sizeof(path));
+    }
     if (rc != 0) {
         snprintf(err, errlen, "file=%s: the expanded path is too long", o->file);
         return rc;
     }
+    return open_expanded(o, pid, now, err, errlen);
+}
+
+/* open_output's second half, for the paths expanded into path (and, with loop=, log_path):
+ * picks the log, tries the output, opens the log. Also each new log of loop=. */
+static int open_expanded(const struct options *o, int pid, long now, char *err, size_t errlen)
+{
     render_at_stop = 0;
     keep_log = 0;
     if (is_log(path)) {
@@ -147,7 +172,8 @@ static int open_output(const struct options *o, char *err, size_t errlen)
             unlink(path);
         render_at_stop = 1;
         if (o->log[0]) {
-            if (options_expand_file(o->log, pid, now, log_path, sizeof(log_path)) != 0) {
+            if (!o->loop_ns &&
+                options_expand_file(o->log, pid, now, log_path, sizeof(log_path)) != 0) {
                 snprintf(err, errlen, "log=%s: the expanded path is too long", o->log);
                 return -ENAMETOOLONG;
             }
@@ -299,12 +325,49 @@ static void finish_output(void)
     } else if (render_at_stop && !keep_log) {
         unlink(log_path);
     }
+    pthread_mutex_lock(&finish_mu);
     if (rc == 0 && redirected)
         snprintf(path, sizeof(path), "%s", out); /* status names the output where it is */
-    pthread_mutex_lock(&finish_mu);
+    if (session.opts.loop_ns && !redirected)
+        loopfiles_prune(&loop_files); /* the last log of loop= counts in keep= too */
     finish_rc = rc;
     snprintf(finish_err, sizeof(finish_err), "%s", err);
     pthread_mutex_unlock(&finish_mu);
+}
+
+/* loop=, on the writer thread: the log at log_path is complete and closed. Puts its output in
+ * place as finish_output does for the last one (a rendered format is rendered from it here,
+ * on the writer, while samples wait in the ring), deletes the files keep= lets go, and opens
+ * the next log, named for the seam. Returns its fd, or -errno (said on stderr). */
+static int rotate_output(const struct tsc_anchor *seam)
+{
+    char err[600];
+    int rc;
+    if (render_at_stop) {
+        if ((rc = render_log(path, 0, err, sizeof(err))) != 0) {
+            struct stat st;
+            if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+                unlink(path);
+            fprintf(stderr, "flyprof: cannot write %s: %s (the raw log stays at %s)\n", path,
+                    err, log_path);
+        } else if (!keep_log) {
+            unlink(log_path);
+        }
+    }
+    loopfiles_prune(&loop_files);
+    long start = (long)(seam->real_ns / 1000000000ull);
+    pthread_mutex_lock(&finish_mu);
+    rc = loopfiles_next(&loop_files, start, path, sizeof(path), log_path, sizeof(log_path));
+    if (rc == 0)
+        rc = open_expanded(&session.opts, (int)getpid(), start, err, sizeof(err));
+    else
+        snprintf(err, sizeof(err), "file=%.500s: the expanded path is too long",
+                 session.opts.file);
+    pthread_mutex_unlock(&finish_mu);
+    if (rc < 0)
+        fprintf(stderr, "flyprof: loop=: cannot begin the next log: %s; its samples are lost "
+                        "until the next one\n", err);
+    return rc;
 }
 
 /* A rendered output is written only when profiling stops: says on the JVM's stderr where
@@ -504,11 +567,12 @@ static void abandon_writer(JNIEnv *jni, int fd)
 /* What must not wait for a long unwind-table build (libjvm's), run every 50 ms of it
  * (cfitab_set_yield): arm the threads that started meanwhile (GC workers start with the first
  * collections), which would otherwise run unsampled until it ended, and drain the event
- * buffers, which would otherwise fill and drop (85% of 1M events in int_events once). */
+ * buffers, which would otherwise fill and drop (85% of 1M events in int_events once), and
+ * begin the next log of loop= when it is due. */
 static void during_build(void)
 {
     tasks_refresh();
-    writer_drain_events();
+    writer_yield();
 }
 
 /* Builds the unwind tables the handlers asked for (they wake the writer) and scans the
@@ -676,6 +740,8 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     session.stop_sampling = stop_sampling;
     session.periodic = check_handlers;
     session.finish = finish_output;
+    session.rotate_ns = o->loop_ns;
+    session.rotate = rotate_output;
     session.services = writer_services;
     session.nservices = sizeof(writer_services) / sizeof(writer_services[0]);
     get_property("java.vm.name", session.jvm_name, sizeof(session.jvm_name));

@@ -14,7 +14,7 @@
 #define OPTIONS_ACCEPTED                                                                           \
     "cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, wallthreads=N, filter, depth=N, "       \
     "walk=vm|agct, file=PATH, log=PATH, threads, duration=TIME, events=N, cstack=auto|off, idle, "  \
-    "hiccup[=TIME], stall=TIME"
+    "hiccup[=TIME], stall=TIME, loop=TIME, keep=N"
 
 enum opt_kind {
     OPT_FLAG,     /* no value */
@@ -46,6 +46,8 @@ enum opt_key {
     KEY_IDLE,
     KEY_HICCUP,
     KEY_STALL,
+    KEY_LOOP,
+    KEY_KEEP,
     KEY_COUNT,
 };
 
@@ -84,6 +86,8 @@ static const struct {
     [KEY_IDLE] = {"idle", OPT_FLAG, "idle"},
     [KEY_HICCUP] = {"hiccup", OPT_OPTIONAL, "hiccup[=TIME]"},
     [KEY_STALL] = {"stall", OPT_REQUIRED, "stall=TIME"},
+    [KEY_LOOP] = {"loop", OPT_REQUIRED, "loop=TIME"},
+    [KEY_KEEP] = {"keep", OPT_REQUIRED, "keep=N"},
 };
 
 static const struct {
@@ -361,6 +365,12 @@ static int apply(struct options *o, enum opt_key k, const char *v, size_t n, cha
                           "the threshold must be above 0 and at most 1 day (86400s)",
                           "the threshold must be above 0 and at most 1 day (86400s)", &o->stall_ns,
                           err, errlen);
+    case KEY_LOOP:
+        return parse_time("loop", v, n, 1, OPTIONS_MIN_LOOP_NS, OPTIONS_MAX_DURATION_NS, 0,
+                          "a log covers at least 1s", "at most 365 days (31536000s)",
+                          &o->loop_ns, err, errlen);
+    case KEY_KEEP:
+        return parse_count("keep", v, n, OPTIONS_MAX_KEEP, &o->keep, err, errlen);
     case KEY_COUNT:
         break;
     }
@@ -463,6 +473,8 @@ int options_parse(const char *s, struct options *out, char *err, size_t errlen)
                     "idle loads the agent without profiling: it takes no other option (give "
                     "the sampling options when profiling starts: flyprof start PID, or "
                     "Flyprof.start)");
+    if ((seen & (1u << KEY_KEEP)) && !o.loop_ns)
+        return fail(err, errlen, "keep=%u bounds the files of loop=: give loop=TIME too", o.keep);
     /* stall= alone asks for hiccup mode at its default resolution */
     if ((seen & (1u << KEY_STALL)) && !o.hiccup_ns)
         o.hiccup_ns = OPTIONS_DEFAULT_HICCUP_NS;
@@ -475,4 +487,10 @@ int options_parse(const char *s, struct options *out, char *err, size_t errlen)
 int options_expand_file(const char *tmpl, int pid, long start_sec, char *out, size_t outlen)
 {
     return fpl_optval_expand_file(tmpl, pid, start_sec, out, outlen);
+}
+
+int options_expand_file_seq(const char *tmpl, int pid, long start_sec, long seq, char *out,
+                            size_t outlen)
+{
+    return fpl_optval_expand_file_seq(tmpl, pid, start_sec, seq, out, outlen);
 }

@@ -25,6 +25,11 @@
  *   hiccup[=TIME]                  hiccup probes waking every TIME (100us..1s, default 1ms)
  *   stall=TIME                     a probe this late is a stall (default 5ms); implies hiccup
  *   duration=TIME                  1ns..OPTIONS_MAX_DURATION_NS; a bare number is seconds
+ *   loop=TIME                      close the output every TIME and go on in the next file
+ *                                  (OPTIONS_MIN_LOOP_NS..OPTIONS_MAX_DURATION_NS; a bare number
+ *                                  is seconds); file= may name %n, the file's number
+ *   keep=N                         with loop=: keep the newest N files (1..OPTIONS_MAX_KEEP),
+ *                                  deleting older ones; default all
  *   events=N                       per-thread buffer of dev.flyprof.Events: N x 16 bytes (N
  *                                  events without a string); 0 (off) or
  *                                  OPTIONS_MIN_EVENTS..OPTIONS_MAX_EVENTS, default
@@ -62,6 +67,8 @@
 #define OPTIONS_DEFAULT_DEPTH 2048
 #define OPTIONS_MAX_DEPTH 8192
 #define OPTIONS_DEFAULT_FILE "flyprof-%p.fpl"
+#define OPTIONS_MIN_LOOP_NS 1000000000ull /* 1 s */
+#define OPTIONS_MAX_KEEP 1000000
 /* Below 100us the signal handlers would dominate the profiled program (the CLI checks -i
  * against the same bounds). */
 #define OPTIONS_MIN_INTERVAL_NS FPL_OPTVAL_MIN_INTERVAL_NS          /* 100 us */
@@ -98,6 +105,8 @@ struct options {
     int file_given;              /* file= appeared */
     int threads;                 /* per-thread roots in rendered outputs */
     uint64_t duration_ns;        /* 0: until stop or VM exit */
+    uint64_t loop_ns;            /* loop=: a new output file every loop_ns; 0: one file */
+    unsigned keep;               /* keep=: files of loop= kept; 0: all */
     uint32_t events;             /* event buffer per thread in 16-byte units; 0: events off */
     int cstack;                  /* enum options_cstack; default OPTIONS_CSTACK_AUTO */
     uint64_t hiccup_ns;          /* hiccup probes' resolution; 0: hiccup mode off */
@@ -142,5 +151,9 @@ int options_parse_time(const char *s, uint64_t *ns);
  * and its NUL do not fit in outlen. On error out is "" (when outlen > 0). This is
  * fpl_optval_expand_file, shared with the CLI, which finds the files the agent named. */
 int options_expand_file(const char *tmpl, int pid, long start_sec, char *out, size_t outlen);
+
+/* options_expand_file, and %n -> seq (six digits or more); fpl_optval_expand_file_seq. */
+int options_expand_file_seq(const char *tmpl, int pid, long start_sec, long seq, char *out,
+                            size_t outlen);
 
 #endif

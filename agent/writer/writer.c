@@ -38,6 +38,7 @@
  * samples trickle in, and as often as the rate needs when they pour (half the ring, 4 MiB,
  * leaves room for ~40 ms of 1 ms sampling on 100 busy threads). */
 #define WAKE_FRACTION 2
+#define ROTATE_TICKS 4                     /* wall ticks a log of loop= begins with */
 #define DRAIN_BATCH 4096                   /* records between checks of the clock */
 #define EVENTS_BATCH 65536                 /* events (dev.flyprof.Events) per loop, at most */
 /* Dictionary maps are cleared past these sizes so memory stays bounded; ids keep growing, so
@@ -91,6 +92,17 @@ struct writer {
     size_t max_map_bytes;       /* bound_maps' bound: MAX_MAP_BYTES unless a test lowers it */
     uint64_t lag_ticks;         /* test hook: records younger than this stay in the ring */
     struct ctxlog ctx;          /* CONTEXT ids of (span, root) pairs */
+    /* loop=: the counters and handler histogram when this log began; each log's COUNTERS
+     * count what happened in it */
+    uint64_t ctr_base[FPL_CTR_MAX];
+    uint64_t hist_base[FPL_HIST_BUCKETS];
+    uint64_t hist_total_base;
+    /* the newest wall ticks written (a ring of ROTATE_TICKS): a log begins with them, so the
+     * samples of a tick that the previous log ended with find their scale (section 5.10) */
+    struct tick_rec ticks_seen[ROTATE_TICKS];
+    unsigned nticks_seen;
+    uint32_t nlogs;             /* logs begun by loop= after the first */
+    uint64_t next_rotate;       /* mono ns when loop= begins the next log; UINT64_MAX: never */
 };
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -162,11 +174,37 @@ static void put_anchor(struct writer *w)
     fpl_rec_end(&w->chunk, r);
 }
 
-static void put_end(struct writer *w)
+static void put_end_at(struct writer *w, uint64_t ticks)
 {
     size_t r = fpl_rec_begin(&w->chunk, FPL_REC_END);
-    fpl_put_u64(&w->chunk, tsc_read_sigsafe());
+    fpl_put_u64(&w->chunk, ticks);
     fpl_rec_end(&w->chunk, r);
+}
+
+static void put_end(struct writer *w)
+{
+    put_end_at(w, tsc_read_sigsafe());
+}
+
+/* Counters that are a value, not a count (section 6.6): a log of loop= gives them as they are,
+ * not as a difference from its start. */
+static int is_gauge(unsigned i)
+{
+    return i == FPL_CTR_CPU_SIGNO || i == FPL_CTR_WRITE_ERRNO || i == FPL_CTR_SAFEREAD ||
+           i == FPL_CTR_SCRATCH_BUFFERS;
+}
+
+/* The counters as they are now, the agent's live threads' CPU time included. */
+static void counters_now(struct writer *w, uint64_t v[FPL_CTR_MAX])
+{
+    (void)w;
+    for (unsigned i = 0; i < FPL_CTR_MAX; i++)
+        v[i] = counters_get(i);
+    /* the agent's other threads: the ended ones are in the counters, the live ones here */
+    uint64_t sampler = 0, other = 0;
+    threads_agent_cpu(&sampler, &other);
+    v[FPL_CTR_SAMPLER_CPU_NS] += sampler;
+    v[FPL_CTR_AGENT_OTHER_CPU_NS] += other;
 }
 
 static void put_counters(struct writer *w)
@@ -179,13 +217,10 @@ static void put_counters(struct writer *w)
                           atomic_load_explicit(&bytes_written, memory_order_relaxed),
                           memory_order_relaxed);
     uint64_t v[FPL_CTR_MAX];
+    counters_now(w, v);
     for (unsigned i = 0; i < FPL_CTR_MAX; i++)
-        v[i] = counters_get(i);
-    /* the agent's other threads: the ended ones are in the counters, the live ones here */
-    uint64_t sampler = 0, other = 0;
-    threads_agent_cpu(&sampler, &other);
-    v[FPL_CTR_SAMPLER_CPU_NS] += sampler;
-    v[FPL_CTR_AGENT_OTHER_CPU_NS] += other;
+        if (!is_gauge(i))
+            v[i] = v[i] > w->ctr_base[i] ? v[i] - w->ctr_base[i] : 0;
     unsigned n = 0;
     for (unsigned i = 0; i < FPL_CTR_MAX; i++)
         n += v[i] != 0;
@@ -204,11 +239,24 @@ static void put_counters(struct writer *w)
             last = i + 1;
     r = fpl_rec_begin(&w->chunk, FPL_REC_HANDLER_HIST);
     fpl_put_v(&w->chunk, last);
-    for (unsigned i = 0; i < last; i++)
-        fpl_put_v(&w->chunk, atomic_load_explicit(&counters.hist[i], memory_order_relaxed));
+    for (unsigned i = 0; i < last; i++) {
+        uint64_t h = atomic_load_explicit(&counters.hist[i], memory_order_relaxed);
+        fpl_put_v(&w->chunk, h > w->hist_base[i] ? h - w->hist_base[i] : 0);
+    }
+    /* the longest run since the agent started, not since this log began */
     fpl_put_v(&w->chunk, atomic_load_explicit(&counters.hist_max_ns, memory_order_relaxed));
-    fpl_put_v(&w->chunk, atomic_load_explicit(&counters.hist_total_ns, memory_order_relaxed));
+    uint64_t total = atomic_load_explicit(&counters.hist_total_ns, memory_order_relaxed);
+    fpl_put_v(&w->chunk, total > w->hist_total_base ? total - w->hist_total_base : 0);
     fpl_rec_end(&w->chunk, r);
+}
+
+/* Takes the counters and histogram as they are now as the base of the next log's. */
+static void counters_rebase(struct writer *w)
+{
+    counters_now(w, w->ctr_base);
+    for (unsigned i = 0; i < FPL_HIST_BUCKETS; i++)
+        w->hist_base[i] = atomic_load_explicit(&counters.hist[i], memory_order_relaxed);
+    w->hist_total_base = atomic_load_explicit(&counters.hist_total_ns, memory_order_relaxed);
 }
 
 #define DICT_MAPS 7
@@ -714,6 +762,7 @@ static void put_record(struct writer *w, const void *p, uint32_t len, uint64_t n
     if (r->kind == SAMPLE_KIND_TICK) {
         if (len >= sizeof(struct tick_rec)) {
             put_wall_tick(w, p);
+            memcpy(&w->ticks_seen[w->nticks_seen++ % ROTATE_TICKS], p, sizeof(struct tick_rec));
             if (r->tick > w->last_tick || r->tick == 1)
                 w->last_tick = r->tick;
         }
@@ -758,13 +807,17 @@ static uint32_t event_thread_id(void *ctx, uint32_t slot1, int tid)
  * 1 when more are waiting. */
 static int drain_events(struct writer *w, size_t max);
 
-/* The running writer's state, for writer_drain_events (writer thread only). */
+/* The running writer's state, for writer_yield (writer thread only). */
 static struct writer *current;
 
-void writer_drain_events(void)
+static void maybe_rotate(struct writer *w, uint64_t now);
+
+void writer_yield(void)
 {
-    if (current)
+    if (current) {
         drain_events(current, EVENTS_BATCH);
+        maybe_rotate(current, mono_ns());
+    }
 }
 
 static int drain_events(struct writer *w, size_t max)
@@ -836,6 +889,64 @@ static int wait_stop(uint64_t ns)
     return r;
 }
 
+/* loop=: ends this log at a seam and begins the next. What the ring, the event buffers and
+ * the probes hold now goes into this log, which ends with its counters and END at the seam's
+ * time; session->rotate gets it (closed, complete) and opens the next, which begins at that
+ * same time with the HEADER, an ANCHOR and its own dictionaries: each log stands alone, and
+ * no sample is in two logs or in none. A next log that cannot be opened loses its chunks as a
+ * full disk does (counted, said once), until a later rotation opens one. */
+static void rotate(struct writer *w)
+{
+    while (drain(w, DRAIN_BATCH) == DRAIN_BATCH)
+        ;
+    flush_pending(w, mono_ns());
+    while (drain_events(w, EVENTS_BATCH))
+        ;
+    hiccup_drain(&w->chunk);
+    ctxlog_drain_endpoints(&w->chunk);
+    struct tsc_anchor seam;
+    tsc_anchor(&seam);
+    put_counters(w);
+    put_anchor(w);
+    put_end_at(w, seam.ticks);
+    if (flush(w) != 0) {
+        put_counters(w);
+        put_end_at(w, seam.ticks);
+        flush(w);
+    }
+    if (w->s->fd >= 0)
+        close(w->s->fd);
+    w->s->fd = w->s->rotate(&seam);
+    w->nlogs++;
+    w->s->start = seam;
+    w->seq = 0;
+    w->preamble_written = 0;
+    w->header_landed = 0;
+    w->told = 0;
+    counters_rebase(w);
+    forget_dicts(w);
+    put_header(w);
+    put_anchor(w);
+    unsigned n = w->nticks_seen < ROTATE_TICKS ? w->nticks_seen : ROTATE_TICKS;
+    for (unsigned i = w->nticks_seen - n; i < w->nticks_seen; i++)
+        put_wall_tick(w, &w->ticks_seen[i % ROTATE_TICKS]);
+    flush(w);
+}
+
+/* Rotates when loop= says it is time. The logs keep to the start's grid (start + k x loop);
+ * after a late rotation (a long table build, a slow disk, a render) the next comes a whole
+ * loop later rather than at once. */
+static void maybe_rotate(struct writer *w, uint64_t now)
+{
+    if (now < w->next_rotate)
+        return;
+    rotate(w);
+    w->next_rotate += w->s->rotate_ns;
+    now = mono_ns();
+    if (w->next_rotate < now + w->s->rotate_ns / 2)
+        w->next_rotate = now + w->s->rotate_ns;
+}
+
 static void writer_destroy(struct writer *w)
 {
     fpl_buf_free(&w->chunk);
@@ -882,6 +993,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     put_anchor(&w);
     flush(&w);
     uint64_t next_period = mono_ns() + PERIOD_NS;
+    w.next_rotate = w.s->rotate_ns && w.s->rotate ? mono_ns() + w.s->rotate_ns : UINT64_MAX;
     int duration_over = 0;
     for (;;) {
         /* duration= over: sampling stops before what is left in the ring is drained (naming
@@ -906,6 +1018,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
                 w.s->periodic();
             next_period = now + PERIOD_NS;
         }
+        maybe_rotate(&w, now);
         do_sync(&w);
         /* the session's housekeeping (unwind tables, samplers on new threads) */
         uint64_t tasks_due = UINT64_MAX;
@@ -916,7 +1029,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         }
         if (n == DRAIN_BATCH || events_more || ring_rearm(w.s->ring))
             continue;
-        uint64_t until = next_period;
+        uint64_t until = next_period < w.next_rotate ? next_period : w.next_rotate;
         if (w.s->deadline_mono_ns && w.s->deadline_mono_ns < until)
             until = w.s->deadline_mono_ns;
         now = mono_ns();

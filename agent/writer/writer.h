@@ -37,6 +37,12 @@ struct writer_session {
     /* Called by the writer after the log is complete and closed (may be NULL): renders the
      * output when file= names a rendered format. */
     void (*finish)(void);
+    /* loop=: every rotate_ns (0: never) the writer ends the log at a seam (the time of *seam)
+     * and calls rotate, on its own thread: the log it closed is complete; rotate returns the fd
+     * of the next log, opened for writing, or -errno (its chunks are then lost, counted).
+     * start becomes *seam: each log's HEADER gives its own start. */
+    uint64_t rotate_ns;
+    int (*rotate)(const struct tsc_anchor *seam);
     /* Housekeeping of other modules the writer runs after each drain, in this order (unwind
      * tables, CPU samplers on new threads): each returns the ns until it wants to run again,
      * UINT64_MAX when the writer's next wakeup will do. The writer knows none of them. */
@@ -79,11 +85,13 @@ int writer_sync(void);
  * for the idle timeout. Any thread but a signal handler. */
 void writer_wake(void);
 
-/* Drains the event buffers of dev.flyprof.Events into the log now: a long unwind-table build
- * (libjvm's: ~0.7 s of the writer's CPU at the first start) calls it every 50 ms, or the
- * threads that log events fill their buffers and drop. Writer thread only, outside a drain
- * (from the services it runs). */
-void writer_drain_events(void);
+/* The writer's work that must not wait for a long unwind-table build (libjvm's: ~0.7 s of the
+ * writer's CPU at the first start, seconds on a loaded machine), which calls it every 50 ms:
+ * drains the event buffers of dev.flyprof.Events into the log (else the threads that log
+ * events fill their buffers and drop), and begins the next log of loop= when it is due (else
+ * the first log of loop=2s ran 5.7 s once). Writer thread only, outside a drain (from the
+ * services it runs). */
+void writer_yield(void);
 
 /* 1 while a writer is running (not yet finished). Any thread. */
 int writer_running(void);

@@ -120,7 +120,8 @@ int cli_target_parse(int argc, char **argv, unsigned allowed, const struct cli_c
         }
         if (!dashdash && arg[0] == '-' && arg[1]) {
             int takes = !strcmp(arg, "-d") || !strcmp(arg, "-e") || !strcmp(arg, "-i") ||
-                        !strcmp(arg, "-o") || !strcmp(arg, "--wall");
+                        !strcmp(arg, "-o") || !strcmp(arg, "--wall") ||
+                        !strcmp(arg, "--loop") || !strcmp(arg, "--keep");
             if (takes && !val)
                 return cli_msg_usage(a->cmd, "%s: %s needs a value", a->cmd, arg);
             if (!strcmp(arg, "-d") && (allowed & CLI_TARGET_D)) {
@@ -140,6 +141,13 @@ int cli_target_parse(int argc, char **argv, unsigned allowed, const struct cli_c
                 if (a->output)
                     return cli_msg_usage(a->cmd, "%s: the output is given twice", a->cmd);
                 a->output = val;
+            } else if ((!strcmp(arg, "--loop") || !strcmp(arg, "--keep")) &&
+                       (allowed & CLI_TARGET_MODE)) {
+                /* the agent's loop= and keep=, which check them and say what is wrong */
+                char item[64];
+                if ((size_t)snprintf(item, sizeof(item), "%s=%s", arg + 2, val) >= sizeof(item) ||
+                    strchr(val, ',') || add_opt(a->extra, sizeof(a->extra), &a->extra_len, item))
+                    return cli_msg_usage(a->cmd, "%s: bad value '%s' for %s", a->cmd, val, arg);
             } else if (!strcmp(arg, "--threads") && (allowed & CLI_TARGET_MODE)) {
                 a->threads = 1;
                 continue;

@@ -166,7 +166,7 @@ const struct cli_cmd cmd_attach = {
     "attach",
     "profile a running JVM for a while, write the output and stop",
     "usage: flyprof attach PID [-d DURATION] [-e cpu|wall|cpu,wall] [-i TIME] [--wall TIME]\n"
-    "                      [-o FILE] [--threads] [-- AGENT_OPTIONS]\n"
+    "                      [-o FILE] [--threads] [--loop TIME [--keep N]] [-- AGENT_OPTIONS]\n"
     "\n"
     "Loads the agent into the running JVM PID (nothing is needed at its startup), profiles it\n"
     "for DURATION with a progress line, writes FILE and stops profiling. Ctrl-C stops early and\n"
@@ -182,6 +182,9 @@ const struct cli_cmd cmd_attach = {
     "  -o FILE               the output (default flyprof-PID.fpl); its extension picks the format\n"
     "                        as for convert; %p = pid, %t = start time\n"
     "  --threads             one root frame per thread in a rendered output\n"
+    "  --loop TIME           a new output every TIME: FILE's %n is its number, %t its start\n"
+    "                        time (without %n, -%n goes before the extension)\n"
+    "  --keep N              with --loop: keep the newest N outputs, delete older ones\n"
     "  -- AGENT_OPTIONS      more agent options (see the README), e.g. -- depth=64 wallthreads=8\n"
     "\n"
     "examples:\n"

@@ -38,7 +38,7 @@ const struct cli_cmd cmd_start = {
     "start",
     "start profiling in a running JVM and return",
     "usage: flyprof start PID [-d DURATION] [-e cpu|wall|cpu,wall] [-i TIME] [--wall TIME]\n"
-    "                     [-o FILE] [--threads] [AGENT_OPTIONS]\n"
+    "                     [-o FILE] [--threads] [--loop TIME [--keep N]] [AGENT_OPTIONS]\n"
     "\n"
     "Loads the agent into the running JVM PID if needed and starts profiling; returns at once.\n"
     "'flyprof stop PID' ends the profile, 'flyprof dump PID' writes it so far.\n"
@@ -52,6 +52,9 @@ const struct cli_cmd cmd_start = {
     "  --wall TIME           the wall-clock interval; turns wall-clock sampling on\n"
     "  -o FILE               the output (default flyprof-PID.fpl); its extension picks the format\n"
     "  --threads             one root frame per thread in a rendered output\n"
+    "  --loop TIME           a new output every TIME (30min, 1h): FILE's %n is its number,\n"
+    "                        %t its start time (without %n, -%n goes before the extension)\n"
+    "  --keep N              with --loop: keep the newest N outputs, delete older ones\n"
     "  AGENT_OPTIONS         more agent options (see the README), e.g. depth=64\n"
     "\n"
     "example:\n"

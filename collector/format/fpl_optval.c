@@ -143,7 +143,13 @@ const char *fpl_optval_time_str(uint64_t ns, char *buf, size_t cap)
 
 int fpl_optval_expand_file(const char *tmpl, int pid, long start_sec, char *out, size_t outlen)
 {
-    char pidbuf[16], stamp[32];
+    return fpl_optval_expand_file_seq(tmpl, pid, start_sec, -1, out, outlen);
+}
+
+int fpl_optval_expand_file_seq(const char *tmpl, int pid, long start_sec, long seq, char *out,
+                               size_t outlen)
+{
+    char pidbuf[16], stamp[32], seqbuf[24];
     int have_stamp = 0;
     size_t j = 0;
     const char *p;
@@ -174,6 +180,11 @@ int fpl_optval_expand_file(const char *tmpl, int pid, long start_sec, char *out,
             }
             piece = stamp;
             n = strlen(stamp);
+            p++;
+        } else if (p[0] == '%' && p[1] == 'n' && seq >= 0) {
+            snprintf(seqbuf, sizeof(seqbuf), "%06ld", seq);
+            piece = seqbuf;
+            n = strlen(seqbuf);
             p++;
         } else if (p[0] == '%' && p[1] == '%') {
             p++; /* piece is the first '%' */

@@ -52,4 +52,9 @@ const char *fpl_optval_time_str(uint64_t ns, char *buf, size_t cap);
  * and its NUL do not fit in outlen. On error out is "" (when outlen > 0). */
 int fpl_optval_expand_file(const char *tmpl, int pid, long start_sec, char *out, size_t outlen);
 
+/* fpl_optval_expand_file, and %n -> seq as six digits or more (000001: file names of loop=
+ * sort by number); seq < 0 keeps %n literally, as fpl_optval_expand_file does. */
+int fpl_optval_expand_file_seq(const char *tmpl, int pid, long start_sec, long seq, char *out,
+                               size_t outlen);
+
 #endif

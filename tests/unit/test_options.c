@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fpl_format.h"
 #include "harness.h"
+#include "loopfiles.h"
 #include "options.h"
 
 #define MS 1000000ull
@@ -409,7 +411,7 @@ static void test_errors(void)
     static const char accepted[] =
         "(accepted: cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, wallthreads=N, filter, "
         "depth=N, walk=vm|agct, file=PATH, log=PATH, threads, duration=TIME, events=N, "
-        "cstack=auto|off, idle, hiccup[=TIME], stall=TIME)";
+        "cstack=auto|off, idle, hiccup[=TIME], stall=TIME, loop=TIME, keep=N)";
     char want[512];
     char small[8];
     int rc;
@@ -866,8 +868,99 @@ static void test_faultevery(void)
     CHECK(strstr(msg, "fault") == NULL);
 }
 
+/* loop= and keep=, %n, and loopfiles.c: the names of loop='s logs and keep='s deletions. */
+static void test_loop(void)
+{
+    struct options lo;
+    char msg[512];
+    CHECK(options_parse("cpu", &lo, msg, sizeof(msg)) == 0);
+    CHECK(lo.loop_ns == 0 && lo.keep == 0);
+    CHECK(options_parse("loop=2s,keep=3", &lo, msg, sizeof(msg)) == 0);
+    CHECK(lo.loop_ns == 2000000000ull && lo.keep == 3);
+    CHECK(options_parse("loop=90", &lo, msg, sizeof(msg)) == 0); /* a bare number: seconds */
+    CHECK(lo.loop_ns == 90000000000ull);
+    CHECK(options_parse("loop=1h", &lo, msg, sizeof(msg)) == 0);
+    CHECK(lo.loop_ns == 3600000000000ull);
+    ERR("loop=500ms", "a log covers at least 1s");
+    ERR("loop=abc", "bad value 'abc' for loop");
+    ERR("loop", "option 'loop' needs a value (loop=TIME)");
+    ERR("loop=2s,keep=0", "bad value '0' for keep: expected N from 1 to 1000000");
+    ERR("keep=5", "keep=5 bounds the files of loop=: give loop=TIME too");
+
+    char out[256];
+    setenv("TZ", "UTC0", 1);
+    tzset();
+    CHECK(options_expand_file_seq("a-%n-%p.fpl", 7, 1700000000L, 12, out, sizeof(out)) == 0);
+    CHECK(strcmp(out, "a-000012-7.fpl") == 0);
+    CHECK(options_expand_file_seq("%n", 7, 0, 1234567, out, sizeof(out)) == 0);
+    CHECK(strcmp(out, "1234567") == 0);
+    CHECK(options_expand_file_seq("%%n%n", 7, 0, 1, out, sizeof(out)) == 0);
+    CHECK(strcmp(out, "%n000001") == 0);
+    CHECK(options_expand_file("x-%n.fpl", 7, 0, out, sizeof(out)) == 0); /* no number: kept */
+    CHECK(strcmp(out, "x-%n.fpl") == 0);
+
+    static const struct {
+        const char *file, *want;
+    } tm[] = {
+        {"/tmp/x.fpl", "/tmp/x-%n.fpl"},
+        {"/tmp/x.pb.gz", "/tmp/x-%n.pb.gz"},
+        {"/tmp/x.y/z", "/tmp/x.y/z-%n"},
+        {"/tmp/.hidden", "/tmp/.hidden-%n"},
+        {"run-%t.html", "run-%t-%n.html"},
+        {"run-%n.html", "run-%n.html"},
+        {"run-%%n.html", "run-%%n-%n.html"},
+    };
+    for (size_t i = 0; i < sizeof(tm) / sizeof(tm[0]); i++) {
+        CHECK(loopfiles_template(tm[i].file, out, sizeof(out)) == 0);
+        if (strcmp(out, tm[i].want) != 0)
+            fprintf(stderr, "loopfiles_template(\"%s\") = \"%s\", want \"%s\"\n", tm[i].file,
+                    out, tm[i].want);
+        CHECK(strcmp(out, tm[i].want) == 0);
+    }
+    char tight[8];
+    CHECK(loopfiles_template("abcd.fpl", tight, sizeof(tight)) == -ENAMETOOLONG);
+
+    /* keep=2 over five logs in a folder of our own: after each, only the newest two remain;
+     * the names carry %t, so prune must rebuild each old name with its own start time */
+    char dir[] = "/tmp/flyprof-loopfiles-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char tmpl[300], logt[300];
+    snprintf(tmpl, sizeof(tmpl), "%s/o-%%t-%%n.collapsed", dir);
+    snprintf(logt, sizeof(logt), "%s/l.fpl", dir);
+    struct loopfiles lf = {0};
+    CHECK(loopfiles_init(&lf, tmpl, logt, 9, 2) == 0);
+    char outs[6][300], logs[6][300];
+    for (int n = 1; n <= 5; n++) {
+        CHECK(loopfiles_next(&lf, 1700000000L + 7 * n, outs[n], sizeof(outs[n]), logs[n],
+                             sizeof(logs[n])) == 0);
+        CHECK(lf.seq == n);
+        FILE *f = fopen(outs[n], "w"), *g = fopen(logs[n], "w");
+        CHECK(f && g);
+        if (f)
+            fclose(f);
+        if (g)
+            fclose(g);
+        int deleted = loopfiles_prune(&lf);
+        CHECK(deleted == (n > 2 ? 2 : 0));
+        for (int k = 1; k <= n; k++) {
+            int want = k > n - 2;
+            CHECK((access(outs[k], F_OK) == 0) == want);
+            CHECK((access(logs[k], F_OK) == 0) == want);
+        }
+    }
+    CHECK(strstr(logs[3], "/l-000003.fpl") != NULL);
+    CHECK(strstr(outs[1], "/o-20231114-221327-000001.collapsed") != NULL);
+    for (int k = 4; k <= 5; k++) {
+        unlink(outs[k]);
+        unlink(logs[k]);
+    }
+    rmdir(dir);
+    loopfiles_free(&lf);
+}
+
 int main(void)
 {
+    test_loop();
     test_faultevery();
     test_reply();
     test_defaults();
