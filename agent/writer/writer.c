@@ -186,14 +186,6 @@ static void put_end(struct writer *w)
     put_end_at(w, tsc_read_sigsafe());
 }
 
-/* Counters that are a value, not a count (section 6.6): a log of loop= gives them as they are,
- * not as a difference from its start. */
-static int is_gauge(unsigned i)
-{
-    return i == FPL_CTR_CPU_SIGNO || i == FPL_CTR_WRITE_ERRNO || i == FPL_CTR_SAFEREAD ||
-           i == FPL_CTR_SCRATCH_BUFFERS;
-}
-
 /* The counters as they are now, the agent's live threads' CPU time included. */
 static void counters_now(struct writer *w, uint64_t v[FPL_CTR_MAX])
 {
@@ -219,7 +211,7 @@ static void put_counters(struct writer *w)
     uint64_t v[FPL_CTR_MAX];
     counters_now(w, v);
     for (unsigned i = 0; i < FPL_CTR_MAX; i++)
-        if (!is_gauge(i))
+        if (!fpl_counter_is_gauge(i)) /* values are given as they are */
             v[i] = v[i] > w->ctr_base[i] ? v[i] - w->ctr_base[i] : 0;
     unsigned n = 0;
     for (unsigned i = 0; i < FPL_CTR_MAX; i++)

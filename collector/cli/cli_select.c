@@ -226,6 +226,13 @@ static void empty_window(const struct profile *p, const char *in, const struct c
 struct profile *cli_select_read(const char *in, const struct cli_select *a,
                                 const struct profile_time *from, const struct profile_time *to)
 {
+    return cli_select_read_logs(&in, 1, a, from, to);
+}
+
+struct profile *cli_select_read_logs(const char *const *ins, size_t nin,
+                                     const struct cli_select *a, const struct profile_time *from,
+                                     const struct profile_time *to)
+{
     char err[ERR_MAX];
     struct profile *p = profile_new();
     if (!p || (a->timeline && profile_want_timeline(p) != 0)) {
@@ -251,11 +258,12 @@ struct profile *cli_select_read(const char *in, const struct cli_select *a,
         profile_free(p);
         return NULL;
     }
-    if (profile_read_file(p, in, err, sizeof(err)) != 0) {
+    if (profile_read_files(p, ins, nin, err, sizeof(err)) != 0) {
         cli_msg_error("%s", err);
         profile_free(p);
         return NULL;
     }
+    const char *in = p->name; /* the log, or the first of them "(and N more)" */
     warn_damage(p, in);
     if (p->ctx.selecting && !p->samples && p->ctx.skipped)
         cli_msg_error("warning: '%s': no samples of the requests selected by --endpoint, --span "

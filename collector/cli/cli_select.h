@@ -63,6 +63,12 @@ int cli_select_parse(const char *cmd, const struct cli_select *a, struct render_
 struct profile *cli_select_read(const char *in, const struct cli_select *a,
                                 const struct profile_time *from, const struct profile_time *to);
 
+/* cli_select_read of several logs read as one profile (profile_read_files): the messages name
+ * the first "(and N more)". */
+struct profile *cli_select_read_logs(const char *const *ins, size_t nin,
+                                     const struct cli_select *a, const struct profile_time *from,
+                                     const struct profile_time *to);
+
 /* Warns when o selects nothing of p (read from in). */
 void cli_select_warn_empty(const struct profile *p, const char *in, const struct render_opts *o);
 

@@ -227,6 +227,14 @@ enum fpl_counter {
 
 /* AsyncGetCallTrace result codes, negated (num_frames <= 0). */
 #define FPL_AGCT_CODES 16
+/* Whether a counter is a value, not a count (marked "not a count" above): a log of loop= gives
+ * it as it is, not since the log began, and a merge of several logs keeps the last one. */
+static inline int fpl_counter_is_gauge(unsigned id)
+{
+    return id == FPL_CTR_CPU_SIGNO || id == FPL_CTR_WRITE_ERRNO || id == FPL_CTR_SAFEREAD ||
+           id == FPL_CTR_SCRATCH_BUFFERS;
+}
+
 static inline const char *fpl_agct_name(int code)
 {
     switch (code) {

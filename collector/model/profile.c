@@ -339,6 +339,9 @@ static void window_base(struct profile *p, uint64_t ticks, uint64_t mono, uint64
 static int on_header(void *ctx, const struct reader_header *h)
 {
     struct profile *p = ctx;
+    /* each log of several places the window by its own start (profile_read_files) */
+    if (!p->log_headers++ && p->headers && p->window.set && h->ticks_per_sec)
+        window_base(p, h->anchor_ticks, h->anchor_mono_ns, h->anchor_real_ns, h->ticks_per_sec);
     if (p->headers++)
         return 0;
     struct profile_header *o = &p->header;
@@ -382,6 +385,7 @@ static int on_thread(void *ctx, uint64_t id, uint64_t os_tid, struct reader_str 
 {
     struct profile *p = ctx;
     uint32_t i;
+    id += p->id_base;
     void *q = grow(p->threads, &p->threads_cap, p->nthreads, sizeof(*p->threads));
     if (!q)
         return -ENOMEM;
@@ -404,11 +408,12 @@ static int on_method(void *ctx, const struct reader_method *rm)
     if (!q)
         return -ENOMEM;
     p->methods = q;
-    if (dict_slot(&p->method_index, p->methods, sizeof(*p->methods), &p->nmethods, rm->id, &i))
+    if (dict_slot(&p->method_index, p->methods, sizeof(*p->methods), &p->nmethods,
+                  rm->id + p->id_base, &i))
         return -ENOMEM;
     struct profile_method *m = &p->methods[i];
     memset(m, 0, sizeof(*m));
-    m->id = rm->id;
+    m->id = rm->id + p->id_base;
     m->kind = rm->kind;
     m->class_name = arena_str(p, rm->class_name);
     m->name = arena_str(p, rm->name);
@@ -444,6 +449,7 @@ static int on_stack(void *ctx, uint64_t id, const struct reader_frame *frames, s
     uint32_t i;
     if (n > UINT32_MAX)
         return 0; /* cannot happen: a chunk holds at most 8M frames */
+    id += p->id_base;
     void *q = grow(p->stacks, &p->stacks_cap, p->nstacks, sizeof(*p->stacks));
     if (!q)
         return -ENOMEM;
@@ -455,7 +461,7 @@ static int on_stack(void *ctx, uint64_t id, const struct reader_frame *frames, s
     if (n && !f)
         return -ENOMEM;
     for (size_t k = 0; k < n; k++) {
-        f[k].method_id = frames[k].method_id;
+        f[k].method_id = frames[k].method_id + p->id_base;
         f[k].method = PROFILE_NONE; /* resolved when reading finishes */
         int64_t b = frames[k].bci;
         f[k].bci = b < INT32_MIN ? INT32_MIN : b > INT32_MAX ? INT32_MAX : (int32_t)b;
@@ -758,10 +764,18 @@ static int on_sample(void *ctx, const struct reader_sample *s)
         p->unknown_kind_samples++;
         return 0;
     }
-    if (s->state > FPL_STATE_NATIVE) {
-        /* a state of a newer agent: one "other", apart from the collector's own states */
+    if (s->state > FPL_STATE_NATIVE || p->id_base) {
         known = *s;
-        known.state = PROFILE_STATE_OTHER;
+        /* a state of a newer agent: one "other", apart from the collector's own states */
+        if (s->state > FPL_STATE_NATIVE)
+            known.state = PROFILE_STATE_OTHER;
+        /* the ids of a log after the first (0: none, for ticks and contexts) */
+        known.thread_id += p->id_base;
+        known.stack_id += p->id_base;
+        if (known.tick_id)
+            known.tick_id += p->id_base;
+        if (known.context_id)
+            known.context_id += p->id_base;
         s = &known;
     }
     if (p->window.set) {
@@ -817,6 +831,12 @@ static int on_stall(void *ctx, const struct reader_stall *s)
 static int on_wall_tick(void *ctx, const struct reader_wall_tick *t)
 {
     struct profile *p = ctx;
+    struct reader_wall_tick based;
+    if (p->id_base) {
+        based = *t;
+        based.id += p->id_base;
+        t = &based;
+    }
     if (tick_get(p, t->id)) {
         p->wall.duplicate_ticks++;
         return 0;
@@ -845,7 +865,10 @@ static int on_counters(void *ctx, const struct reader_counter *c, size_t n)
     struct profile *p = ctx;
     for (size_t i = 0; i < n; i++) {
         if (c[i].id < FPL_CTR_MAX) {
+            /* several logs: their counts add up; a value that is no count is the last one */
             p->counters[c[i].id] = c[i].value;
+            if (!fpl_counter_is_gauge((unsigned)c[i].id))
+                p->counters[c[i].id] += p->counters_before[c[i].id];
             p->counter_seen[c[i].id] = 1;
         }
     }
@@ -855,11 +878,11 @@ static int on_counters(void *ctx, const struct reader_counter *c, size_t n)
 static int on_hist(void *ctx, const uint64_t *b, size_t n, uint64_t max_ns, uint64_t total_ns)
 {
     struct profile *p = ctx;
-    memset(p->hist, 0, sizeof(p->hist));
+    memcpy(p->hist, p->hist_before, sizeof(p->hist));
     for (size_t i = 0; i < n; i++)
         p->hist[i < FPL_HIST_BUCKETS ? i : FPL_HIST_BUCKETS - 1] += b[i];
-    p->hist_max_ns = max_ns;
-    p->hist_total_ns = total_ns;
+    p->hist_max_ns = max_ns > p->hist_max_before ? max_ns : p->hist_max_before;
+    p->hist_total_ns = p->hist_total_before + total_ns;
     p->have_hist = 1;
     return 0;
 }
@@ -867,7 +890,7 @@ static int on_hist(void *ctx, const uint64_t *b, size_t n, uint64_t max_ns, uint
 static int on_end(void *ctx, uint64_t ticks)
 {
     struct profile *p = ctx;
-    p->end_seen = 1;
+    p->end_seen = 1; /* this log's: see profile_read_files */
     p->end_ticks = ticks;
     return 0;
 }
@@ -893,6 +916,12 @@ static int event_thread(struct profile *p, uint64_t id)
 static int on_event(void *ctx, const struct reader_event *e)
 {
     struct profile *p = ctx;
+    struct reader_event based;
+    if (p->id_base) {
+        based = *e;
+        based.thread_id += p->id_base;
+        e = &based;
+    }
     p->events.recorded++;
     p->events.dropped += e->dropped;
     p->events.truncated += (e->flags & FPL_EVENT_TRUNCATED) != 0;
@@ -904,6 +933,7 @@ static int on_event(void *ctx, const struct reader_event *e)
 static int on_event_drops(void *ctx, uint64_t thread_id, uint64_t dropped_after)
 {
     struct profile *p = ctx;
+    thread_id += p->id_base;
     p->events.dropped += dropped_after;
     if (event_thread(p, thread_id))
         return -ENOMEM;
@@ -1038,7 +1068,7 @@ static int finish_links(struct profile *p)
 static int on_context(void *ctx, uint64_t id, uint64_t span, uint64_t root)
 {
     struct profile *p = ctx;
-    return tracectx_define(&p->ctx, id, span, root);
+    return tracectx_define(&p->ctx, id ? id + p->id_base : 0, span, root);
 }
 
 static int on_endpoint(void *ctx, uint64_t root, struct reader_str name)
@@ -1158,6 +1188,75 @@ int profile_read_file(struct profile *p, const char *path, char *err, size_t err
             return read_done(p, rc);
     }
     return read_done(p, reader_read_file(path, &profile_ops, p, &p->stats, err, errlen));
+}
+
+static void stats_add(struct reader_stats *to, const struct reader_stats *s)
+{
+    to->file_bytes += s->file_bytes;
+    to->chunks_ok += s->chunks_ok;
+    to->chunks_damaged += s->chunks_damaged;
+    to->chunks_truncated += s->chunks_truncated;
+    to->chunks_lost += s->chunks_lost;
+    to->chunks_bad_framing += s->chunks_bad_framing;
+    to->seq_errors += s->seq_errors;
+    to->bytes_skipped += s->bytes_skipped;
+    to->bytes_truncated += s->bytes_truncated;
+    to->records += s->records;
+    to->unknown_records += s->unknown_records;
+    to->bad_records += s->bad_records;
+}
+
+int profile_read_files(struct profile *p, const char *const *paths, size_t n, char *err,
+                       size_t errlen)
+{
+    if (n == 1)
+        return profile_read_file(p, paths[0], err, errlen);
+    if (p->read_done || n == 0 || n >= ((size_t)1 << (64 - PROFILE_LOG_ID_SHIFT))) {
+        snprintf(err, errlen, "profile: %s", n ? "a profile is read once" : "no log to read");
+        return -EINVAL;
+    }
+    snprintf(p->name, sizeof(p->name), "%s (and %zu more)", paths[0], n - 1);
+    struct reader_stats all = {0};
+    int rc = 0;
+    for (size_t k = 0; k < n && rc == 0; k++) {
+        p->logs = k + 1;
+        p->id_base = (uint64_t)k << PROFILE_LOG_ID_SHIFT;
+        p->log_headers = 0;
+        p->end_seen = 0;
+        if (k > 0 && p->window.set) {
+            /* the window as moments (the first log placed it): each later log finds them by
+             * its own clock */
+            struct profile_window *w = &p->window;
+            struct profile_time *b[2] = {&w->from, &w->to};
+            for (int i = 0; i < 2 && w->resolved; i++) {
+                if (b[i]->kind == PROFILE_TIME_REL)
+                    *b[i] = (struct profile_time){PROFILE_TIME_REAL,
+                                                  w->base_real_ns + b[i]->ns};
+                else if (b[i]->kind == PROFILE_TIME_CLOCK)
+                    *b[i] = (struct profile_time){PROFILE_TIME_REAL,
+                                                  clock_on_day(w->base_real_ns, b[i]->ns)};
+            }
+            w->resolved = 0;
+            w->have_base = 0;
+        }
+        p->cell_last = PROFILE_NONE;
+        memcpy(p->counters_before, p->counters, sizeof(p->counters));
+        memcpy(p->hist_before, p->hist, sizeof(p->hist));
+        p->hist_max_before = p->hist_max_ns;
+        p->hist_total_before = p->hist_total_ns;
+        if (tracectx_wants_names(&p->ctx))
+            rc = reader_read_file(paths[k], &names_ops, p, NULL, err, errlen);
+        struct reader_stats st = {0};
+        if (rc == 0)
+            rc = reader_read_file(paths[k], &profile_ops, p, &st, err, errlen);
+        stats_add(&all, &st);
+        if (!p->end_seen)
+            p->ends_missing++;
+    }
+    p->stats = all;
+    p->end_seen = rc == 0 && p->ends_missing == 0;
+    p->id_base = 0;
+    return read_done(p, rc);
 }
 
 int profile_read_mem(struct profile *p, const void *data, size_t len, const char *name, char *err,

@@ -273,7 +273,8 @@ struct profile {
     struct profile_events events;
     struct profile_event_sink event_sink; /* profile_set_event_sink */
 
-    int end_seen; /* an END record was read (the last one is kept) */
+    int end_seen; /* an END record was read (the last one is kept); of several logs: each had
+                   * one */
     uint64_t end_ticks;
 
     struct reader_stats stats; /* damage met while reading */
@@ -322,6 +323,15 @@ struct profile {
     uint64_t *event_tids;       /* thread ids with events, for events.threads */
     size_t event_tids_cap;
     int read_done;
+    /* several logs (profile_read_files): the log being read's ids are read plus id_base;
+     * what the logs before it counted; HEADERs of the log being read */
+    size_t logs;
+    uint64_t id_base;
+    uint64_t log_headers;
+    uint64_t counters_before[FPL_CTR_MAX];
+    uint64_t hist_before[FPL_HIST_BUCKETS];
+    uint64_t hist_max_before, hist_total_before;
+    int ends_missing;
 };
 
 /* Allocates an empty profile. Returns NULL when out of memory. */
@@ -333,6 +343,22 @@ void profile_free(struct profile *p);
 /* Reads the log at path into p (once per profile). Returns 0 (damage is in p->stats), or
  * -errno with a message naming the file in err[0..errlen). */
 int profile_read_file(struct profile *p, const char *path, char *err, size_t errlen);
+
+/* Reads the logs at paths[0..n) into p, one profile of them all (flyprof convert A.fpl
+ * B.fpl...): the logs of one JVM's loop=, or of several JVMs. Each log's dictionary ids are
+ * its own (those of log k are read as k << PROFILE_LOG_ID_SHIFT plus the id), so the stacks,
+ * methods, threads, contexts and ticks of two logs never mix; outputs merge frames and
+ * threads by name, so equal stacks add up. The first log's HEADER is the profile's; a window
+ * (--from/--to) is placed by the first log's start (a time after the start, a clock time on
+ * its day) and found in each log as the same moments, by its own clock. Counters and the handler
+ * histogram add up over the logs (counters that are values, not counts, are the last log's);
+ * the log is complete when each is; the damage statistics add up. Samples' times keep each
+ * log's clock: the logs of one JVM share it, those of different machines' JVMs do not, and
+ * their timeline says nothing true. Same returns as profile_read_file, naming the log that
+ * failed. */
+int profile_read_files(struct profile *p, const char *const *paths, size_t n, char *err,
+                       size_t errlen);
+#define PROFILE_LOG_ID_SHIFT 48
 
 /* As profile_read_file, from memory; name is used in messages. */
 int profile_read_mem(struct profile *p, const void *data, size_t len, const char *name, char *err,

@@ -10,9 +10,15 @@ together are exactly the samples the handlers pushed, as the files' counters say
 written twice or dropped at a seam breaks the equality); and the workers' CPU weight over all
 files is within 5% of the CPU time the workers measured themselves.
 
+A rendered format (`.collapsed`) at loop=1s,keep=2 for 4 s: exactly the newest 2 outputs
+remain, each a folded profile of the workers, and no temporary log is left behind.
+
 Attached to a JVM already running, with `flyprof start --loop 2s --keep 2` into a pattern
 without %n (the agent puts -%n before the extension) for 7 s, then `flyprof stop`: exactly the
 newest 2 files remain, both complete and contiguous.
+
+`flyprof convert` of all the -agentpath files at once (one profile of several logs) gives,
+stack for stack with thread roots, the sum of the files converted one by one.
 """
 import glob
 import json
@@ -49,6 +55,32 @@ def check_seams(t, logs, what):
                 "moment)", what, os.path.basename(fb), gap / 1e6, os.path.basename(fa))
 
 
+def folded(t, ins, out):
+    r = t.flyprof("convert " + os.path.basename(out), ["convert"] + ins + ["--threads", "-o", out])
+    t.check(r.returncode == 0, "convert %s: exit %s: %s", ins, r.returncode, r.stderr[-400:])
+    sums = {}
+    with open(out) as f:
+        for line in f:
+            stack, _, w = line.rstrip("\n").rpartition(" ")
+            sums[stack] = sums.get(stack, 0) + int(w)
+    return sums
+
+
+def check_merge(t, files):
+    """`flyprof convert` of all the files at once is, stack for stack, the sum of each file's."""
+    merged = folded(t, files, t.path("merged.collapsed"))
+    summed = {}
+    for k, f in enumerate(files):
+        for stack, w in folded(t, [f], t.path("one-%d.collapsed" % k)).items():
+            summed[stack] = summed.get(stack, 0) + w
+    diff = [s for s in set(merged) | set(summed) if merged.get(s) != summed.get(s)]
+    t.note("merge of %d files: %d stacks, weight %d; %d stacks differ from the files' sum",
+           len(files), len(merged), sum(merged.values()), len(diff))
+    t.check(not diff, "the merge of %d files differs from their sum in %d stacks, e.g. %s: %s "
+            "merged, %s summed", len(files), len(diff), diff[0] if diff else "",
+            merged.get(diff[0]) if diff else "", summed.get(diff[0]) if diff else "")
+
+
 def body(t):
     pattern = t.path("cpu-%n.fpl")
     cmd = [t.java, "-agentpath:%s=cpu=10ms,loop=2s,file=%s" % (t.agent, pattern), "-cp", t.jar,
@@ -72,6 +104,25 @@ def body(t):
                   if th["name"] in ("cpu-1", "cpu-2"))
     t.close_to(workers / r.num("workers_cpu_ns"), 1.0, 0.05,
                "-agentpath: the workers' CPU over all files / what they measured")
+    check_merge(t, [f for f, _ in logs])
+
+    cmd = [t.java, "-agentpath:%s=cpu=10ms,loop=1s,keep=2,file=%s" % (
+        t.agent, t.path("r.collapsed")), "-cp", t.jar, ft.WORKLOAD_PKG + "CpuBound", "4", "2"]
+    r = t.run("rendered", cmd, 120)
+    t.check_jvm(r)
+    left = sorted(os.listdir(t.tmp))
+    outs = [f for f in left if re.match(r"r-\d{6}\.collapsed$", f)]
+    t.note("rendered: files left %s", [f for f in left if f.startswith("r-")])
+    t.check(len(outs) == 2 and not [f for f in left if f.startswith("r-") and
+                                    f.endswith(".fpl")],
+            "rendered: keep=2 left %s", [f for f in left if f.startswith("r-")])
+    nums = [int(f[2:8]) for f in outs]
+    t.check(nums[1] == nums[0] + 1 and nums[0] >= 2, "rendered: kept %s, not the newest", outs)
+    for f in outs:
+        with open(t.path(f)) as fh:
+            p = ft.Profile.parse(fh.read(), False)
+        t.check(p.weight(lambda s: any("CpuBound" in x for x in s)) > 0,
+                "rendered: %s has no CpuBound stacks", f)
 
     jvm = ac.Jvm(t, "attached", "CpuBound", [RUN_S + 20, 2], ready_thread="cpu-2")
     out = t.path("att.fpl")

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fpl_format.h"
 #include "fplgen.h"
@@ -675,8 +676,111 @@ static void test_failed_walks(void)
     profile_free(p);
 }
 
+/* One small log for test_merge: thread 1 "main" runs stack 1 = a.B.m (method 1) or, with
+ * other, x.Y.n (the same ids, other names); weight w; counters: samples pushed w, the CPU
+ * signal 34; an END unless unended. start_s: its start in seconds of real time. */
+static int merge_log(const char *path, int other, uint64_t w, uint64_t start_s, int unended)
+{
+    const uint64_t tps = 1000000000ull;
+    struct fplgen_header h = {.ticks_per_sec = tps,
+                              .anchor_ticks = start_s * tps,
+                              .anchor_mono_ns = start_s * tps,
+                              .anchor_real_ns = start_s * tps,
+                              .cpu_interval_ns = 10000000ull,
+                              .options = "cpu",
+                              .jvm_name = "",
+                              .jvm_version = "",
+                              .command = ""};
+    struct fplgen g;
+    if (fplgen_init(&g) != 0)
+        return -1;
+    fplgen_header(&g, &h);
+    fplgen_thread(&g, 1, 100, "main");
+    fplgen_method(&g, 1, FPL_METHOD_JAVA, other ? "x.Y" : "a.B", other ? "n" : "m", "()V", "",
+                  0, NULL);
+    struct reader_frame fr = {1, -1, FPL_FRAME_JAVA};
+    fplgen_stack(&g, 1, 1, &fr);
+    for (uint64_t i = 0; i < w; i++)
+        fplgen_sample(&g, (start_s + 1) * tps + i, 1, 1, 1, FPL_KIND_CPU, FPL_STATE_UNKNOWN);
+    struct reader_counter c[2] = {{FPL_CTR_SAMPLES, w}, {FPL_CTR_CPU_SIGNO, 34}};
+    fplgen_counters(&g, 2, c);
+    if (!unended)
+        fplgen_end(&g, (start_s + 2) * tps);
+    int rc = fplgen_flush(&g) == 0 && fplgen_save(&g, path) == 0 ? 0 : -1;
+    fplgen_destroy(&g);
+    return rc;
+}
+
+/* Several logs read as one profile: two logs whose ids mean different things stay apart
+ * (before profile_read_files, the second log's stack 1 was the first's), their weights and
+ * counts add up, a value that is not a count stays, a log without END makes the whole
+ * incomplete, and a window placed by the first log's start finds the same moments in the
+ * others. */
+static void test_merge(void)
+{
+    char dir[] = "/tmp/flyprof-merge-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char a[64], b[64], c[64];
+    snprintf(a, sizeof(a), "%s/a.fpl", dir);
+    snprintf(b, sizeof(b), "%s/b.fpl", dir);
+    snprintf(c, sizeof(c), "%s/c.fpl", dir);
+    CHECK(merge_log(a, 0, 3, 1000, 0) == 0);
+    CHECK(merge_log(b, 1, 5, 1010, 0) == 0);
+    CHECK(merge_log(c, 0, 7, 1020, 1) == 0);
+    char err[256];
+    const char *ab[] = {a, b};
+    struct profile *p = profile_new();
+    CHECK(p && profile_read_files(p, ab, 2, err, sizeof(err)) == 0);
+    if (p) {
+        char *got = collapsed(p, FPL_KIND_CPU, 0);
+        CHECK(same_text(got, "a.B.m 3\nx.Y.n 5\n"));
+        free(got);
+        CHECK_EQ_U(p->counters[FPL_CTR_SAMPLES], 8);
+        CHECK_EQ_U(p->counters[FPL_CTR_CPU_SIGNO], 34);
+        CHECK(p->end_seen);
+        CHECK_EQ_U(p->stats.chunks_ok, 2);
+        CHECK(strstr(p->name, "(and 1 more)") != NULL);
+    }
+    profile_free(p);
+
+    const char *abc[] = {a, b, c};
+    p = profile_new();
+    CHECK(p && profile_read_files(p, abc, 3, err, sizeof(err)) == 0);
+    if (p) {
+        char *got = collapsed(p, FPL_KIND_CPU, 0);
+        CHECK(same_text(got, "a.B.m 10\nx.Y.n 5\n"));
+        free(got);
+        CHECK(!p->end_seen); /* c has no END */
+    }
+    profile_free(p);
+
+    /* 10.5 s to 21.5 s after a's start: b's samples (at 1011 s) and c's (1021 s), not a's */
+    struct profile_time from = {PROFILE_TIME_REL, 10500000000ull};
+    struct profile_time to = {PROFILE_TIME_REL, 21500000000ull};
+    p = profile_new();
+    CHECK(p && profile_set_window_times(p, &from, &to, err, sizeof(err)) == 0);
+    CHECK(p && profile_read_files(p, abc, 3, err, sizeof(err)) == 0);
+    if (p) {
+        char *got = collapsed(p, FPL_KIND_CPU, 0);
+        CHECK(same_text(got, "a.B.m 7\nx.Y.n 5\n"));
+        free(got);
+    }
+    profile_free(p);
+
+    const char *bad[] = {a, "/nonexistent/flyprof.fpl"};
+    p = profile_new();
+    CHECK(p && profile_read_files(p, bad, 2, err, sizeof(err)) != 0);
+    CHECK(strstr(err, "/nonexistent/flyprof.fpl") != NULL);
+    profile_free(p);
+    unlink(a);
+    unlink(b);
+    unlink(c);
+    rmdir(dir);
+}
+
 int main(void)
 {
+    test_merge();
     test_golden_collapsed();
     test_golden_wall();
     test_golden_methods();
