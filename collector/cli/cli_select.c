@@ -54,6 +54,7 @@ int cli_select_option(const char *cmd, int argc, char **argv, int *i, struct cli
         {"--state", NULL, "a state (" RENDER_STATE_NAMES ")", offsetof(struct cli_select, state)},
         {"--include", NULL, "a regular expression", offsetof(struct cli_select, include)},
         {"--exclude", NULL, "a regular expression", offsetof(struct cli_select, exclude)},
+        {"--thread", NULL, "a regular expression", offsetof(struct cli_select, thread)},
         {"--from", NULL, "a time such as 2.5s or 14:03:05", offsetof(struct cli_select, from)},
         {"--to", NULL, "a time such as 2.5s or 14:03:05", offsetof(struct cli_select, to)},
         {"--title", NULL, "a text", offsetof(struct cli_select, title)},
@@ -142,6 +143,7 @@ int cli_select_parse(const char *cmd, const struct cli_select *a, struct render_
     o->annotate = a->annotate;
     o->include = a->include;
     o->exclude = a->exclude;
+    o->thread = a->thread;
     o->title = a->title;
     if (a->kind) {
         if (strcmp(a->kind, "cpu") == 0)
@@ -157,6 +159,8 @@ int cli_select_parse(const char *cmd, const struct cli_select *a, struct render_
         return cli_msg_usage(cmd, "%s: unknown state '%s': use one of %s", cmd, a->state,
                              RENDER_STATE_NAMES);
     if (a->include && (rc = check_regex(cmd, "--include", a->include)) != 0)
+        return rc;
+    if (a->thread && (rc = check_regex(cmd, "--thread", a->thread)) != 0)
         return rc;
     if (a->exclude && (rc = check_regex(cmd, "--exclude", a->exclude)) != 0)
         return rc;

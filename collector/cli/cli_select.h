@@ -11,7 +11,7 @@
 
 /* The options as given. */
 struct cli_select {
-    const char *out, *format, *kind, *state, *include, *exclude, *from, *to, *title;
+    const char *out, *format, *kind, *state, *include, *exclude, *from, *to, *title, *thread;
     const char *endpoint, *span, *root_span; /* trace context (dev.flyprof.Context) */
     int threads, reverse, raw_names, no_states, annotate;
     int cells_by_context; /* set by the command: the output shows each sample's context */
@@ -26,8 +26,10 @@ struct cli_select {
     "  --threads             one root frame per thread\n"                                          \
     "  --state STATE         only wall samples in this thread state: running, blocked,\n"          \
     "                        waiting, timed_waiting, parked, sleeping, native, jvm_idle\n"         \
-    "  --include RE          keep stacks with a frame (or thread) matching RE (POSIX ERE)\n"       \
-    "  --exclude RE          drop stacks with a frame (or thread) matching RE\n"                   \
+    "  --include RE          keep stacks with a frame matching RE (POSIX ERE; with --threads,\n"   \
+    "                        the thread's name counts as a frame)\n"                             \
+    "  --exclude RE          drop stacks with a frame matching RE (--threads: or thread)\n"       \
+    "  --thread RE           only the samples of threads whose name matches RE\n"                \
     "  --from T, --to T      only samples from T up to T: seconds after the start (2.5, 2.5s,\n"   \
     "                        500ms, 2min) or a clock time (14:03:05, 2026-11-21T14:03:05);\n"      \
     "                        a window that misses every sample of the log is an error\n"           \

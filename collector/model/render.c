@@ -104,6 +104,18 @@ int render_select_init(struct render_select *s, const struct profile *p,
         return -EINVAL;
     }
     s->have_exclude = o->exclude != NULL;
+    if (o->thread && (rc = regcomp(&s->thread, o->thread, REG_EXTENDED | REG_NOSUB)) != 0) {
+        regerror(rc, &s->thread, msg, sizeof(msg));
+        snprintf(err, errlen, "render: bad thread regex '%s': %s", o->thread, msg);
+        render_select_destroy(s);
+        return -EINVAL;
+    }
+    s->have_thread = o->thread != NULL;
+    if (s->have_thread && !(s->thread_sel = calloc(p->nthreads + 1, 1))) {
+        render_select_destroy(s);
+        snprintf(err, errlen, "render: out of memory");
+        return -ENOMEM;
+    }
     if (s->have_include || s->have_exclude) {
         s->stack_verdict = calloc(p->nstacks + 1, 1);
         s->method_match = calloc(p->nmethods + 1, 1);
@@ -123,6 +135,9 @@ void render_select_destroy(struct render_select *s)
         regfree(&s->include);
     if (s->have_exclude)
         regfree(&s->exclude);
+    if (s->have_thread)
+        regfree(&s->thread);
+    free(s->thread_sel);
     free(s->stack_verdict);
     free(s->method_match);
     free(s->thread_match);
@@ -165,6 +180,14 @@ int render_select_entry(struct render_select *s, const struct profile_entry *e)
         if (e->kind == FPL_KIND_CPU && st == FPL_STATE_UNKNOWN)
             st = FPL_STATE_RUNNING; /* a CPU sample was taken on a running thread */
         if (st != s->o.state)
+            return 0;
+    }
+    if (s->have_thread) {
+        size_t t = e->thread == PROFILE_NONE ? s->p->nthreads : e->thread;
+        if (!s->thread_sel[t])
+            s->thread_sel[t] =
+                regexec(&s->thread, profile_entry_thread_name(s->p, e), 0, NULL, 0) == 0 ? 2 : 1;
+        if (s->thread_sel[t] != 2)
             return 0;
     }
     if (!s->have_include && !s->have_exclude)

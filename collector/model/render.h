@@ -23,6 +23,7 @@ struct render_opts {
     int state;             /* RENDER_STATE_ALL or an enum fpl_state: wall samples in it only */
     const char *include;   /* POSIX extended regex: keep stacks with a frame matching; NULL all */
     const char *exclude;   /* drop stacks with a frame matching; NULL none */
+    const char *thread;    /* POSIX extended regex: only threads whose name matches; NULL all */
     const char *title;     /* NULL: render_default_title */
     /* Java frames typed by how they ran (interpreted, compiled, inlined, C1; logged by the
      * agent's walker): the type becomes part of a frame's identity, so a method that ran two
@@ -85,6 +86,9 @@ struct render_select {
                             * its frames' names */
     uint8_t *method_match; /* per method index (+1 slot: undefined method) */
     uint8_t *thread_match; /* per thread index (+1 slot: undefined thread) */
+    int have_thread;
+    regex_t thread;
+    uint8_t *thread_sel;   /* per thread index (+1 slot): 0 not known, 1 left out, 2 selected */
 };
 
 #define RENDER_MATCH_KNOWN 1u   /* the bits below are computed */
@@ -99,8 +103,9 @@ int render_select_init(struct render_select *s, const struct profile *p,
 void render_select_destroy(struct render_select *s);
 
 /* 1 when the cell e is selected: its kind; its state when o.state is set (a CPU sample of
- * unknown state counts as running); include/exclude on its stack's frame display names and,
- * with o.threads, its thread's name (matches cached per method, thread and stack). */
+ * unknown state counts as running); its thread's name by o.thread; include/exclude on its
+ * stack's frame display names and, with o.threads, its thread's name (matches cached per
+ * method, thread and stack). */
 int render_select_entry(struct render_select *s, const struct profile_entry *e);
 
 /* The unit of the weights of an output of kind (resolved) from p, into unit_ns[kind]: where

@@ -301,6 +301,37 @@ static void test_trees(void)
                "          com.example.App.fib 4/0 J\n"
                "            com.example.App.fib 4/4 J\n",
                5);
+    /* --thread: the thread's samples, with or without thread roots; with include too */
+    o = DEFAULTS;
+    o.thread = "^pool-1";
+    check_tree(p, &o,
+               "all 5/0 K\n"
+               "  [agct:unknown_Java] 1/1 M\n"
+               "  java.lang.Thread.run 4/0 J\n"
+               "    com.foo.Bar$$Lambda.run 4/0 J\n"
+               "      com.example.App.fib 4/0 J\n"
+               "        com.example.App.fib 4/0 J\n"
+               "          com.example.App.fib 4/4 J\n",
+               5);
+    o.include = "fib";
+    check_tree(p, &o,
+               "all 4/0 K\n"
+               "  java.lang.Thread.run 4/0 J\n"
+               "    com.foo.Bar$$Lambda.run 4/0 J\n"
+               "      com.example.App.fib 4/0 J\n"
+               "        com.example.App.fib 4/0 J\n"
+               "          com.example.App.fib 4/4 J\n",
+               4);
+    o.include = NULL;
+    o.thread = "no such thread";
+    check_tree(p, &o, "all 0/0 K\n", 0);
+    o.thread = "(";
+    {
+        struct render_select bad;
+        char e2[256];
+        CHECK_EQ_U(render_select_init(&bad, p, &o, e2, sizeof(e2)), -EINVAL);
+        CHECK(strstr(e2, "bad thread regex") != NULL);
+    }
 
     /* child lookup by name */
     struct render_tree t;
