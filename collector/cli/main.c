@@ -14,6 +14,7 @@
 #include "cmd_hiccups.h"
 #include "cmd_jitter.h"
 #include "cmd_list.h"
+#include "cmd_push.h"
 #include "cmd_record.h"
 #include "cmd_start.h"
 #include "cmd_status.h"
@@ -28,7 +29,7 @@
 static const struct cli_cmd *const commands[] = {
     &cmd_record, &cmd_attach,  &cmd_start, &cmd_stop,    &cmd_dump,   &cmd_status,
     &cmd_list,   &cmd_convert, &cmd_diff,  &cmd_summary, &cmd_events, &cmd_hiccups,
-    &cmd_jitter,
+    &cmd_jitter, &cmd_push,
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

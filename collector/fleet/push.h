@@ -1,0 +1,51 @@
+/* push.h: flyprof's profiles in ClickHouse (flyprof push; the fleet's store). The schema, in
+ * the database of the URL (chttp.h), made when missing (push_schema):
+ *
+ *   flyprof_samples  one row per (minute, service, host, labels, kind, state, thread, endpoint,
+ *                    stack) of one log: weight (sampling intervals, wall upscaled as the
+ *                    reader does), weight_ns (weight x the log's interval of that kind), samples
+ *                    (count), log (the log's id). MergeTree, partitioned by day, ordered by
+ *                    (service, host, time, stack).
+ *   flyprof_stacks   stack (a 64-bit hash of its text) -> frames: the frame names root first,
+ *                    ';'-separated, as folded output names them. ReplacingMergeTree by stack.
+ *   flyprof_logs     log -> service, host, labels, file, pid, start, samples, complete, pushed:
+ *                    which logs are in; ReplacingMergeTree by log (the newest push wins).
+ *
+ * A log's id hashes what makes it that log (its JVM's pid and start in the HEADER) with the
+ * service, host and labels it was pushed under. A push is idempotent: a log already in
+ * (complete) is skipped; one in but incomplete then (a JVM still writing it) is replaced; rows
+ * of a push that died before it recorded its log are deleted before the log goes in again.
+ * Never prints. */
+#ifndef PUSH_H
+#define PUSH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "chttp.h"
+
+struct push_opts {
+    const char *service;
+    const char *host;
+    const char *const *labels; /* "K=V" */
+    size_t nlabels;
+};
+
+struct push_result {
+    uint64_t log_id;
+    uint64_t rows, stacks, samples;
+    int skipped;  /* already in, complete */
+    int replaced; /* was in, incomplete: replaced */
+    int complete; /* the log has its END and no chunk is missing */
+    uint64_t damaged_chunks; /* chunks the reader skipped (damaged, cut off, lost) */
+};
+
+/* Creates the database and tables when missing. Returns 0, or -errno with err. */
+int push_schema(const struct chttp_url *u, char *err, size_t errlen);
+
+/* Pushes the log at path (what is readable of it: see r->damaged_chunks). Returns 0, or
+ * -errno with err naming the log or the server and what failed. */
+int push_log(const struct chttp_url *u, const struct push_opts *o, const char *path,
+             struct push_result *r, char *err, size_t errlen);
+
+#endif
