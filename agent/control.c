@@ -91,7 +91,7 @@ static uint64_t mono_ns(void)
 /* The rendered formats the agent can write at stop besides its own .fpl log. */
 static int is_rendered(const char *p)
 {
-    static const char *const ext[] = {".html", ".collapsed", ".folded", ".pb.gz", ".txt"};
+    static const char *const ext[] = {".html", ".collapsed", ".folded", ".pb.gz", ".jfr", ".txt"};
     size_t n = strlen(p);
     for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
         size_t e = strlen(ext[i]);
@@ -159,7 +159,7 @@ static int open_output(const struct options *o, char *err, size_t errlen)
     } else {
         snprintf(err, errlen,
                  "file=%s: unknown format; the extension picks it: .fpl (the log), .html, "
-                 ".collapsed, .pb.gz or .txt",
+                 ".collapsed, .pb.gz, .jfr or .txt",
                  path);
         return -EINVAL;
     }
@@ -774,7 +774,7 @@ int control_stop_to(const char *file, char *err, size_t errlen)
     if (file) {
         if (!is_log(file) && !is_rendered(file)) {
             snprintf(err, errlen,
-                     "stop: '%s': unknown format; use .fpl, .html, .collapsed, .pb.gz or .txt",
+                     "stop: '%s': unknown format; use .fpl, .html, .collapsed, .pb.gz, .jfr or .txt",
                      file);
             rc = -EINVAL;
             goto out;
@@ -868,7 +868,7 @@ int control_dump(const char *file, char *err, size_t errlen)
         rc = -ENOENT;
     } else if (!is_log(file) && !is_rendered(file)) {
         snprintf(err, errlen,
-                 "dump %s: unknown format; use .fpl, .html, .collapsed, .pb.gz or .txt", file);
+                 "dump %s: unknown format; use .fpl, .html, .collapsed, .pb.gz, .jfr or .txt", file);
         rc = -EINVAL;
     } else if ((rc = writer_sync()) != 0) {
         snprintf(err, errlen, rc == -ETIMEDOUT ? "the writer thread made no progress for 10 s: "

@@ -1,3 +1,4 @@
-# JFR output read back by the JDK's own reader (test_jfr.py, jfr_common.py, java/JfrCheck.java),
+# JFR output read back by the JDK's own reader: converted (test_jfr.py) and written by the agent
+# at stop (test_jfr_agent.py); jfr_common.py and java/JfrCheck.java are the oracles;
 # on every JDK (flyprof_int_tests, tests/CMakeLists.txt).
-flyprof_int_tests(TESTS jfr TIMEOUT 300)
+flyprof_int_tests(TESTS jfr jfr_agent TIMEOUT 300)
