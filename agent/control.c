@@ -225,11 +225,11 @@ static int render_log(const char *out, int dump, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
-    /* an HTML page has a timeline: the samples' times are kept (bounded, timeline.h). Cells
-     * are not split by trace context here (pprof's labels, as `flyprof convert` makes them):
-     * the estimate above does not count such cells */
-    if (render_file_format(out, NULL, err, errlen) == RENDER_FILE_HTML &&
-        (rc = profile_want_timeline(p)) != 0)
+    /* an HTML page has a timeline, a JFR file times its events: the samples' times are kept
+     * (bounded, timeline.h). Cells are not split by trace context here (pprof's labels, as
+     * `flyprof convert` makes them): the estimate above does not count such cells */
+    int fmt = render_file_format(out, NULL, err, errlen);
+    if ((fmt == RENDER_FILE_HTML || fmt == RENDER_FILE_JFR) && (rc = profile_want_timeline(p)) != 0)
         snprintf(err, errlen, "out of memory");
     if (rc == 0)
         rc = profile_read_file(p, log_path, err, errlen);

@@ -95,7 +95,7 @@ static int run(int argc, char **argv)
     /* pprof labels each sample with its trace context; the page's timeline needs the
      * samples' times (and keeps their requests apart, timeline.h) */
     a.cells_by_context = format == RENDER_FILE_PPROF;
-    a.timeline = format == RENDER_FILE_HTML;
+    a.timeline = format == RENDER_FILE_HTML || format == RENDER_FILE_JFR; /* JFR: event times */
     struct profile *p = cli_select_read(in, &a, &from, &to);
     if (!p)
         return CLI_EXIT_FAIL;

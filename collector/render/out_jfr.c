@@ -15,6 +15,7 @@
 #include "hashtab.h"
 #include "jfr_enc.h"
 #include "jfr_meta.h"
+#include "timeline.h"
 
 #define HEADER_BYTES 68
 #define TICKS_PER_SEC 1000000000ull /* ticks are ns after the profile's start */
@@ -717,6 +718,78 @@ static int put_samples(struct jfr_w *w, const struct profile_entry *e, uint64_t 
     return 0;
 }
 
+/* Every selected cell's events at tick 0: the profile has no timeline. */
+static int put_untimed(struct jfr_w *w)
+{
+    const struct profile *p = w->p;
+    int rc = 0;
+    for (size_t i = 0; i < p->nentries && rc == 0; i++) {
+        const struct profile_entry *e = &p->entries[i];
+        if (e->upscaled == 0 || !render_select_entry(&w->sel, e))
+            continue;
+        uint64_t n = profile_fp_round(e->upscaled);
+        if (n)
+            rc = put_samples(w, e, n, 0);
+    }
+    return rc;
+}
+
+/* The ticks (ns after the origin) of a tick value of the log; 0 before the origin. */
+static uint64_t log_ticks(const struct jfr_w *w, uint64_t t)
+{
+    uint64_t real = profile_ticks_to_real_ns(w->p, t);
+    return real > w->origin_real_ns ? real - w->origin_real_ns : 0;
+}
+
+/* The selected cells' events at the start of the timeline's bins they were sampled in
+ * (timeline.h), in bin order. A cell's events up to a bin are its weight so far rounded, so
+ * each cell ends with exactly its rounded weight, as in put_untimed; weight the timeline kept
+ * without its cell (a bin's overflow) is written at the cell's last bin. */
+static int put_timed(struct jfr_w *w)
+{
+    const struct profile *p = w->p;
+    const struct timeline *tl = p->timeline;
+    size_t n = p->nentries ? p->nentries : 1;
+    unsigned __int128 *sum = calloc(n, sizeof(*sum));
+    uint64_t *done = calloc(n, sizeof(*done));
+    uint32_t *last = calloc(n, sizeof(*last));
+    uint8_t *sel = malloc(n);
+    int rc = 0;
+    if (!sum || !done || !last || !sel) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < p->nentries; i++)
+        sel[i] = p->entries[i].upscaled && render_select_entry(&w->sel, &p->entries[i]);
+    for (size_t k = 0; k < tl->npairs && rc == 0; k++) {
+        const struct timeline_pair *pr = &tl->pairs[k];
+        if ((pr->cell & TIMELINE_OVER) || pr->cell >= p->nentries || !sel[pr->cell])
+            continue;
+        uint32_t c = pr->cell;
+        profile_fp_add(&sum[c], timeline_fp(pr));
+        uint64_t upto = profile_fp_round(sum[c]);
+        last[c] = pr->bin;
+        if (upto > done[c]) {
+            uint64_t at = log_ticks(w, tl->origin_ticks + (uint64_t)pr->bin * tl->bin_ticks);
+            rc = put_samples(w, &p->entries[c], upto - done[c], at);
+            done[c] = upto;
+        }
+    }
+    for (size_t i = 0; i < p->nentries && rc == 0; i++) {
+        uint64_t all = sel[i] ? profile_fp_round(p->entries[i].upscaled) : 0;
+        if (all > done[i]) {
+            uint64_t at = log_ticks(w, tl->origin_ticks + (uint64_t)last[i] * tl->bin_ticks);
+            rc = put_samples(w, &p->entries[i], all - done[i], at);
+        }
+    }
+out:
+    free(sum);
+    free(done);
+    free(last);
+    free(sel);
+    return rc;
+}
+
 static void destroy(struct jfr_w *w)
 {
     if (w->sel_open)
@@ -772,14 +845,7 @@ int out_jfr_write(const struct profile *p, const struct render_opts *o, FILE *f,
     else if (p->samples)
         w.origin_real_ns = profile_ticks_to_real_ns(p, p->first_ticks);
 
-    for (size_t i = 0; i < p->nentries && rc == 0; i++) {
-        const struct profile_entry *e = &p->entries[i];
-        if (e->upscaled == 0 || !render_select_entry(&w.sel, e))
-            continue;
-        uint64_t n = profile_fp_round(e->upscaled);
-        if (n)
-            rc = put_samples(&w, e, n, 0);
-    }
+    rc = p->timeline && p->timeline->started ? put_timed(&w) : put_untimed(&w);
     if (rc == 0 && !w.chunk_open)
         rc = open_chunk(&w, 0); /* a file without samples still has a chunk */
     if (rc == 0)

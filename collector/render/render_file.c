@@ -304,6 +304,13 @@ uint64_t render_file_estimate_census(const struct census *c, const struct render
         /* a chunk's pools hold every stack it uses: at worst all of them, encoded */
         render = EST_JFR_CHUNK + c->stacks * EST_JFR_STACK + c->frames * EST_PPROF_FRAME * 2 +
                  c->methods * EST_JFR_METHOD + 2 * c->method_bytes;
+        /* event times from the timeline (as for HTML), and per cell a weight sum, a count,
+         * a bin and a selection byte while writing */
+        {
+            uint64_t pairs = c->samples < TIMELINE_MAX_PAIRS ? c->samples : TIMELINE_MAX_PAIRS;
+            reading += pairs * 56 + c->cells * 4;
+            render += pairs * 24 + c->cells * 33;
+        }
         break;
     }
     uint64_t after = profile + render;

@@ -20,10 +20,13 @@ and `jfr print --json` folded in Python (jfr_common.py). Asserts:
 - a selection (--include) carries over: equal to the folded output of the same selection;
 - chunks: --chunk-size 1k splits the file into several chunks whose constant-pool keys recur
   (every chunk re-lists the threads and stacks it uses), and the fold is still equal;
+- times: the events' start times span at least half the run (they are the samples' times, to
+  the timeline's bin), and --chunk-time 1s cuts the file into two chunks or more, still equal;
 - jdk.ActiveSetting carries the sampling period and the agent's options;
 - `--format jfr` writes JFR to a path without the extension; --chunk-size on another format,
   and a malformed size, are usage errors naming the option.
 """
+import datetime
 import json
 import os
 import sys
@@ -44,6 +47,14 @@ def unit_shares(lines):
                 w[u] += n
     total = sum(w.values())
     return {u: (v / total if total else 0.0) for u, v in w.items()}
+
+
+def stamp(iso):
+    """Seconds since the epoch of an ISO time with up to ns digits ("...T06:13:32.1723Z")."""
+    day, _, rest = iso.rstrip("Z").partition("T")
+    hms, _, frac = rest.partition(".")
+    base = datetime.datetime.strptime(day + "T" + hms, "%Y-%m-%dT%H:%M:%S")
+    return base.replace(tzinfo=datetime.timezone.utc).timestamp() + float("0." + (frac or "0"))
 
 
 def test(t):
@@ -118,6 +129,23 @@ def test(t):
     t.check(mtypes.get("jdk.ActiveSetting", 0) >= n * 2, "settings not in every chunk: %s",
             mtypes)
     jc.same(t, jc.json_fold(t, mjfr), want, "%d chunks: jfr print --json vs folded" % n)
+
+    # times: events at their samples' times (the timeline's bins), chunks cut by time too
+    r = t.run("jfr print times", [jc.jdk_bin(t, "jfr"), "print", "--json", "--stack-depth", "1",
+                                  "--events", "jdk.ExecutionSample", jfr], 300)
+    t.check(r.returncode == 0, "jfr print failed: %s", r.stderr[-1000:])
+    times = sorted(stamp(e["values"]["startTime"])
+                   for e in json.loads(r.stdout)["recording"]["events"])
+    t.note("sample times span %.3f s", times[-1] - times[0])
+    t.check(times[-1] - times[0] >= SECONDS / 2, "the samples of a %d s run span %.3f s",
+            SECONDS, times[-1] - times[0])
+    tjfr = jc.convert_jfr(t, fpl, ["--chunk-time", "1s"], "chunk_time")
+    n = jc.chunks(t, tjfr)
+    t.note("--chunk-time 1s: %d chunks", n)
+    t.check(n >= 2, "--chunk-time 1s on %.1f s of samples gave %d chunk(s)",
+            times[-1] - times[0], n)
+    tseen, _, _ = jc.jdk_fold(t, tjfr, threads=True)
+    jc.same(t, tseen, want_t, "--chunk-time 1s: RecordingFile vs folded")
 
     # settings
     r = t.run("jfr print settings", [jc.jdk_bin(t, "jfr"), "print", "--json", "--events",
