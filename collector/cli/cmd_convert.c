@@ -81,8 +81,8 @@ static int run(int argc, char **argv)
     if ((chunk_size || chunk_time) && format != RENDER_FILE_JFR)
         return cli_msg_usage("convert", "convert: --chunk-size and --chunk-time are for JFR "
                                         "output (.jfr, --format jfr)");
-    if (chunk_size && (parse_size(chunk_size, &o.chunk_bytes) != 0 ||
-                       o.chunk_bytes < CHUNK_MIN_BYTES))
+    if (chunk_size &&
+        (parse_size(chunk_size, &o.chunk_bytes) != 0 || o.chunk_bytes < CHUNK_MIN_BYTES))
         return cli_msg_usage("convert",
                              "convert: --chunk-size '%s': give bytes, at least 1k (4096, 512k, "
                              "12M, 1G)",
@@ -92,9 +92,9 @@ static int run(int argc, char **argv)
                                           "chunk time", &o.chunk_ns)) != 0)
         return rc;
 
-    /* pprof labels each sample with its trace context; the page's timeline needs the
-     * samples' times (and keeps their requests apart, timeline.h) */
-    a.cells_by_context = format == RENDER_FILE_PPROF;
+    /* pprof labels each sample with its trace context (JFR: flyprof.ContextSample); the
+     * page's timeline needs the samples' times (and keeps their requests apart, timeline.h) */
+    a.cells_by_context = format == RENDER_FILE_PPROF || format == RENDER_FILE_JFR;
     a.timeline = format == RENDER_FILE_HTML || format == RENDER_FILE_JFR; /* JFR: event times */
     struct profile *p = cli_select_read(in, &a, &from, &to);
     if (!p)

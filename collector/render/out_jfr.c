@@ -101,6 +101,7 @@ struct jfr_w {
     struct fpl_buf ev;  /* its events */
     struct fpl_buf out; /* its checkpoint and metadata, then scratch */
     struct fpl_buf one; /* one event being encoded */
+    struct fpl_buf ctx; /* the flyprof.ContextSample that goes with it */
     struct fpl_buf tmp; /* a string being built */
 
     /* stamps per profile index (last slot: undefined thread / stack) */
@@ -606,14 +607,19 @@ static int chunk_for(struct jfr_w *w, uint64_t ticks)
 
 /* ---- events ---- */
 
-/* Appends w->one (an event's body: type and fields) to the chunk with its size before it. */
-static void put_event(struct jfr_w *w)
+/* Appends an event's body (type and fields) to the chunk with its size before it. */
+static void put_body(struct jfr_w *w, const struct fpl_buf *one)
 {
-    size_t body = w->one.len, n = body + 1;
+    size_t body = one->len, n = body + 1;
     while (jfr_enc_long_len(n) + body != n)
         n = jfr_enc_long_len(n) + body;
     jfr_enc_long(&w->ev, n);
-    fpl_put_bytes(&w->ev, w->one.data, body);
+    fpl_put_bytes(&w->ev, one->data, body);
+}
+
+static void put_event(struct jfr_w *w)
+{
+    put_body(w, &w->one);
 }
 
 static void put_setting(struct jfr_w *w, uint64_t id, const char *name, const char *value,
@@ -705,11 +711,28 @@ static int put_samples(struct jfr_w *w, const struct profile_entry *e, uint64_t 
         jfr_enc_long(&w->one, (uint64_t)ti + 1);
         jfr_enc_long(&w->one, (uint64_t)si + 1);
         jfr_enc_long(&w->one, state + 1);
-        if (w->one.failed)
+        /* a sample of a request: its context beside it (FORMAT.md 5.16, JFR.md) */
+        const struct tracectx_def *cd =
+            e->context_id ? tracectx_find(&p->ctx, e->context_id) : NULL;
+        if (cd) {
+            w->ctx.len = 0;
+            jfr_enc_long(&w->ctx, JFR_EVENT_CONTEXT_SAMPLE);
+            jfr_enc_long(&w->ctx, ticks);
+            jfr_enc_long(&w->ctx, (uint64_t)ti + 1);
+            jfr_enc_long(&w->ctx, (uint64_t)si + 1);
+            jfr_enc_long(&w->ctx, state + 1);
+            jfr_enc_byte(&w->ctx, e->kind == FPL_KIND_CPU);
+            jfr_enc_long(&w->ctx, cd->span);
+            jfr_enc_long(&w->ctx, cd->root);
+            jfr_enc_cstr(&w->ctx, tracectx_endpoint(&p->ctx, cd->root));
+        }
+        if (w->one.failed || w->ctx.failed)
             return -ENOMEM;
         /* the same event n times, up to the chunk's end */
         while (n && w->ev.len < w->chunk_bytes) {
             put_event(w);
+            if (cd)
+                put_body(w, &w->ctx);
             n--;
         }
         if (w->ev.failed)
@@ -797,6 +820,7 @@ static void destroy(struct jfr_w *w)
     fpl_buf_free(&w->ev);
     fpl_buf_free(&w->out);
     fpl_buf_free(&w->one);
+    fpl_buf_free(&w->ctx);
     fpl_buf_free(&w->tmp);
     free(w->thread_gen);
     free(w->stack_gen);

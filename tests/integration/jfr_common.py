@@ -43,10 +43,13 @@ def parse_folded(text):
     return lines
 
 
-def jdk_fold(t, jfr, threads=False, states=False, event="jdk.ExecutionSample", name=None):
-    """Folds jfr's events of type event with JfrCheck on the JDK under test. Returns (lines,
-    events, types)."""
+def jdk_fold(t, jfr, threads=False, states=False, event="jdk.ExecutionSample", name=None,
+             where=()):
+    """Folds jfr's events of type event (those whose fields read as `where`'s FIELD=VALUE)
+    with JfrCheck on the JDK under test. Returns (lines, events, types)."""
     cmd = [t.java, CHECKER]
+    for w in where:
+        cmd += ["--where", w]
     cmd += ["--threads"] if threads else []
     cmd += ["--states"] if states else []
     cmd += ["--type", event, jfr]

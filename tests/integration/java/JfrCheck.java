@@ -2,16 +2,19 @@
 // `jfr`, JMC and IntelliJ read JFR with) and prints its samples as folded stacks, so that a
 // test can compare them with flyprof's folded output line for line. Run with the source
 // launcher of the JDK under test:
-//   java JfrCheck.java [--threads] [--states] [--type EVENT] FILE.jfr
+//   java JfrCheck.java [--threads] [--states] [--type EVENT] [--where FIELD=VALUE]... FILE.jfr
 // Each event of type EVENT (jdk.ExecutionSample by default) counts one: its stack is folded
 // root first, a frame named CLASS.METHOD, or METHOD alone when its class is "" or the frame
 // is not Java code (type Native, Kernel, Stub or Marker: a C function's class is its module);
 // --threads puts the thread's Java name first, --states ends the line with the thread state's
 // frame ([running], [parked], ...) as flyprof's folded wall lines end. Lines are summed and
-// printed sorted, then `events N` and `types T:N,...` (every event type seen, counted) on
+// printed sorted; --where keeps only the events whose field FIELD reads as VALUE (its
+// String.valueOf: `--where endpoint=GET /cpu --where cpu=true` for flyprof.ContextSample).
+// Then `events N` and `types T:N,...` (every event type seen, counted) on
 // standard error. Exits 2 naming the event when a sample lacks its thread, stack, a frame's
 // method or a method's class: a constant-pool key the file never defined.
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -42,11 +45,13 @@ public class JfrCheck {
     public static void main(String[] args) throws Exception {
         boolean threads = false, states = false;
         String type = "jdk.ExecutionSample", file = null;
+        List<String[]> where = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--threads": threads = true; break;
                 case "--states": states = true; break;
                 case "--type": type = args[++i]; break;
+                case "--where": where.add(args[++i].split("=", 2)); break;
                 default: file = args[i];
             }
         }
@@ -58,6 +63,11 @@ public class JfrCheck {
                 RecordedEvent e = rf.readEvent();
                 types.merge(e.getEventType().getName(), 1L, Long::sum);
                 if (!e.getEventType().getName().equals(type))
+                    continue;
+                boolean keep = true;
+                for (String[] w : where)
+                    keep &= String.valueOf((Object) e.getValue(w[0])).equals(w[1]);
+                if (!keep)
                     continue;
                 events++;
                 StringBuilder sb = new StringBuilder();
