@@ -108,7 +108,6 @@ static const struct field f_stall[] = {
     START_TIME,
     DURATION,
     {"probe", JFR_TYPE_STRING, 0, 0, 0, "Probe"},
-    {"cause", JFR_TYPE_STRING, 0, 0, 0, "Cause"},
 };
 static const struct field f_gc_pause[] = {START_TIME, DURATION};
 

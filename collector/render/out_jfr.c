@@ -13,6 +13,7 @@
 
 #include "fpl_hash.h"
 #include "hashtab.h"
+#include "hiccups.h"
 #include "jfr_enc.h"
 #include "jfr_meta.h"
 #include "timeline.h"
@@ -595,7 +596,8 @@ static int close_chunk(struct jfr_w *w, int final)
 static int chunk_for(struct jfr_w *w, uint64_t ticks)
 {
     int rc;
-    if (w->chunk_open && (w->ev.len >= w->chunk_bytes || ticks - w->chunk_start >= w->chunk_ns))
+    if (w->chunk_open && (w->ev.len >= w->chunk_bytes ||
+                          (ticks > w->chunk_start && ticks - w->chunk_start >= w->chunk_ns)))
         if ((rc = close_chunk(w, 0)) != 0)
             return rc;
     if (!w->chunk_open && (rc = open_chunk(w, ticks)) != 0)
@@ -764,6 +766,38 @@ static uint64_t log_ticks(const struct jfr_w *w, uint64_t t)
     return real > w->origin_real_ns ? real - w->origin_real_ns : 0;
 }
 
+/* Hiccup mode's stalls and GC pauses (the timeline keeps them, timeline.h) that start before
+ * the log tick `before`, from *gi and *si on, as flyprof.GCPause and flyprof.Stall events. */
+static int put_spans(struct jfr_w *w, uint64_t before, size_t *gi, size_t *si)
+{
+    const struct timeline *tl = w->p->timeline;
+    int rc;
+    for (;;) {
+        const struct timeline_span *g = *gi < tl->ngcs ? &tl->gcs[*gi] : NULL;
+        const struct timeline_span *st = *si < tl->nstalls ? &tl->stalls[*si] : NULL;
+        const struct timeline_span *sp = g && (!st || g->start <= st->start) ? g : st;
+        if (!sp || sp->start >= before)
+            return 0;
+        uint64_t at = log_ticks(w, sp->start);
+        if ((rc = chunk_for(w, at)) != 0)
+            return rc;
+        w->one.len = 0;
+        jfr_enc_long(&w->one, sp == g ? JFR_EVENT_GC_PAUSE : JFR_EVENT_STALL);
+        jfr_enc_long(&w->one, at);
+        jfr_enc_long(&w->one,
+                     sp->end > sp->start ? profile_ticks_to_ns(w->p, sp->end - sp->start) : 0);
+        if (sp == g) {
+            ++*gi;
+        } else {
+            jfr_enc_cstr(&w->one, hiccups_probe_name((int)sp->probe));
+            ++*si;
+        }
+        if (w->one.failed)
+            return -ENOMEM;
+        put_event(w);
+    }
+}
+
 /* The selected cells' events at the start of the timeline's bins they were sampled in
  * (timeline.h), in bin order. A cell's events up to a bin are its weight so far rounded, so
  * each cell ends with exactly its rounded weight, as in put_untimed; weight the timeline kept
@@ -784,8 +818,11 @@ static int put_timed(struct jfr_w *w)
     }
     for (size_t i = 0; i < p->nentries; i++)
         sel[i] = p->entries[i].upscaled && render_select_entry(&w->sel, &p->entries[i]);
+    size_t gi = 0, si = 0;
     for (size_t k = 0; k < tl->npairs && rc == 0; k++) {
         const struct timeline_pair *pr = &tl->pairs[k];
+        if ((rc = put_spans(w, tl->origin_ticks + (uint64_t)pr->bin * tl->bin_ticks, &gi, &si)))
+            break;
         if ((pr->cell & TIMELINE_OVER) || pr->cell >= p->nentries || !sel[pr->cell])
             continue;
         uint32_t c = pr->cell;
@@ -798,6 +835,8 @@ static int put_timed(struct jfr_w *w)
             done[c] = upto;
         }
     }
+    if (rc == 0)
+        rc = put_spans(w, UINT64_MAX, &gi, &si);
     for (size_t i = 0; i < p->nentries && rc == 0; i++) {
         uint64_t all = sel[i] ? profile_fp_round(p->entries[i].upscaled) : 0;
         if (all > done[i]) {
