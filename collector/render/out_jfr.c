@@ -19,7 +19,10 @@
 #include "timeline.h"
 
 #define HEADER_BYTES 68
-#define TICKS_PER_SEC 1000000000ull /* ticks are ns after the profile's start */
+/* Ticks are us after the profile's start: events sit at timeline bin starts (1 ms or
+ * coarser), and a us tick is a byte or two shorter per event than a ns one. */
+#define NS_PER_TICK 1000ull
+#define TICKS_PER_SEC (1000000000ull / NS_PER_TICK)
 #define METADATA_ID 1
 #define FLAG_COMPRESSED_INTS 1u /* the header's flag byte: LEB128 integers (format 2) */
 #define FLAG_FINAL_CHUNK 2u
@@ -80,6 +83,14 @@ struct minfo {
     uint32_t cls, name, desc; /* keys */
 };
 
+/* A stack's pool entry, encoded once (len 0: not yet), and the frame types it uses (bit
+ * per type key; 0: not computed yet). */
+struct stack_enc {
+    size_t off;
+    uint32_t len;
+    uint32_t ftypes;
+};
+
 /* A list of indices (the entries a chunk uses). */
 struct ivec {
     uint32_t *v;
@@ -107,7 +118,9 @@ struct jfr_w {
 
     /* stamps per profile index (last slot: undefined thread / stack) */
     uint32_t *thread_gen, *stack_gen, *method_gen;
-    struct minfo *minfo; /* per method (+ SPECIALS) */
+    struct stack_enc *stack_enc; /* per stack (+1: undefined) */
+    struct fpl_buf stk;          /* the encoded stack entries */
+    struct minfo *minfo;         /* per method (+ SPECIALS) */
     uint32_t frame_gen[FRAME_TYPES], state_gen[STATES];
     struct ivec threads, stacks, methods, classes, packages, symbols;
 
@@ -353,13 +366,20 @@ static void stamp_reachable(struct jfr_w *w)
             stamp_method(w, (uint32_t)p->nmethods + SPECIAL_UNKNOWN_STACK);
         else if (!st->nframes)
             stamp_method(w, (uint32_t)p->nmethods + SPECIAL_EMPTY_STACK);
-        else
+        else {
+            struct stack_enc *c = &w->stack_enc[si];
             for (uint32_t k = 0; k < st->nframes; k++) {
                 uint32_t m = st->frames[k].method;
                 stamp_method(w,
                              m == PROFILE_NONE ? (uint32_t)p->nmethods + SPECIAL_UNKNOWN_FRAME : m);
-                w->frame_gen[frame_type(p, &st->frames[k]) - 1] = w->chunk;
             }
+            if (!c->ftypes)
+                for (uint32_t k = 0; k < st->nframes; k++)
+                    c->ftypes |= 1u << frame_type(p, &st->frames[k]);
+            for (uint32_t t = 0; t < FRAME_TYPES; t++)
+                if (c->ftypes & (1u << (t + 1)))
+                    w->frame_gen[t] = w->chunk;
+        }
     }
     if (w->stacks.n && w->frame_gen[FPL_FRAME_MARKER] != w->chunk) {
         /* the placeholders of undefined and empty stacks are markers too */
@@ -402,13 +422,11 @@ static void pool_threads(struct jfr_w *w, struct fpl_buf *b)
     }
 }
 
-static void pool_stacks(struct jfr_w *w, struct fpl_buf *b)
+/* A stack's pool entry (key, truncated, frames) appended to b. */
+static void encode_stack(struct jfr_w *w, struct fpl_buf *b, uint32_t si)
 {
     const struct profile *p = w->p;
-    jfr_enc_long(b, JFR_TYPE_STACK_TRACE);
-    jfr_enc_long(b, w->stacks.n);
-    for (size_t i = 0; i < w->stacks.n; i++) {
-        uint32_t si = w->stacks.v[i];
+    {
         const struct profile_stack *st = si < p->nstacks ? &p->stacks[si] : NULL;
         jfr_enc_long(b, (uint64_t)si + 1);
         jfr_enc_byte(b, 0); /* truncated: a [truncated] marker frame says so */
@@ -418,7 +436,7 @@ static void pool_stacks(struct jfr_w *w, struct fpl_buf *b)
             jfr_enc_int(b, -1);
             jfr_enc_int(b, -1);
             jfr_enc_long(b, FPL_FRAME_MARKER + 1);
-            continue;
+            return;
         }
         jfr_enc_long(b, st->nframes);
         for (uint32_t k = 0; k < st->nframes; k++) { /* leaf first, as JFR has them */
@@ -429,6 +447,32 @@ static void pool_stacks(struct jfr_w *w, struct fpl_buf *b)
             jfr_enc_int(b, fr->bci >= 0 ? fr->bci : -1);
             jfr_enc_long(b, frame_type(p, fr));
         }
+    }
+}
+
+/* The chunk's stack traces. From the second chunk on, each stack's entry is encoded once
+ * into w->stk and copied from there: time-ordered chunks each use most of the stacks again
+ * (9 chunks of a 10M-sample log listed its 100k stacks 9 times). */
+static void pool_stacks(struct jfr_w *w, struct fpl_buf *b)
+{
+    jfr_enc_long(b, JFR_TYPE_STACK_TRACE);
+    jfr_enc_long(b, w->stacks.n);
+    for (size_t i = 0; i < w->stacks.n; i++) {
+        uint32_t si = w->stacks.v[i];
+        struct stack_enc *c = &w->stack_enc[si];
+        if (!c->len && w->chunk > 1) {
+            c->off = w->stk.len;
+            encode_stack(w, &w->stk, si);
+            c->len = (uint32_t)(w->stk.len - c->off);
+            if (w->stk.failed) {
+                w->nomem = 1;
+                return;
+            }
+        }
+        if (c->len)
+            fpl_put_bytes(b, w->stk.data + c->off, c->len);
+        else
+            encode_stack(w, b, si);
     }
 }
 
@@ -576,8 +620,8 @@ static int close_chunk(struct jfr_w *w, int final)
     jfr_enc_be64(h + 8, size);
     jfr_enc_be64(h + 16, HEADER_BYTES + w->ev.len);        /* the checkpoint */
     jfr_enc_be64(h + 24, HEADER_BYTES + w->ev.len + meta); /* the metadata */
-    jfr_enc_be64(h + 32, w->origin_real_ns + w->chunk_start);
-    jfr_enc_be64(h + 40, w->chunk_end - w->chunk_start);
+    jfr_enc_be64(h + 32, w->origin_real_ns + w->chunk_start * NS_PER_TICK);
+    jfr_enc_be64(h + 40, (w->chunk_end - w->chunk_start) * NS_PER_TICK);
     jfr_enc_be64(h + 48, w->chunk_start);
     jfr_enc_be64(h + 56, TICKS_PER_SEC);
     h[64] = 0; /* file state: finished */
@@ -596,8 +640,9 @@ static int close_chunk(struct jfr_w *w, int final)
 static int chunk_for(struct jfr_w *w, uint64_t ticks)
 {
     int rc;
-    if (w->chunk_open && (w->ev.len >= w->chunk_bytes ||
-                          (ticks > w->chunk_start && ticks - w->chunk_start >= w->chunk_ns)))
+    if (w->chunk_open &&
+        (w->ev.len >= w->chunk_bytes ||
+         (ticks > w->chunk_start && (ticks - w->chunk_start) * NS_PER_TICK >= w->chunk_ns)))
         if ((rc = close_chunk(w, 0)) != 0)
             return rc;
     if (!w->chunk_open && (rc = open_chunk(w, ticks)) != 0)
@@ -730,12 +775,26 @@ static int put_samples(struct jfr_w *w, const struct profile_entry *e, uint64_t 
         }
         if (w->one.failed || w->ctx.failed)
             return -ENOMEM;
-        /* the same event n times, up to the chunk's end */
-        while (n && w->ev.len < w->chunk_bytes) {
-            put_event(w);
-            if (cd)
-                put_body(w, &w->ctx);
-            n--;
+        /* the same event n times, up to the chunk's end: encoded once with its size, then
+         * copied */
+        size_t at = w->ev.len;
+        put_event(w);
+        if (cd)
+            put_body(w, &w->ctx);
+        if (w->ev.failed)
+            return -ENOMEM;
+        size_t rec = w->ev.len - at;
+        n--;
+        uint64_t room =
+            w->ev.len < w->chunk_bytes ? (w->chunk_bytes - w->ev.len + rec - 1) / rec : 0;
+        uint64_t k = n < room ? n : room;
+        if (k && fpl_buf_reserve(&w->ev, (size_t)k * rec) == 0) {
+            const uint8_t *src = w->ev.data + at;
+            uint8_t *dst = w->ev.data + w->ev.len;
+            for (uint64_t i = 0; i < k; i++, dst += rec)
+                memcpy(dst, src, rec);
+            w->ev.len += (size_t)k * rec;
+            n -= k;
         }
         if (w->ev.failed)
             return -ENOMEM;
@@ -759,11 +818,11 @@ static int put_untimed(struct jfr_w *w)
     return rc;
 }
 
-/* The ticks (ns after the origin) of a tick value of the log; 0 before the origin. */
+/* The ticks (us after the origin) of a tick value of the log; 0 before the origin. */
 static uint64_t log_ticks(const struct jfr_w *w, uint64_t t)
 {
     uint64_t real = profile_ticks_to_real_ns(w->p, t);
-    return real > w->origin_real_ns ? real - w->origin_real_ns : 0;
+    return real > w->origin_real_ns ? (real - w->origin_real_ns) / NS_PER_TICK : 0;
 }
 
 /* Hiccup mode's stalls and GC pauses (the timeline keeps them, timeline.h) that start before
@@ -784,8 +843,9 @@ static int put_spans(struct jfr_w *w, uint64_t before, size_t *gi, size_t *si)
         w->one.len = 0;
         jfr_enc_long(&w->one, sp == g ? JFR_EVENT_GC_PAUSE : JFR_EVENT_STALL);
         jfr_enc_long(&w->one, at);
-        jfr_enc_long(&w->one,
-                     sp->end > sp->start ? profile_ticks_to_ns(w->p, sp->end - sp->start) : 0);
+        jfr_enc_long(&w->one, sp->end > sp->start
+                                  ? profile_ticks_to_ns(w->p, sp->end - sp->start) / NS_PER_TICK
+                                  : 0);
         if (sp == g) {
             ++*gi;
         } else {
@@ -863,6 +923,8 @@ static void destroy(struct jfr_w *w)
     fpl_buf_free(&w->tmp);
     free(w->thread_gen);
     free(w->stack_gen);
+    free(w->stack_enc);
+    fpl_buf_free(&w->stk);
     free(w->method_gen);
     free(w->minfo);
     free(w->threads.v);
@@ -897,9 +959,10 @@ int out_jfr_write(const struct profile *p, const struct render_opts *o, FILE *f,
     w.chunk_ns = o->chunk_ns ? o->chunk_ns : OUT_JFR_CHUNK_NS;
     w.thread_gen = calloc(p->nthreads + 1, sizeof(*w.thread_gen));
     w.stack_gen = calloc(p->nstacks + 1, sizeof(*w.stack_gen));
+    w.stack_enc = calloc(p->nstacks + 1, sizeof(*w.stack_enc));
     w.method_gen = calloc(p->nmethods + SPECIALS, sizeof(*w.method_gen));
     w.minfo = calloc(p->nmethods + SPECIALS, sizeof(*w.minfo));
-    if (!w.thread_gen || !w.stack_gen || !w.method_gen || !w.minfo) {
+    if (!w.thread_gen || !w.stack_gen || !w.stack_enc || !w.method_gen || !w.minfo) {
         rc = -ENOMEM;
         goto out;
     }
