@@ -112,9 +112,10 @@ const struct cli_cmd cmd_convert = {
     "render a log: flame graph, pprof, JFR, folded stacks or a text report",
     "usage: flyprof convert IN.fpl -o OUT [--format FORMAT] [SELECTION]\n"
     "\n"
-    "Renders the log IN.fpl into OUT. OUT's extension picks the format: .html (an interactive\n"
-    "flame graph), .pb.gz (pprof), .jfr (Java Flight Recorder: jfr, JDK Mission Control,\n"
-    "IntelliJ), .collapsed or .folded (folded stacks), .txt (top methods and a call tree).\n"
+    "Renders the log IN.fpl (or a JFR recording, IN.jfr: its execution samples) into OUT.\n"
+    "OUT's extension picks the format: .html (an interactive flame graph), .pb.gz (pprof),\n"
+    ".jfr (Java Flight Recorder: jfr, JDK Mission Control, IntelliJ), .collapsed or .folded\n"
+    "(folded stacks), .txt (top methods and a call tree).\n"
     "\n"
     "options:\n"
     "  -o, --output OUT      the output file; '-' writes folded stacks to standard output\n"

@@ -6,12 +6,17 @@
 #include "profile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "jfr_import.h"
 #include "names.h"
 #include "timeline.h"
 
@@ -1145,6 +1150,86 @@ static int read_done(struct profile *p, int rc)
     return rc;
 }
 
+/* Maps the file at path read-only: 0 with *data and *len (len 0: *data NULL), or -errno. */
+static int map_file(const char *path, const uint8_t **data, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+    struct stat st;
+    if (fd < 0)
+        return -errno;
+    *data = NULL;
+    *len = 0;
+    if (fstat(fd, &st) != 0) {
+        rc = -errno;
+    } else if (st.st_size > 0) {
+        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m == MAP_FAILED)
+            rc = -errno;
+        else
+            *data = m, *len = (size_t)st.st_size;
+    }
+    close(fd);
+    return rc;
+}
+
+/* 1 when the file at path starts like a JFR file. */
+static int is_jfr_file(const char *path)
+{
+    uint8_t magic[4];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, magic, sizeof(magic));
+    close(fd);
+    return n == (ssize_t)sizeof(magic) && jfr_import_is_jfr(magic, sizeof(magic));
+}
+
+/* Reads a JFR file: its samples become a flyprof log in an anonymous memory file
+ * (jfr_import.h), which is read as any log. */
+static int read_jfr(struct profile *p, const char *path, char *err, size_t errlen)
+{
+    const uint8_t *in = NULL, *log = NULL;
+    size_t in_len = 0, log_len = 0;
+    uint64_t samples;
+    int rc = map_file(path, &in, &in_len);
+    if (rc) {
+        snprintf(err, errlen, "cannot read '%s': %s", path, strerror(-rc));
+        return read_done(p, rc);
+    }
+    int fd = memfd_create("flyprof-jfr", MFD_CLOEXEC);
+    if (fd < 0) {
+        rc = -errno;
+        snprintf(err, errlen, "'%s': cannot make a memory file for the conversion: %s", path,
+                 strerror(-rc));
+    } else {
+        rc = jfr_import(in, in_len, path, fd, &samples, err, errlen);
+    }
+    if (in)
+        munmap((void *)in, in_len);
+    if (rc == 0) {
+        off_t end = lseek(fd, 0, SEEK_END);
+        log_len = end > 0 ? (size_t)end : 0;
+        void *m = log_len ? mmap(NULL, log_len, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+        if (m == MAP_FAILED) {
+            rc = -errno;
+            snprintf(err, errlen, "'%s': cannot map the converted log: %s", path, strerror(-rc));
+        } else {
+            log = m;
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    if (rc)
+        return read_done(p, rc);
+    if (tracectx_wants_names(&p->ctx))
+        rc = reader_read_mem(log, log_len, p->name, &names_ops, p, NULL, err, errlen);
+    if (rc == 0)
+        rc = reader_read_mem(log, log_len, p->name, &profile_ops, p, &p->stats, err, errlen);
+    if (log)
+        munmap((void *)log, log_len);
+    return read_done(p, rc);
+}
+
 int profile_read_file(struct profile *p, const char *path, char *err, size_t errlen)
 {
     if (p->read_done) {
@@ -1152,6 +1237,8 @@ int profile_read_file(struct profile *p, const char *path, char *err, size_t err
         return -EINVAL;
     }
     snprintf(p->name, sizeof(p->name), "%s", path);
+    if (is_jfr_file(path))
+        return read_jfr(p, path, err, errlen);
     if (tracectx_wants_names(&p->ctx)) {
         int rc = reader_read_file(path, &names_ops, p, NULL, err, errlen);
         if (rc)

@@ -7,7 +7,8 @@
   `jfr` tool's own parser and JSON writer, a second way through the JDK's reader);
 - `folded(t, fpl, args)` is `flyprof convert` to folded lines, parsed.
 Folding rules (JFR.md): a frame is CLASS.METHOD (the class as the reader names it), METHOD
-alone when the class is "" or the frame is not Java code (Native, Kernel, Stub, Marker); with
+alone when the class is "" or the frame is not Java code (C++, Kernel, Stub, Marker, or Native
+whose class has no package: the JDK's Native frames are Java methods declared native); with
 states, a wall line ends with its thread state's frame.
 """
 import json
@@ -26,7 +27,7 @@ STATES = {
     "STATE_IN_NATIVE": "[native]",
     "STATE_JVM_IDLE": "[jvm_idle]",
 }
-NOT_JAVA = {"Native", "Kernel", "Stub", "Marker"}
+NOT_JAVA = {"C++", "Kernel", "Stub", "Marker"}
 
 
 def jdk_bin(t, tool):
@@ -82,7 +83,8 @@ def json_fold(t, jfr, threads=False, states=False, event="jdk.ExecutionSample"):
         for f in reversed(v["stackTrace"]["frames"]):
             cls = f["method"]["type"]["name"].replace("/", ".")
             name = f["method"]["name"]
-            parts.append(name if not cls or f["type"] in NOT_JAVA else cls + "." + name)
+            cfunc = f["type"] == "Native" and not f["method"]["type"].get("package")
+            parts.append(name if not cls or cfunc or f["type"] in NOT_JAVA else cls + "." + name)
         if states and v.get("state") in STATES:
             parts.append(STATES[v["state"]])
         key = ";".join(parts)

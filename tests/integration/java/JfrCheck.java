@@ -5,7 +5,8 @@
 //   java JfrCheck.java [--threads] [--states] [--type EVENT] [--where FIELD=VALUE]... FILE.jfr
 // Each event of type EVENT (jdk.ExecutionSample by default) counts one: its stack is folded
 // root first, a frame named CLASS.METHOD, or METHOD alone when its class is "" or the frame
-// is not Java code (type Native, Kernel, Stub or Marker: a C function's class is its module);
+// is not Java code (type C++, Kernel, Stub or Marker, or Native with a class without a
+// package: a C function's class is its module; the JDK's Native frames are Java methods);
 // --threads puts the thread's Java name first, --states ends the line with the thread state's
 // frame ([running], [parked], ...) as flyprof's folded wall lines end. Lines are summed and
 // printed sorted; --where keeps only the events whose field FIELD reads as VALUE (its
@@ -35,7 +36,7 @@ public class JfrCheck {
         "STATE_SLEEPING", "[sleeping]",
         "STATE_IN_NATIVE", "[native]",
         "STATE_JVM_IDLE", "[jvm_idle]");
-    static final List<String> NOT_JAVA = List.of("Native", "Kernel", "Stub", "Marker");
+    static final List<String> NOT_JAVA = List.of("C++", "Kernel", "Stub", "Marker");
 
     static void fail(String what, RecordedEvent e) {
         System.err.println("JfrCheck: " + what + " in " + e);
@@ -86,7 +87,11 @@ public class JfrCheck {
                     if (m == null || m.getType() == null || f.getType() == null)
                         fail("a frame without its method, class or type", e);
                     String cls = m.getType().getName();
-                    if (cls.isEmpty() || NOT_JAVA.contains(f.getType()))
+                    // a Native frame is a Java method declared native when its class has a
+                    // package (the JDK's), a C function otherwise (flyprof's, async-profiler's)
+                    boolean cfunc = f.getType().equals("Native")
+                        && m.getType().getValue("package") == null;
+                    if (cls.isEmpty() || cfunc || NOT_JAVA.contains(f.getType()))
                         sb.append(m.getName());
                     else
                         sb.append(cls).append('.').append(m.getName());
