@@ -23,6 +23,9 @@
  * coarser), and a us tick is a byte or two shorter per event than a ns one. */
 #define NS_PER_TICK 1000ull
 #define TICKS_PER_SEC (1000000000ull / NS_PER_TICK)
+/* Tick 0 is written as TICK_BASE: parsers modeled on the JDK's chunk header (jfr-filter's,
+ * among others) refuse a chunk whose start ticks, start time or duration is not positive. */
+#define TICK_BASE TICKS_PER_SEC
 #define METADATA_ID 1
 #define FLAG_COMPRESSED_INTS 1u /* the header's flag byte: LEB128 integers (format 2) */
 #define FLAG_FINAL_CHUNK 2u
@@ -620,8 +623,9 @@ static int close_chunk(struct jfr_w *w, int final)
     jfr_enc_be64(h + 8, size);
     jfr_enc_be64(h + 16, HEADER_BYTES + w->ev.len);        /* the checkpoint */
     jfr_enc_be64(h + 24, HEADER_BYTES + w->ev.len + meta); /* the metadata */
-    jfr_enc_be64(h + 32, w->origin_real_ns + w->chunk_start * NS_PER_TICK);
-    jfr_enc_be64(h + 40, (w->chunk_end - w->chunk_start) * NS_PER_TICK);
+    jfr_enc_be64(h + 32, w->origin_real_ns + (w->chunk_start - TICK_BASE) * NS_PER_TICK);
+    uint64_t span = (w->chunk_end - w->chunk_start) * NS_PER_TICK;
+    jfr_enc_be64(h + 40, span ? span : 1);
     jfr_enc_be64(h + 48, w->chunk_start);
     jfr_enc_be64(h + 56, TICKS_PER_SEC);
     h[64] = 0; /* file state: finished */
@@ -813,16 +817,17 @@ static int put_untimed(struct jfr_w *w)
             continue;
         uint64_t n = profile_fp_round(e->upscaled);
         if (n)
-            rc = put_samples(w, e, n, 0);
+            rc = put_samples(w, e, n, TICK_BASE);
     }
     return rc;
 }
 
-/* The ticks (us after the origin) of a tick value of the log; 0 before the origin. */
+/* The ticks (us after the origin, + TICK_BASE) of a tick value of the log; TICK_BASE before
+ * the origin. */
 static uint64_t log_ticks(const struct jfr_w *w, uint64_t t)
 {
     uint64_t real = profile_ticks_to_real_ns(w->p, t);
-    return real > w->origin_real_ns ? (real - w->origin_real_ns) / NS_PER_TICK : 0;
+    return TICK_BASE + (real > w->origin_real_ns ? (real - w->origin_real_ns) / NS_PER_TICK : 0);
 }
 
 /* Hiccup mode's stalls and GC pauses (the timeline keeps them, timeline.h) that start before
@@ -973,7 +978,7 @@ int out_jfr_write(const struct profile *p, const struct render_opts *o, FILE *f,
 
     rc = p->timeline && p->timeline->started ? put_timed(&w) : put_untimed(&w);
     if (rc == 0 && !w.chunk_open)
-        rc = open_chunk(&w, 0); /* a file without samples still has a chunk */
+        rc = open_chunk(&w, TICK_BASE); /* a file without samples still has a chunk */
     if (rc == 0)
         rc = close_chunk(&w, 1);
     errno = 0;

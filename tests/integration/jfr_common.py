@@ -128,3 +128,49 @@ def chunks(t, jfr):
     m = re.search(r"Chunks:\s+(\d+)", r.stdout)
     t.check(m, "jfr summary printed no chunk count: %s", r.stdout[:500])
     return int(m.group(1))
+
+
+def check_headers(t, jfr):
+    """Checks every chunk header of jfr against what the readers require (JFR.md section 5):
+    magic and version 2.0; sizes that tile the file; checkpoint and metadata offsets inside
+    the chunk; start ticks, start time and duration above 0 (parsers modeled on the JDK's
+    chunk header refuse 0); file state 0 (finished); flag bit 0 (compressed integers, which
+    JMC and those parsers read from the int at byte 64) on every chunk and bit 1 (final) on
+    the last only. Returns the number of chunks."""
+    import struct
+    with open(jfr, "rb") as f:
+        data = f.read()
+    off, n = 0, 0
+    while off < len(data):
+        h = data[off:off + 68]
+        t.check(len(h) == 68 and h[:4] == b"FLR\0", "chunk %d at %d: no header", n + 1, off)
+        major, minor, size, cp, meta, nanos, dur, ticks, tps = struct.unpack(">HHqqqqqqq",
+                                                                                 h[4:64])
+        state, flags = h[64], h[67]
+        last = off + size == len(data)
+        t.check((major, minor) == (2, 0), "chunk %d: version %d.%d", n + 1, major, minor)
+        t.check(68 < size <= len(data) - off, "chunk %d: size %d", n + 1, size)
+        t.check(68 <= cp < size and 68 <= meta < size, "chunk %d: offsets %d, %d of %d", n + 1,
+                cp, meta, size)
+        t.check(ticks > 0 and nanos > 0 and dur > 0 and tps > 0, "chunk %d: start ticks %d, "
+                "start %d ns, duration %d ns, %d ticks/s", n + 1, ticks, nanos, dur, tps)
+        t.check(state == 0 and flags & 1 and bool(flags & 2) == last, "chunk %d: state %d, "
+                "flags %#x (last: %s)", n + 1, state, flags, last)
+        off += size
+        n += 1
+    return n
+
+
+def check_event_layout(t, jfr):
+    """`jfr metadata`: jdk.ExecutionSample has exactly the JDK's fields in the JDK's order
+    (readers such as async-profiler's converter take them by position), its startTime marked
+    @Timestamp("TICKS") (JMC's time axis comes from it)."""
+    r = t.run("jfr metadata", [jdk_bin(t, "jfr"), "metadata", jfr], 120)
+    t.check(r.returncode == 0, "jfr metadata failed: %s", r.stderr[-1000:])
+    m = re.search(r"class ExecutionSample extends jdk\.jfr\.Event \{(.*?)\n\}", r.stdout, re.S)
+    t.check(m, "no ExecutionSample in `jfr metadata`")
+    fields = re.findall(r"^\s+(?:[\w.$]+)(?:\[\])? (\w+);", m.group(1), re.M)
+    t.check(fields == ["startTime", "sampledThread", "stackTrace", "state"],
+            "jdk.ExecutionSample's fields: %s", fields)
+    t.check(re.search(r'@Timestamp\("TICKS"\)\s+long startTime;', m.group(1)),
+            "startTime is not @Timestamp(\"TICKS\"):%s", m.group(1))

@@ -22,6 +22,11 @@ and `jfr print --json` folded in Python (jfr_common.py). Asserts:
   (every chunk re-lists the threads and stacks it uses), and the fold is still equal;
 - times: the events' start times span at least half the run (they are the samples' times, to
   the timeline's bin), and --chunk-time 1s cuts the file into two chunks or more, still equal;
+- what the readers require (JFR.md section 5): every chunk header's sizes tile the file, its
+  offsets are inside it, its start ticks, start time and duration are positive, its state is
+  finished, flag bit 0 (compressed integers) is set and bit 1 (final) only on the last;
+  jdk.ExecutionSample has the JDK's four fields in the JDK's order, startTime a TICKS
+  timestamp;
 - jdk.ActiveSetting carries the sampling period and the agent's options;
 - `--format jfr` writes JFR to a path without the extension; --chunk-size on another format,
   and a malformed size, are usage errors naming the option.
@@ -146,6 +151,11 @@ def test(t):
             times[-1] - times[0], n)
     tseen, _, _ = jc.jdk_fold(t, tjfr, threads=True)
     jc.same(t, tseen, want_t, "--chunk-time 1s: RecordingFile vs folded")
+
+    # what the readers require of headers and layouts (JFR.md section 5)
+    t.note("chunk headers: %d and %d chunks checked", jc.check_headers(t, jfr),
+           jc.check_headers(t, mjfr))
+    jc.check_event_layout(t, jfr)
 
     # settings
     r = t.run("jfr print settings", [jc.jdk_bin(t, "jfr"), "print", "--json", "--events",
