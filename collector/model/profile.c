@@ -1172,16 +1172,19 @@ static int map_file(const char *path, const uint8_t **data, size_t *len)
     return rc;
 }
 
-/* 1 when the file at path starts like a JFR file. */
-static int is_jfr_file(const char *path)
+/* What the file at path starts like: 1 a JFR file, 2 a flyprof log, 0 neither or unreadable
+ * (the reader then says why). */
+static int file_kind(const char *path)
 {
-    uint8_t magic[4];
+    uint8_t magic[sizeof(FPL_MAGIC)];
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return 0;
     ssize_t n = read(fd, magic, sizeof(magic));
     close(fd);
-    return n == (ssize_t)sizeof(magic) && jfr_import_is_jfr(magic, sizeof(magic));
+    if (n >= 4 && jfr_import_is_jfr(magic, (size_t)n))
+        return 1;
+    return n == (ssize_t)sizeof(magic) && memcmp(magic, FPL_MAGIC, sizeof(magic)) == 0 ? 2 : 0;
 }
 
 /* Reads a JFR file: its samples become a flyprof log in an anonymous memory file
@@ -1237,8 +1240,17 @@ int profile_read_file(struct profile *p, const char *path, char *err, size_t err
         return -EINVAL;
     }
     snprintf(p->name, sizeof(p->name), "%s", path);
-    if (is_jfr_file(path))
+    int kind = file_kind(path);
+    if (kind == 1)
         return read_jfr(p, path, err, errlen);
+    size_t n = strlen(path);
+    if (kind == 0 && n > 4 && strcmp(path + n - 4, ".jfr") == 0 && access(path, R_OK) == 0) {
+        /* named as a recording but not one: say so rather than "not a flyprof log" */
+        snprintf(err, errlen, "'%s': not a JFR recording (it does not start with FLR\\0) nor a "
+                              "flyprof log",
+                 path);
+        return read_done(p, -EINVAL);
+    }
     if (tracectx_wants_names(&p->ctx)) {
         int rc = reader_read_file(path, &names_ops, p, NULL, err, errlen);
         if (rc)

@@ -13,7 +13,8 @@ recording of the JDK (or async-profiler's, or flyprof's own) as they take a .fpl
   (flyprof.WallSample) fold, with threads and states, as the JDK's reader folds them.
 - damage: the recording cut in the middle, a chunk whose version is 9, a chunk header whose
   offsets or size are zeroed each give exit 1 and a message naming the file, the chunk and
-  what was wrong; no output file is left. (Damage deeper in a chunk is fuzz_jfr's.)
+  what was wrong; no output file is left; a text file named .jfr is "not a JFR recording".
+  (Damage deeper in a chunk is fuzz_jfr's.)
 """
 import os
 import sys
@@ -76,6 +77,12 @@ def test(t):
                 and bad in r.stderr, "damaged recording (%s): exit %d, %r (want %r)", name,
                 r.returncode, r.stderr, needle)
         t.check(not os.path.exists(out), "an output was left for a damaged input (%s)", name)
+    bogus = t.path("bogus.jfr")
+    with open(bogus, "w") as f:
+        f.write("not a recording\n")
+    r = t.flyprof("convert bogus.jfr", ["convert", bogus, "-o", t.path("bogus.html")])
+    t.check(r.returncode == 1 and "not a JFR recording" in r.stderr, "a text file named .jfr: "
+            "exit %d, %r", r.returncode, r.stderr)
 
 
 if __name__ == "__main__":
