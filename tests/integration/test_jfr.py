@@ -17,7 +17,8 @@ and `jfr print --json` folded in Python (jfr_common.py). Asserts:
   with thread roots and state leaves;
 - both kinds (--kind all): jdk.ExecutionSample equals the CPU fold, flyprof.WallSample the wall
   fold (the two kinds never share an event type);
-- a selection (--include) carries over: equal to the folded output of the same selection;
+- selections carry over (--include, --from/--to, --exclude, --kind wall --state running):
+  equal to the folded output of the same selection;
 - chunks: --chunk-size 1k splits the file into several chunks whose constant-pool keys recur
   (every chunk re-lists the threads and stacks it uses), and the fold is still equal;
 - times: the events' start times span at least half the run (they are the samples' times, to
@@ -123,6 +124,16 @@ def test(t):
     t.check(swant and sum(swant.values()) < sum(want.values()), "--include unitB selected %s",
             sum(swant.values()))
     jc.same(t, sseen, swant, "--include unitB: RecordingFile vs folded")
+
+    # the other selection options: a window, an exclusion, a state filter (whose folded
+    # lines, filtering one state, end in no state leaf)
+    for i, sel in enumerate([["--from", "1s", "--to", "2.5s"], ["--exclude", "kernel"],
+                             ["--kind", "wall", "--state", "running"]]):
+        xjfr = jc.convert_jfr(t, fpl, sel, "sel%d" % i)
+        xseen, _, _ = jc.jdk_fold(t, xjfr, threads=True)
+        xwant = jc.folded(t, fpl, sel + ["--threads"], "sel%d" % i)
+        t.check(xwant, "%s selected nothing", " ".join(sel))
+        jc.same(t, xseen, xwant, "%s: RecordingFile vs folded" % " ".join(sel))
 
     # chunks
     mjfr = jc.convert_jfr(t, fpl, ["--chunk-size", "1k"], "chunks")
