@@ -13,15 +13,21 @@
  *   descriptor), line, bytecode index and frame type; a Java method's class and name are its
  *   display name's (normalized, names.h), a C function's class is its module and a marker's
  *   class is "";
+ * - events at the start of the timeline bin their samples fell in when the profile has a
+ *   timeline (profile_want_timeline; otherwise all at the profile's start); a sample of a
+ *   request (cells split by context, profile.cells_by_context) gets a flyprof.ContextSample
+ *   beside it; hiccup mode's stalls and GC pauses (kept by the timeline) are flyprof.Stall
+ *   and flyprof.GCPause events;
  * - threads (name and OS id), jdk.ActiveSetting events with the sampling settings and the
- *   agent's options;
- * - chunks of at most o->chunk_bytes of events (12 MB by default); every chunk has its
- *   constant pools (only the keys its events use) and the metadata; a key means one value in
- *   the whole file, as the JDK's reader reuses a key's value from the chunk before.
+ *   agent's options at each chunk's start;
+ * - chunks of at most o->chunk_bytes of events (12 MB by default) or o->chunk_ns of sample
+ *   time (1 h); every chunk has its constant pools (only the keys its events use) and the
+ *   metadata; a key means one value in the whole file, as the JDK's reader reuses a key's
+ *   value from the chunk before.
  *
- * Memory: the chunk being written, a few arrays over the profile's threads, stacks and
- * methods, and the interned class, package and symbol names. Never prints except into f. Any
- * thread.
+ * Memory: the chunk being written, a few arrays over the profile's threads, stacks, methods
+ * and cells, each stack's encoded pool entry once a second chunk starts, and the interned
+ * class, package and symbol names. Never prints except into f. Any thread.
  */
 #ifndef OUT_JFR_H
 #define OUT_JFR_H
