@@ -95,7 +95,7 @@ static uint64_t mono_ns(void)
 /* The rendered formats the agent can write at stop besides its own .fpl log. */
 static int is_rendered(const char *p)
 {
-    static const char *const ext[] = {".html", ".collapsed", ".folded", ".pb.gz", ".txt"};
+    static const char *const ext[] = {".html", ".collapsed", ".folded", ".pb.gz", ".jfr", ".txt"};
     size_t n = strlen(p);
     for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
         size_t e = strlen(ext[i]);
@@ -185,7 +185,7 @@ static int open_expanded(const struct options *o, int pid, long now, char *err, 
     } else {
         snprintf(err, errlen,
                  "file=%s: unknown format; the extension picks it: .fpl (the log), .html, "
-                 ".collapsed, .pb.gz or .txt",
+                 ".collapsed, .pb.gz, .jfr or .txt",
                  path);
         return -EINVAL;
     }
@@ -251,11 +251,11 @@ static int render_log(const char *out, int dump, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -ENOMEM;
     }
-    /* an HTML page has a timeline: the samples' times are kept (bounded, timeline.h). Cells
-     * are not split by trace context here (pprof's labels, as `flyprof convert` makes them):
-     * the estimate above does not count such cells */
-    if (render_file_format(out, NULL, err, errlen) == RENDER_FILE_HTML &&
-        (rc = profile_want_timeline(p)) != 0)
+    /* an HTML page has a timeline, a JFR file times its events: the samples' times are kept
+     * (bounded, timeline.h). Cells are not split by trace context here (pprof's labels, as
+     * `flyprof convert` makes them): the estimate above does not count such cells */
+    int fmt = render_file_format(out, NULL, err, errlen);
+    if ((fmt == RENDER_FILE_HTML || fmt == RENDER_FILE_JFR) && (rc = profile_want_timeline(p)) != 0)
         snprintf(err, errlen, "out of memory");
     if (rc == 0)
         rc = profile_read_file(p, log_path, err, errlen);
@@ -840,7 +840,7 @@ int control_stop_to(const char *file, char *err, size_t errlen)
     if (file) {
         if (!is_log(file) && !is_rendered(file)) {
             snprintf(err, errlen,
-                     "stop: '%s': unknown format; use .fpl, .html, .collapsed, .pb.gz or .txt",
+                     "stop: '%s': unknown format; use .fpl, .html, .collapsed, .pb.gz, .jfr or .txt",
                      file);
             rc = -EINVAL;
             goto out;
@@ -934,7 +934,7 @@ int control_dump(const char *file, char *err, size_t errlen)
         rc = -ENOENT;
     } else if (!is_log(file) && !is_rendered(file)) {
         snprintf(err, errlen,
-                 "dump %s: unknown format; use .fpl, .html, .collapsed, .pb.gz or .txt", file);
+                 "dump %s: unknown format; use .fpl, .html, .collapsed, .pb.gz, .jfr or .txt", file);
         rc = -EINVAL;
     } else if ((rc = writer_sync()) != 0) {
         snprintf(err, errlen, rc == -ETIMEDOUT ? "the writer thread made no progress for 10 s: "

@@ -21,32 +21,26 @@ struct cli_select {
 /* Their part of a command's help (the "selection:" block). */
 #define CLI_SELECT_HELP                                                                            \
     "selection:\n"                                                                                 \
-    "  --kind cpu|wall|all   samples shown (default cpu if any, else wall; an .html page:\n"       \
-    "                        every kind the log has); all weighs both in ns, as time\n"            \
+    "  --kind cpu|wall|all   samples shown (default cpu if any, else wall; a page: every\n"        \
+    "                        kind the log has); all weighs both in ns, as time\n"                  \
     "  --threads             one root frame per thread\n"                                          \
-    "  --state STATE         only wall samples in this thread state: running, blocked,\n"          \
-    "                        waiting, timed_waiting, parked, sleeping, native, jvm_idle\n"         \
-    "  --include RE          keep stacks with a frame matching RE (POSIX ERE; with --threads,\n"   \
-    "                        the thread's name counts as a frame)\n"                             \
-    "  --exclude RE          drop stacks with a frame matching RE (--threads: or thread)\n"       \
-    "  --thread RE           only the samples of threads whose name matches RE\n"                \
-    "  --from T, --to T      only samples from T up to T: seconds after the start (2.5, 2.5s,\n"   \
-    "                        500ms, 2min) or a clock time (14:03:05, 2026-11-21T14:03:05);\n"      \
-    "                        a window that misses every sample of the log is an error\n"           \
-    "  --endpoint RE         only samples of requests whose endpoint (Context.endpoint)\n"      \
-    "                        matches RE (POSIX ERE); reads IN twice, so IN must be a file\n"     \
-    "  --span ID             only samples taken while a thread worked for span ID\n"          \
-    "  --root-span ID        only samples of the request with root span ID (every thread\n"   \
-    "                        that worked for it); IDs decimal, or hex with 0x\n"              \
+    "  --state STATE         wall samples in one state: running, blocked, waiting,\n"              \
+    "                        timed_waiting, parked, sleeping, native, jvm_idle\n"                  \
+    "  --include RE          keep (--exclude RE: drop) stacks with a frame matching RE\n"          \
+    "                        (POSIX ERE; with --threads a thread's name counts as a frame)\n"      \
+    "  --thread RE           only the threads whose name matches RE\n"                             \
+    "  --from T, --to T      a window: seconds after the start (2.5, 500ms, 2min) or a clock\n"    \
+    "                        time (14:03:05, 2026-11-21T14:03:05)\n"                               \
+    "  --endpoint RE         only requests whose endpoint matches RE (reads IN twice)\n"           \
+    "  --span ID             one span's samples; --root-span ID: one request's, on every\n"        \
+    "                        thread (IDs decimal, or hex with 0x)\n"                               \
     "  --reverse             callers view: leaf frames at the root\n"                              \
     "  --no-states           wall samples without their thread-state frame ([sleeping], ...)\n"    \
-    "  --annotate            folded output: how each frame ran, as flamegraph.pl's java\n"      \
-    "                        palette reads it: _[j] compiled, _[i] inlined, _[0] interpreted,\n" \
-    "                        _[1] C1, _[k] kernel\n"                                            \
+    "  --annotate            folded: how frames ran, _[j] compiled, _[i] inlined,\n"               \
+    "                        _[0] interpreted, _[1] C1, _[k] kernel (flamegraph.pl's java)\n"      \
     "  --title TEXT          the title of the output\n"                                            \
-    "  --raw-names           frame names as the JVM gave them: generated classes keep their\n"     \
-    "                        counters and addresses (Demo$$Lambda$5/0x0000000800c01a10 instead\n"  \
-    "                        of Demo$$Lambda), so two runs no longer merge\n"
+    "  --raw-names           frame names as the JVM gave them (Demo$$Lambda$5/0x0000000800c0:\n"   \
+    "                        two runs no longer merge)\n"
 
 /* Matches a selection option (or -o / --output, --format) at argv[*i], advancing over its
  * value. Returns 1 when matched, 0 when not, or CLI_EXIT_USAGE after printing a usage error. */

@@ -1,18 +1,49 @@
 /* cmd_convert.c: `flyprof convert IN.fpl... -o OUT`: renders a log, or several as one profile,
- * into a flame graph, pprof, folded stacks or a text report. */
+ * into a flame graph, pprof, JFR, folded stacks or a text report. */
 #include "cmd_convert.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "cli_args.h"
 #include "cli_msg.h"
 #include "cli_select.h"
 #include "render_file.h"
 
 #define ERR_MAX 1024
 #define CONVERT_MAX_LOGS 65536 /* the logs one convert merges (profile_read_files' ids) */
+#define CHUNK_MIN_BYTES 1024ull
+#define CHUNK_MAX_BYTES (1ull << 40)
 
-/* Reads the logs ins[0..nin) with the selection of a and writes a->out. */
-static int convert(const char *const *ins, size_t nin, struct cli_select *a)
+/* A size for --chunk-size: a number of bytes with an optional k, M or G (powers of 1024).
+ * Returns 0 with *bytes set, or -EINVAL. */
+static int parse_size(const char *s, uint64_t *bytes)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || errno || *s == '-')
+        return -EINVAL;
+    unsigned shift = 0;
+    if (*end == 'k' || *end == 'K')
+        shift = 10, end++;
+    else if (*end == 'M')
+        shift = 20, end++;
+    else if (*end == 'G')
+        shift = 30, end++;
+    if (*end == 'B')
+        end++;
+    if (*end || v > (CHUNK_MAX_BYTES >> shift))
+        return -EINVAL;
+    *bytes = (uint64_t)v << shift;
+    return 0;
+}
+
+/* Reads the logs ins[0..nin) with the selection of a and writes a->out; chunk_size and
+ * chunk_time (may be NULL): JFR's chunks. */
+static int convert(const char *const *ins, size_t nin, struct cli_select *a,
+                   const char *chunk_size, const char *chunk_time)
 {
     struct render_opts o;
     struct profile_time from, to;
@@ -27,11 +58,24 @@ static int convert(const char *const *ins, size_t nin, struct cli_select *a)
     int format = render_file_format(a->out, a->format, err, sizeof(err));
     if (format < 0)
         return cli_msg_usage("convert", "convert: %s", err);
+    if ((chunk_size || chunk_time) && format != RENDER_FILE_JFR)
+        return cli_msg_usage("convert", "convert: --chunk-size and --chunk-time are for JFR "
+                                        "output (.jfr, --format jfr)");
+    if (chunk_size &&
+        (parse_size(chunk_size, &o.chunk_bytes) != 0 || o.chunk_bytes < CHUNK_MIN_BYTES))
+        return cli_msg_usage("convert",
+                             "convert: --chunk-size '%s': give bytes, at least 1k (4096, 512k, "
+                             "12M, 1G)",
+                             chunk_size);
+    if (chunk_time && (rc = cli_args_time("convert", "--chunk-time", chunk_time, 1000000ull,
+                                          366ull * 86400 * 1000000000ull, 3600000000000ull,
+                                          "chunk time", &o.chunk_ns)) != 0)
+        return rc;
 
-    /* pprof labels each sample with its trace context; the page's timeline needs the
-     * samples' times (and keeps their requests apart, timeline.h) */
-    a->cells_by_context = format == RENDER_FILE_PPROF;
-    a->timeline = format == RENDER_FILE_HTML;
+    /* pprof labels each sample with its trace context (JFR: flyprof.ContextSample); the
+     * page's timeline needs the samples' times (and keeps their requests apart, timeline.h) */
+    a->cells_by_context = format == RENDER_FILE_PPROF || format == RENDER_FILE_JFR;
+    a->timeline = format == RENDER_FILE_HTML || format == RENDER_FILE_JFR; /* JFR: event times */
     struct profile *p = cli_select_read_logs(ins, nin, a, &from, &to);
     if (!p)
         return CLI_EXIT_FAIL;
@@ -46,6 +90,7 @@ static int convert(const char *const *ins, size_t nin, struct cli_select *a)
 static int run(int argc, char **argv)
 {
     struct cli_select a = {0};
+    const char *chunk_size = NULL, *chunk_time = NULL;
     int rc;
     /* the logs: at most every argument */
     const char **ins = calloc((size_t)argc, sizeof(*ins));
@@ -59,6 +104,12 @@ static int run(int argc, char **argv)
             cli_args_help(&cmd_convert, stdout);
             free(ins);
             return CLI_EXIT_OK;
+        } else if ((rc = cli_args_value(argc, argv, &i, "--chunk-size", NULL, &chunk_size)) ||
+                   (rc = cli_args_value(argc, argv, &i, "--chunk-time", NULL, &chunk_time))) {
+            if (rc < 0) {
+                free(ins);
+                return cli_msg_usage("convert", "convert: %s needs a value", argv[i]);
+            }
         } else if ((rc = cli_select_option("convert", argc, argv, &i, &a)) != 0) {
             if (rc != 1) {
                 free(ins);
@@ -74,25 +125,29 @@ static int run(int argc, char **argv)
             ins[nin++] = argv[i];
         }
     }
-    rc = nin ? convert(ins, nin, &a) : cli_msg_usage("convert", "convert: no input log");
+    rc = nin ? convert(ins, nin, &a, chunk_size, chunk_time)
+             : cli_msg_usage("convert", "convert: no input log");
     free(ins);
     return rc;
 }
 
 const struct cli_cmd cmd_convert = {
     "convert",
-    "render a log: flame graph, pprof, folded stacks or a text report",
+    "render a log: flame graph, pprof, JFR, folded stacks or a text report",
     "usage: flyprof convert IN.fpl... -o OUT [--format FORMAT] [SELECTION]\n"
     "\n"
-    "Renders the log IN.fpl into OUT. OUT's extension picks the format: .html (an interactive\n"
-    "flame graph), .pb.gz (pprof), .collapsed or .folded (folded stacks), .txt (top methods and\n"
-    "a call tree). Several logs make one profile: the logs of loop= (app-*.fpl), or of many\n"
-    "JVMs (--from/--to: times after the first log's start, or clock times).\n"
+    "Renders the log IN.fpl, several as one profile (the logs of loop=, of many JVMs; the\n"
+    "window from the first one's start), or a JFR recording into OUT, in the format of its\n"
+    "extension: .html (a flame graph), .pb.gz (pprof), .jfr (JFR: jfr, JDK Mission Control,\n"
+    "IntelliJ), .collapsed or .folded (folded stacks), .txt (top methods and a call tree).\n"
     "\n"
     "options:\n"
     "  -o, --output OUT      the output file; '-' writes folded stacks to standard output\n"
-    "  --format FORMAT       collapsed, html, pprof or txt, whatever OUT's "
-    "extension\n" CLI_SELECT_HELP "\n"
+    "  --format FORMAT       collapsed, html, jfr, pprof or txt, whatever OUT's "
+    "extension\n"
+    "  --chunk-size SIZE     JFR: a new chunk per SIZE bytes of events (default 12M)\n"
+    "  --chunk-time TIME     JFR: a new chunk every TIME of samples (default 1h)\n" CLI_SELECT_HELP
+    "\n"
     "examples:\n"
     "  flyprof convert profile.fpl -o profile.html\n"
     "  flyprof convert app-*.fpl -o day.html         (every log of loop= as one profile)\n"

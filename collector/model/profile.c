@@ -6,12 +6,17 @@
 #include "profile.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "jfr_import.h"
 #include "names.h"
 #include "timeline.h"
 
@@ -1175,6 +1180,114 @@ static int read_done(struct profile *p, int rc)
     return rc;
 }
 
+/* Maps the file at path read-only: 0 with *data and *len (len 0: *data NULL), or -errno. */
+static int map_file(const char *path, const uint8_t **data, size_t *len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+    struct stat st;
+    if (fd < 0)
+        return -errno;
+    *data = NULL;
+    *len = 0;
+    if (fstat(fd, &st) != 0) {
+        rc = -errno;
+    } else if (st.st_size > 0) {
+        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m == MAP_FAILED)
+            rc = -errno;
+        else
+            *data = m, *len = (size_t)st.st_size;
+    }
+    close(fd);
+    return rc;
+}
+
+/* What the file at path starts like: 1 a JFR file, 2 a flyprof log, 0 neither or unreadable
+ * (the reader then says why). */
+static int file_kind(const char *path)
+{
+    uint8_t magic[sizeof(FPL_MAGIC)];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, magic, sizeof(magic));
+    close(fd);
+    if (n >= 4 && jfr_import_is_jfr(magic, (size_t)n))
+        return 1;
+    return n == (ssize_t)sizeof(magic) && memcmp(magic, FPL_MAGIC, sizeof(magic)) == 0 ? 2 : 0;
+}
+
+/* Reads a JFR file: its samples become a flyprof log in an anonymous memory file
+ * (jfr_import.h), which is read as any log, into p and stats. */
+static int read_jfr(struct profile *p, const char *path, struct reader_stats *stats, char *err,
+                    size_t errlen)
+{
+    const uint8_t *in = NULL, *log = NULL;
+    size_t in_len = 0, log_len = 0;
+    uint64_t samples;
+    int rc = map_file(path, &in, &in_len);
+    if (rc) {
+        snprintf(err, errlen, "cannot read '%s': %s", path, strerror(-rc));
+        return rc;
+    }
+    int fd = memfd_create("flyprof-jfr", MFD_CLOEXEC);
+    if (fd < 0) {
+        rc = -errno;
+        snprintf(err, errlen, "'%s': cannot make a memory file for the conversion: %s", path,
+                 strerror(-rc));
+    } else {
+        rc = jfr_import(in, in_len, path, fd, &samples, err, errlen);
+    }
+    if (in)
+        munmap((void *)in, in_len);
+    if (rc == 0) {
+        off_t end = lseek(fd, 0, SEEK_END);
+        log_len = end > 0 ? (size_t)end : 0;
+        void *m = log_len ? mmap(NULL, log_len, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+        if (m == MAP_FAILED) {
+            rc = -errno;
+            snprintf(err, errlen, "'%s': cannot map the converted log: %s", path, strerror(-rc));
+        } else {
+            log = m;
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    if (rc)
+        return rc;
+    if (tracectx_wants_names(&p->ctx))
+        rc = reader_read_mem(log, log_len, path, &names_ops, p, NULL, err, errlen);
+    if (rc == 0)
+        rc = reader_read_mem(log, log_len, path, &profile_ops, p, stats, err, errlen);
+    if (log)
+        munmap((void *)log, log_len);
+    return rc;
+}
+
+/* Reads one file, a flyprof log or a JFR recording, into p and stats (not finished: the
+ * caller calls read_done). */
+static int read_one(struct profile *p, const char *path, struct reader_stats *stats, char *err,
+                    size_t errlen)
+{
+    int kind = file_kind(path);
+    if (kind == 1)
+        return read_jfr(p, path, stats, err, errlen);
+    size_t n = strlen(path);
+    if (kind == 0 && n > 4 && strcmp(path + n - 4, ".jfr") == 0 && access(path, R_OK) == 0) {
+        /* named as a recording but not one: say so rather than "not a flyprof log" */
+        snprintf(err, errlen, "'%s': not a JFR recording (it does not start with FLR\\0) nor a "
+                              "flyprof log",
+                 path);
+        return -EINVAL;
+    }
+    if (tracectx_wants_names(&p->ctx)) {
+        int rc = reader_read_file(path, &names_ops, p, NULL, err, errlen);
+        if (rc)
+            return rc;
+    }
+    return reader_read_file(path, &profile_ops, p, stats, err, errlen);
+}
+
 int profile_read_file(struct profile *p, const char *path, char *err, size_t errlen)
 {
     if (p->read_done) {
@@ -1182,12 +1295,7 @@ int profile_read_file(struct profile *p, const char *path, char *err, size_t err
         return -EINVAL;
     }
     snprintf(p->name, sizeof(p->name), "%s", path);
-    if (tracectx_wants_names(&p->ctx)) {
-        int rc = reader_read_file(path, &names_ops, p, NULL, err, errlen);
-        if (rc)
-            return read_done(p, rc);
-    }
-    return read_done(p, reader_read_file(path, &profile_ops, p, &p->stats, err, errlen));
+    return read_done(p, read_one(p, path, &p->stats, err, errlen));
 }
 
 static void stats_add(struct reader_stats *to, const struct reader_stats *s)
@@ -1244,11 +1352,8 @@ int profile_read_files(struct profile *p, const char *const *paths, size_t n, ch
         memcpy(p->hist_before, p->hist, sizeof(p->hist));
         p->hist_max_before = p->hist_max_ns;
         p->hist_total_before = p->hist_total_ns;
-        if (tracectx_wants_names(&p->ctx))
-            rc = reader_read_file(paths[k], &names_ops, p, NULL, err, errlen);
         struct reader_stats st = {0};
-        if (rc == 0)
-            rc = reader_read_file(paths[k], &profile_ops, p, &st, err, errlen);
+        rc = read_one(p, paths[k], &st, err, errlen);
         stats_add(&all, &st);
         if (!p->end_seen)
             p->ends_missing++;

@@ -39,6 +39,10 @@ struct render_opts {
     double min_share;
     uint32_t max_nodes;
     int no_states;         /* wall samples without their thread-state leaf frame */
+    /* JFR output (out_jfr.h): a new chunk once a chunk's events take this many bytes, or
+     * span this many ns of sample time; 0: the JDK's defaults (12 MB, 1 h) */
+    uint64_t chunk_bytes;
+    uint64_t chunk_ns;
 };
 
 /* Frame types, for colors and legends. */

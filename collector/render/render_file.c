@@ -12,6 +12,7 @@
 #include "census.h"
 #include "out_collapsed.h"
 #include "out_html.h"
+#include "out_jfr.h"
 #include "timeline.h"
 #include "out_pprof.h"
 #include "out_text.h"
@@ -32,12 +33,14 @@ int render_file_format(const char *path, const char *format, char *err, size_t e
     } names[] = {{"collapsed", RENDER_FILE_COLLAPSED},
                  {"folded", RENDER_FILE_COLLAPSED},
                  {"html", RENDER_FILE_HTML},
+                 {"jfr", RENDER_FILE_JFR},
                  {"pprof", RENDER_FILE_PPROF},
                  {"txt", RENDER_FILE_TXT},
                  {"text", RENDER_FILE_TXT}},
       exts[] = {{".collapsed", RENDER_FILE_COLLAPSED},
                 {".folded", RENDER_FILE_COLLAPSED},
                 {".html", RENDER_FILE_HTML},
+                {".jfr", RENDER_FILE_JFR},
                 {".pb.gz", RENDER_FILE_PPROF},
                 {".txt", RENDER_FILE_TXT}};
 
@@ -100,6 +103,8 @@ static int render_to(const struct job *j, FILE *f, char *err, size_t errlen)
         return out_html_write(j->p, j->o, f, err, errlen);
     case RENDER_FILE_PPROF:
         return out_pprof_write(j->p, j->o, f, err, errlen);
+    case RENDER_FILE_JFR:
+        return out_jfr_write(j->p, j->o, f, err, errlen);
     default:
         snprintf(err, errlen, "render: unknown format %d", j->format);
         return -EINVAL;
@@ -240,6 +245,9 @@ int render_file_write_diff(const struct profile *base, const struct profile *cur
 #define EST_PAGE_NODE 16ull           /* a node's bytes in the page's data (doubling) */
 #define EST_PPROF_FRAME 12ull         /* pprof: a stack's encoded locations, a location */
 #define EST_PPROF_CELL 32ull          /* pprof: a sample's values and labels, encoded */
+#define EST_JFR_STACK 12ull           /* jfr: a stack's stamp and its place in a chunk's list */
+#define EST_JFR_METHOD 100ull         /* jfr: a method's keys, stamp, and its names interned */
+#define EST_JFR_CHUNK (40ull << 20)   /* jfr: a chunk's events (12 MB, doubling) and pools */
 
 uint64_t render_file_estimate_census(const struct census *c, const struct render_opts *o, int fmt)
 {
@@ -291,6 +299,18 @@ uint64_t render_file_estimate_census(const struct census *c, const struct render
     case RENDER_FILE_PPROF:
         render = c->frames * EST_PPROF_FRAME + c->cells * EST_PPROF_CELL +
                  names * EST_NAME + 2 * c->method_bytes + c->lines * 16;
+        break;
+    case RENDER_FILE_JFR:
+        /* a chunk's pools hold every stack it uses: at worst all of them, encoded */
+        render = EST_JFR_CHUNK + c->stacks * EST_JFR_STACK + c->frames * EST_PPROF_FRAME * 2 +
+                 c->methods * EST_JFR_METHOD + 2 * c->method_bytes;
+        /* event times from the timeline (as for HTML), and per cell a weight sum, a count,
+         * a bin and a selection byte while writing */
+        {
+            uint64_t pairs = c->samples < TIMELINE_MAX_PAIRS ? c->samples : TIMELINE_MAX_PAIRS;
+            reading += pairs * 56 + c->cells * 4;
+            render += pairs * 24 + c->cells * 33;
+        }
         break;
     }
     uint64_t after = profile + render;

@@ -19,14 +19,15 @@ enum render_file_format {
     RENDER_FILE_TXT = 1,       /* .txt: out_text */
     RENDER_FILE_HTML = 2,      /* .html: out_html */
     RENDER_FILE_PPROF = 3,     /* .pb.gz: out_pprof */
+    RENDER_FILE_JFR = 4,       /* .jfr: out_jfr */
 };
 
 /* For messages: the names --format takes and the extensions that pick a format. */
-#define RENDER_FILE_FORMAT_NAMES "collapsed, html, pprof, txt"
-#define RENDER_FILE_EXTENSIONS ".collapsed, .folded, .html, .pb.gz, .txt"
+#define RENDER_FILE_FORMAT_NAMES "collapsed, html, jfr, pprof, txt"
+#define RENDER_FILE_EXTENSIONS ".collapsed, .folded, .html, .jfr, .pb.gz, .txt"
 
-/* The format of an output: format when not NULL (collapsed or folded, html, pprof, txt or
- * text), otherwise path's extension; "-" (standard output) without a format is collapsed.
+/* The format of an output: format when not NULL (collapsed or folded, html, jfr, pprof, txt
+ * or text), otherwise path's extension; "-" (standard output) without a format is collapsed.
  * Returns an enum render_file_format, or -EINVAL with a message listing the accepted names or
  * extensions. */
 int render_file_format(const char *path, const char *format, char *err, size_t errlen);

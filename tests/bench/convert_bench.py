@@ -3,7 +3,7 @@
 
 Writes a synthetic log with fplsynth (default 10M samples over 100k distinct stacks, Zipf
 popularity, mean depth 40, 32 threads: see tests/bench/fplsynth.c), then renders it on one core
-(`taskset -c 0`) into every output -- folded, HTML, pprof, text, each plain and with --threads,
+(`taskset -c 0`) into every output -- folded, HTML, pprof, JFR, text, each plain and with --threads,
 and `flyprof summary` -- several times, and prints for each: the best wall time, samples per
 second, user+system CPU, max RSS (wait4's rusage of the child) and output size; for the HTML
 page also its tree nodes and what its node budget merged. The same conversions through fplconv
@@ -81,8 +81,8 @@ def main():
     ap.add_argument("--depth", type=count, default=40, help="mean stack depth")
     ap.add_argument("--wall", type=float, default=0.0, help="fraction of wall samples")
     ap.add_argument("--runs", type=int, default=3, help="runs per conversion (best kept)")
-    ap.add_argument("--formats", default="folded,html,pprof,text,summary",
-                    help="outputs to render (default all: folded,html,pprof,text,summary)")
+    ap.add_argument("--formats", default="folded,html,pprof,jfr,text,summary",
+                    help="outputs to render (default all: folded,html,pprof,jfr,text,summary)")
     ap.add_argument("--cpu", type=int, default=0, help="the CPU to pin to (-1: none)")
     ap.add_argument("--tmp", help="where the log and outputs go (default: a temp dir)")
     ap.add_argument("--keep", action="store_true", help="keep the log and outputs")
@@ -110,7 +110,7 @@ def main():
 
     results = []
     outputs = [("folded", ".collapsed"), ("html", ".html"), ("pprof", ".pb.gz"),
-               ("text", ".txt"), ("summary", None)]
+               ("jfr", ".jfr"), ("text", ".txt"), ("summary", None)]
     wanted = [f.strip() for f in a.formats.split(",") if f.strip()]
     extra = ["--kind", "all"] if a.wall > 0 else []
     hdr = "%-17s %-8s %8s %12s %8s %12s %10s %10s  %s" % (

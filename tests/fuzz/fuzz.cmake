@@ -6,6 +6,7 @@
 #   fuzz_log  the log reader and every output writer (fuzz_log.c, fuzz_mutator.c)
 #   fuzz_cli  the command line (fuzz_cli.c; cli/main.c compiled with main renamed)
 #   fuzz_elf  the agent's ELF symbol readers and demangler (fuzz_elf.c includes symbols.c)
+#   fuzz_jfr  the JFR reader (read/jfr_import.c) and the profile it feeds (fuzz_jfr.c)
 # fuzz_seeds (built normally) writes their seed logs at test time. The ctest `fuzz` (label
 # fuzz) runs tests/fuzz/run_fuzz.py: regressions first (tests/fuzz/regressions/<target>/*.hex),
 # then 70 s of fuzzing in all. Without clang's libFuzzer the fuzzers are not built and the test
@@ -85,6 +86,7 @@ if(_fz_ok)
         ${CMAKE_SOURCE_DIR}/collector/cli/main.c ${CMAKE_SOURCE_DIR}/tests/unit/fplgen.c
         ${CMAKE_SOURCE_DIR}/tests/unit/golden_log.c
         DEFINES -Dmain=flyprof_cli_main)
+    flyprof_fuzz_target(fuzz_jfr SOURCES ${_fz_dir}/fuzz_jfr.c ${FLYPROF_COLLECTOR_SOURCES})
     flyprof_fuzz_target(fuzz_elf SOURCES ${_fz_dir}/fuzz_elf.c ${CMAKE_SOURCE_DIR}/agent/writer/bigmem.c
         INCLUDES ${FLYPROF_AGENT_INCLUDES})
 endif()

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """run_fuzz: runs the fuzz targets for a bounded time, after their regression inputs.
 
-For each target (fuzz_log, fuzz_cli, fuzz_elf):
+For each target (fuzz_log, fuzz_cli, fuzz_elf, fuzz_jfr):
 1. regressions: tests/fuzz/regressions/<target>/*.hex (inputs that once found a bug, kept as
    hex text: no binaries in the repository) are decoded into the build tree and run once
    each; any failure fails the test;
@@ -9,8 +9,10 @@ For each target (fuzz_log, fuzz_cli, fuzz_elf):
    log, cut and whole, and a log with every record type); fuzz_cli's are argument lists
    (SEEDS_CLI below) over the two logs its scratch directory holds; fuzz_elf's are ELF images:
    the stripped libraries and separate debug files test_symbols reads (tests/symdbg), and this
-   process's vDSO;
-3. fuzzing: the targets share --seconds (fuzz_log 4/7, fuzz_cli 2/7, fuzz_elf 1/7), growing a
+   process's vDSO; fuzz_jfr's are JFR files `flyprof convert` makes of fuzz_log's seeds (one
+   chunk, several chunks, both kinds);
+3. fuzzing: the targets share --seconds (fuzz_log 4/9, fuzz_cli 2/9, fuzz_jfr 2/9, fuzz_elf
+   1/9), growing a
    corpus kept in the build tree between runs.
 A crash, leak, timeout or out-of-memory stops the test; its input is printed as hex with the
 line to store it as a regression. Missing fuzzers (no clang with libFuzzer) exit 77: skipped,
@@ -29,7 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "integration"))
 import flyprof_test as ft  # noqa: E402
 
-TARGETS = {"fuzz_log": 4, "fuzz_cli": 2, "fuzz_elf": 1}  # shares of the time
+TARGETS = {"fuzz_log": 4, "fuzz_cli": 2, "fuzz_elf": 1, "fuzz_jfr": 2}  # shares of the time
 # argument lists for fuzz_cli: every command, the selection options, errors
 SEEDS_CLI = [
     ["convert", "a.fpl", "-o", "o.collapsed"],
@@ -91,6 +93,25 @@ def elf_seeds(build, seeds):
     return n
 
 
+def jfr_seeds(build, work, seeds):
+    """Writes JFR seeds: fuzz_seeds' logs converted by the CLI (plain, several chunks, both
+    kinds); returns how many."""
+    logs = os.path.join(work, "logs")
+    os.makedirs(logs)
+    if run([os.path.join(build, "tests", "fuzz_seeds"), logs], work, 60) != 0:
+        return 0
+    cli = os.path.join(build, "bin", "flyprof")
+    n = 0
+    for log in sorted(os.listdir(logs)):
+        for i, opts in enumerate([[], ["--chunk-size", "1k", "--kind", "all"]]):
+            out = os.path.join(seeds, "%s-%d.jfr" % (log, i))
+            r = subprocess.run([cli, "convert", os.path.join(logs, log), "-o", out] + opts,
+                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, timeout=60)
+            n += r.returncode == 0 and os.path.isfile(out)
+    return n
+
+
 def report_crash(target, workdir):
     found = sorted(glob.glob(os.path.join(workdir, "crash-*")) +
                    glob.glob(os.path.join(workdir, "leak-*")) +
@@ -136,6 +157,11 @@ def main():
             rc = run([os.path.join(build, "tests", "fuzz_seeds"), seeds], work, 60)
             if rc != 0:
                 failed.append("fuzz_seeds exited %d" % rc)
+                continue
+        elif target == "fuzz_jfr":
+            n = jfr_seeds(build, work, seeds)
+            if n < 2:
+                failed.append("fuzz_jfr: %d seed files (want fuzz_seeds' logs as JFR)" % n)
                 continue
         elif target == "fuzz_elf":
             n = elf_seeds(build, seeds)

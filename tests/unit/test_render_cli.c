@@ -169,7 +169,7 @@ static void test_errors(void)
                "convert", "golden.fpl", "-o", "-", "--state", "bogus");
     CHECK_FAIL(2, "convert: unknown kind 'both': use cpu, wall or all", "convert", "golden.fpl",
                "-o", "-", "--kind", "both");
-    CHECK_FAIL(2, "unknown output format 'svg': use one of collapsed, html, pprof, txt", "convert",
+    CHECK_FAIL(2, "unknown output format 'svg': use one of collapsed, html, jfr, pprof, txt", "convert",
                "golden.fpl", "-o", "x", "--format", "svg");
     CHECK_FAIL(2, "convert: --from: bad time 'soon': use seconds from the start of the profile",
                "convert", "golden.fpl", "-o", "-", "--from", "soon");
@@ -188,7 +188,7 @@ static void test_errors(void)
     CHECK_FAIL(2, "convert: -o needs a file", "convert", "golden.fpl", "-o");
     CHECK_FAIL(2, "convert: unknown option '--revers'", "convert", "golden.fpl", "-o", "-",
                "--revers");
-    CHECK_FAIL(2, "convert: no output: add -o OUT (.collapsed, .folded, .html, .pb.gz, .txt",
+    CHECK_FAIL(2, "convert: no output: add -o OUT (.collapsed, .folded, .html, .jfr, .pb.gz, .txt",
                "convert", "golden.fpl");
 
     /* a failed conversion leaves an existing output whole (and writes no temp file) */
@@ -242,7 +242,7 @@ static void test_diff(void)
     cli_run_free(&r);
     r = CLI_RUN("help", "convert");
     CHECK_EQ_U(r.code, 0);
-    CHECK(cli_run_has(r.out, "--format FORMAT       collapsed, html, pprof or txt"));
+    CHECK(cli_run_has(r.out, "--format FORMAT       collapsed, html, jfr, pprof or txt"));
     cli_run_free(&r);
 }
 

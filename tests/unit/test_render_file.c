@@ -107,14 +107,16 @@ static void test_formats(void)
     check_format("x.txt", "folded", RENDER_FILE_COLLAPSED);
     check_format_error("x.gz", NULL,
                        "unknown output format '.gz' of 'x.gz': use one of .collapsed, .folded, "
-                       ".html, .pb.gz, .txt");
+                       ".html, .jfr, .pb.gz, .txt");
+    check_format("x.jfr", NULL, RENDER_FILE_JFR);
+    check_format("x", "jfr", RENDER_FILE_JFR);
     check_format_error("x.svg", NULL, "unknown output format '.svg'");
     check_format_error("x.pb.gz.bak", NULL, "unknown output format '.pb.gz.bak'");
     check_format_error("noext", NULL, "cannot tell the output format of 'noext' (no extension)");
     check_format_error("d.txt/noext", NULL, "of 'd.txt/noext' (no extension)");
     check_format_error(".txt", NULL, "(no extension)");
     check_format_error("x.txt", "svg",
-                       "unknown output format 'svg': use one of collapsed, html, pprof, txt");
+                       "unknown output format 'svg': use one of collapsed, html, jfr, pprof, txt");
     check_format_error("x.txt", "", "unknown output format ''");
 }
 

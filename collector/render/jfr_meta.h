@@ -1,0 +1,60 @@
+/* jfr_meta.h: the types of the JFR files flyprof writes, and the metadata event that
+ * describes them (collector/format/JFR.md lists them).
+ *
+ * A JFR reader knows no type by itself: each chunk carries a metadata event, a tree of
+ * elements (root > metadata > class > field / annotation, and root > region) whose strings
+ * are kept in a pool at its start, naming every type its events and constant pools use, with
+ * its id, fields in order, and annotations. The readers find the JDK's events and types by
+ * name (jdk.ExecutionSample, jdk.types.StackFrame, ...) and fields by name, so flyprof's
+ * jdk.* types have the JDK's field names and types in the JDK's order, a subset where the
+ * JDK's readers fall back to a default for a missing field (RecordedThread.getJavaThreadId,
+ * RecordedClass.getClassLoader); flyprof's own events are flyprof.* types. Ids are flyprof's
+ * own choice, fixed for all chunks of a file; 0 and 1 are the metadata and checkpoint
+ * events. Any thread.
+ */
+#ifndef JFR_META_H
+#define JFR_META_H
+
+#include <stdint.h>
+
+#include "fpl_codec.h"
+
+enum jfr_type_id {
+    JFR_TYPE_METADATA = 0,
+    JFR_TYPE_CHECKPOINT = 1,
+    /* primitives and java.lang.String */
+    JFR_TYPE_BOOLEAN = 20,
+    JFR_TYPE_INT = 21,
+    JFR_TYPE_LONG = 22,
+    JFR_TYPE_STRING = 23,
+    /* constant-pool types */
+    JFR_TYPE_THREAD = 30,       /* java.lang.Thread */
+    JFR_TYPE_CLASS = 31,        /* java.lang.Class */
+    JFR_TYPE_SYMBOL = 32,       /* jdk.types.Symbol (a simple type: one string) */
+    JFR_TYPE_PACKAGE = 33,      /* jdk.types.Package */
+    JFR_TYPE_METHOD = 34,       /* jdk.types.Method */
+    JFR_TYPE_FRAME = 35,        /* jdk.types.StackFrame (inside stack traces, not a pool) */
+    JFR_TYPE_FRAME_TYPE = 36,   /* jdk.types.FrameType (simple: its description) */
+    JFR_TYPE_THREAD_STATE = 37, /* jdk.types.ThreadState (simple: its name) */
+    JFR_TYPE_STACK_TRACE = 38,  /* jdk.types.StackTrace */
+    /* annotations */
+    JFR_TYPE_LABEL = 50,       /* jdk.jfr.Label */
+    JFR_TYPE_CATEGORY = 51,    /* jdk.jfr.Category */
+    JFR_TYPE_TIMESTAMP = 52,   /* jdk.jfr.Timestamp */
+    JFR_TYPE_TIMESPAN = 53,    /* jdk.jfr.Timespan */
+    JFR_TYPE_DESCRIPTION = 54, /* jdk.jfr.Description */
+    /* events */
+    JFR_EVENT_EXECUTION_SAMPLE = 101, /* jdk.ExecutionSample */
+    JFR_EVENT_WALL_SAMPLE = 102,      /* flyprof.WallSample: wall samples beside CPU ones */
+    JFR_EVENT_ACTIVE_SETTING = 103,   /* jdk.ActiveSetting */
+    JFR_EVENT_CONTEXT_SAMPLE = 104,   /* flyprof.ContextSample: a sample's trace context */
+    JFR_EVENT_STALL = 105,            /* flyprof.Stall: a hiccup probe's stall */
+    JFR_EVENT_GC_PAUSE = 106,         /* flyprof.GCPause: a GC pause of hiccup mode */
+};
+
+/* Appends the metadata event (its size field included) to b, with start ticks and the
+ * metadata id (the same id in every chunk: the readers then reuse the types they parsed).
+ * Returns 0, -ENOMEM (b->failed), or -EFBIG. */
+int jfr_meta_write(struct fpl_buf *b, uint64_t start_ticks, uint64_t metadata_id);
+
+#endif

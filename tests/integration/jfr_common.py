@@ -1,0 +1,176 @@
+"""jfr_common: what the JFR tests share: the JDK's own readers as oracles.
+
+- `jdk_fold(t, jfr, ...)` runs java/JfrCheck.java (jdk.jfr.consumer.RecordingFile) with the
+  source launcher of the JDK under test and returns its folded lines {line: count}, the number
+  of events it folded and the count of every event type it read;
+- `json_fold(t, jfr, ...)` folds `jfr print --json` of the same JDK by the same rules (the
+  `jfr` tool's own parser and JSON writer, a second way through the JDK's reader);
+- `folded(t, fpl, args)` is `flyprof convert` to folded lines, parsed.
+Folding rules (JFR.md): a frame is CLASS.METHOD (the class as the reader names it), METHOD
+alone when the class is "" or the frame is not Java code (C++, Kernel, Stub, Marker, or Native
+whose class has no package: the JDK's Native frames are Java methods declared native); with
+states, a wall line ends with its thread state's frame.
+"""
+import json
+import os
+import re
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CHECKER = os.path.join(HERE, "java", "JfrCheck.java")
+STATES = {
+    "STATE_RUNNABLE": "[running]",
+    "STATE_BLOCKED_ON_MONITOR_ENTER": "[blocked]",
+    "STATE_IN_OBJECT_WAIT": "[waiting]",
+    "STATE_IN_OBJECT_WAIT_TIMED": "[timed_waiting]",
+    "STATE_PARKED": "[parked]",
+    "STATE_SLEEPING": "[sleeping]",
+    "STATE_IN_NATIVE": "[native]",
+    "STATE_JVM_IDLE": "[jvm_idle]",
+}
+NOT_JAVA = {"C++", "Kernel", "Stub", "Marker"}
+
+
+def jdk_bin(t, tool):
+    return os.path.join(os.path.dirname(os.path.realpath(t.java)), tool)
+
+
+def parse_folded(text):
+    lines = {}
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        stack, _, n = line.rpartition(" ")
+        lines[stack] = lines.get(stack, 0) + int(n)
+    return lines
+
+
+def jdk_fold(t, jfr, threads=False, states=False, event="jdk.ExecutionSample", name=None,
+             where=()):
+    """Folds jfr's events of type event (those whose fields read as `where`'s FIELD=VALUE)
+    with JfrCheck on the JDK under test. Returns (lines, events, types)."""
+    cmd = [t.java, CHECKER]
+    for w in where:
+        cmd += ["--where", w]
+    cmd += ["--threads"] if threads else []
+    cmd += ["--states"] if states else []
+    cmd += ["--type", event, jfr]
+    r = t.run(name or "JfrCheck " + os.path.basename(jfr), cmd, 300)
+    t.check(r.returncode == 0, "JfrCheck failed on %s (exit %s): %s", jfr, r.returncode,
+            r.stderr.strip()[-2000:])
+    m = re.search(r"^events (\d+)$", r.stderr, re.M)
+    tm = re.search(r"^types(.*)$", r.stderr, re.M)
+    t.check(m and tm, "JfrCheck printed no counts: %s", r.stderr[-500:])
+    types = {}
+    for kv in tm.group(1).split():
+        k, _, v = kv.rpartition(":")
+        types[k] = int(v)
+    return parse_folded(r.stdout), int(m.group(1)), types
+
+
+def json_fold(t, jfr, threads=False, states=False, event="jdk.ExecutionSample"):
+    """Folds the events of `jfr print --json --events EVENT` by JfrCheck's rules."""
+    r = t.run("jfr print --json " + os.path.basename(jfr),
+              [jdk_bin(t, "jfr"), "print", "--json", "--stack-depth", "100000", "--events",
+               event, jfr], 300)
+    t.check(r.returncode == 0, "jfr print --json failed on %s: %s", jfr, r.stderr[-2000:])
+    doc = json.loads(r.stdout)
+    lines = {}
+    for e in doc["recording"]["events"]:
+        if e["type"] != event:
+            continue
+        v = e["values"]
+        parts = [v["sampledThread"]["javaName"]] if threads else []
+        for f in reversed(v["stackTrace"]["frames"]):
+            cls = f["method"]["type"]["name"].replace("/", ".")
+            name = f["method"]["name"]
+            cfunc = f["type"] == "Native" and not f["method"]["type"].get("package")
+            parts.append(name if not cls or cfunc or f["type"] in NOT_JAVA else cls + "." + name)
+        if states and v.get("state") in STATES:
+            parts.append(STATES[v["state"]])
+        key = ";".join(parts)
+        lines[key] = lines.get(key, 0) + 1
+    return lines
+
+
+def folded(t, fpl, args, name):
+    """`flyprof convert fpl args -o NAME.collapsed`, parsed."""
+    out = t.path(name + ".collapsed")
+    r = t.flyprof("convert " + name, ["convert", fpl, "-o", out] + list(args))
+    t.check(r.returncode == 0, "convert %s failed: %s", name, r.stderr)
+    with open(out, encoding="utf-8") as f:
+        return parse_folded(f.read())
+
+
+def convert_jfr(t, fpl, args, name):
+    out = t.path(name + ".jfr")
+    r = t.flyprof("convert " + name + ".jfr", ["convert", fpl, "-o", out] + list(args))
+    t.check(r.returncode == 0, "convert to %s.jfr failed: %s", name, r.stderr)
+    return out
+
+
+def same(t, seen, want, what):
+    """Checks two folded profiles are equal line for line; names the first differences."""
+    if seen == want:
+        t.note("%s: %d lines, %d samples, equal", what, len(want), sum(want.values()))
+        return
+    diff = []
+    for k in sorted(set(seen) | set(want)):
+        if seen.get(k) != want.get(k):
+            diff.append("  %s: jfr %s, folded %s" % (k[-160:], seen.get(k), want.get(k)))
+    t.check(False, "%s: %d lines differ (jfr total %d, folded total %d):\n%s", what, len(diff),
+            sum(seen.values()), sum(want.values()), "\n".join(diff[:12]))
+
+
+def chunks(t, jfr):
+    """The number of chunks `jfr summary` counts."""
+    r = t.run("jfr summary " + os.path.basename(jfr), [jdk_bin(t, "jfr"), "summary", jfr], 120)
+    t.check(r.returncode == 0, "jfr summary failed on %s: %s", jfr, r.stderr[-1000:])
+    m = re.search(r"Chunks:\s+(\d+)", r.stdout)
+    t.check(m, "jfr summary printed no chunk count: %s", r.stdout[:500])
+    return int(m.group(1))
+
+
+def check_headers(t, jfr):
+    """Checks every chunk header of jfr against what the readers require (JFR.md section 5):
+    magic and version 2.0; sizes that tile the file; checkpoint and metadata offsets inside
+    the chunk; start ticks, start time and duration above 0 (parsers modeled on the JDK's
+    chunk header refuse 0); file state 0 (finished); flag bit 0 (compressed integers, which
+    JMC and those parsers read from the int at byte 64) on every chunk and bit 1 (final) on
+    the last only. Returns the number of chunks."""
+    import struct
+    with open(jfr, "rb") as f:
+        data = f.read()
+    off, n = 0, 0
+    while off < len(data):
+        h = data[off:off + 68]
+        t.check(len(h) == 68 and h[:4] == b"FLR\0", "chunk %d at %d: no header", n + 1, off)
+        major, minor, size, cp, meta, nanos, dur, ticks, tps = struct.unpack(">HHqqqqqqq",
+                                                                                 h[4:64])
+        state, flags = h[64], h[67]
+        last = off + size == len(data)
+        t.check((major, minor) == (2, 0), "chunk %d: version %d.%d", n + 1, major, minor)
+        t.check(68 < size <= len(data) - off, "chunk %d: size %d", n + 1, size)
+        t.check(68 <= cp < size and 68 <= meta < size, "chunk %d: offsets %d, %d of %d", n + 1,
+                cp, meta, size)
+        t.check(ticks > 0 and nanos > 0 and dur > 0 and tps > 0, "chunk %d: start ticks %d, "
+                "start %d ns, duration %d ns, %d ticks/s", n + 1, ticks, nanos, dur, tps)
+        t.check(state == 0 and flags & 1 and bool(flags & 2) == last, "chunk %d: state %d, "
+                "flags %#x (last: %s)", n + 1, state, flags, last)
+        off += size
+        n += 1
+    return n
+
+
+def check_event_layout(t, jfr):
+    """`jfr metadata`: jdk.ExecutionSample has exactly the JDK's fields in the JDK's order
+    (readers such as async-profiler's converter take them by position), its startTime marked
+    @Timestamp("TICKS") (JMC's time axis comes from it)."""
+    r = t.run("jfr metadata", [jdk_bin(t, "jfr"), "metadata", jfr], 120)
+    t.check(r.returncode == 0, "jfr metadata failed: %s", r.stderr[-1000:])
+    m = re.search(r"class ExecutionSample extends jdk\.jfr\.Event \{(.*?)\n\}", r.stdout, re.S)
+    t.check(m, "no ExecutionSample in `jfr metadata`")
+    fields = re.findall(r"^\s+(?:[\w.$]+)(?:\[\])? (\w+);", m.group(1), re.M)
+    t.check(fields == ["startTime", "sampledThread", "stackTrace", "state"],
+            "jdk.ExecutionSample's fields: %s", fields)
+    t.check(re.search(r'@Timestamp\("TICKS"\)\s+long startTime;', m.group(1)),
+            "startTime is not @Timestamp(\"TICKS\"):%s", m.group(1))
