@@ -358,7 +358,7 @@ int push_log(const struct chttp_url *u, const struct push_opts *o, const char *p
                  state ? state : "unknown");
         rc = rc ? rc : chttp_append(&body, &blen, &bcap, line, strlen(line));
         rc = rc ? rc : chttp_tsv_escape(&body, &blen, &bcap,
-                                        th ? th->name : PROFILE_UNKNOWN_THREAD);
+                                        th ? th->display : PROFILE_UNKNOWN_THREAD);
         rc = rc ? rc : chttp_append(&body, &blen, &bcap, "\t", 1);
         rc = rc ? rc : chttp_tsv_escape(&body, &blen, &bcap, endpoint);
         snprintf(line, sizeof(line), "\t%" PRIu64 "\t%.17g\t%.17g\t%" PRIu64 "\t%" PRIu64 "\n",

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""push: `flyprof push` ships logs into a real ClickHouse (clickhouse-server 18.16 from Debian,
+started on loopback with its own data folder and free ports, stopped by pid).
+
+CpuBound's two workers for 5 s at loop=2s make three logs. Asserted:
+- pushed as service `svc`, host `h1`: per (thread, stack) the weights in ClickHouse (the
+  samples table joined with the stacks table) equal, exactly, the local merge of the logs
+  (`flyprof convert LOGS --threads` folded), and the samples counted equal the logs';
+- pushed again: every log is skipped and nothing is counted twice;
+- pushed as host `h2` too: the service's total doubles, host h1's stays;
+- the server restarted: the data is still there, and a new push of a log works;
+- a server that rejects the insert (a table of another shape) gives exit 1 and its message;
+  an unreachable server names the URL; a bad URL is a usage error.
+"""
+import glob
+import os
+
+import clickhouse_server
+import flyprof_test as ft
+
+
+def folded(t, logs):
+    out = t.path("local.collapsed")
+    r = t.flyprof("convert", ["convert"] + logs + ["--threads", "-o", out])
+    t.check(r.returncode == 0, "convert: exit %s: %s", r.returncode, r.stderr[-300:])
+    sums = {}
+    with open(out) as f:
+        for line in f:
+            stack, _, w = line.rstrip("\n").rpartition(" ")
+            sums[stack] = sums.get(stack, 0) + int(w)
+    return sums
+
+
+def fleet(ch, db, where):
+    q = ("SELECT thread, frames, sum(weight) FROM %s.flyprof_samples ANY LEFT JOIN "
+         "(SELECT stack, any(frames) AS frames FROM %s.flyprof_stacks GROUP BY stack) "
+         "USING stack WHERE %s GROUP BY thread, frames FORMAT TabSeparated" % (db, db, where))
+    sums = {}
+    for line in ch.query(q).splitlines():
+        thread, frames, w = line.split("\t")
+        key = thread + ";" + frames.replace("\\\\", "\\")
+        sums[key] = sums.get(key, 0) + round(float(w))
+    return sums
+
+
+def total(ch, db, where):
+    return float(ch.query("SELECT sum(weight) FROM %s.flyprof_samples WHERE %s" % (db, where))
+                 or 0)
+
+
+def push(t, name, url, logs, *extra):
+    return t.flyprof(name, ["push", "--db", url] + list(extra) + logs)
+
+
+def body(t):
+    if not os.access(clickhouse_server.BINARY, os.X_OK):
+        ft.skip("push", "no %s (scripts/setup installs clickhouse-server)" %
+                clickhouse_server.BINARY)
+    ch = clickhouse_server.ClickHouse(t.path("clickhouse"))
+    try:
+        run(t, ch)
+    finally:
+        ch.stop()
+
+
+def run(t, ch):
+    cmd = [t.java, "-agentpath:%s=cpu=10ms,loop=2s,file=%s" % (t.agent, t.path("app.fpl")),
+           "-cp", t.jar, ft.WORKLOAD_PKG + "CpuBound", "5", "2"]
+    r = t.run("workload", cmd, 120)
+    t.check_jvm(r)
+    logs = sorted(glob.glob(t.path("app-*.fpl")))
+    t.check(len(logs) >= 2, "%d logs of loop=2s in 5 s", len(logs))
+    url = ch.url + "/fleet"
+
+    r = push(t, "push h1", url, logs, "--service", "svc", "--host", "h1", "--label", "v=1")
+    t.check(r.returncode == 0, "push: exit %s: %s", r.returncode, r.stderr[-600:])
+    t.note("push: %s", r.stdout.strip().replace("\n", " | "))
+    local = folded(t, logs)
+    remote = fleet(ch, "fleet", "service = 'svc'")
+    diff = [k for k in set(local) | set(remote) if local.get(k) != remote.get(k)]
+    t.note("%d stacks, weight %d locally; %d stacks, weight %d in ClickHouse; %d differ",
+           len(local), sum(local.values()), len(remote), sum(remote.values()), len(diff))
+    t.check(not diff, "ClickHouse's profile differs from the local merge in %d stacks, e.g. "
+            "%r: %s local, %s in ClickHouse", len(diff), diff[0] if diff else "",
+            local.get(diff[0]) if diff else "", remote.get(diff[0]) if diff else "")
+    before = total(ch, "fleet", "service = 'svc'")
+
+    r = push(t, "push again", url, logs, "--service", "svc", "--host", "h1", "--label", "v=1")
+    t.check(r.returncode == 0 and r.stdout.count("skipped") == len(logs),
+            "push again: exit %s, %r", r.returncode, r.stdout)
+    t.check(total(ch, "fleet", "service = 'svc'") == before, "a second push changed the total")
+
+    r = push(t, "push h2", url, logs, "--service", "svc", "--host", "h2", "--label", "v=1")
+    t.check(r.returncode == 0, "push h2: exit %s: %s", r.returncode, r.stderr[-400:])
+    both, h1 = total(ch, "fleet", "service = 'svc'"), total(ch, "fleet", "host = 'h1'")
+    t.note("service total %.0f after two hosts, host h1 %.0f, one push %.0f", both, h1, before)
+    t.check(abs(both - 2 * before) < 1e-6 and abs(h1 - before) < 1e-6,
+            "two hosts: total %s, h1 %s, want %s and %s", both, h1, 2 * before, before)
+
+    ch.stop()
+    ch.start()
+    t.check(total(ch, "fleet", "service = 'svc'") == both, "the data did not survive a restart")
+    r = push(t, "push after restart", url, logs[:1], "--service", "svc", "--host", "h3")
+    t.check(r.returncode == 0 and "samples in" in r.stdout,
+            "push after a restart: exit %s: %s %s", r.returncode, r.stdout, r.stderr[-300:])
+
+    ch.query("CREATE DATABASE IF NOT EXISTS bad")
+    ch.query("CREATE TABLE IF NOT EXISTS bad.flyprof_samples (x UInt8) ENGINE = Memory")
+    r = push(t, "push rejected", ch.url + "/bad", logs[:1], "--service", "svc")
+    t.check(r.returncode == 1 and "rejected the query" in r.stderr and "Code:" in r.stderr,
+            "a rejected insert: exit %s, %r", r.returncode, r.stderr[-500:])
+    t.note("rejected: %s", r.stderr.strip().splitlines()[0][:160])
+
+    port = clickhouse_server.free_port()
+    r = push(t, "push unreachable", "http://127.0.0.1:%d" % port, logs[:1], "--service", "svc")
+    t.check(r.returncode == 1 and ("127.0.0.1:%d" % port) in r.stderr and
+            "cannot reach" in r.stderr, "unreachable: exit %s, %r", r.returncode, r.stderr)
+    r = push(t, "push bad url", "https://x", logs[:1], "--service", "svc")
+    t.check(r.returncode == 2 and "http://HOST" in r.stderr, "bad URL: exit %s, %r",
+            r.returncode, r.stderr)
+
+
+if __name__ == "__main__":
+    ft.main(body, "flyprof push ships logs into ClickHouse, idempotently, exactly")
