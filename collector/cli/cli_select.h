@@ -39,8 +39,8 @@ struct cli_select {
     "  --annotate            folded: how frames ran, _[j] compiled, _[i] inlined,\n"               \
     "                        _[0] interpreted, _[1] C1, _[k] kernel (flamegraph.pl's java)\n"      \
     "  --title TEXT          the title of the output\n"                                            \
-    "  --raw-names           frame names as the JVM gave them (Demo$$Lambda$5/0x0000000800c0:\n"   \
-    "                        two runs no longer merge)\n"
+    "  --raw-names           frame names as logged: Demo$$Lambda$5/0x0000000800c01a10 (two\n" \
+    "                        runs no longer merge)\n"
 
 /* Matches a selection option (or -o / --output, --format) at argv[*i], advancing over its
  * value. Returns 1 when matched, 0 when not, or CLI_EXIT_USAGE after printing a usage error. */

@@ -6,6 +6,9 @@ CpuBound's two workers for 5 s at loop=2s make three logs. Asserted:
 - pushed as service `svc`, host `h1`: per (thread, stack) the weights in ClickHouse (the
   samples table joined with the stacks table) equal, exactly, the local merge of the logs
   (`flyprof convert LOGS --threads` folded), and the samples counted equal the logs';
+- `flyprof convert --db URL --service svc --host h1 --label v=1 --threads` (ClickHouse sums,
+  flyprof renders) gives the same folded stacks and weights as the local merge, and a page;
+  a window with no samples is an error that says so;
 - pushed again: every log is skipped and nothing is counted twice;
 - pushed as host `h2` too: the service's total doubles, host h1's stays;
 - the server restarted: the data is still there, and a new push of a log works;
@@ -84,6 +87,30 @@ def run(t, ch):
             "%r: %s local, %s in ClickHouse", len(diff), diff[0] if diff else "",
             local.get(diff[0]) if diff else "", remote.get(diff[0]) if diff else "")
     before = total(ch, "fleet", "service = 'svc'")
+
+    # the fleet's flame graph, through flyprof's own outputs: the same stacks and weights
+    out = t.path("fleet.collapsed")
+    r = t.flyprof("convert --db", ["convert", "--db", url, "--service", "svc", "--host", "h1",
+                                   "--label", "v=1", "--threads", "-o", out])
+    t.check(r.returncode == 0, "convert --db: exit %s: %s", r.returncode, r.stderr[-400:])
+    got = {}
+    with open(out) as f:
+        for line in f:
+            stack, _, w = line.rstrip("\n").rpartition(" ")
+            got[stack] = got.get(stack, 0) + int(w)
+    diff = [k for k in set(local) | set(got) if local.get(k) != got.get(k)]
+    t.note("convert --db: %d stacks, weight %d; %d differ from the local merge", len(got),
+           sum(got.values()), len(diff))
+    t.check(not diff, "convert --db differs from the local merge in %d stacks, e.g. %r",
+            len(diff), diff[:1])
+    r = t.flyprof("convert --db html", ["convert", "--db", url, "--service", "svc", "-o",
+                                        t.path("fleet.html")])
+    t.check(r.returncode == 0 and os.path.getsize(t.path("fleet.html")) > 10000,
+            "convert --db -o fleet.html: exit %s: %s", r.returncode, r.stderr[-300:])
+    r = t.flyprof("convert --db later", ["convert", "--db", url, "--service", "svc", "--from",
+                                         "2099-01-01T00:00:00", "-o", t.path("none.collapsed")])
+    t.check(r.returncode == 1 and "no samples of service 'svc'" in r.stderr,
+            "a window with nothing: exit %s: %r", r.returncode, r.stderr)
 
     r = push(t, "push again", url, logs, "--service", "svc", "--host", "h1", "--label", "v=1")
     t.check(r.returncode == 0 and r.stdout.count("skipped") == len(logs),

@@ -1,0 +1,362 @@
+/* fleetlog.c: a selection of the fleet's rows as a flyprof log (fleetlog.h). */
+#include "fleetlog.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fpl_chunk.h"
+#include "fpl_codec.h"
+#include "fpl_format.h"
+#include "fpl_hash.h"
+#include "hashtab.h"
+
+#define WALL_ONE (1u << 20) /* a wall row's weight as candidates / WALL_ONE */
+#define FLUSH_BYTES (1u << 20)
+
+/* The WHERE clause of the selection, into w. Strings are quoted for ClickHouse. */
+static int where(const struct fleet_sel *s, char **w, size_t *len, size_t *cap)
+{
+    const char *parts[3] = {"service = ", s->host ? " AND host = " : NULL, NULL};
+    const char *vals[3] = {s->service, s->host, NULL};
+    int rc = 0;
+    for (int i = 0; i < 2 && rc == 0; i++) {
+        if (!parts[i])
+            continue;
+        rc = chttp_append(w, len, cap, parts[i], strlen(parts[i]));
+        rc = rc ? rc : chttp_append(w, len, cap, "'", 1);
+        for (const char *c = vals[i]; *c && rc == 0; c++) {
+            if (*c == '\'' || *c == '\\')
+                rc = chttp_append(w, len, cap, "\\", 1);
+            rc = rc ? rc : chttp_append(w, len, cap, c, 1);
+        }
+        rc = rc ? rc : chttp_append(w, len, cap, "'", 1);
+    }
+    for (size_t i = 0; i < s->nlabels && rc == 0; i++) {
+        rc = chttp_append(w, len, cap, " AND has(labels, '", 18);
+        for (const char *c = s->labels[i]; *c && rc == 0; c++) {
+            if (*c == '\'' || *c == '\\')
+                rc = chttp_append(w, len, cap, "\\", 1);
+            rc = rc ? rc : chttp_append(w, len, cap, c, 1);
+        }
+        rc = rc ? rc : chttp_append(w, len, cap, "')", 2);
+    }
+    char b[96];
+    if (rc == 0 && s->from_s) {
+        snprintf(b, sizeof(b), " AND time >= toDateTime(%" PRId64 ")", s->from_s);
+        rc = chttp_append(w, len, cap, b, strlen(b));
+    }
+    if (rc == 0 && s->to_s) {
+        snprintf(b, sizeof(b), " AND time < toDateTime(%" PRId64 ")", s->to_s);
+        rc = chttp_append(w, len, cap, b, strlen(b));
+    }
+    return rc;
+}
+
+/* A TabSeparated field, unescaped in place (\\t \\n \\\\ and the others ClickHouse writes). */
+static char *field(char **p)
+{
+    char *s = *p, *o = s, *i = s;
+    while (*i && *i != '\t' && *i != '\n') {
+        if (*i == '\\' && i[1]) {
+            i++;
+            *o++ = *i == 't' ? '\t' : *i == 'n' ? '\n' : *i == '0' ? '\0' : *i;
+            i++;
+        } else {
+            *o++ = *i++;
+        }
+    }
+    char end = *i;
+    *o = 0;
+    *p = end ? i + 1 : i;
+    return s;
+}
+
+/* Names given ids: threads, frames. */
+struct names {
+    char **s;
+    size_t n, cap;
+    struct hashtab index;
+};
+
+/* The id (from 1) of name, and whether it is new. */
+static int name_id(struct names *t, const char *name, uint64_t *id, int *fresh)
+{
+    uint64_t h = fpl_hash_str(name);
+    struct hashtab_probe pr;
+    for (uint32_t k = hashtab_first(&t->index, h, &pr); k != HASHTAB_NONE;
+         k = hashtab_next(&t->index, &pr)) {
+        if (strcmp(t->s[k], name) == 0) {
+            *id = k + 1;
+            *fresh = 0;
+            return 0;
+        }
+    }
+    if (t->n == t->cap) {
+        size_t c = t->cap ? t->cap * 2 : 256;
+        char **q = realloc(t->s, c * sizeof(*q));
+        if (!q)
+            return -ENOMEM;
+        t->s = q;
+        t->cap = c;
+    }
+    if (!(t->s[t->n] = strdup(name)) || hashtab_add(&t->index, h, (uint32_t)t->n))
+        return -ENOMEM;
+    *id = ++t->n;
+    *fresh = 1;
+    return 0;
+}
+
+static void names_free(struct names *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->s[i]);
+    free(t->s);
+    hashtab_destroy(&t->index);
+}
+
+/* What a frame's name says it is: a marker, C/C++ or Java (its method kind; its frame type). */
+static uint8_t frame_kind(const char *name, uint8_t *type)
+{
+    size_t n = strlen(name);
+    if (n >= 2 && name[0] == '[' && name[n - 1] == ']') {
+        *type = FPL_FRAME_MARKER;
+        return FPL_METHOD_MARKER;
+    }
+    if (!strrchr(name, '.') || strstr(name, "::") || strchr(name, ' ') || strchr(name, '+')) {
+        *type = FPL_FRAME_NATIVE;
+        return FPL_METHOD_CFUNC;
+    }
+    *type = FPL_FRAME_JAVA;
+    return FPL_METHOD_JAVA;
+}
+
+static void put_method(struct fpl_buf *b, uint64_t id, const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    uint8_t type, kind = frame_kind(name, &type);
+    size_t r = fpl_rec_begin(b, FPL_REC_METHOD);
+    fpl_put_v(b, id);
+    fpl_put_u8(b, kind);
+    if (kind == FPL_METHOD_JAVA) {
+        char *cls = strndup(name, (size_t)(dot - name));
+        fpl_put_str(b, cls ? cls : "");
+        free(cls);
+        fpl_put_str(b, dot + 1);
+    } else {
+        fpl_put_str(b, "");
+        fpl_put_str(b, name);
+    }
+    fpl_put_str(b, "");
+    fpl_put_str(b, "");
+    fpl_put_v(b, 0);
+    fpl_rec_end(b, r);
+}
+
+int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd, uint64_t *rows,
+                   char *err, size_t errlen)
+{
+    char *w = NULL, *q = NULL, *out = NULL, *iv = NULL;
+    size_t wl = 0, wc = 0, ql = 0, qc = 0;
+    struct fpl_buf b = {0};
+    struct names threads = {0}, frames = {0};
+    uint64_t *mids = NULL;
+    uint8_t *types = NULL;
+    size_t mcap = 0;
+    uint32_t seq = 0;
+    int rc = where(s, &w, &wl, &wc);
+    *rows = 0;
+    /* the mean interval of each kind */
+    static const char q1a[] = "SELECT kind, sum(weight_ns) / sum(weight), min(time), max(time) "
+                              "FROM flyprof_samples WHERE ";
+    static const char q1b[] = " GROUP BY kind FORMAT TabSeparated";
+    rc = rc ? rc : chttp_append(&q, &ql, &qc, q1a, sizeof(q1a) - 1);
+    rc = rc ? rc : chttp_append(&q, &ql, &qc, w, wl);
+    rc = rc ? rc : chttp_append(&q, &ql, &qc, q1b, sizeof(q1b) - 1);
+    if (rc) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    if ((rc = chttp_query(u, 0, q, NULL, 0, &iv, NULL, err, errlen)) != 0)
+        goto out;
+    uint64_t interval[2] = {0, 0};
+    for (char *p = iv; *p;) {
+        char *k = field(&p), *v = field(&p);
+        field(&p);
+        field(&p);
+        double x = strtod(v, NULL);
+        if (isfinite(x) && x > 0)
+            interval[strcmp(k, "wall") == 0] = (uint64_t)llround(x);
+    }
+    if (!interval[0] && !interval[1]) {
+        snprintf(err, errlen, "%s: no samples of service '%s'%s%s in the selection", u->url,
+                 s->service, s->host ? " on host " : "", s->host ? s->host : "");
+        rc = -ENOENT;
+        goto out;
+    }
+    ql = 0;
+    static const char q2a[] = "SELECT kind, state, thread, frames, w FROM (SELECT kind, state, "
+                              "thread, stack, sum(weight) AS w FROM flyprof_samples WHERE ";
+    static const char q2b[] = " GROUP BY kind, state, thread, stack) ANY LEFT JOIN (SELECT "
+                              "stack, any(frames) AS frames FROM flyprof_stacks GROUP BY stack) "
+                              "USING stack FORMAT TabSeparated";
+    rc = chttp_append(&q, &ql, &qc, q2a, sizeof(q2a) - 1);
+    rc = rc ? rc : chttp_append(&q, &ql, &qc, w, wl);
+    rc = rc ? rc : chttp_append(&q, &ql, &qc, q2b, sizeof(q2b) - 1);
+    if (rc) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    if ((rc = chttp_query(u, 0, q, NULL, 0, &out, NULL, err, errlen)) != 0)
+        goto out;
+
+    if ((rc = fpl_chunk_write_preamble(fd)) != 0) {
+        snprintf(err, errlen, "cannot write the fleet's log: %s", strerror(-rc));
+        goto out;
+    }
+    uint64_t t0 = (uint64_t)(s->from_s > 0 ? s->from_s : 0) * 1000000000ull;
+    size_t r = fpl_rec_begin(&b, FPL_REC_HEADER);
+    fpl_put_v(&b, 1);
+    fpl_put_v(&b, 0);
+    fpl_put_u8(&b, FPL_CLOCK_MONOTONIC);
+    fpl_put_u64(&b, 1000000000ull);
+    fpl_put_u64(&b, t0);
+    fpl_put_u64(&b, t0);
+    fpl_put_u64(&b, t0);
+    fpl_put_v(&b, interval[0]);
+    fpl_put_u8(&b, interval[0] ? FPL_ENGINE_CPUTIMER : FPL_ENGINE_NONE);
+    fpl_put_v(&b, interval[1]);
+    fpl_put_v(&b, 0);
+    fpl_put_v(&b, 0);
+    char opts[160];
+    snprintf(opts, sizeof(opts), "fleet: service=%.60s%s%.60s", s->service,
+             s->host ? ",host=" : "", s->host ? s->host : "");
+    fpl_put_str(&b, opts);
+    fpl_put_str(&b, "");
+    fpl_put_str(&b, "");
+    fpl_put_str(&b, "");
+    fpl_put_str(&b, "");
+    fpl_rec_end(&b, r);
+    uint64_t tick = 0;
+    int first = 1;
+    for (char *p = out; *p && rc == 0;) {
+        char *kind = field(&p), *state = field(&p), *thread = field(&p), *fr = field(&p);
+        double wt = strtod(field(&p), NULL);
+        int wall = strcmp(kind, "wall") == 0;
+        if (!isfinite(wt) || wt <= 0)
+            continue;
+        uint64_t tid, sid;
+        int fresh;
+        if ((rc = name_id(&threads, thread, &tid, &fresh)) != 0)
+            break;
+        if (fresh) {
+            r = fpl_rec_begin(&b, FPL_REC_THREAD);
+            fpl_put_v(&b, tid);
+            fpl_put_v(&b, 0);
+            fpl_put_str(&b, thread);
+            fpl_rec_end(&b, r);
+        }
+        /* the stack: its frames root first in the row, leaf first in the log */
+        size_t n = 0;
+        for (char *f = fr; rc == 0;) {
+            char *sc = strchr(f, ';');
+            if (sc)
+                *sc = 0;
+            if (n == mcap) {
+                size_t c = mcap ? mcap * 2 : 64;
+                uint64_t *m2 = realloc(mids, c * sizeof(*m2));
+                uint8_t *t2 = m2 ? realloc(types, c) : NULL;
+                if (m2)
+                    mids = m2;
+                if (t2)
+                    types = t2;
+                if (!m2 || !t2) {
+                    rc = -ENOMEM;
+                    break;
+                }
+                mcap = c;
+            }
+            if ((rc = name_id(&frames, f, &mids[n], &fresh)) != 0)
+                break;
+            if (fresh)
+                put_method(&b, mids[n], f);
+            frame_kind(f, &types[n]);
+            n++;
+            if (!sc)
+                break;
+            f = sc + 1;
+        }
+        if (rc)
+            break;
+        sid = ++*rows;
+        r = fpl_rec_begin(&b, FPL_REC_STACK);
+        fpl_put_v(&b, sid);
+        fpl_put_v(&b, n);
+        for (size_t k = n; k-- > 0;) { /* leaf first */
+            fpl_put_v(&b, mids[k]);
+            fpl_put_sv(&b, -1);
+        }
+        for (size_t k = n; k-- > 0;)
+            fpl_put_u8(&b, types[k]);
+        fpl_rec_end(&b, r);
+        uint64_t weight = 1, tick_id = 0;
+        if (wall) {
+            tick_id = ++tick;
+            r = fpl_rec_begin(&b, FPL_REC_WALL_TICK);
+            fpl_put_v(&b, tick_id);
+            fpl_put_u64(&b, t0);
+            fpl_put_v(&b, (uint64_t)llround(wt * WALL_ONE));
+            fpl_put_v(&b, WALL_ONE);
+            fpl_put_v(&b, WALL_ONE);
+            fpl_put_v(&b, 0);
+            fpl_rec_end(&b, r);
+        } else {
+            weight = (uint64_t)llround(wt);
+        }
+        uint8_t st = FPL_STATE_UNKNOWN;
+        static const char *const states[] = {"unknown", "running", "blocked", "waiting",
+                                             "timed_waiting", "parked", "sleeping", "native"};
+        for (uint8_t k = 0; k < sizeof(states) / sizeof(states[0]); k++)
+            if (strcmp(state, states[k]) == 0)
+                st = k;
+        r = fpl_rec_begin(&b, FPL_REC_SAMPLE);
+        /* every sample at the start: the first of a chunk is absolute, the others 0 after it */
+        fpl_put_sv(&b, first ? (int64_t)t0 : 0);
+        first = 0;
+        fpl_put_v(&b, tid);
+        fpl_put_v(&b, sid);
+        fpl_put_v(&b, weight ? weight : 1);
+        fpl_put_u8(&b, wall ? FPL_KIND_WALL : FPL_KIND_CPU);
+        fpl_put_u8(&b, wall ? st : FPL_STATE_UNKNOWN);
+        fpl_put_v(&b, tick_id);
+        fpl_rec_end(&b, r);
+        if (b.len >= FLUSH_BYTES) {
+            if (b.failed || (rc = fpl_chunk_write(fd, seq++, b.data, b.len)) != 0)
+                break;
+            b.len = 0;
+            first = 1;
+        }
+    }
+    if (rc == 0) {
+        r = fpl_rec_begin(&b, FPL_REC_END);
+        fpl_put_u64(&b, t0);
+        fpl_rec_end(&b, r);
+        rc = b.failed ? -ENOMEM : fpl_chunk_write(fd, seq++, b.data, b.len);
+    }
+    if (rc)
+        snprintf(err, errlen, "cannot write the fleet's log: %s", strerror(-rc));
+out:
+    free(w);
+    free(q);
+    free(out);
+    free(iv);
+    free(mids);
+    free(types);
+    fpl_buf_free(&b);
+    names_free(&threads);
+    names_free(&frames);
+    return rc;
+}
