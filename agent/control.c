@@ -14,13 +14,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "cfitab.h"
 #include "counters.h"
 #include "crashguard.h"
 #include "engine.h"
 #include "fpl_format.h"
+#include "evsample.h"
 #include "handler.h"
 #include "hiccup.h"
+#include "lock.h"
 #include "methods.h"
 #include "nativewalk.h"
 #include "profile.h"
@@ -75,6 +78,8 @@ static atomic_int wall_on;
 /* serializes stop_sampling and check_handlers' engine stops (control threads, the writer) */
 static pthread_mutex_t stop_mu = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int hiccup_on; /* exchanged like wall_on: whoever takes it stops the probes */
+/* alloc and lock profiling: exchanged like wall_on */
+static atomic_int alloc_on, lock_on, evsample_on;
 
 void control_init(jvmtiEnv *env)
 {
@@ -404,7 +409,14 @@ static void say_once(atomic_int *said, const char *msg)
     }
 }
 
-static atomic_int said_handler, said_sampler, said_writer;
+static atomic_int said_handler, said_sampler, said_writer, said_evsample;
+
+/* Says msg on the JVM's stderr. */
+static void say(const char *msg)
+{
+    fprintf(stderr, "flyprof: %s\n", msg);
+    fflush(stderr);
+}
 
 /* Stops the CPU engine, if one runs. Idempotent. */
 static void stop_cpu_engine(void)
@@ -437,6 +449,17 @@ static void stop_sampling(void)
                                 "profiling cannot start again until it stops");
     if (atomic_exchange_explicit(&hiccup_on, 0, memory_order_acq_rel))
         hiccup_stop();
+    /* the JVMTI engines: events off (and the heap sampling interval and Unsafe.park put
+     * back), then wait for callbacks already inside (bounded) */
+    if (atomic_exchange_explicit(&alloc_on, 0, memory_order_acq_rel))
+        alloc_stop(jvmti);
+    if (atomic_exchange_explicit(&lock_on, 0, memory_order_acq_rel))
+        lock_stop(jvmti, NULL);
+    if (atomic_exchange_explicit(&evsample_on, 0, memory_order_acq_rel) &&
+        evsample_stop(HANDLER_WAIT_NS) != 0)
+        say_once(&said_evsample, "an allocation or lock callback did not return within 2 s; "
+                                 "stopped waiting for it; alloc and lock profiling cannot "
+                                 "start again until it returns");
     /* handlers off first: from here on no handler run reads a perf fd or the ring, so the
      * engines may close their fds (perf_disarm also waits for a run using its fd) */
     if (handler_deactivate(HANDLER_WAIT_NS) != 0)
@@ -590,6 +613,45 @@ static int setup_walker(JNIEnv *jni, intptr_t env_off, const struct options *o, 
     if (rc != 0)
         snprintf(err, errlen, "cannot set up the stack walker: %s", strerror(-rc));
     return rc;
+}
+
+/* Starts alloc and lock profiling (JVMTI events, no signals). A capability or an event the JVM
+ * refuses is said on stderr, naming it, and the rest of the session goes on without that
+ * engine. Returns 0, or -errno with err filled when the walk buffers cannot be had. */
+static int start_jvmti_engines(JNIEnv *jni, const struct options *o, char *err, size_t errlen)
+{
+    char msg[512];
+    int rc = evsample_start(jvmti, &ring, o->depth);
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot start alloc/lock profiling: %s",
+                 rc == -EBUSY ? "a callback of the previous session has not returned"
+                              : strerror(-rc));
+        return rc;
+    }
+    atomic_store_explicit(&evsample_on, 1, memory_order_release);
+    if (o->alloc) {
+        if (alloc_capability(jvmti) != 0)
+            say("cannot profile allocations: the JVM refused the JVMTI capability "
+                "can_generate_sampled_object_alloc_events (JDK 11+ HotSpot needed); "
+                "profiling the rest");
+        else if (alloc_start(jvmti, o->alloc_bytes, msg, sizeof(msg)) != 0)
+            say(msg);
+        else
+            atomic_store_explicit(&alloc_on, 1, memory_order_release);
+    }
+    if (o->lock) {
+        if (lock_capability(jvmti) != 0) {
+            say("cannot profile locks: the JVM refused the JVMTI capability "
+                "can_generate_monitor_events; profiling the rest");
+        } else {
+            rc = lock_start(jvmti, jni, o->lock_ns, msg, sizeof(msg));
+            if (msg[0])
+                say(msg);
+            if (rc == 0)
+                atomic_store_explicit(&lock_on, 1, memory_order_release);
+        }
+    }
+    return 0;
 }
 
 int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen)
@@ -750,6 +812,11 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
             goto out;
         }
         atomic_store_explicit(&hiccup_on, 1, memory_order_release);
+    }
+    if ((o->alloc || o->lock) && (rc = start_jvmti_engines(jni, o, err, errlen)) != 0) {
+        stop_sampling();
+        writer_stop();
+        goto out;
     }
     say_log_path();
 out:

@@ -14,7 +14,7 @@
 #define OPTIONS_ACCEPTED                                                                           \
     "cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, wallthreads=N, filter, depth=N, "       \
     "walk=vm|agct, file=PATH, log=PATH, threads, duration=TIME, events=N, cstack=auto|off, idle, "  \
-    "hiccup[=TIME], stall=TIME"
+    "hiccup[=TIME], stall=TIME, alloc[=BYTES], lock[=TIME]"
 
 enum opt_kind {
     OPT_FLAG,     /* no value */
@@ -46,6 +46,8 @@ enum opt_key {
     KEY_IDLE,
     KEY_HICCUP,
     KEY_STALL,
+    KEY_ALLOC,
+    KEY_LOCK,
     KEY_COUNT,
 };
 
@@ -84,6 +86,8 @@ static const struct {
     [KEY_IDLE] = {"idle", OPT_FLAG, "idle"},
     [KEY_HICCUP] = {"hiccup", OPT_OPTIONAL, "hiccup[=TIME]"},
     [KEY_STALL] = {"stall", OPT_REQUIRED, "stall=TIME"},
+    [KEY_ALLOC] = {"alloc", OPT_OPTIONAL, "alloc[=BYTES]"},
+    [KEY_LOCK] = {"lock", OPT_OPTIONAL, "lock[=TIME]"},
 };
 
 static const struct {
@@ -217,6 +221,40 @@ static int parse_count(const char *key, const char *v, size_t n, unsigned max, u
         return fail(err, errlen, "bad value '%s' for %s: expected N from 1 to %u", quote(&q, v, n),
                     key, max);
     *out = (unsigned)x;
+    return 0;
+}
+
+/* alloc=BYTES: decimal digits and an optional unit (k, m, g, with or without b / ib, any
+ * case; binary multiples), within [0, OPTIONS_MAX_ALLOC_BYTES]. */
+static int parse_bytes(const char *key, const char *v, size_t n, uint64_t *out, char *err,
+                       size_t errlen)
+{
+    struct quoted q;
+    uint64_t x, mult = 1;
+    size_t len;
+    int range;
+
+    scan_digits(v, n, &x, &len, &range);
+    const char *u = v + len;
+    size_t ul = n - len;
+    if (ul > 0) {
+        char c = (char)(u[0] | 0x20);
+        mult = c == 'k' ? 1ull << 10 : c == 'm' ? 1ull << 20 : c == 'g' ? 1ull << 30
+               : c == 'b' && ul == 1 ? 1 : 0;
+        int tail_ok = ul == 1 || (ul == 2 && (u[1] | 0x20) == 'b' && c != 'b') ||
+                      (ul == 3 && (u[1] | 0x20) == 'i' && (u[2] | 0x20) == 'b' && c != 'b');
+        if (!tail_ok)
+            mult = 0;
+    }
+    if (len == 0 || range || mult == 0)
+        return fail(err, errlen,
+                    "bad value '%s' for %s: expected bytes, a number with an optional unit k, "
+                    "m or g (e.g. %s=512k)",
+                    quote(&q, v, n), key, key);
+    if (x > OPTIONS_MAX_ALLOC_BYTES / mult)
+        return fail(err, errlen, "bad value '%s' for %s: at most 2147483647 bytes (2g - 1)",
+                    quote(&q, v, n), key);
+    *out = x * mult;
     return 0;
 }
 
@@ -361,6 +399,22 @@ static int apply(struct options *o, enum opt_key k, const char *v, size_t n, cha
                           "the threshold must be above 0 and at most 1 day (86400s)",
                           "the threshold must be above 0 and at most 1 day (86400s)", &o->stall_ns,
                           err, errlen);
+    case KEY_ALLOC:
+        o->alloc = 1;
+        if (!v) {
+            o->alloc_bytes = OPTIONS_DEFAULT_ALLOC_BYTES;
+            return 0;
+        }
+        return parse_bytes("alloc", v, n, &o->alloc_bytes, err, errlen);
+    case KEY_LOCK:
+        o->lock = 1;
+        if (!v) {
+            o->lock_ns = OPTIONS_DEFAULT_LOCK_NS;
+            return 0;
+        }
+        return parse_time("lock", v, n, 0, 0, OPTIONS_MAX_LOCK_NS, OPTIONS_DEFAULT_LOCK_NS,
+                          "the threshold must be from 0ns to 1s",
+                          "the threshold must be from 0ns to 1s", &o->lock_ns, err, errlen);
     case KEY_COUNT:
         break;
     }
@@ -452,8 +506,9 @@ int options_parse(const char *s, struct options *out, char *err, size_t errlen)
             break;
         p = end + 1; /* "cpu," ends here: one trailing comma is tolerated */
     }
-    /* Naming only wall means "wall instead of cpu"; naming neither means the default mode. */
-    if ((seen & (1u << KEY_WALL)) && !(seen & (1u << KEY_CPU)))
+    /* Naming only wall, alloc or lock means "these instead of cpu"; naming none of them means
+     * the default mode. */
+    if ((seen & (1u << KEY_WALL | 1u << KEY_ALLOC | 1u << KEY_LOCK)) && !(seen & (1u << KEY_CPU)))
         o.cpu_interval_ns = 0;
     /* the user's own duration= wins over the CLI's safety stop */
     if (!o.duration_ns)

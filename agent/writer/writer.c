@@ -76,7 +76,7 @@ struct writer {
     struct keymap cfuncs;       /* C/C++ pc (bit 63: a leaf) -> method id */
     struct keymap cfsyms;       /* C/C++ (module, function start) -> method id */
     struct symbols *syms;       /* native pcs to names; NULL when out of memory */
-    struct keymap stubs;        /* JVM stub name pointer -> method id */
+    struct keymap stubs;        /* JVM stub name or interned class name pointer -> method id */
     struct keymap tnames;       /* (tid, name) -> thread id */
     struct keymap tcache_map;   /* tid -> index in tcache */
     struct wthread *tcache;
@@ -431,6 +431,19 @@ static uint32_t stub_id(struct writer *w, const char *name)
     return id;
 }
 
+/* The method id of the class leaf of an alloc or lock sample; name is interned
+ * (classnames.h), so the pointer is the key. */
+static uint32_t class_id(struct writer *w, const char *name)
+{
+    uint32_t id;
+    if (keymap_get(&w->stubs, &name, sizeof(name), &id))
+        return id;
+    id = w->next_method++;
+    put_method_record(w, id, FPL_METHOD_CLASS, "", name ? name : "[class]", "", "", NULL, 0);
+    keymap_put(&w->stubs, &name, sizeof(name), id);
+    return id;
+}
+
 /* One ring frame as (method id, bci, enum fpl_frame_type); leaf: the stack's first frame. */
 static void frame_decode(struct writer *w, const struct sample_frame *f, int leaf,
                          uint32_t *method, int32_t *bci, uint8_t *type)
@@ -448,6 +461,11 @@ static void frame_decode(struct writer *w, const struct sample_frame *f, int lea
         *method = stub_id(w, (const char *)f->method_id);
         *bci = -1;
         *type = FPL_FRAME_STUB;
+        return;
+    case SAMPLE_FT_CLASS:
+        *method = class_id(w, (const char *)f->method_id);
+        *bci = -1;
+        *type = FPL_FRAME_CLASS;
         return;
     case SAMPLE_FT_MARKER: {
         char buf[64];
@@ -664,13 +682,18 @@ static void put_sample(struct writer *w, const struct sample_rec *r, uint64_t no
     w->prev_ticks = (int64_t)r->ticks;
     fpl_put_v(&w->chunk, tid);
     fpl_put_v(&w->chunk, sid);
-    fpl_put_v(&w->chunk, r->weight);
+    int ev = r->kind == FPL_KIND_ALLOC || r->kind == FPL_KIND_LOCK;
+    uint64_t size = r->kind == FPL_KIND_ALLOC ? sample_evsize(r) : 0;
+    fpl_put_v(&w->chunk, ev ? sample_weight64(r) : r->weight);
     fpl_put_u8(&w->chunk, r->kind);
     fpl_put_u8(&w->chunk, state);
-    if (r->tick || cid)
-        fpl_put_v(&w->chunk, r->tick);
-    if (cid)
+    uint32_t tick = ev ? 0 : r->tick; /* an alloc or lock sample's tick is its weight's top */
+    if (tick || cid || size)
+        fpl_put_v(&w->chunk, tick);
+    if (cid || size)
         fpl_put_v(&w->chunk, cid);
+    if (size)
+        fpl_put_v(&w->chunk, size);
     fpl_rec_end(&w->chunk, rec);
     w->chunk_samples++;
     atomic_fetch_add_explicit(&samples_written, 1, memory_order_relaxed);
