@@ -794,6 +794,13 @@ static int on_sample(void *ctx, const struct reader_sample *s)
         return -ENOMEM;
     p->entries[cell].weight += s->weight;
     p->entries[cell].count++;
+    if (s->kind == FPL_KIND_ALLOC) {
+        /* the objects an allocation sample stands for: weight / size = 1 / p (FORMAT.md 10) */
+        uint64_t o = s->size ? (s->weight + s->size / 2) / s->size : 1;
+        o = o ? o : 1;
+        p->entries[cell].objects += o;
+        p->total[s->kind].objects += o;
+    }
     /* a CPU sample's upscaled weight is its weight: set when reading finishes */
     if (s->kind == FPL_KIND_WALL)
         return wall_add(p, cell, s->weight, s->tick_id, s->ticks, s->context_id);
@@ -1452,7 +1459,13 @@ int profile_resolve_kind(const struct profile *p, int sel)
 {
     if (sel != PROFILE_KIND_AUTO)
         return sel;
-    return p->total[FPL_KIND_CPU].count ? FPL_KIND_CPU : FPL_KIND_WALL;
+    if (p->total[FPL_KIND_CPU].count)
+        return FPL_KIND_CPU;
+    if (!p->total[FPL_KIND_WALL].count && p->total[FPL_KIND_ALLOC].count)
+        return FPL_KIND_ALLOC;
+    if (!p->total[FPL_KIND_WALL].count && p->total[FPL_KIND_LOCK].count)
+        return FPL_KIND_LOCK;
+    return FPL_KIND_WALL;
 }
 
 const struct profile_thread *profile_thread_find(const struct profile *p, uint64_t id)

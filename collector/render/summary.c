@@ -138,7 +138,18 @@ static const char *state_name(unsigned s)
 
 static const char *kind_name(int kind)
 {
-    return kind == FPL_KIND_CPU ? "cpu" : "wall";
+    return kind == FPL_KIND_CPU     ? "cpu"
+           : kind == FPL_KIND_WALL  ? "wall"
+           : kind == FPL_KIND_ALLOC ? "alloc"
+                                    : "lock";
+}
+
+/* What a weight of kind counts, for headings. */
+static const char *kind_unit(int kind)
+{
+    return kind == FPL_KIND_ALLOC ? " (bytes allocated, estimated)"
+           : kind == FPL_KIND_LOCK ? " (ns waited)"
+                                   : "";
 }
 
 /* The profile's duration and where it was measured from; 0 when unknown. */
@@ -233,7 +244,8 @@ static void count_dangling(const struct profile *p, uint64_t *stacks, uint64_t *
                            uint64_t *frames, uint64_t *markers, uint64_t *marker_by_kind)
 {
     *stacks = *threads = *frames = *markers = 0;
-    marker_by_kind[0] = marker_by_kind[1] = 0;
+    for (int k = 0; k < PROFILE_KINDS; k++)
+        marker_by_kind[k] = 0;
     for (size_t i = 0; i < p->nentries; i++) {
         const struct profile_entry *e = &p->entries[i];
         if (e->thread == PROFILE_NONE)
@@ -298,8 +310,13 @@ static void write_samples(const struct profile *p, FILE *f)
         const struct profile_total *t = &p->total[k];
         if (!t->count)
             continue;
-        fprintf(f, "  %-4s  %10" PRIu64 " samples, weight %" PRIu64, kind_name(k), t->count,
+        fprintf(f, "  %-5s %10" PRIu64 " samples, weight %" PRIu64, kind_name(k), t->count,
                 t->weight);
+        if (k == FPL_KIND_ALLOC)
+            fprintf(f, " (%.1f MiB allocated, %" PRIu64 " objects, estimated)",
+                    (double)t->weight / 1048576.0, t->objects);
+        if (k == FPL_KIND_LOCK)
+            fprintf(f, " (%.3f s waited for contended locks)", (double)t->weight / 1e9);
         if (k == FPL_KIND_CPU && h->cpu_interval_ns)
             fprintf(f, " (%.3f s of CPU at %s)",
                     (double)t->weight * (double)h->cpu_interval_ns / 1e9,
@@ -455,8 +472,9 @@ static int write_methods(const struct profile *p, int kind, FILE *f)
         int rc = summary_top_methods(p, kind, total, rows, SUMMARY_TOP, &n);
         if (rc)
             return rc;
-        fprintf(f, "\nhottest methods, %s, by %s %sweight (of %" PRIu64 ")\n", kind_name(kind),
-                total ? "total" : "self", kind == FPL_KIND_WALL ? "upscaled " : "",
+        fprintf(f, "\nhottest methods, %s%s, by %s %sweight (of %" PRIu64 ")\n",
+                kind_name(kind), kind_unit(kind), total ? "total" : "self",
+                kind == FPL_KIND_WALL ? "upscaled " : "",
                 profile_fp_round(p->total[kind].upscaled));
         fprintf(f, "  %10s %7s  %s\n", "weight", "%", "method");
         for (size_t i = 0; i < n; i++)
@@ -506,7 +524,7 @@ static int write_threads(const struct profile *p, int kind, FILE *f)
             rows[used++] = rows[i];
     }
     qsort(rows, used, sizeof(*rows), cmp_thread);
-    fprintf(f, "\nthreads, %s (%zu with samples)%s\n", kind_name(kind), used,
+    fprintf(f, "\nthreads, %s%s (%zu with samples)%s\n", kind_name(kind), kind_unit(kind), used,
             kind == FPL_KIND_WALL ? ", by upscaled weight" : "");
     fprintf(f, "  %10s %7s %10s %8s  %s\n", "weight", "%", "samples", "tid", "name");
     for (size_t i = 0; i < used && i < SUMMARY_THREADS; i++) {
@@ -705,7 +723,11 @@ static uint64_t interval_of(const struct profile *p, int kind)
 {
     if (!p->have_header)
         return 0;
-    return kind == FPL_KIND_CPU ? p->header.cpu_interval_ns : p->header.wall_interval_ns;
+    /* a lock weight is ns already; an alloc weight is bytes, no time */
+    return kind == FPL_KIND_CPU    ? p->header.cpu_interval_ns
+           : kind == FPL_KIND_WALL ? p->header.wall_interval_ns
+           : kind == FPL_KIND_LOCK ? 1
+                                   : 0;
 }
 
 /* The failed stack walks of kind by their failure marker (failed_walk: "[agct:GC_active]":
@@ -756,6 +778,10 @@ static int js_kind(struct fpl_buf *b, const struct profile *p, int kind)
     }
     js_key(b, "weight_ns", &first);
     js_u64(b, fp_ns(t->upscaled, iv));
+    if (kind == FPL_KIND_ALLOC) {
+        js_key(b, "objects", &first);
+        js_u64(b, t->objects);
+    }
     js_key(b, "failed_samples", &first);
     js_u64(b, mk[kind]);
     js_key(b, "failed", &first);
@@ -1008,6 +1034,8 @@ int summary_write_json(const struct profile *p, const char *name, const char *ex
     js_u64(&b, interval_of(p, FPL_KIND_WALL));
     fpl_put_u8(&b, '}');
     for (int k = 0; k < PROFILE_KINDS && !rc; k++) {
+        if (k >= PROFILE_TIME_KINDS && !p->total[k].count)
+            continue; /* alloc and lock appear only when the log has them */
         js_key(&b, kind_name(k), &first);
         rc = js_kind(&b, p, k);
     }
