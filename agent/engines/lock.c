@@ -143,9 +143,85 @@ static jclass global_class(JNIEnv *jni, const char *name)
     return g;
 }
 
-/* Binds Unsafe.park to fn. Returns 0 or -1. */
+/* HotSpot logs "[warning][jni,resolve] Re-registering of platform native method" on the
+ * JVM's stdout when RegisterNatives rebinds a native of a boot class and the Java method that
+ * called it (two frames up: the native's caller) is not of the boot loader too; from an agent
+ * thread there is no Java caller at all. So the binding is done from a class of our own
+ * defined in the boot loader: its static bind(long) calls its native bind0(long), whose C side
+ * calls RegisterNatives. The class file, written for this (class version 52):
+ *
+ *   public final class dev.flyprof.agent.ParkBinder {
+ *       public static void bind(long fn) { bind0(fn); }  // lload_0; invokestatic #9; return
+ *       private static native void bind0(long fn);
+ *   }
+ *
+ * constant pool: #1 Class #2, #2 "dev/flyprof/agent/ParkBinder", #3 Class #4,
+ * #4 "java/lang/Object", #5 "bind", #6 "(J)V", #7 "bind0", #8 "Code", #9 Methodref #1.#10,
+ * #10 NameAndType #7:#6. */
+static const unsigned char binder_bytes[] = {
+    0xca, 0xfe, 0xba, 0xbe, 0x00, 0x00, 0x00, 0x34, 0x00, 0x0b, 0x07, 0x00, 0x02, 0x01, 0x00, 0x1c,
+    0x64, 0x65, 0x76, 0x2f, 0x66, 0x6c, 0x79, 0x70, 0x72, 0x6f, 0x66, 0x2f, 0x61, 0x67, 0x65, 0x6e,
+    0x74, 0x2f, 0x50, 0x61, 0x72, 0x6b, 0x42, 0x69, 0x6e, 0x64, 0x65, 0x72, 0x07, 0x00, 0x04, 0x01,
+    0x00, 0x10, 0x6a, 0x61, 0x76, 0x61, 0x2f, 0x6c, 0x61, 0x6e, 0x67, 0x2f, 0x4f, 0x62, 0x6a, 0x65,
+    0x63, 0x74, 0x01, 0x00, 0x04, 0x62, 0x69, 0x6e, 0x64, 0x01, 0x00, 0x04, 0x28, 0x4a, 0x29, 0x56,
+    0x01, 0x00, 0x05, 0x62, 0x69, 0x6e, 0x64, 0x30, 0x01, 0x00, 0x04, 0x43, 0x6f, 0x64, 0x65, 0x0a,
+    0x00, 0x01, 0x00, 0x0a, 0x0c, 0x00, 0x07, 0x00, 0x06, 0x00, 0x31, 0x00, 0x01, 0x00, 0x03, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x09, 0x00, 0x05, 0x00, 0x06, 0x00, 0x01, 0x00, 0x08, 0x00,
+    0x00, 0x00, 0x11, 0x00, 0x02, 0x00, 0x02, 0x00, 0x00, 0x00, 0x05, 0x1e, 0xb8, 0x00, 0x09, 0xb1,
+    0x00, 0x00, 0x00, 0x00, 0x01, 0x0a, 0x00, 0x07, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00,
+};
+static jclass binder; /* global ref, defined at the first start, kept */
+static jmethodID binder_bind;
+static int binder_rc; /* bind0's RegisterNatives result (control context only) */
+
+static void JNICALL binder_bind0(JNIEnv *jni, jclass cls, jlong fn)
+{
+    (void)cls;
+    JNINativeMethod m = {"park", "(ZJ)V", (void *)(intptr_t)fn};
+    binder_rc = (*jni)->RegisterNatives(jni, unsafe_class, &m, 1);
+    if (binder_rc != 0)
+        (*jni)->ExceptionClear(jni);
+}
+
+/* Defines ParkBinder in the boot loader, once. Returns 0 or -1 (exception cleared). */
+static int binder_setup(JNIEnv *jni)
+{
+    if (binder)
+        return 0;
+    jclass c = (*jni)->DefineClass(jni, "dev/flyprof/agent/ParkBinder", NULL,
+                                   (const jbyte *)binder_bytes, (jsize)sizeof(binder_bytes));
+    if (!c) {
+        (*jni)->ExceptionClear(jni);
+        return -1;
+    }
+    JNINativeMethod m = {"bind0", "(J)V", (void *)binder_bind0};
+    jmethodID bind = NULL;
+    if ((*jni)->RegisterNatives(jni, c, &m, 1) == 0)
+        bind = (*jni)->GetStaticMethodID(jni, c, "bind", "(J)V");
+    if (!bind) {
+        (*jni)->ExceptionClear(jni);
+        (*jni)->DeleteLocalRef(jni, c);
+        return -1;
+    }
+    binder = (*jni)->NewGlobalRef(jni, c);
+    binder_bind = bind;
+    (*jni)->DeleteLocalRef(jni, c);
+    return binder ? 0 : -1;
+}
+
+/* Binds Unsafe.park to fn, through ParkBinder when it could be defined (no warning), else
+ * directly (HotSpot then logs its warning). Returns 0 or -1. */
 static int bind_park(JNIEnv *jni, void *fn)
 {
+    if (binder_setup(jni) == 0) {
+        binder_rc = -1;
+        (*jni)->CallStaticVoidMethod(jni, binder, binder_bind, (jlong)(intptr_t)fn);
+        if ((*jni)->ExceptionCheck(jni)) {
+            (*jni)->ExceptionClear(jni);
+            return -1;
+        }
+        return binder_rc == 0 ? 0 : -1;
+    }
     JNINativeMethod m = {"park", "(ZJ)V", fn};
     if ((*jni)->RegisterNatives(jni, unsafe_class, &m, 1) != 0) {
         (*jni)->ExceptionClear(jni);

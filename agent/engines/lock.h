@@ -12,7 +12,8 @@
  *   Thread.parkBlocker set to the lock's AbstractQueuedSynchronizer (or
  *   AbstractQueuedLongSynchronizer); a Condition's await or a pool's queue parks with another
  *   blocker. So the agent binds Unsafe.park's native entry to a function of its own (JNI
- *   RegisterNatives; Unsafe.park is not a compiler intrinsic, so every call goes through the
+ *   RegisterNatives, called from a class it defines in the boot loader so that HotSpot logs
+ *   no warning; Unsafe.park is not a compiler intrinsic, so every call goes through the
  *   native entry) that reads parkBlocker, calls HotSpot's Unsafe_Park (found in libjvm's
  *   symbol table), and times the park when the blocker is such a synchronizer. A thread that
  *   parks more than once for one acquisition (woken, then beaten to the lock) gives one

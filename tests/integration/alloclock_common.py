@@ -9,13 +9,14 @@ import test_attach_common as ac
 
 
 def run_agentpath(t, name, workload, args, options):
-    """(results, log): the workload run with -agentpath:...=options."""
+    """(results, log, the JVM's stdout and stderr): the workload run with
+    -agentpath:...=options."""
     r, fpl = t.run_java(name, workload, args, agent_options=options)
-    return r.results, fpl
+    return r.results, fpl, r.stdout + r.stderr
 
 
 def run_attached(t, name, workload, args, events, ready_thread, extra=()):
-    """(results, log): the workload started without the agent, its threads waiting for a
+    """(results, log, the JVM's stdout and stderr): the workload started without the agent, its threads waiting for a
     go-file; `flyprof start PID -e events` attaches and starts profiling; the go-file lets the
     work begin, all of it inside the profile; the JVM's exit completes the log."""
     go = t.path(name + ".go")
@@ -50,7 +51,7 @@ def run_attached(t, name, workload, args, events, ready_thread, extra=()):
             break
         time.sleep(0.05)
     ac.check_complete(t, out, name)
-    return results, out
+    return results, out, jvm.stdout() + jvm.stderr()
 
 
 def folded(t, fpl, kind, suffix=""):

@@ -91,14 +91,14 @@ def check(t, results, fpl, what):
 
 
 def test(t):
-    res, fpl = alc.run_agentpath(t, "agentpath", "AllocRatio", [MB],
+    res, fpl, _ = alc.run_agentpath(t, "agentpath", "AllocRatio", [MB],
                                  "cpu=10ms,wall=20ms,alloc")
     check(t, res, fpl, "agentpath")
     cpu = alc.folded(t, fpl, "cpu")
     wall = alc.folded(t, fpl, "wall")
     t.check(sum(w for _, w in cpu) > 0 and sum(w for _, w in wall) > 0,
             "agentpath: cpu and wall samples missing beside alloc")
-    res, fpl = alc.run_attached(t, "attached", "AllocRatio", [MB, 2], "alloc",
+    res, fpl, _ = alc.run_attached(t, "attached", "AllocRatio", [MB, 2], "alloc",
                                 ready_thread="alloc-0")
     check(t, res, fpl, "attached")
 

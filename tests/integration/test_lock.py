@@ -13,7 +13,9 @@ Asserted, for -agentpath and attached (`flyprof start -e cpu,wall,lock`):
 - the same for rlock-* through `rlockSection`, ending in the leaf
   java.util.concurrent.locks.ReentrantLock$NonfairSync;
 - the lock samples in state PARKED (--state parked) are rlock-*'s, none sync-*'s (BLOCKED);
-- `flyprof summary` reports lock samples with their total.
+- `flyprof summary` reports lock samples with their total;
+- HotSpot prints no "Re-registering of platform native method" warning (the agent rebinds
+  Unsafe.park from a boot-loader class of its own).
 """
 import os
 import sys
@@ -64,12 +66,20 @@ def check(t, results, fpl, what):
     ac.expect(t, s, 0, "lock ", "waited for contended locks")
 
 
+def no_warning(t, output, what):
+    """The park hook is bound without HotSpot's re-registering warning (lock.c's ParkBinder)."""
+    t.check("Re-registering" not in output, "%s: HotSpot warned about rebinding Unsafe.park: %s",
+            what, [line for line in output.splitlines() if "Re-registering" in line][:2])
+
+
 def test(t):
-    res, fpl = alc.run_agentpath(t, "agentpath", "LockContention", [150, 2], "lock")
+    res, fpl, out = alc.run_agentpath(t, "agentpath", "LockContention", [150, 2], "lock")
     check(t, res, fpl, "agentpath")
-    res, fpl = alc.run_attached(t, "attached", "LockContention", [150, 2], "cpu,wall,lock",
-                                ready_thread="sync-0")
+    no_warning(t, out, "agentpath")
+    res, fpl, out = alc.run_attached(t, "attached", "LockContention", [150, 2], "cpu,wall,lock",
+                                     ready_thread="sync-0")
     check(t, res, fpl, "attached")
+    no_warning(t, out, "attached")
     t.check(sum(w for _, w in alc.folded(t, fpl, "cpu")) > 0, "attached: no cpu samples "
             "beside the lock samples")
 
