@@ -484,6 +484,79 @@ static int write_methods(const struct profile *p, int kind, FILE *f)
     return 0;
 }
 
+struct site_row {
+    uint32_t leaf, caller; /* method indexes (PROFILE_NONE: none) */
+    uint64_t weight, count;
+};
+
+static int cmp_site_key(const void *a, const void *b)
+{
+    const struct site_row *x = a, *y = b;
+    if (x->leaf != y->leaf)
+        return x->leaf < y->leaf ? -1 : 1;
+    return (x->caller > y->caller) - (x->caller < y->caller);
+}
+
+static int cmp_site_weight(const void *a, const void *b)
+{
+    const struct site_row *x = a, *y = b;
+    if (x->weight != y->weight)
+        return x->weight < y->weight ? 1 : -1;
+    return cmp_site_key(a, b);
+}
+
+/* The top allocation sites (alloc) or contended locks (lock): the class leaf and the method
+ * right below it (the one that allocated, or waited), by weight. */
+static int write_sites(const struct profile *p, int kind, FILE *f)
+{
+    size_t n = 0;
+    struct site_row *rows = calloc(p->nentries + 1, sizeof(*rows));
+    if (!rows)
+        return -ENOMEM;
+    for (size_t i = 0; i < p->nentries; i++) {
+        const struct profile_entry *e = &p->entries[i];
+        if (e->kind != kind || e->stack == PROFILE_NONE || !e->weight)
+            continue;
+        const struct profile_stack *st = &p->stacks[e->stack];
+        uint32_t k = 1;
+        /* a j.u.c lock's wait is in park, under the lock's own methods: the site is the
+         * first frame outside them (ReentrantLock.lock's caller) */
+        while (kind == FPL_KIND_LOCK && k + 1 < st->nframes &&
+               st->frames[k].method != PROFILE_NONE &&
+               (!strncmp(p->methods[st->frames[k].method].display, "java.util.concurrent.locks.",
+                         27) ||
+                !strncmp(p->methods[st->frames[k].method].display, "jdk.internal.misc.", 18)))
+            k++;
+        rows[n++] = (struct site_row){st->nframes ? st->frames[0].method : PROFILE_NONE,
+                                      st->nframes > k ? st->frames[k].method : PROFILE_NONE,
+                                      e->weight, e->count};
+    }
+    qsort(rows, n, sizeof(*rows), cmp_site_key);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && cmp_site_key(&rows[m - 1], &rows[i]) == 0) {
+            rows[m - 1].weight += rows[i].weight;
+            rows[m - 1].count += rows[i].count;
+        } else {
+            rows[m++] = rows[i];
+        }
+    }
+    qsort(rows, m, sizeof(*rows), cmp_site_weight);
+    fprintf(f, "\n%s%s\n", kind == FPL_KIND_ALLOC ? "top allocation sites" : "top contended locks",
+            kind_unit(kind));
+    fprintf(f, "  %12s %7s %8s  %s\n", "weight", "%", "samples",
+            kind == FPL_KIND_ALLOC ? "class <- allocated in" : "lock class <- waited in");
+    for (size_t i = 0; i < m && i < SUMMARY_TOP; i++) {
+        const struct site_row *r = &rows[i];
+        fprintf(f, "  %12" PRIu64 " %6.2f%% %8" PRIu64 "  %s <- %s\n", r->weight,
+                pct(r->weight, p->total[kind].weight), r->count,
+                r->leaf == PROFILE_NONE ? PROFILE_UNKNOWN_FRAME : p->methods[r->leaf].display,
+                r->caller == PROFILE_NONE ? "-" : p->methods[r->caller].display);
+    }
+    free(rows);
+    return 0;
+}
+
 struct thread_row {
     const char *name;
     uint64_t tid;
@@ -653,6 +726,10 @@ int summary_write(const struct profile *p, const char *name, FILE *f, char *err,
     for (int k = 0; k < PROFILE_KINDS && rc == 0; k++) {
         if (p->total[k].count)
             rc = write_methods(p, k, f);
+    }
+    for (int k = PROFILE_TIME_KINDS; k < PROFILE_KINDS && rc == 0; k++) {
+        if (p->total[k].count)
+            rc = write_sites(p, k, f);
     }
     for (int k = 0; k < PROFILE_KINDS && rc == 0; k++) {
         if (p->total[k].count)

@@ -13,6 +13,8 @@ alloc` before the work begins):
 - every stack through `one` or `three` ends in the class leaf `byte[]`;
 - pprof's alloc_space total equals the folded total, and alloc_objects is within 25% of the
   bytes / 1016 (a byte[1000] is 1016 bytes);
+- `flyprof summary` lists byte[] <- three() and byte[] <- one() among its top allocation
+  sites;
 - -agentpath only: the CPU and wall samples of the same run are there too.
 """
 import os
@@ -80,6 +82,10 @@ def check(t, results, fpl, what):
     t.check(leaf_bad <= 0.01 * (leaf_ok + leaf_bad), "%s: %d of %d bytes of one()/three() "
             "stacks do not end in the class leaf byte[]", what, leaf_bad, leaf_ok + leaf_bad)
     all_w = sum(w for _, w in lines)
+    s = ac.flyprof(t, "summary " + what, ["summary", fpl])
+    ac.expect(t, s, 0, "MiB allocated", "top allocation sites",
+              "byte[] <- dev.flyprof.workload.AllocRatio.three",
+              "byte[] <- dev.flyprof.workload.AllocRatio.one")
     tot = pprof_totals(t, fpl)
     if tot:
         objs, space = tot

@@ -13,7 +13,8 @@ Asserted, for -agentpath and attached (`flyprof start -e cpu,wall,lock`):
 - the same for rlock-* through `rlockSection`, ending in the leaf
   java.util.concurrent.locks.ReentrantLock$NonfairSync;
 - the lock samples in state PARKED (--state parked) are rlock-*'s, none sync-*'s (BLOCKED);
-- `flyprof summary` reports lock samples with their total;
+- `flyprof summary` reports lock samples with their total, and its top contended locks name
+  each lock class with the method that waited (rlockSection, past ReentrantLock's own frames);
 - HotSpot prints no "Re-registering of platform native method" warning (the agent rebinds
   Unsafe.park from a boot-loader class of its own).
 """
@@ -63,7 +64,9 @@ def check(t, results, fpl, what):
     t.check("rlock-" in parked and "sync-" not in parked, "%s: the parked lock samples are "
             "not the ReentrantLock's", what)
     s = ac.flyprof(t, "summary", ["summary", fpl])
-    ac.expect(t, s, 0, "lock ", "waited for contended locks")
+    ac.expect(t, s, 0, "lock ", "waited for contended locks", "top contended locks",
+              RLOCK + " <- dev.flyprof.workload.LockContention.rlockSection",
+              MONITOR + " <- dev.flyprof.workload.LockContention.syncSection")
 
 
 def no_warning(t, output, what):
