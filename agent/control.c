@@ -957,15 +957,23 @@ void control_status(char *buf, size_t len)
     pthread_mutex_lock(&lock);
     int on = writer_running();
     const struct options *o = &session.opts;
+    /* alloc: the interval in bytes; lock: the threshold in ns; "off" when not running (or the
+     * JVM refused it) */
+    char alloc_s[24], lock_s[24];
+    snprintf(alloc_s, sizeof(alloc_s), "%llu", (unsigned long long)o->alloc_bytes);
+    snprintf(lock_s, sizeof(lock_s), "%llu", (unsigned long long)o->lock_ns);
     /* key=value fields the attach CLI parses; file last, it may contain spaces */
     snprintf(buf, len,
              "running=%d cpu=%llu engine=%s wall=%llu wallthreads=%u filter=%d hiccup=%llu "
+             "alloc=%s lock=%s "
              "samples=%llu drops=%llu threads=%d lost_chunks=%llu lost_samples=%llu "
              "write_errno=%llu idclasses=%llu file=%s",
              on, on ? (unsigned long long)o->cpu_interval_ns : 0ull,
              on && o->cpu_interval_ns ? engine_of(o->engine)->name : "none",
              on ? (unsigned long long)o->wall_interval_ns : 0ull, on ? o->wall_threads : 0,
              on ? o->filter : 0, on ? (unsigned long long)o->hiccup_ns : 0ull,
+             on && atomic_load(&alloc_on) ? alloc_s : "off",
+             on && atomic_load(&lock_on) ? lock_s : "off",
              (unsigned long long)writer_samples_written(),
              (unsigned long long)(ring_ready ? ring_drops(&ring) : 0), threads_count_live(),
              (unsigned long long)counters_get(FPL_CTR_WRITE_LOST_CHUNKS),
