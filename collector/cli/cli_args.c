@@ -98,18 +98,36 @@ int cli_args_modes(const char *cmd, const char *events, const char *interval, co
     uint64_t iv = 0, wv = 0;
     if (events) {
         unsigned bits = cli_args_event_bits(events);
-        if (!bits)
+        if (!bits) {
+            /* name the first item that is wrong */
+            const char *p = events;
+            size_t n = strcspn(p, ",");
+            unsigned seen = 0, b = 0;
+            static const char *const names[] = {"cpu", "wall", "alloc", "lock"};
+            for (; *p; p += n + (p[n] == ','), n = strcspn(p, ",")) {
+                b = 0;
+                for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+                    if (n == strlen(names[i]) && !strncmp(p, names[i], n))
+                        b = 1u << i;
+                if (!b || (seen & b))
+                    break;
+                seen |= b;
+            }
+            if (*p && b)
+                return cli_msg_usage(cmd, "%s: event '%.*s' is named twice in '%s'", cmd,
+                                     (int)n, p, events);
             return cli_msg_usage(cmd,
-                                 "%s: bad events '%s': use a comma-separated list of cpu, wall, "
-                                 "alloc and lock, each once (e.g. cpu,wall or alloc,lock)",
-                                 cmd, events);
+                                 "%s: unknown event '%.*s': use cpu, wall, alloc, lock or a "
+                                 "comma-separated list of them (cpu,wall or alloc,lock)",
+                                 cmd, (int)(*p ? n : strlen(events)), *p ? p : events);
+        }
         cpu = (bits & CLI_ARGS_EV_CPU) != 0;
         wl = (bits & CLI_ARGS_EV_WALL) != 0;
         if (wall && !wl)
             return cli_msg_usage(cmd,
                                  "%s: --wall sets the wall-clock interval, but -e %s leaves "
-                                 "wall-clock sampling off: add wall to -e",
-                                 cmd, events);
+                                 "wall-clock sampling off: use -e %s,wall",
+                                 cmd, events, events);
         if (interval && !cpu && !wl)
             return cli_msg_usage(cmd,
                                  "%s: -i sets the cpu or wall interval, but -e %s names neither "

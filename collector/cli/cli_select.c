@@ -157,7 +157,7 @@ int cli_select_parse(const char *cmd, const struct cli_select *a, struct render_
         else
             return cli_msg_usage(cmd,
                                  "%s: unknown kind '%s': use cpu, wall, alloc, lock or all (cpu "
-                                 "and wall)",
+                                 "and wall together)",
                                  cmd, a->kind);
     }
     if (a->state && (o->state = render_state_parse(a->state)) < 0)
