@@ -713,7 +713,11 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     if ((rc = install_handlers(o, err, errlen)) != 0)
         goto out;
     /* no handler runs yet: the native walk's switch and tables may change */
-    handler_set_cstack(o->cstack == OPTIONS_CSTACK_AUTO && native_setup() == 0);
+    /* native frames come only from the signal handlers' walks: a session of alloc and lock
+     * alone (JVMTI walks, Java frames) does not have the writer build unwind tables, which
+     * cost 0.4 s of its CPU at a start */
+    handler_set_cstack(o->cstack == OPTIONS_CSTACK_AUTO &&
+                       (o->cpu_interval_ns || o->wall_interval_ns) && native_setup() == 0);
     if (prepared_fd >= 0) {
         fd = prepared_fd;
         prepared_fd = -1;
