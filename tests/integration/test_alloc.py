@@ -15,7 +15,10 @@ alloc` before the work begins):
   bytes / 1016 (a byte[1000] is 1016 bytes);
 - `flyprof summary` lists byte[] <- three() and byte[] <- one() among its top allocation
   sites;
-- -agentpath only: the CPU and wall samples of the same run are there too.
+- -agentpath only: the CPU and wall samples of the same run are there too;
+- the Java API: with the agent loaded idle, Flyprof.start("alloc=64k,lock,...") profiles
+  both (status says alloc=65536 lock=10000; 64 MiB allocated in AllocRatio.work estimated
+  within 25%; monitor waits on LockContention$Monitor logged).
 """
 import os
 import re
@@ -98,15 +101,41 @@ def check(t, results, fpl, what):
 
 def test(t):
     res, fpl, _ = alc.run_agentpath(t, "agentpath", "AllocRatio", [MB],
-                                 "cpu=10ms,wall=20ms,alloc")
+                                    "cpu=10ms,wall=20ms,alloc")
     check(t, res, fpl, "agentpath")
     cpu = alc.folded(t, fpl, "cpu")
     wall = alc.folded(t, fpl, "wall")
     t.check(sum(w for _, w in cpu) > 0 and sum(w for _, w in wall) > 0,
             "agentpath: cpu and wall samples missing beside alloc")
     res, fpl, _ = alc.run_attached(t, "attached", "AllocRatio", [MB, 2], "alloc",
-                                ready_thread="alloc-0")
+                                   ready_thread="alloc-0")
     check(t, res, fpl, "attached")
+    api(t)
+
+
+def api(t):
+    """Flyprof.start("alloc=64k,lock,...") from Java, the agent loaded idle (ApiUse
+    alloclock): status says so, and the log has the allocation and the lock samples."""
+    d = t.path("api")
+    os.makedirs(d, exist_ok=True)
+    r = t.run("api", [t.java, "-agentpath:%s=idle" % t.agent, "-cp", t.jar,
+                      "dev.flyprof.workload.ApiUse", "alloclock", d], 180)
+    t.check_jvm(r)
+    status = [line for line in r.stdout.splitlines() if line.startswith("api status_started")]
+    t.check(status and "alloc=65536" in status[0] and "lock=10000" in status[0],
+            "api: status after Flyprof.start(alloc=64k,lock) says %s", status)
+    fpl = os.path.join(d, "al.fpl")
+    t.logs.append(fpl)
+    ac.check_complete(t, fpl, "api")
+    alloc = alc.folded(t, fpl, "alloc")
+    lock = alc.folded(t, fpl, "lock")
+    aw = sum(w for fr, w in alloc if any(f.endswith("AllocRatio.work") for f in fr))
+    lw = sum(w for fr, w in lock if fr[-1].endswith("LockContention$Monitor"))
+    t.note("api: %.1f MiB allocated in AllocRatio.work, %.3f s waited on the monitor",
+           aw / 2**20, lw / 1e9)
+    t.close_to(aw / (64 << 20), 1.0, 0.25, "api: estimated / allocated bytes")
+    t.check(lw > 50e6, "api: only %.1f ms of monitor waits (4 threads x 20 holds of 2 ms)",
+            lw / 1e6)
 
 
 if __name__ == "__main__":
