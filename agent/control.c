@@ -455,11 +455,14 @@ static void stop_sampling(void)
         alloc_stop(jvmti);
     if (atomic_exchange_explicit(&lock_on, 0, memory_order_acq_rel))
         lock_stop(jvmti, NULL);
-    if (atomic_exchange_explicit(&evsample_on, 0, memory_order_acq_rel) &&
-        evsample_stop(HANDLER_WAIT_NS) != 0)
-        say_once(&said_evsample, "an allocation or lock callback did not return within 2 s; "
-                                 "stopped waiting for it; alloc and lock profiling cannot "
-                                 "start again until it returns");
+    if (atomic_exchange_explicit(&evsample_on, 0, memory_order_acq_rel)) {
+        if (evsample_stop(HANDLER_WAIT_NS) != 0)
+            say_once(&said_evsample, "an allocation or lock callback did not return within 2 s; "
+                                     "stopped waiting for it; alloc and lock profiling cannot "
+                                     "start again until it returns");
+        else
+            alloc_live_flush(jvmti, NULL, &ring); /* live: the sampled objects still reachable */
+    }
     /* handlers off first: from here on no handler run reads a perf fd or the ring, so the
      * engines may close their fds (perf_disarm also waits for a run using its fd) */
     if (handler_deactivate(HANDLER_WAIT_NS) != 0)
@@ -634,7 +637,7 @@ static int start_jvmti_engines(JNIEnv *jni, const struct options *o, char *err, 
             say("cannot profile allocations: the JVM refused the JVMTI capability "
                 "can_generate_sampled_object_alloc_events (JDK 11+ HotSpot needed); "
                 "profiling the rest");
-        else if (alloc_start(jvmti, o->alloc_bytes, msg, sizeof(msg)) != 0)
+        else if (alloc_start(jvmti, o->alloc_bytes, o->live, msg, sizeof(msg)) != 0)
             say(msg);
         else
             atomic_store_explicit(&alloc_on, 1, memory_order_release);

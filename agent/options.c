@@ -14,7 +14,7 @@
 #define OPTIONS_ACCEPTED                                                                           \
     "cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, wallthreads=N, filter, depth=N, "       \
     "walk=vm|agct, file=PATH, log=PATH, threads, duration=TIME, events=N, cstack=auto|off, idle, "  \
-    "hiccup[=TIME], stall=TIME, alloc[=BYTES], lock[=TIME]"
+    "hiccup[=TIME], stall=TIME, alloc[=BYTES], live, lock[=TIME]"
 
 enum opt_kind {
     OPT_FLAG,     /* no value */
@@ -48,6 +48,7 @@ enum opt_key {
     KEY_STALL,
     KEY_ALLOC,
     KEY_LOCK,
+    KEY_LIVE,
     KEY_COUNT,
 };
 
@@ -88,6 +89,7 @@ static const struct {
     [KEY_STALL] = {"stall", OPT_REQUIRED, "stall=TIME"},
     [KEY_ALLOC] = {"alloc", OPT_OPTIONAL, "alloc[=BYTES]"},
     [KEY_LOCK] = {"lock", OPT_OPTIONAL, "lock[=TIME]"},
+    [KEY_LIVE] = {"live", OPT_FLAG, "live"},
 };
 
 static const struct {
@@ -415,6 +417,9 @@ static int apply(struct options *o, enum opt_key k, const char *v, size_t n, cha
         return parse_time("lock", v, n, 0, 0, OPTIONS_MAX_LOCK_NS, OPTIONS_DEFAULT_LOCK_NS,
                           "the threshold must be from 0ns to 1s",
                           "the threshold must be from 0ns to 1s", &o->lock_ns, err, errlen);
+    case KEY_LIVE:
+        o->live = 1;
+        return 0;
     case KEY_COUNT:
         break;
     }
@@ -508,8 +513,14 @@ int options_parse(const char *s, struct options *out, char *err, size_t errlen)
     }
     /* Naming only wall, alloc or lock means "these instead of cpu"; naming none of them means
      * the default mode. */
-    if ((seen & (1u << KEY_WALL | 1u << KEY_ALLOC | 1u << KEY_LOCK)) && !(seen & (1u << KEY_CPU)))
+    if ((seen & (1u << KEY_WALL | 1u << KEY_ALLOC | 1u << KEY_LOCK | 1u << KEY_LIVE)) &&
+        !(seen & (1u << KEY_CPU)))
         o.cpu_interval_ns = 0;
+    /* live is a view of the allocation samples: it turns them on at their default */
+    if (o.live && !o.alloc) {
+        o.alloc = 1;
+        o.alloc_bytes = OPTIONS_DEFAULT_ALLOC_BYTES;
+    }
     /* the user's own duration= wins over the CLI's safety stop */
     if (!o.duration_ns)
         o.duration_ns = o.safety_ns;

@@ -25,6 +25,8 @@
  *   alloc[=BYTES]                  allocation profiling: a sample every BYTES allocated on
  *                                  average (0..2147483647; default 512k); BYTES is a number
  *                                  and an optional unit k, m, g (binary: 512k = 524288)
+ *   live                           with alloc (implied): at the end, which sampled objects are
+ *                                  still reachable (LIVE samples)
  *   lock[=TIME]                    lock profiling: contended waits of TIME or longer (0ns..1s,
  *                                  default 10us)
  *   hiccup[=TIME]                  hiccup probes waking every TIME (100us..1s, default 1ms)
@@ -114,6 +116,7 @@ struct options {
     uint64_t stall_ns;           /* stall threshold (set when hiccup_ns is) */
     int alloc;                   /* allocation profiling on */
     uint64_t alloc_bytes;        /* its mean sampling interval, bytes (0: every allocation) */
+    int live;                    /* the live-heap view of the allocation samples (implies alloc) */
     int lock;                    /* lock profiling on */
     uint64_t lock_ns;            /* its threshold: waits this long or longer */
     char raw[OPTIONS_FILE_MAX];  /* the option string as given (cut to OPTIONS_FILE_MAX - 1

@@ -14,7 +14,10 @@
 #define ALLOC_H
 
 #include <jvmti.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "ring.h"
 
 #define ALLOC_DEFAULT_INTERVAL (512u * 1024u) /* HotSpot's own default too */
 
@@ -22,9 +25,20 @@
  * HotSpot). Returns 0 or -ENOTSUP. Control context. */
 int alloc_capability(jvmtiEnv *jvmti);
 
-/* Sets the sampling interval and enables SampledObjectAlloc. Returns 0 or -errno with err
- * filled. */
-int alloc_start(jvmtiEnv *jvmti, uint64_t interval_bytes, char *err, size_t errlen);
+/* Sets the sampling interval and enables SampledObjectAlloc; with live, each sampled object
+ * is also tracked by a JNI weak reference, in a table of ALLOC_LIVE_SLOTS (a sample replaces
+ * the one in its slot, id % ALLOC_LIVE_SLOTS, and the writer mirrors the table), for
+ * alloc_live_flush. Returns 0 or -errno with err filled. */
+int alloc_start(jvmtiEnv *jvmti, uint64_t interval_bytes, int live, char *err, size_t errlen);
+
+#define ALLOC_LIVE_SLOTS 16384
+
+/* The live view, at the end of a session (after alloc_stop, callbacks drained): forces a
+ * garbage collection (JVMTI ForceGarbageCollection, so only reachable objects remain), pushes
+ * into ring one LIVE record (SAMPLE_LIVE_REF) per tracked object still reachable, and frees
+ * every weak reference. A no-op unless the session tracked objects. Control context; jni: the
+ * calling thread's (NULL: found through the JavaVM). Returns how many are live. */
+unsigned alloc_live_flush(jvmtiEnv *jvmti, JNIEnv *jni, struct ring *ring);
 
 /* Disables the event and restores the default interval. Idempotent. */
 void alloc_stop(jvmtiEnv *jvmti);

@@ -115,7 +115,7 @@ static uint32_t current_slot(JNIEnv *jni)
 }
 
 int evsample_push(JNIEnv *jni, int kind, int state, uint64_t weight, const char *class_name,
-                  uint64_t ticks, uint64_t size)
+                  uint64_t ticks, uint64_t size, uint64_t id)
 {
     int b = grab();
     if (b < 0) {
@@ -128,7 +128,8 @@ int evsample_push(JNIEnv *jni, int kind, int state, uint64_t weight, const char 
         n = 0;
     uint32_t nf = (uint32_t)n + 1;
     uint32_t len =
-        (uint32_t)(sizeof(struct sample_rec) + nf * sizeof(struct sample_frame) + sizeof(uint64_t));
+        (uint32_t)(sizeof(struct sample_rec) + nf * sizeof(struct sample_frame) +
+                              2 * sizeof(uint64_t));
     struct sample_rec *r = ring_reserve(ring_of, len);
     if (!r) {
         atomic_flag_clear_explicit(&busy[b], memory_order_release);
@@ -153,6 +154,7 @@ int evsample_push(JNIEnv *jni, int kind, int state, uint64_t weight, const char 
         r->frames[i + 1].lineno = (jint)fr[i].location;
     }
     memcpy(&r->frames[nf], &size, sizeof(size));
+    memcpy((char *)&r->frames[nf] + sizeof(size), &id, sizeof(id));
     atomic_flag_clear_explicit(&busy[b], memory_order_release);
     ring_commit(ring_of, r);
     counters_add_sigsafe(FPL_CTR_SAMPLES, 1);

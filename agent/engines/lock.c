@@ -49,7 +49,7 @@ static void record(JNIEnv *jni, int state, uint64_t t0, uint64_t t1, const char 
         counters_add_sigsafe(FPL_CTR_LOCK_SHORT, 1);
         return;
     }
-    if (evsample_push(jni, FPL_KIND_LOCK, state, ns, name, t0, 0))
+    if (evsample_push(jni, FPL_KIND_LOCK, state, ns, name, t0, 0, 0))
         counters_add_sigsafe(FPL_CTR_LOCK_SAMPLES, 1);
 }
 

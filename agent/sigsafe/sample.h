@@ -89,9 +89,10 @@ struct sample_rec {
     struct sample_frame frames[];
 };
 
-/* Alloc and lock samples (evsample.h) carry one more uint64_t after their frames: the
- * allocated object's size in bytes (0 for lock samples); sample_evsize reads it. Their first
- * frame is the class leaf (SAMPLE_FT_CLASS). */
+/* Alloc and lock samples (evsample.h) carry two more uint64_t after their frames: the
+ * allocated object's size in bytes (0 for lock samples), and the allocation's id when its
+ * object is tracked for the live view (0: not tracked); sample_evsize / sample_evid read them.
+ * Their first frame is the class leaf (SAMPLE_FT_CLASS). */
 static inline uint64_t sample_evsize(const struct sample_rec *r)
 {
     uint64_t v = 0;
@@ -99,6 +100,19 @@ static inline uint64_t sample_evsize(const struct sample_rec *r)
         __builtin_memcpy(&v, &r->frames[r->num_frames], sizeof(v));
     return v;
 }
+
+static inline uint64_t sample_evid(const struct sample_rec *r)
+{
+    uint64_t v = 0;
+    if (r->num_frames > 0)
+        __builtin_memcpy(&v, (const char *)&r->frames[r->num_frames] + sizeof(v), sizeof(v));
+    return v;
+}
+
+/* num_frames of a LIVE record (alloc.c's alloc_live_flush): no frames; the id of the
+ * allocation sample whose object is still reachable is sample_weight64's value. The writer
+ * writes it as a LIVE sample with that sample's thread, stack, weight and context. */
+#define SAMPLE_LIVE_REF (-121)
 
 /* The weight of an alloc or lock sample (bytes, ns), which does not fit 32 bits: its high
  * half rides in `tick`, which only wall samples use. */

@@ -162,6 +162,8 @@ enum fpl_kind {
     FPL_KIND_WALL = 1,
     FPL_KIND_ALLOC = 2,         /* a sampled allocation; weight: bytes it stands for */
     FPL_KIND_LOCK = 3,          /* a contended lock wait; weight: ns waited */
+    FPL_KIND_LIVE = 4,          /* an ALLOC sample whose object was still reachable when
+                                 * profiling stopped (option live); weight: bytes */
 };
 
 enum fpl_state {
@@ -227,6 +229,8 @@ enum fpl_counter {
     FPL_CTR_LOCK_SAMPLES = 50,  /* lock waits at or above the threshold pushed into the ring */
     FPL_CTR_EVSAMPLE_BUSY = 51, /* alloc and lock samples dropped: every walk buffer was busy */
     FPL_CTR_LOCK_SHORT = 52,    /* contended waits shorter than the threshold (not sampled) */
+    FPL_CTR_LIVE_TRACKED = 53,  /* allocation samples whose objects were tracked for liveness */
+    FPL_CTR_LIVE_EVICTED = 54,  /* tracked objects given up for a newer sample (table full) */
     FPL_CTR_SAFEREAD = 43,      /* how the agent reads JVM memory that may be unmapped, not a
                                  * count: 0 /proc/self/mem, 1 a pipe, 2 process_vm_readv,
                                  * 3 no way (enum saferead_way) */

@@ -794,7 +794,7 @@ static int on_sample(void *ctx, const struct reader_sample *s)
         return -ENOMEM;
     p->entries[cell].weight += s->weight;
     p->entries[cell].count++;
-    if (s->kind == FPL_KIND_ALLOC) {
+    if (s->kind == FPL_KIND_ALLOC || s->kind == FPL_KIND_LIVE) {
         /* the objects an allocation sample stands for: weight / size = 1 / p (FORMAT.md 10) */
         uint64_t o = s->size ? (s->weight + s->size / 2) / s->size : 1;
         o = o ? o : 1;
@@ -1465,6 +1465,8 @@ int profile_resolve_kind(const struct profile *p, int sel)
         return FPL_KIND_ALLOC;
     if (!p->total[FPL_KIND_WALL].count && p->total[FPL_KIND_LOCK].count)
         return FPL_KIND_LOCK;
+    if (!p->total[FPL_KIND_WALL].count && p->total[FPL_KIND_LIVE].count)
+        return FPL_KIND_LIVE;
     return FPL_KIND_WALL;
 }
 

@@ -28,7 +28,7 @@
 #include "reader.h"
 #include "tracectx.h"
 
-#define PROFILE_KINDS 4         /* FPL_KIND_CPU, FPL_KIND_WALL, FPL_KIND_ALLOC, FPL_KIND_LOCK */
+#define PROFILE_KINDS 5         /* FPL_KIND_CPU, _WALL, _ALLOC, _LOCK, _LIVE */
 /* The kinds whose weights are time in intervals (CPU, wall): the ones --kind all shows together.
  * Alloc weights are bytes and lock weights ns of waiting that wall samples see too, so they are
  * always shown alone. */
@@ -148,7 +148,7 @@ struct profile_entry {
     uint64_t context_id;
     uint64_t weight; /* sum of the samples' weights (raw) */
     uint64_t count;  /* number of samples */
-    /* ALLOC: the objects the samples stand for (each sample's weight / size, rounded; 1 when
+    /* ALLOC, LIVE: the objects the samples stand for (each sample's weight / size, rounded; 1 when
      * the size is unknown); 0 for other kinds */
     uint64_t objects;
     /* upscaled weight, fixed point (PROFILE_FP_SHIFT): weight << PROFILE_FP_SHIFT for CPU */

@@ -54,6 +54,7 @@ const char *render_kind_name(int kind)
            : kind == FPL_KIND_WALL  ? "wall"
            : kind == FPL_KIND_ALLOC ? "alloc"
            : kind == FPL_KIND_LOCK  ? "lock"
+           : kind == FPL_KIND_LIVE  ? "live"
                                     : "cpu+wall";
 }
 

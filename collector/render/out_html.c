@@ -258,6 +258,7 @@ static const char *kind_name(int kind)
            : kind == FPL_KIND_WALL  ? "wall"
            : kind == FPL_KIND_ALLOC ? "alloc"
            : kind == FPL_KIND_LOCK  ? "lock"
+           : kind == FPL_KIND_LIVE  ? "live"
                                     : "all";
 }
 

@@ -516,11 +516,11 @@ static void put_sample(struct pprof_w *w, const struct profile_entry *e)
     uint64_t count = e->count > INT64_MAX ? INT64_MAX : e->count, ns;
     if (wall)
         ns = fp_ns(e->upscaled, p->header.wall_interval_ns);
-    else if (e->kind == FPL_KIND_ALLOC || e->kind == FPL_KIND_LOCK)
+    else if (e->kind == FPL_KIND_ALLOC || e->kind == FPL_KIND_LOCK || e->kind == FPL_KIND_LIVE)
         ns = e->weight; /* bytes (alloc_space), ns (delay): the weight itself */
     else
         ns = sat_mul(e->weight, p->header.cpu_interval_ns);
-    if (e->kind == FPL_KIND_ALLOC)
+    if (e->kind == FPL_KIND_ALLOC || e->kind == FPL_KIND_LIVE)
         count = e->objects; /* alloc_objects: the objects the samples stand for */
     if (ns > INT64_MAX)
         ns = INT64_MAX;
@@ -793,6 +793,10 @@ int out_pprof_write(const struct profile *p, const struct render_opts *o, FILE *
         value_type(&w, FLD_PROFILE_SAMPLE_TYPE, "alloc_objects", "count");
         value_type(&w, FLD_PROFILE_SAMPLE_TYPE, "alloc_space", "bytes");
         default_type = intern(&w, "alloc_space");
+    } else if (w.kind == FPL_KIND_LIVE) {
+        value_type(&w, FLD_PROFILE_SAMPLE_TYPE, "inuse_objects", "count");
+        value_type(&w, FLD_PROFILE_SAMPLE_TYPE, "inuse_space", "bytes");
+        default_type = intern(&w, "inuse_space");
     } else if (w.kind == FPL_KIND_LOCK) {
         /* as Go's mutex and block profiles */
         value_type(&w, FLD_PROFILE_SAMPLE_TYPE, "contentions", "count");
@@ -828,12 +832,14 @@ int out_pprof_write(const struct profile *p, const struct render_opts *o, FILE *
 
     int cpu_period =
         w.kind == FPL_KIND_CPU || (w.kind == PROFILE_KIND_ALL && p->header.cpu_interval_ns);
-    int ev = w.kind == FPL_KIND_ALLOC || w.kind == FPL_KIND_LOCK;
-    uint64_t period_type = intern(&w, w.kind == FPL_KIND_ALLOC  ? "space"
+    int ev = w.kind == FPL_KIND_ALLOC || w.kind == FPL_KIND_LOCK || w.kind == FPL_KIND_LIVE;
+    uint64_t period_type = intern(&w, w.kind == FPL_KIND_ALLOC || w.kind == FPL_KIND_LIVE
+                                          ? "space"
                                       : w.kind == FPL_KIND_LOCK ? "contentions"
                                       : cpu_period              ? "cpu"
                                                                 : "wall");
-    uint64_t period_unit = intern(&w, w.kind == FPL_KIND_ALLOC  ? "bytes"
+    uint64_t period_unit = intern(&w, w.kind == FPL_KIND_ALLOC || w.kind == FPL_KIND_LIVE
+                                          ? "bytes"
                                       : w.kind == FPL_KIND_LOCK ? "count"
                                                                 : "nanoseconds");
     char program[256];

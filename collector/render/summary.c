@@ -141,13 +141,15 @@ static const char *kind_name(int kind)
     return kind == FPL_KIND_CPU     ? "cpu"
            : kind == FPL_KIND_WALL  ? "wall"
            : kind == FPL_KIND_ALLOC ? "alloc"
-                                    : "lock";
+           : kind == FPL_KIND_LOCK  ? "lock"
+                                    : "live";
 }
 
 /* What a weight of kind counts, for headings. */
 static const char *kind_unit(int kind)
 {
-    return kind == FPL_KIND_ALLOC ? " (bytes allocated, estimated)"
+    return kind == FPL_KIND_ALLOC  ? " (bytes allocated, estimated)"
+           : kind == FPL_KIND_LIVE ? " (bytes still reachable at the end, estimated)"
            : kind == FPL_KIND_LOCK ? " (ns waited)"
                                    : "";
 }
@@ -317,6 +319,9 @@ static void write_samples(const struct profile *p, FILE *f)
                     (double)t->weight / 1048576.0, t->objects);
         if (k == FPL_KIND_LOCK)
             fprintf(f, " (%.3f s waited for contended locks)", (double)t->weight / 1e9);
+        if (k == FPL_KIND_LIVE)
+            fprintf(f, " (%.1f MiB, %" PRIu64 " objects still reachable at the end, estimated)",
+                    (double)t->weight / 1048576.0, t->objects);
         if (k == FPL_KIND_CPU && h->cpu_interval_ns)
             fprintf(f, " (%.3f s of CPU at %s)",
                     (double)t->weight * (double)h->cpu_interval_ns / 1e9,
@@ -542,10 +547,13 @@ static int write_sites(const struct profile *p, int kind, FILE *f)
         }
     }
     qsort(rows, m, sizeof(*rows), cmp_site_weight);
-    fprintf(f, "\n%s%s\n", kind == FPL_KIND_ALLOC ? "top allocation sites" : "top contended locks",
+    fprintf(f, "\n%s%s\n",
+            kind == FPL_KIND_ALLOC  ? "top allocation sites"
+            : kind == FPL_KIND_LIVE ? "top live allocation sites"
+                                    : "top contended locks",
             kind_unit(kind));
     fprintf(f, "  %12s %7s %8s  %s\n", "weight", "%", "samples",
-            kind == FPL_KIND_ALLOC ? "class <- allocated in" : "lock class <- waited in");
+            kind == FPL_KIND_LOCK ? "lock class <- waited in" : "class <- allocated in");
     for (size_t i = 0; i < m && i < SUMMARY_TOP; i++) {
         const struct site_row *r = &rows[i];
         fprintf(f, "  %12" PRIu64 " %6.2f%% %8" PRIu64 "  %s <- %s\n", r->weight,
@@ -855,7 +863,7 @@ static int js_kind(struct fpl_buf *b, const struct profile *p, int kind)
     }
     js_key(b, "weight_ns", &first);
     js_u64(b, fp_ns(t->upscaled, iv));
-    if (kind == FPL_KIND_ALLOC) {
+    if (kind == FPL_KIND_ALLOC || kind == FPL_KIND_LIVE) {
         js_key(b, "objects", &first);
         js_u64(b, t->objects);
     }

@@ -409,7 +409,7 @@ static void test_errors(void)
     static const char accepted[] =
         "(accepted: cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, wallthreads=N, filter, "
         "depth=N, walk=vm|agct, file=PATH, log=PATH, threads, duration=TIME, events=N, "
-        "cstack=auto|off, idle, hiccup[=TIME], stall=TIME, alloc[=BYTES], lock[=TIME])";
+        "cstack=auto|off, idle, hiccup[=TIME], stall=TIME, alloc[=BYTES], live, lock[=TIME])";
     char want[512];
     char small[8];
     int rc;
@@ -918,6 +918,11 @@ static void test_alloc_lock(void)
     ERR("lock=10", "bad value '10' for lock: give a unit");
     ERR("lock=2s", "bad value '2s' for lock: the threshold must be from 0ns to 1s");
     ERR("lock=soon", "bad value 'soon' for lock");
+    CHECK(OK("live"));
+    CHECK(o.live && o.alloc && o.alloc_bytes == 512 * 1024 && !o.cpu_interval_ns);
+    CHECK(OK("alloc=1m,live,cpu"));
+    CHECK(o.live && o.alloc_bytes == (1u << 20) && o.cpu_interval_ns == 10 * MS);
+    ERR("live=1", "option 'live' takes no value");
     /* the log shows them as given */
     CHECK(OK("alloc=1m,lock"));
     CHECK(strcmp(o.shown, "alloc=1m,lock") == 0);

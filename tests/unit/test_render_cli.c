@@ -167,7 +167,7 @@ static void test_errors(void)
                "convert: unknown state 'bogus': use one of running, blocked, waiting, "
                "timed_waiting, parked, sleeping, native",
                "convert", "golden.fpl", "-o", "-", "--state", "bogus");
-    CHECK_FAIL(2, "convert: unknown kind 'both': use cpu, wall, alloc, lock or all", "convert", "golden.fpl",
+    CHECK_FAIL(2, "convert: unknown kind 'both': use cpu, wall, alloc, lock, live or all", "convert", "golden.fpl",
                "-o", "-", "--kind", "both");
     CHECK_FAIL(2, "unknown output format 'svg': use one of collapsed, html, pprof, txt", "convert",
                "golden.fpl", "-o", "x", "--format", "svg");

@@ -381,6 +381,7 @@
   function weightText(w) {
     /* an alloc weight is bytes allocated (estimated) */
     if (D.kind === "alloc") return bytesText(w) + " allocated";
+    if (D.kind === "live") return bytesText(w) + " live";
     var t = dur(w);
     /* both kinds on one page weigh time (ns: CPU time and thread time), which is all to say */
     if (D.unit_ns) return t;
@@ -1012,8 +1013,9 @@
     s += " \u00b7 " + fmtInt(D.samples) + " samples";
     if (D.interval_ns && !D.unit_ns && D.kind !== "lock") s += " \u00b7 interval " + (D.interval_ns / 1e6) + " ms";
     if (D.kind === "alloc") s += " \u00b7 " + bytesText(D.total) + " allocated (estimated)";
+    else if (D.kind === "live") s += " \u00b7 " + bytesText(D.total) + " still reachable (estimated)";
     else if (!D.unit_ns && D.total !== D.samples) s += " \u00b7 weight " + fmtInt(D.total);
-    var t = D.kind === "alloc" ? "" : dur(D.total);
+    var t = D.kind === "alloc" || D.kind === "live" ? "" : dur(D.total);
     if (t) {
       s += " \u00b7 " + t + (D.kind === "cpu" ? " of CPU" : D.kind === "wall" ? " of thread time" :
                              D.kind === "lock" ? " waited for locks" : " of CPU and thread time");
