@@ -596,6 +596,9 @@ static int tick_put(struct profile *p, const struct profile_tick *t)
 /* Puts a sample's upscaled weight fp, taken at ticks, on the timeline when one is kept
  * (profile_want_timeline), and on its request's context pairs when it has a context (ctx).
  * Bin 0 starts at the log's start (the header's anchor). */
+#define LOCK_SPREAD_NS 1000000u /* a lock wait this long or longer is spread on the timeline */
+#define LOCK_PIECES 32
+
 static int timeline_note(struct profile *p, uint32_t cell, uint64_t ticks, unsigned __int128 fp,
                          uint64_t ctx)
 {
@@ -609,15 +612,32 @@ static int timeline_note(struct profile *p, uint32_t cell, uint64_t ticks, unsig
             timeline_start(tl, p->first_anchor.ticks, 0);
     }
     const struct profile_entry *e = &p->entries[cell];
-    int rc = timeline_add(tl, ticks, cell, e->thread_id, e->kind, e->state, fp);
-    if (rc || !ctx)
-        return rc;
-    const struct tracectx_def *d = tracectx_find(&p->ctx, ctx);
-    if (!d) {
-        profile_fp_add(&tl->ctx_unknown, fp);
-        return 0;
+    /* a lock sample is a wait from its ticks on, weight ns long: spread over the wait in
+     * LOCK_PIECES equal parts (a wait of a millisecond or more), so the timeline shows when
+     * the thread waited, not only when it began */
+    unsigned pieces = 1;
+    uint64_t span = 0;
+    if (e->kind == FPL_KIND_LOCK && p->have_header && p->header.ticks_per_sec) {
+        uint64_t ns = (uint64_t)(fp >> PROFILE_FP_SHIFT);
+        span = (uint64_t)((unsigned __int128)ns * p->header.ticks_per_sec / 1000000000u);
+        if (ns >= LOCK_SPREAD_NS)
+            pieces = LOCK_PIECES;
     }
-    return timeline_ctx_add(tl, ticks, cell, ctx, d->root, fp);
+    const struct tracectx_def *d = ctx ? tracectx_find(&p->ctx, ctx) : NULL;
+    if (ctx && !d)
+        profile_fp_add(&tl->ctx_unknown, fp);
+    unsigned __int128 part = fp / pieces, left = fp;
+    for (unsigned i = 0; i < pieces; i++) {
+        unsigned __int128 f = i + 1 == pieces ? left : part;
+        uint64_t at = pieces == 1 ? ticks : ticks + span * (2 * i + 1) / (2 * pieces);
+        left -= f;
+        int rc = timeline_add(tl, at, cell, e->thread_id, e->kind, e->state, f);
+        if (!rc && d)
+            rc = timeline_ctx_add(tl, at, cell, ctx, d->root, f);
+        if (rc)
+            return rc;
+    }
+    return 0;
 }
 
 /* Adds a sample of context ctx (0: none) in cell, of raw weight and upscaled weight fp, to its
