@@ -27,6 +27,7 @@ static atomic_int park_on;
 static int park_bound;      /* Unsafe.park is bound to park_hook (control context only) */
 static jclass unsafe_class; /* global refs, made at the first start, kept */
 static jclass aqs_class, aqls_class;
+static jclass latch_class;     /* CountDownLatch$Sync: an AQS, but a latch is no lock */
 static jfieldID blocker_field; /* Thread.parkBlocker */
 
 /* the calling thread's contended monitor wait: when it began, and in which session */
@@ -85,7 +86,9 @@ void JNICALL lock_on_contended_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thr
 }
 
 /* The lock a thread is about to park for: its parkBlocker when that is an
- * AbstractQueuedSynchronizer or AbstractQueuedLongSynchronizer (a local ref), else NULL. */
+ * AbstractQueuedSynchronizer or AbstractQueuedLongSynchronizer (a local ref), else NULL. A
+ * CountDownLatch's Sync is one too, but waiting for a latch is waiting for an event, not for a
+ * lock another thread holds: left out. */
 static jobject parked_lock(JNIEnv *jni)
 {
     jthread t = NULL;
@@ -95,8 +98,9 @@ static jobject parked_lock(JNIEnv *jni)
     (*jni)->DeleteLocalRef(jni, t);
     if (!b)
         return NULL;
-    if ((*jni)->IsInstanceOf(jni, b, aqs_class) ||
-        (aqls_class && (*jni)->IsInstanceOf(jni, b, aqls_class)))
+    if (((*jni)->IsInstanceOf(jni, b, aqs_class) ||
+         (aqls_class && (*jni)->IsInstanceOf(jni, b, aqls_class))) &&
+        !(latch_class && (*jni)->IsInstanceOf(jni, b, latch_class)))
         return b;
     (*jni)->DeleteLocalRef(jni, b);
     return NULL;
@@ -245,6 +249,8 @@ static int park_setup(JNIEnv *jni, char *err, size_t errlen)
         aqs_class = global_class(jni, "java/util/concurrent/locks/AbstractQueuedSynchronizer");
     if (!aqls_class)
         aqls_class = global_class(jni, "java/util/concurrent/locks/AbstractQueuedLongSynchronizer");
+    if (!latch_class)
+        latch_class = global_class(jni, "java/util/concurrent/CountDownLatch$Sync");
     if (!blocker_field) {
         jclass t = (*jni)->FindClass(jni, "java/lang/Thread");
         blocker_field = t ? (*jni)->GetFieldID(jni, t, "parkBlocker", "Ljava/lang/Object;") : NULL;

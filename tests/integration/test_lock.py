@@ -12,6 +12,7 @@ Asserted, for -agentpath and attached (`flyprof start -e cpu,wall,lock`):
   syncSection the frame right above it;
 - the same for rlock-* through `rlockSection`, ending in the leaf
   java.util.concurrent.locks.ReentrantLock$NonfairSync;
+- latch-waiter's 200 ms wait for a CountDownLatch (an AQS, but no lock) is not a lock sample;
 - the lock samples in state PARKED (--state parked) are rlock-*'s, none sync-*'s (BLOCKED);
 - `flyprof summary` reports lock samples with their total, and its top contended locks name
   each lock class with the method that waited (rlockSection, past ReentrantLock's own frames);
@@ -63,6 +64,9 @@ def check(t, results, fpl, what):
         parked = f.read()
     t.check("rlock-" in parked and "sync-" not in parked, "%s: the parked lock samples are "
             "not the ReentrantLock's", what)
+    latch = sum(w for frames, w in lines if frames[0] == "latch-waiter")
+    t.check(latch == 0, "%s: the CountDownLatch wait (200 ms, no lock) is in the lock profile: "
+            "%d ns", what, latch)
     s = ac.flyprof(t, "summary", ["summary", fpl])
     ac.expect(t, s, 0, "lock ", "waited for contended locks", "top contended locks",
               RLOCK + " <- dev.flyprof.workload.LockContention.rlockSection",

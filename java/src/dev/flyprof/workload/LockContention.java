@@ -12,6 +12,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@link Monitor};
  * <li>threads {@code rlock-0..3} in {@link #rlockSection}: one {@link ReentrantLock}.
  * </ol>
+ * Then {@code latch-waiter} waits 200 ms for a CountDownLatch: parked on an
+ * AbstractQueuedSynchronizer that is no lock (a lock profiler must leave it out).
  *
  * <p>Usage: {@code LockContention [acquisitions] [hold-ms] [go-file]} (default 150 per thread,
  * 2 ms). With a go-file the threads start, then wait until it exists. Prints {@code result}
@@ -102,6 +104,19 @@ public final class LockContention {
         File go = args.length > 2 ? new File(args[2]) : null;
         long sync = phase("sync", true, n, holdMs, go);
         long rlock = phase("rlock", false, n, holdMs, go);
+        // a thread waiting 200 ms for a CountDownLatch: an AQS too, but no lock
+        java.util.concurrent.CountDownLatch latch = new java.util.concurrent.CountDownLatch(1);
+        Thread waiter = new Thread(() -> {
+            try {
+                latch.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "latch-waiter");
+        waiter.start();
+        Thread.sleep(200);
+        latch.countDown();
+        waiter.join();
         Measure.result("sync_wait_ns", sync, "rlock_wait_ns", rlock, "acquisitions",
                 (long) n * THREADS);
     }
