@@ -10,7 +10,8 @@
  *   neither times the wait nor tells a lock from a queue. A thread waiting for a
  *   ReentrantLock, ReentrantReadWriteLock, Semaphore, ... parks in Unsafe.park with its
  *   Thread.parkBlocker set to the lock's AbstractQueuedSynchronizer (or
- *   AbstractQueuedLongSynchronizer); a Condition's await or a pool's queue parks with another
+ *   AbstractQueuedLongSynchronizer; a CountDownLatch's is one too, and is left out: a latch
+ *   is no lock); a Condition's await or a pool's queue parks with another
  *   blocker. So the agent binds Unsafe.park's native entry to a function of its own (JNI
  *   RegisterNatives, called from a class it defines in the boot loader so that HotSpot logs
  *   no warning; Unsafe.park is not a compiler intrinsic, so every call goes through the
