@@ -38,9 +38,10 @@ void evsample_leave(void);
 /* Walks the calling thread's Java stack and pushes a sample of kind (enum fpl_kind) and state
  * (enum fpl_state) with weight, class_name (interned, classnames.h) as its leaf frame, taken
  * at ticks (tsc_read_sigsafe); size (an allocation's bytes, else 0) and id (an allocation
- * tracked for the live view, else 0) go after the frames (sample.h). jni: the calling thread's (a thread adopted at attach is registered
- * through it, threads.h). Between evsample_enter and evsample_leave. Returns 1 when pushed, 0
- * when dropped (counted: ring full, buffers busy). */
+ * tracked for the live view, else 0) go after the frames (sample.h). jni: the calling
+ * thread's (a thread adopted at attach is registered through it, threads.h). Between
+ * evsample_enter and evsample_leave. Returns 1 when pushed, 0 when dropped (counted: ring
+ * full, buffers busy). */
 int evsample_push(JNIEnv *jni, int kind, int state, uint64_t weight, const char *class_name,
                   uint64_t ticks, uint64_t size, uint64_t id);
 

@@ -158,8 +158,8 @@ int cli_select_parse(const char *cmd, const struct cli_select *a, struct render_
             o->kind = PROFILE_KIND_ALL;
         else
             return cli_msg_usage(cmd,
-                                 "%s: unknown kind '%s': use cpu, wall, alloc, lock, live or all (cpu "
-                                 "and wall together)",
+                                 "%s: unknown kind '%s': use cpu, wall, alloc, lock, live or all "
+                                 "(cpu and wall together)",
                                  cmd, a->kind);
     }
     if (a->state && (o->state = render_state_parse(a->state)) < 0)

@@ -16,8 +16,8 @@ def run_agentpath(t, name, workload, args, options):
 
 
 def run_attached(t, name, workload, args, events, ready_thread, extra=()):
-    """(results, log, the JVM's stdout and stderr): the workload started without the agent, its threads waiting for a
-    go-file; `flyprof start PID -e events` attaches and starts profiling; the go-file lets the
+    """(results, log, the JVM's stdout and stderr): the workload started without the agent,
+    its threads waiting for a go-file; `flyprof start PID -e events` attaches and starts profiling; the go-file lets the
     work begin, all of it inside the profile; the JVM's exit completes the log."""
     go = t.path(name + ".go")
     out = t.path(name + ".fpl")

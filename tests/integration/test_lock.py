@@ -57,10 +57,11 @@ def check(t, results, fpl, what):
     lines = alc.folded(t, fpl, "lock")
     phase(t, lines, "sync", "syncSection", MONITOR, float(results["sync_wait_ns"]), what)
     phase(t, lines, "rlock", "rlockSection", RLOCK, float(results["rlock_wait_ns"]), what)
+    parked_out = fpl[:-4] + ".parked.collapsed"
     r = t.flyprof("convert --state parked", ["convert", fpl, "--kind", "lock", "--state",
-                                             "parked", "--threads", "-o", fpl[:-4] + ".parked.collapsed"])
+                                             "parked", "--threads", "-o", parked_out])
     t.check(r.returncode == 0, "convert --state parked failed: %s", r.stderr[-300:])
-    with open(fpl[:-4] + ".parked.collapsed") as f:
+    with open(parked_out) as f:
         parked = f.read()
     t.check("rlock-" in parked and "sync-" not in parked, "%s: the parked lock samples are "
             "not the ReentrantLock's", what)

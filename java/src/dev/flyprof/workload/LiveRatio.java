@@ -9,9 +9,9 @@ import java.util.List;
  * once, three times as many. At the end a quarter of the bytes allocated is still reachable,
  * all of it from {@code keep}. Then the program exits (a profile stops at the JVM's exit).
  *
- * <p>Usage: {@code LiveRatio [megabytes-kept] [go-file]} (default 128). With a go-file the thread
- * starts, then waits until it exists (a test attaches the agent meanwhile). Prints {@code result} with
- * {@code kept_bytes}, the bytes of the arrays still reachable (1016 bytes each: a 16-byte
+ * <p>Usage: {@code LiveRatio [megabytes-kept] [go-file]} (default 128). With a go-file the
+ * thread starts, then waits until it exists (a test attaches the agent meanwhile). Prints
+ * {@code result} with {@code kept_bytes}, the bytes of the arrays still reachable (1016 bytes each: a 16-byte
  * header and length, then the data), and {@code dropped_bytes}.
  */
 public final class LiveRatio {
