@@ -74,7 +74,7 @@ int cli_args_time(const char *cmd, const char *opt, const char *s, uint64_t lo, 
 unsigned cli_args_event_bits(const char *events)
 {
     unsigned bits = 0;
-    static const char *const names[] = {"cpu", "wall", "alloc", "lock"};
+    static const char *const names[] = {"cpu", "wall", "alloc", "lock", "live"};
     for (const char *p = events; p && *p;) {
         size_t n = strcspn(p, ",");
         unsigned b = 0;
@@ -103,7 +103,7 @@ int cli_args_modes(const char *cmd, const char *events, const char *interval, co
             const char *p = events;
             size_t n = strcspn(p, ",");
             unsigned seen = 0, b = 0;
-            static const char *const names[] = {"cpu", "wall", "alloc", "lock"};
+            static const char *const names[] = {"cpu", "wall", "alloc", "lock", "live"};
             for (; *p; p += n + (p[n] == ','), n = strcspn(p, ",")) {
                 b = 0;
                 for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -117,7 +117,7 @@ int cli_args_modes(const char *cmd, const char *events, const char *interval, co
                 return cli_msg_usage(cmd, "%s: event '%.*s' is named twice in '%s'", cmd,
                                      (int)n, p, events);
             return cli_msg_usage(cmd,
-                                 "%s: unknown event '%.*s': use cpu, wall, alloc, lock or a "
+                                 "%s: unknown event '%.*s': use cpu, wall, alloc, lock, live or a "
                                  "comma-separated list of them (cpu,wall or alloc,lock)",
                                  cmd, (int)(*p ? n : strlen(events)), *p ? p : events);
         }
@@ -172,9 +172,13 @@ const char *cli_args_modes_str_ev(uint64_t cpu_ns, uint64_t wall_ns, unsigned ev
     char m[160];
     cli_args_modes_str(cpu_ns, wall_ns, explain, m, sizeof(m));
     int none = !cpu_ns && !wall_ns;
+    if (ev & CLI_ARGS_EV_LIVE)
+        ev |= CLI_ARGS_EV_ALLOC;
     snprintf(buf, cap, "%s%s%s%s%s", none && (ev & (CLI_ARGS_EV_ALLOC | CLI_ARGS_EV_LOCK)) ? "" : m,
              (ev & CLI_ARGS_EV_ALLOC) && !none ? ", " : "",
-             ev & CLI_ARGS_EV_ALLOC ? "allocations" : "",
+             ev & CLI_ARGS_EV_LIVE    ? "allocations (and what stays live)"
+             : ev & CLI_ARGS_EV_ALLOC ? "allocations"
+                                      : "",
              (ev & CLI_ARGS_EV_LOCK) && (!none || (ev & CLI_ARGS_EV_ALLOC)) ? ", " : "",
              ev & CLI_ARGS_EV_LOCK ? "lock waits" : "");
     return buf;

@@ -62,12 +62,13 @@ int cli_args_time(const char *cmd, const char *opt, const char *s, uint64_t lo, 
 int cli_args_modes(const char *cmd, const char *events, const char *interval, const char *wall,
                    uint64_t *cpu_ns, uint64_t *wall_ns);
 
-/* -e EVENTS: a comma-separated list of cpu, wall, alloc and lock, each at most once. The
+/* -e EVENTS: a comma-separated list of cpu, wall, alloc, lock and live, each at most once. The
  * CLI_ARGS_EV_* bits it names, or 0 when it names something else (or nothing). */
 #define CLI_ARGS_EV_CPU 1u
 #define CLI_ARGS_EV_WALL 2u
 #define CLI_ARGS_EV_ALLOC 4u
 #define CLI_ARGS_EV_LOCK 8u
+#define CLI_ARGS_EV_LIVE 16u /* the live-heap view, with alloc (which it implies) */
 unsigned cli_args_event_bits(const char *events);
 
 /* The agent's default intervals (agent/options.h), for what the CLI says and passes on. */

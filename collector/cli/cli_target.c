@@ -96,6 +96,8 @@ static int take_agent_options(struct cli_target_args *a, char *word)
             a->extra_alloc = 1;
         if (klen == 4 && !strncmp(item, "lock", 4))
             a->extra_lock = 1;
+        if (klen == 4 && !strncmp(item, "live", 4))
+            a->extra_live = 1;
         if (add_opt(a->extra, sizeof(a->extra), &a->extra_len, item))
             return cli_msg_usage(a->cmd, "%s: agent options too long", a->cmd);
     }
@@ -334,6 +336,8 @@ static int start_options(const struct cli_target_args *a, const char *file, uint
         bad |= add_opt(buf, cap, &len, "alloc");
     if ((ev & CLI_ARGS_EV_LOCK) && !a->extra_lock)
         bad |= add_opt(buf, cap, &len, "lock");
+    if ((ev & CLI_ARGS_EV_LIVE) && !a->extra_live)
+        bad |= add_opt(buf, cap, &len, "live");
     snprintf(item, sizeof(item), "file=%s", file);
     bad |= add_opt(buf, cap, &len, item);
     if (a->threads)

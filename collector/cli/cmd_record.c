@@ -243,6 +243,10 @@ static int run(int argc, char **argv)
     if ((ev & CLI_ARGS_EV_LOCK) && !ex_lock)
         bad |= (olen && append(opts, sizeof(opts), &olen, ",")) ||
                append(opts, sizeof(opts), &olen, "lock");
+    int ex_live = elen && (!strncmp(extra, "live", 4) || strstr(extra, ",live"));
+    if ((ev & CLI_ARGS_EV_LIVE) && !ex_live)
+        bad |= (olen && append(opts, sizeof(opts), &olen, ",")) ||
+               append(opts, sizeof(opts), &olen, "live");
     bad |= (olen && append(opts, sizeof(opts), &olen, ",")) ||
            append(opts, sizeof(opts), &olen, "file=") ||
            append(opts, sizeof(opts), &olen, abs_file);
@@ -373,7 +377,8 @@ const struct cli_cmd cmd_record = {
     "\n"
     "options:\n"
     "  -e, --event EVENTS    what to sample, comma-separated: cpu, wall, alloc\n"
-    "                        (allocations), lock (contended locks) (default cpu)\n"
+    "                        (allocations), lock (contended locks), live (alloc and\n"
+    "                        what stays reachable at the end) (default cpu)\n"
     "  -i, --interval TIME   the sampling interval (cpu; wall with -e wall): a number and a\n"
     "                        unit, 5ms or 500us (ns, us, ms, s; default cpu 10ms, wall 50ms)\n"
     "  --wall TIME           the wall-clock interval; turns wall-clock sampling on\n"
