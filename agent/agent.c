@@ -8,9 +8,11 @@
 
 #include <jvmti.h>
 
+#include "alloc.h"
 #include "control.h"
 #include "gcevents.h"
 #include "handler.h"
+#include "lock.h"
 #include "methods.h"
 #include "natives.h"
 #include "options.h"
@@ -139,6 +141,11 @@ static int setup_jvmti(JavaVM *vm, int live)
     cb.DynamicCodeGenerated = on_dynamic_code;
     cb.GarbageCollectionStart = gcevents_on_start; /* enabled by hiccup mode */
     cb.GarbageCollectionFinish = gcevents_on_finish;
+    /* alloc and lock profiling: enabled (and their capabilities added) only by a session
+     * that asks for them */
+    cb.SampledObjectAlloc = alloc_on_sampled;
+    cb.MonitorContendedEnter = lock_on_contended_enter;
+    cb.MonitorContendedEntered = lock_on_contended_entered;
     (*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof(cb));
     jvmtiEvent events[] = {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH,
                            JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,

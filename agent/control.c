@@ -14,13 +14,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "cfitab.h"
 #include "counters.h"
 #include "crashguard.h"
 #include "engine.h"
 #include "fpl_format.h"
+#include "evsample.h"
 #include "handler.h"
 #include "hiccup.h"
+#include "lock.h"
 #include "loopfiles.h"
 #include "methods.h"
 #include "nativewalk.h"
@@ -79,6 +82,8 @@ static atomic_int wall_on;
 /* serializes stop_sampling and check_handlers' engine stops (control threads, the writer) */
 static pthread_mutex_t stop_mu = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int hiccup_on; /* exchanged like wall_on: whoever takes it stops the probes */
+/* alloc and lock profiling: exchanged like wall_on */
+static atomic_int alloc_on, lock_on, evsample_on;
 
 void control_init(jvmtiEnv *env)
 {
@@ -467,7 +472,14 @@ static void say_once(atomic_int *said, const char *msg)
     }
 }
 
-static atomic_int said_handler, said_sampler, said_writer;
+static atomic_int said_handler, said_sampler, said_writer, said_evsample;
+
+/* Says msg on the JVM's stderr. */
+static void say(const char *msg)
+{
+    fprintf(stderr, "flyprof: %s\n", msg);
+    fflush(stderr);
+}
 
 /* Stops the CPU engine, if one runs. Idempotent. */
 static void stop_cpu_engine(void)
@@ -500,6 +512,20 @@ static void stop_sampling(void)
                                 "profiling cannot start again until it stops");
     if (atomic_exchange_explicit(&hiccup_on, 0, memory_order_acq_rel))
         hiccup_stop();
+    /* the JVMTI engines: events off (and the heap sampling interval and Unsafe.park put
+     * back), then wait for callbacks already inside (bounded) */
+    if (atomic_exchange_explicit(&alloc_on, 0, memory_order_acq_rel))
+        alloc_stop(jvmti);
+    if (atomic_exchange_explicit(&lock_on, 0, memory_order_acq_rel))
+        lock_stop(jvmti, NULL);
+    if (atomic_exchange_explicit(&evsample_on, 0, memory_order_acq_rel)) {
+        if (evsample_stop(HANDLER_WAIT_NS) != 0)
+            say_once(&said_evsample, "an allocation or lock callback did not return within 2 s; "
+                                     "stopped waiting for it; alloc and lock profiling cannot "
+                                     "start again until it returns");
+        else
+            alloc_live_flush(jvmti, NULL, &ring); /* live: the sampled objects still reachable */
+    }
     /* handlers off first: from here on no handler run reads a perf fd or the ring, so the
      * engines may close their fds (perf_disarm also waits for a run using its fd) */
     if (handler_deactivate(HANDLER_WAIT_NS) != 0)
@@ -656,6 +682,45 @@ static int setup_walker(JNIEnv *jni, intptr_t env_off, const struct options *o, 
     return rc;
 }
 
+/* Starts alloc and lock profiling (JVMTI events, no signals). A capability or an event the JVM
+ * refuses is said on stderr, naming it, and the rest of the session goes on without that
+ * engine. Returns 0, or -errno with err filled when the walk buffers cannot be had. */
+static int start_jvmti_engines(JNIEnv *jni, const struct options *o, char *err, size_t errlen)
+{
+    char msg[512];
+    int rc = evsample_start(jvmti, &ring, o->depth);
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot start alloc/lock profiling: %s",
+                 rc == -EBUSY ? "a callback of the previous session has not returned"
+                              : strerror(-rc));
+        return rc;
+    }
+    atomic_store_explicit(&evsample_on, 1, memory_order_release);
+    if (o->alloc) {
+        if (alloc_capability(jvmti) != 0)
+            say("cannot profile allocations: the JVM refused the JVMTI capability "
+                "can_generate_sampled_object_alloc_events (JDK 11+ HotSpot needed); "
+                "profiling the rest");
+        else if (alloc_start(jvmti, o->alloc_bytes, o->live, msg, sizeof(msg)) != 0)
+            say(msg);
+        else
+            atomic_store_explicit(&alloc_on, 1, memory_order_release);
+    }
+    if (o->lock) {
+        if (lock_capability(jvmti) != 0) {
+            say("cannot profile locks: the JVM refused the JVMTI capability "
+                "can_generate_monitor_events; profiling the rest");
+        } else {
+            rc = lock_start(jvmti, jni, o->lock_ns, msg, sizeof(msg));
+            if (msg[0])
+                say(msg);
+            if (rc == 0)
+                atomic_store_explicit(&lock_on, 1, memory_order_release);
+        }
+    }
+    return 0;
+}
+
 int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen)
 {
     int rc = 0, fd = -1;
@@ -715,7 +780,11 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     if ((rc = install_handlers(o, err, errlen)) != 0)
         goto out;
     /* no handler runs yet: the native walk's switch and tables may change */
-    handler_set_cstack(o->cstack == OPTIONS_CSTACK_AUTO && native_setup() == 0);
+    /* native frames come only from the signal handlers' walks: a session of alloc and lock
+     * alone (JVMTI walks, Java frames) does not have the writer build unwind tables, which
+     * cost 0.4 s of its CPU at a start */
+    handler_set_cstack(o->cstack == OPTIONS_CSTACK_AUTO &&
+                       (o->cpu_interval_ns || o->wall_interval_ns) && native_setup() == 0);
     if (prepared_fd >= 0) {
         fd = prepared_fd;
         prepared_fd = -1;
@@ -816,6 +885,11 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
             goto out;
         }
         atomic_store_explicit(&hiccup_on, 1, memory_order_release);
+    }
+    if ((o->alloc || o->lock) && (rc = start_jvmti_engines(jni, o, err, errlen)) != 0) {
+        stop_sampling();
+        writer_stop();
+        goto out;
     }
     say_log_path();
 out:
@@ -956,15 +1030,23 @@ void control_status(char *buf, size_t len)
     pthread_mutex_lock(&lock);
     int on = writer_running();
     const struct options *o = &session.opts;
+    /* alloc: the interval in bytes; lock: the threshold in ns; "off" when not running (or the
+     * JVM refused it) */
+    char alloc_s[24], lock_s[24];
+    snprintf(alloc_s, sizeof(alloc_s), "%llu", (unsigned long long)o->alloc_bytes);
+    snprintf(lock_s, sizeof(lock_s), "%llu", (unsigned long long)o->lock_ns);
     /* key=value fields the attach CLI parses; file last, it may contain spaces */
     snprintf(buf, len,
              "running=%d cpu=%llu engine=%s wall=%llu wallthreads=%u filter=%d hiccup=%llu "
+             "alloc=%s lock=%s "
              "samples=%llu drops=%llu threads=%d lost_chunks=%llu lost_samples=%llu "
              "write_errno=%llu idclasses=%llu file=%s",
              on, on ? (unsigned long long)o->cpu_interval_ns : 0ull,
              on && o->cpu_interval_ns ? engine_of(o->engine)->name : "none",
              on ? (unsigned long long)o->wall_interval_ns : 0ull, on ? o->wall_threads : 0,
              on ? o->filter : 0, on ? (unsigned long long)o->hiccup_ns : 0ull,
+             on && atomic_load(&alloc_on) ? alloc_s : "off",
+             on && atomic_load(&lock_on) ? lock_s : "off",
              (unsigned long long)writer_samples_written(),
              (unsigned long long)(ring_ready ? ring_drops(&ring) : 0), threads_count_live(),
              (unsigned long long)counters_get(FPL_CTR_WRITE_LOST_CHUNKS),

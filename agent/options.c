@@ -14,7 +14,7 @@
 #define OPTIONS_ACCEPTED                                                                           \
     "cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, wallthreads=N, filter, depth=N, "       \
     "walk=vm|agct, file=PATH, log=PATH, threads, duration=TIME, events=N, cstack=auto|off, idle, "  \
-    "hiccup[=TIME], stall=TIME, loop=TIME, keep=N"
+    "hiccup[=TIME], stall=TIME, loop=TIME, keep=N, alloc[=BYTES], live, lock[=TIME]"
 
 enum opt_kind {
     OPT_FLAG,     /* no value */
@@ -48,6 +48,9 @@ enum opt_key {
     KEY_STALL,
     KEY_LOOP,
     KEY_KEEP,
+    KEY_ALLOC,
+    KEY_LOCK,
+    KEY_LIVE,
     KEY_COUNT,
 };
 
@@ -88,6 +91,9 @@ static const struct {
     [KEY_STALL] = {"stall", OPT_REQUIRED, "stall=TIME"},
     [KEY_LOOP] = {"loop", OPT_REQUIRED, "loop=TIME"},
     [KEY_KEEP] = {"keep", OPT_REQUIRED, "keep=N"},
+    [KEY_ALLOC] = {"alloc", OPT_OPTIONAL, "alloc[=BYTES]"},
+    [KEY_LOCK] = {"lock", OPT_OPTIONAL, "lock[=TIME]"},
+    [KEY_LIVE] = {"live", OPT_FLAG, "live"},
 };
 
 static const struct {
@@ -221,6 +227,40 @@ static int parse_count(const char *key, const char *v, size_t n, unsigned max, u
         return fail(err, errlen, "bad value '%s' for %s: expected N from 1 to %u", quote(&q, v, n),
                     key, max);
     *out = (unsigned)x;
+    return 0;
+}
+
+/* alloc=BYTES: decimal digits and an optional unit (k, m, g, with or without b / ib, any
+ * case; binary multiples), within [0, OPTIONS_MAX_ALLOC_BYTES]. */
+static int parse_bytes(const char *key, const char *v, size_t n, uint64_t *out, char *err,
+                       size_t errlen)
+{
+    struct quoted q;
+    uint64_t x, mult = 1;
+    size_t len;
+    int range;
+
+    scan_digits(v, n, &x, &len, &range);
+    const char *u = v + len;
+    size_t ul = n - len;
+    if (ul > 0) {
+        char c = (char)(u[0] | 0x20);
+        mult = c == 'k' ? 1ull << 10 : c == 'm' ? 1ull << 20 : c == 'g' ? 1ull << 30
+               : c == 'b' && ul == 1 ? 1 : 0;
+        int tail_ok = ul == 1 || (ul == 2 && (u[1] | 0x20) == 'b' && c != 'b') ||
+                      (ul == 3 && (u[1] | 0x20) == 'i' && (u[2] | 0x20) == 'b' && c != 'b');
+        if (!tail_ok)
+            mult = 0;
+    }
+    if (len == 0 || range || mult == 0)
+        return fail(err, errlen,
+                    "bad value '%s' for %s: expected bytes, a number with an optional unit k, "
+                    "m or g (e.g. %s=512k)",
+                    quote(&q, v, n), key, key);
+    if (x > OPTIONS_MAX_ALLOC_BYTES / mult)
+        return fail(err, errlen, "bad value '%s' for %s: at most 2147483647 bytes (2g - 1)",
+                    quote(&q, v, n), key);
+    *out = x * mult;
     return 0;
 }
 
@@ -371,6 +411,25 @@ static int apply(struct options *o, enum opt_key k, const char *v, size_t n, cha
                           &o->loop_ns, err, errlen);
     case KEY_KEEP:
         return parse_count("keep", v, n, OPTIONS_MAX_KEEP, &o->keep, err, errlen);
+    case KEY_ALLOC:
+        o->alloc = 1;
+        if (!v) {
+            o->alloc_bytes = OPTIONS_DEFAULT_ALLOC_BYTES;
+            return 0;
+        }
+        return parse_bytes("alloc", v, n, &o->alloc_bytes, err, errlen);
+    case KEY_LOCK:
+        o->lock = 1;
+        if (!v) {
+            o->lock_ns = OPTIONS_DEFAULT_LOCK_NS;
+            return 0;
+        }
+        return parse_time("lock", v, n, 0, 0, OPTIONS_MAX_LOCK_NS, OPTIONS_DEFAULT_LOCK_NS,
+                          "the threshold must be from 0ns to 1s",
+                          "the threshold must be from 0ns to 1s", &o->lock_ns, err, errlen);
+    case KEY_LIVE:
+        o->live = 1;
+        return 0;
     case KEY_COUNT:
         break;
     }
@@ -462,9 +521,16 @@ int options_parse(const char *s, struct options *out, char *err, size_t errlen)
             break;
         p = end + 1; /* "cpu," ends here: one trailing comma is tolerated */
     }
-    /* Naming only wall means "wall instead of cpu"; naming neither means the default mode. */
-    if ((seen & (1u << KEY_WALL)) && !(seen & (1u << KEY_CPU)))
+    /* Naming only wall, alloc or lock means "these instead of cpu"; naming none of them means
+     * the default mode. */
+    if ((seen & (1u << KEY_WALL | 1u << KEY_ALLOC | 1u << KEY_LOCK | 1u << KEY_LIVE)) &&
+        !(seen & (1u << KEY_CPU)))
         o.cpu_interval_ns = 0;
+    /* live is a view of the allocation samples: it turns them on at their default */
+    if (o.live && !o.alloc) {
+        o.alloc = 1;
+        o.alloc_bytes = OPTIONS_DEFAULT_ALLOC_BYTES;
+    }
     /* the user's own duration= wins over the CLI's safety stop */
     if (!o.duration_ns)
         o.duration_ns = o.safety_ns;

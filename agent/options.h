@@ -22,6 +22,13 @@
  *   log=PATH                       keep the raw .fpl log there too when file= names a
  *                                  rendered format (same rules as file=)
  *   threads                        one stack root per thread in rendered outputs
+ *   alloc[=BYTES]                  allocation profiling: a sample every BYTES allocated on
+ *                                  average (0..2147483647; default 512k); BYTES is a number
+ *                                  and an optional unit k, m, g (binary: 512k = 524288)
+ *   live                           with alloc (implied): at the end, which sampled objects are
+ *                                  still reachable (LIVE samples)
+ *   lock[=TIME]                    lock profiling: contended waits of TIME or longer (0ns..1s,
+ *                                  default 10us)
  *   hiccup[=TIME]                  hiccup probes waking every TIME (100us..1s, default 1ms)
  *   stall=TIME                     a probe this late is a stall (default 5ms); implies hiccup
  *   duration=TIME                  1ns..OPTIONS_MAX_DURATION_NS; a bare number is seconds
@@ -45,7 +52,8 @@
  *   reply=PATH                     where an attach action's result goes
  *   safety=TIME                    stop after TIME unless duration= is given: attach -d's
  *                                  margin for a CLI that dies before it sends stop
- * Neither cpu nor wall named: CPU sampling on at 10ms. Only wall named: CPU sampling off.
+ * None of cpu, wall, alloc, lock named: CPU sampling on at 10ms. Only others than cpu named
+ * (wall, alloc, lock): CPU sampling off.
  * cpu and wall intervals lie in [OPTIONS_MIN_INTERVAL_NS, OPTIONS_MAX_INTERVAL_NS].
  * TIME: fpl_optval.h's grammar: a decimal number (2.5) and a unit ns, us, ms, s, min or h. A
  * bare number is seconds in duration= (and safety=), as the CLI's -d reads it, and refused in
@@ -85,6 +93,10 @@ enum options_cstack {
 #define OPTIONS_DEFAULT_HICCUP_NS 1000000ull                         /* 1 ms */
 #define OPTIONS_MAX_HICCUP_NS 1000000000ull                          /* 1 s */
 #define OPTIONS_DEFAULT_STALL_NS 5000000ull                          /* 5 ms */
+#define OPTIONS_DEFAULT_ALLOC_BYTES (512ull * 1024ull)
+#define OPTIONS_MAX_ALLOC_BYTES 2147483647ull   /* JVMTI SetHeapSamplingInterval takes a jint */
+#define OPTIONS_DEFAULT_LOCK_NS 10000ull        /* 10 us */
+#define OPTIONS_MAX_LOCK_NS 1000000000ull       /* 1 s */
 
 enum options_action {
     OPTIONS_START = 0,
@@ -111,6 +123,11 @@ struct options {
     int cstack;                  /* enum options_cstack; default OPTIONS_CSTACK_AUTO */
     uint64_t hiccup_ns;          /* hiccup probes' resolution; 0: hiccup mode off */
     uint64_t stall_ns;           /* stall threshold (set when hiccup_ns is) */
+    int alloc;                   /* allocation profiling on */
+    uint64_t alloc_bytes;        /* its mean sampling interval, bytes (0: every allocation) */
+    int live;                    /* the live-heap view of the allocation samples (implies alloc) */
+    int lock;                    /* lock profiling on */
+    uint64_t lock_ns;            /* its threshold: waits this long or longer */
     char raw[OPTIONS_FILE_MAX];  /* the option string as given (cut to OPTIONS_FILE_MAX - 1
                                   * bytes), for the log; "" when parsed from NULL */
     char log[OPTIONS_FILE_MAX];   /* log=PATH: keep the raw .fpl log there when file= names a

@@ -32,7 +32,10 @@ enum sample_frame_type {
     SAMPLE_FT_MARKER = 8,      /* a failed walk below frames already taken (native frames,
                                 * then AGCT failed): method_id holds the failure code as an
                                 * intptr_t, one of the codes num_frames <= 0 may carry */
-    SAMPLE_FT_MAX = 9,
+    SAMPLE_FT_CLASS = 9,       /* the leaf of an alloc or lock sample: the class allocated or
+                                * waited on; method_id holds a `const char *` class name that
+                                * lives as long as the JVM (classnames.h) */
+    SAMPLE_FT_MAX = 10,
 };
 
 /* lineno of a typed frame: the type in bits 24..30, the bci (or -3, -1) as a 24-bit two's
@@ -78,8 +81,9 @@ struct sample_rec {
     uint64_t ticks;         /* tsc_read_sigsafe() at the signal */
     int32_t tid;
     uint32_t slot1;         /* registry slot + 1, 0: none */
-    uint32_t weight;        /* 1 + timer overrun */
-    uint32_t tick;          /* wall: the tick that chose this thread; 0 otherwise */
+    uint32_t weight;        /* 1 + timer overrun; alloc, lock: the low 32 bits of the weight */
+    uint32_t tick;          /* wall: the tick that chose this thread; alloc, lock: the high 32
+                             * bits of the weight (bytes, ns: sample_weight64); 0 otherwise */
     uint8_t kind;           /* enum fpl_kind, or SAMPLE_KIND_TICK */
     uint8_t state;          /* enum fpl_state */
     uint16_t reserved;
@@ -87,6 +91,38 @@ struct sample_rec {
     uint64_t span, root;    /* the thread's trace context (context.h); 0, 0: none */
     struct sample_frame frames[];
 };
+
+/* Alloc and lock samples (evsample.h) carry two more uint64_t after their frames: the
+ * allocated object's size in bytes (0 for lock samples), and the allocation's id when its
+ * object is tracked for the live view (0: not tracked); sample_evsize / sample_evid read them.
+ * Their first frame is the class leaf (SAMPLE_FT_CLASS). */
+static inline uint64_t sample_evsize(const struct sample_rec *r)
+{
+    uint64_t v = 0;
+    if (r->num_frames > 0)
+        __builtin_memcpy(&v, &r->frames[r->num_frames], sizeof(v));
+    return v;
+}
+
+static inline uint64_t sample_evid(const struct sample_rec *r)
+{
+    uint64_t v = 0;
+    if (r->num_frames > 0)
+        __builtin_memcpy(&v, (const char *)&r->frames[r->num_frames] + sizeof(v), sizeof(v));
+    return v;
+}
+
+/* num_frames of a LIVE record (alloc.c's alloc_live_flush): no frames; the id of the
+ * allocation sample whose object is still reachable is sample_weight64's value. The writer
+ * writes it as a LIVE sample with that sample's thread, stack, weight and context. */
+#define SAMPLE_LIVE_REF (-121)
+
+/* The weight of an alloc or lock sample (bytes, ns), which does not fit 32 bits: its high
+ * half rides in `tick`, which only wall samples use. */
+static inline uint64_t sample_weight64(const struct sample_rec *r)
+{
+    return ((uint64_t)r->tick << 32) | r->weight;
+}
 
 /* A wall-clock tick, pushed by the sampler after it signaled the chosen threads. Shares the
  * leading fields of sample_rec, kind == SAMPLE_KIND_TICK. */

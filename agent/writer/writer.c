@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "counters.h"
 #include "ctxlog.h"
 #include "events.h"
@@ -61,8 +62,19 @@ struct wthread {
     char name[THREADS_NAME_MAX];
 };
 
+/* What a LIVE record needs of the allocation sample it names (alloc.c's live view): the
+ * ids its SAMPLE used. One per slot id % ALLOC_LIVE_SLOTS, as alloc.c's table. */
+struct live_entry {
+    uint64_t id; /* the allocation's id; 0: empty */
+    uint64_t ticks, weight, size;
+    uint32_t thread, stack, context;
+    uint8_t state;
+};
+
 struct writer {
     struct writer_session *s;
+    struct live_entry *live;    /* ALLOC_LIVE_SLOTS entries, allocated at the first tracked
+                                 * sample; NULL: none */
     JNIEnv *jni;
     struct fpl_buf chunk;
     uint32_t seq;
@@ -77,7 +89,7 @@ struct writer {
     struct keymap cfuncs;       /* C/C++ pc (bit 63: a leaf) -> method id */
     struct keymap cfsyms;       /* C/C++ (module, function start) -> method id */
     struct symbols *syms;       /* native pcs to names; NULL when out of memory */
-    struct keymap stubs;        /* JVM stub name pointer -> method id */
+    struct keymap stubs;        /* JVM stub name or interned class name pointer -> method id */
     struct keymap tnames;       /* (tid, name) -> thread id */
     struct keymap tcache_map;   /* tid -> index in tcache */
     struct wthread *tcache;
@@ -288,6 +300,9 @@ static void forget_dicts(struct writer *w)
         t->wall_stack = 0;   /* a repeat of a stack the log may lack is logged as [idle] */
     }
     ctxlog_forget(&w->ctx);
+    /* their ids may name records of the lost chunk */
+    if (w->live)
+        memset(w->live, 0, ALLOC_LIVE_SLOTS * sizeof(*w->live));
 }
 
 /* A chunk could not be written (err: an errno) or allocated: counts it and its samples
@@ -473,6 +488,19 @@ static uint32_t stub_id(struct writer *w, const char *name)
     return id;
 }
 
+/* The method id of the class leaf of an alloc or lock sample; name is interned
+ * (classnames.h), so the pointer is the key. */
+static uint32_t class_id(struct writer *w, const char *name)
+{
+    uint32_t id;
+    if (keymap_get(&w->stubs, &name, sizeof(name), &id))
+        return id;
+    id = w->next_method++;
+    put_method_record(w, id, FPL_METHOD_CLASS, "", name ? name : "[class]", "", "", NULL, 0);
+    keymap_put(&w->stubs, &name, sizeof(name), id);
+    return id;
+}
+
 /* One ring frame as (method id, bci, enum fpl_frame_type); leaf: the stack's first frame. */
 static void frame_decode(struct writer *w, const struct sample_frame *f, int leaf,
                          uint32_t *method, int32_t *bci, uint8_t *type)
@@ -490,6 +518,11 @@ static void frame_decode(struct writer *w, const struct sample_frame *f, int lea
         *method = stub_id(w, (const char *)f->method_id);
         *bci = -1;
         *type = FPL_FRAME_STUB;
+        return;
+    case SAMPLE_FT_CLASS:
+        *method = class_id(w, (const char *)f->method_id);
+        *bci = -1;
+        *type = FPL_FRAME_CLASS;
         return;
     case SAMPLE_FT_MARKER: {
         char buf[64];
@@ -695,27 +728,63 @@ static uint32_t sample_stack_id(struct writer *w, const struct sample_rec *r, ui
     return sid;
 }
 
+/* Writes one SAMPLE record of ids already resolved. */
+static void put_sample_ids(struct writer *w, uint64_t ticks, uint32_t tid, uint32_t sid,
+                           uint64_t weight, uint8_t kind, uint8_t state, uint32_t tick,
+                           uint32_t cid, uint64_t size)
+{
+    size_t rec = fpl_rec_begin(&w->chunk, FPL_REC_SAMPLE);
+    fpl_put_sv(&w->chunk, (int64_t)(ticks - (uint64_t)w->prev_ticks));
+    w->prev_ticks = (int64_t)ticks;
+    fpl_put_v(&w->chunk, tid);
+    fpl_put_v(&w->chunk, sid);
+    fpl_put_v(&w->chunk, weight);
+    fpl_put_u8(&w->chunk, kind);
+    fpl_put_u8(&w->chunk, state);
+    if (tick || cid || size)
+        fpl_put_v(&w->chunk, tick);
+    if (cid || size)
+        fpl_put_v(&w->chunk, cid);
+    if (size)
+        fpl_put_v(&w->chunk, size);
+    fpl_rec_end(&w->chunk, rec);
+    w->chunk_samples++;
+    atomic_fetch_add_explicit(&samples_written, 1, memory_order_relaxed);
+}
+
+/* A LIVE record: the allocation sample it names, again as a LIVE sample, when the writer
+ * still knows its ids (else dropped: its slot was reused, or its chunk was lost). */
+static void put_live(struct writer *w, const struct sample_rec *r)
+{
+    uint64_t id = sample_weight64(r);
+    struct live_entry *e = w->live ? &w->live[id % ALLOC_LIVE_SLOTS] : NULL;
+    if (!e || !id || e->id != id)
+        return;
+    put_sample_ids(w, e->ticks, e->thread, e->stack, e->weight, FPL_KIND_LIVE, e->state, 0,
+                   e->context, e->size);
+}
+
 static void put_sample(struct writer *w, const struct sample_rec *r, uint64_t now)
 {
+    if (r->kind == FPL_KIND_LIVE) {
+        put_live(w, r);
+        return;
+    }
     uint32_t tid = thread_id(w, r->slot1, r->tid, now);
     uint8_t state;
     uint32_t sid = sample_stack_id(w, r, &state);
     uint32_t cid = ctxlog_id(&w->ctx, &w->chunk, r->span, r->root);
-    size_t rec = fpl_rec_begin(&w->chunk, FPL_REC_SAMPLE);
-    fpl_put_sv(&w->chunk, (int64_t)(r->ticks - (uint64_t)w->prev_ticks));
-    w->prev_ticks = (int64_t)r->ticks;
-    fpl_put_v(&w->chunk, tid);
-    fpl_put_v(&w->chunk, sid);
-    fpl_put_v(&w->chunk, r->weight);
-    fpl_put_u8(&w->chunk, r->kind);
-    fpl_put_u8(&w->chunk, state);
-    if (r->tick || cid)
-        fpl_put_v(&w->chunk, r->tick);
-    if (cid)
-        fpl_put_v(&w->chunk, cid);
-    fpl_rec_end(&w->chunk, rec);
-    w->chunk_samples++;
-    atomic_fetch_add_explicit(&samples_written, 1, memory_order_relaxed);
+    int ev = r->kind == FPL_KIND_ALLOC || r->kind == FPL_KIND_LOCK;
+    uint64_t size = r->kind == FPL_KIND_ALLOC ? sample_evsize(r) : 0;
+    uint64_t weight = ev ? sample_weight64(r) : r->weight;
+    uint32_t tick = ev ? 0 : r->tick; /* an alloc or lock sample's tick is its weight's top */
+    put_sample_ids(w, r->ticks, tid, sid, weight, r->kind, state, tick, cid, size);
+    uint64_t id = r->kind == FPL_KIND_ALLOC ? sample_evid(r) : 0;
+    if (id && !w->live)
+        w->live = calloc(ALLOC_LIVE_SLOTS, sizeof(*w->live));
+    if (id && w->live)
+        w->live[id % ALLOC_LIVE_SLOTS] = (struct live_entry){id, r->ticks, weight, size, tid,
+                                                              sid, cid, state};
 }
 
 static void put_wall_tick(struct writer *w, const struct tick_rec *t)
@@ -941,6 +1010,7 @@ static void maybe_rotate(struct writer *w, uint64_t now)
 
 static void writer_destroy(struct writer *w)
 {
+    free(w->live);
     fpl_buf_free(&w->chunk);
     fpl_buf_free(&w->pending);
     keymap_destroy(&w->stacks);

@@ -1204,6 +1204,12 @@ int attach_parse_status(const char *line, struct attach_status *st)
             st->cpu_ns = num;
         } else if (klen == 4 && !strncmp(p, "wall", 4)) {
             st->wall_ns = num;
+        } else if (klen == 5 && !strncmp(p, "alloc", 5)) {
+            st->alloc = strncmp(v, "off", 3) != 0;
+            st->alloc_bytes = num;
+        } else if (klen == 4 && !strncmp(p, "lock", 4)) {
+            st->lock = strncmp(v, "off", 3) != 0;
+            st->lock_ns = num;
         } else if (klen == 7 && !strncmp(p, "samples", 7)) {
             st->samples = num;
         } else if (klen == 5 && !strncmp(p, "drops", 5)) {

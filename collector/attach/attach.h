@@ -78,6 +78,9 @@ struct attach_status {
     uint64_t lost_chunks;  /* chunks of the log it could not write (0 from older agents) */
     uint64_t lost_samples; /* the samples in them */
     int write_errno;       /* the errno of the last one lost, 0: none */
+    int alloc, lock;       /* allocation / lock profiling on (older agents: 0) */
+    uint64_t alloc_bytes;  /* its sampling interval */
+    uint64_t lock_ns;      /* its threshold */
     char engine[16];
     char file[PATH_MAX]; /* the output being written, or the last one; "" or "-": none */
 };

@@ -71,25 +71,67 @@ int cli_args_time(const char *cmd, const char *opt, const char *s, uint64_t lo, 
     return 0;
 }
 
+unsigned cli_args_event_bits(const char *events)
+{
+    unsigned bits = 0;
+    static const char *const names[] = {"cpu", "wall", "alloc", "lock", "live"};
+    for (const char *p = events; p && *p;) {
+        size_t n = strcspn(p, ",");
+        unsigned b = 0;
+        for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+            if (n == strlen(names[i]) && !strncmp(p, names[i], n))
+                b = 1u << i;
+        if (!b || (bits & b))
+            return 0; /* unknown or repeated: cli_args_modes says which */
+        bits |= b;
+        p += n;
+        if (*p == ',' && *++p == 0)
+            return 0;
+    }
+    return bits;
+}
+
 int cli_args_modes(const char *cmd, const char *events, const char *interval, const char *wall,
                    uint64_t *cpu_ns, uint64_t *wall_ns)
 {
     int cpu = 1, wl = wall != NULL;
     uint64_t iv = 0, wv = 0;
     if (events) {
-        if (!strcmp(events, "cpu"))
-            cpu = 1;
-        else if (!strcmp(events, "wall"))
-            cpu = 0, wl = 1;
-        else if (!strcmp(events, "cpu,wall") || !strcmp(events, "wall,cpu"))
-            cpu = 1, wl = 1;
-        else
-            return cli_msg_usage(cmd, "%s: unknown event '%s': use cpu, wall or cpu,wall", cmd,
-                                 events);
-        if (wall && !strstr(events, "wall"))
+        unsigned bits = cli_args_event_bits(events);
+        if (!bits) {
+            /* name the first item that is wrong */
+            const char *p = events;
+            size_t n = strcspn(p, ",");
+            unsigned seen = 0, b = 0;
+            static const char *const names[] = {"cpu", "wall", "alloc", "lock", "live"};
+            for (; *p; p += n + (p[n] == ','), n = strcspn(p, ",")) {
+                b = 0;
+                for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+                    if (n == strlen(names[i]) && !strncmp(p, names[i], n))
+                        b = 1u << i;
+                if (!b || (seen & b))
+                    break;
+                seen |= b;
+            }
+            if (*p && b)
+                return cli_msg_usage(cmd, "%s: event '%.*s' is named twice in '%s'", cmd,
+                                     (int)n, p, events);
+            return cli_msg_usage(cmd,
+                                 "%s: unknown event '%.*s': use cpu, wall, alloc, lock, live or a "
+                                 "comma-separated list of them (cpu,wall or alloc,lock)",
+                                 cmd, (int)(*p ? n : strlen(events)), *p ? p : events);
+        }
+        cpu = (bits & CLI_ARGS_EV_CPU) != 0;
+        wl = (bits & CLI_ARGS_EV_WALL) != 0;
+        if (wall && !wl)
             return cli_msg_usage(cmd,
                                  "%s: --wall sets the wall-clock interval, but -e %s leaves "
-                                 "wall-clock sampling off: use -e cpu,wall",
+                                 "wall-clock sampling off: use -e %s,wall",
+                                 cmd, events, events);
+        if (interval && !cpu && !wl)
+            return cli_msg_usage(cmd,
+                                 "%s: -i sets the cpu or wall interval, but -e %s names neither "
+                                 "(alloc= and lock= set their own: give them after --)",
                                  cmd, events);
     }
     int rc;
@@ -121,5 +163,23 @@ const char *cli_args_modes_str(uint64_t cpu_ns, uint64_t wall_ns, int explain, c
         snprintf(buf, cap, "wall every %s", fpl_optval_time_str(wall_ns, b, sizeof(b)));
     else
         snprintf(buf, cap, "nothing");
+    return buf;
+}
+
+const char *cli_args_modes_str_ev(uint64_t cpu_ns, uint64_t wall_ns, unsigned ev, int explain,
+                                  char *buf, size_t cap)
+{
+    char m[160];
+    cli_args_modes_str(cpu_ns, wall_ns, explain, m, sizeof(m));
+    int none = !cpu_ns && !wall_ns;
+    if (ev & CLI_ARGS_EV_LIVE)
+        ev |= CLI_ARGS_EV_ALLOC;
+    snprintf(buf, cap, "%s%s%s%s%s", none && (ev & (CLI_ARGS_EV_ALLOC | CLI_ARGS_EV_LOCK)) ? "" : m,
+             (ev & CLI_ARGS_EV_ALLOC) && !none ? ", " : "",
+             ev & CLI_ARGS_EV_LIVE    ? "allocations (and what stays live)"
+             : ev & CLI_ARGS_EV_ALLOC ? "allocations"
+                                      : "",
+             (ev & CLI_ARGS_EV_LOCK) && (!none || (ev & CLI_ARGS_EV_ALLOC)) ? ", " : "",
+             ev & CLI_ARGS_EV_LOCK ? "lock waits" : "");
     return buf;
 }

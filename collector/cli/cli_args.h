@@ -62,6 +62,15 @@ int cli_args_time(const char *cmd, const char *opt, const char *s, uint64_t lo, 
 int cli_args_modes(const char *cmd, const char *events, const char *interval, const char *wall,
                    uint64_t *cpu_ns, uint64_t *wall_ns);
 
+/* -e EVENTS: a comma-separated list of cpu, wall, alloc, lock and live, each at most once. The
+ * CLI_ARGS_EV_* bits it names, or 0 when it names something else (or nothing). */
+#define CLI_ARGS_EV_CPU 1u
+#define CLI_ARGS_EV_WALL 2u
+#define CLI_ARGS_EV_ALLOC 4u
+#define CLI_ARGS_EV_LOCK 8u
+#define CLI_ARGS_EV_LIVE 16u /* the live-heap view, with alloc (which it implies) */
+unsigned cli_args_event_bits(const char *events);
+
 /* The agent's default intervals (agent/options.h), for what the CLI says and passes on. */
 #define CLI_ARGS_CPU_NS 10000000ull  /* 10 ms */
 #define CLI_ARGS_WALL_NS 50000000ull /* 50 ms */
@@ -70,6 +79,11 @@ int cli_args_modes(const char *cmd, const char *events, const char *interval, co
  * (explain set), a note that -i went to cpu only. */
 const char *cli_args_modes_str(uint64_t cpu_ns, uint64_t wall_ns, int explain, char *buf,
                                size_t cap);
+
+/* cli_args_modes_str, then ", allocations" and ", lock waits" for the CLI_ARGS_EV_ALLOC and
+ * _LOCK bits of ev (alone when cpu and wall are off). */
+const char *cli_args_modes_str_ev(uint64_t cpu_ns, uint64_t wall_ns, unsigned ev, int explain,
+                                  char *buf, size_t cap);
 
 /* The duration forms, for messages. */
 #define CLI_ARGS_DURATION_HINT "seconds (30, 2.5) or a time with a unit (500ms, 5s, 2min)"

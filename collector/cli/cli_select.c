@@ -50,7 +50,7 @@ int cli_select_option(const char *cmd, int argc, char **argv, int *i, struct cli
         {"--output", "-o", "a file", offsetof(struct cli_select, out)},
         {"--format", NULL, "a format (" RENDER_FILE_FORMAT_NAMES ")",
          offsetof(struct cli_select, format)},
-        {"--kind", NULL, "cpu, wall or all", offsetof(struct cli_select, kind)},
+        {"--kind", NULL, "cpu, wall, alloc, lock, live or all", offsetof(struct cli_select, kind)},
         {"--state", NULL, "a state (" RENDER_STATE_NAMES ")", offsetof(struct cli_select, state)},
         {"--include", NULL, "a regular expression", offsetof(struct cli_select, include)},
         {"--exclude", NULL, "a regular expression", offsetof(struct cli_select, exclude)},
@@ -150,10 +150,19 @@ int cli_select_parse(const char *cmd, const struct cli_select *a, struct render_
             o->kind = FPL_KIND_CPU;
         else if (strcmp(a->kind, "wall") == 0)
             o->kind = FPL_KIND_WALL;
+        else if (strcmp(a->kind, "alloc") == 0)
+            o->kind = FPL_KIND_ALLOC;
+        else if (strcmp(a->kind, "lock") == 0)
+            o->kind = FPL_KIND_LOCK;
+        else if (strcmp(a->kind, "live") == 0)
+            o->kind = FPL_KIND_LIVE;
         else if (strcmp(a->kind, "all") == 0)
             o->kind = PROFILE_KIND_ALL;
         else
-            return cli_msg_usage(cmd, "%s: unknown kind '%s': use cpu, wall or all", cmd, a->kind);
+            return cli_msg_usage(cmd,
+                                 "%s: unknown kind '%s': use cpu, wall, alloc, lock, live or all "
+                                 "(cpu and wall together)",
+                                 cmd, a->kind);
     }
     if (a->state && (o->state = render_state_parse(a->state)) < 0)
         return cli_msg_usage(cmd, "%s: unknown state '%s': use one of %s", cmd, a->state,

@@ -92,6 +92,12 @@ static int take_agent_options(struct cli_target_args *a, char *word)
             a->extra_duration = 1;
         if ((klen == 3 && !strncmp(item, "cpu", 3)) || (klen == 4 && !strncmp(item, "wall", 4)))
             a->extra_modes = 1;
+        if (klen == 5 && !strncmp(item, "alloc", 5))
+            a->extra_alloc = 1;
+        if (klen == 4 && !strncmp(item, "lock", 4))
+            a->extra_lock = 1;
+        if (klen == 4 && !strncmp(item, "live", 4))
+            a->extra_live = 1;
         if (add_opt(a->extra, sizeof(a->extra), &a->extra_len, item))
             return cli_msg_usage(a->cmd, "%s: agent options too long", a->cmd);
     }
@@ -332,6 +338,14 @@ static int start_options(const struct cli_target_args *a, const char *file, uint
         snprintf(item, sizeof(item), "wall=%s", fpl_optval_time_str(wall_ns, t1, sizeof(t1)));
         bad |= add_opt(buf, cap, &len, item);
     }
+    /* -e alloc / lock: the agent's defaults (alloc=BYTES, lock=TIME after -- set others) */
+    unsigned ev = a->events ? cli_args_event_bits(a->events) : 0;
+    if ((ev & CLI_ARGS_EV_ALLOC) && !a->extra_alloc)
+        bad |= add_opt(buf, cap, &len, "alloc");
+    if ((ev & CLI_ARGS_EV_LOCK) && !a->extra_lock)
+        bad |= add_opt(buf, cap, &len, "lock");
+    if ((ev & CLI_ARGS_EV_LIVE) && !a->extra_live)
+        bad |= add_opt(buf, cap, &len, "live");
     snprintf(item, sizeof(item), "file=%s", file);
     bad |= add_opt(buf, cap, &len, item);
     if (a->threads)
@@ -429,8 +443,8 @@ int cli_target_start(const struct cli_target_args *a, uint64_t duration_ms, int 
     } else if (cli_args_modes(a->cmd, a->events, a->interval, a->wall, &cpu_ns, &wall_ns) != 0) {
         cpu_ns = wall_ns = 0;
     }
-    cli_args_modes_str(cpu_ns, wall_ns, cpu_ns && wall_ns && a->interval && !a->wall, modes,
-                       modescap);
+    cli_args_modes_str_ev(cpu_ns, wall_ns, a->events ? cli_args_event_bits(a->events) : 0,
+                          cpu_ns && wall_ns && a->interval && !a->wall, modes, modescap);
     return 0;
 }
 

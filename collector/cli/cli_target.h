@@ -37,6 +37,7 @@ struct cli_target_args {
     int threads;
     int extra_duration;         /* duration= among the agent options */
     int extra_modes;            /* cpu or wall among the agent options */
+    int extra_alloc, extra_lock, extra_live; /* alloc[=], lock[=], live among agent options */
     char extra[ATTACH_ARG_MAX]; /* agent options, comma-separated, without file= */
     size_t extra_len;
 };

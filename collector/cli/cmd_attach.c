@@ -165,7 +165,7 @@ static int run(int argc, char **argv)
 const struct cli_cmd cmd_attach = {
     "attach",
     "profile a running JVM for a while, write the output and stop",
-    "usage: flyprof attach PID [-d DURATION] [-e cpu|wall|cpu,wall] [-i TIME] [--wall TIME]\n"
+    "usage: flyprof attach PID [-d DURATION] [-e EVENTS] [-i TIME] [--wall TIME]\n"
     "                      [-o FILE] [--threads] [--loop TIME [--keep N]] [-- AGENT_OPTIONS]\n"
     "\n"
     "Loads the agent into the running JVM PID (nothing is needed at its startup), profiles it\n"
@@ -175,7 +175,9 @@ const struct cli_cmd cmd_attach = {
     "options:\n"
     "  -d DURATION           how long to profile: seconds (30, 2.5) or with a unit (500ms, 5s,\n"
     "                        2min); default 10s\n"
-    "  -e EVENTS             what to sample: cpu, wall or cpu,wall (default cpu)\n"
+    "  -e EVENTS             what to sample, comma-separated: cpu, wall, alloc\n"
+    "                        (allocations), lock (contended locks), live (alloc and\n"
+    "                        what stays reachable at the end) (default cpu)\n"
     "  -i TIME               the sampling interval (cpu; wall with -e wall): a number and a\n"
     "                        unit, 5ms or 500us (ns, us, ms, s; default cpu 10ms, wall 50ms)\n"
     "  --wall TIME           the wall-clock interval; turns wall-clock sampling on\n"

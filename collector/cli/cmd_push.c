@@ -94,6 +94,10 @@ static int run(int argc, char **argv)
                (unsigned long long)r.stacks, r.replaced ? ", replacing an earlier push" : "",
                r.complete ? "" : " (incomplete: still being written, or damaged; a later push "
                                  "of the complete log replaces it)");
+        if (r.other_kinds)
+            cli_msg_error("warning: %s: %llu alloc, lock and live samples not pushed: the "
+                          "fleet's tables hold CPU and wall samples (yet)", logs[k],
+                          (unsigned long long)r.other_kinds);
         if (r.damaged_chunks)
             cli_msg_error("warning: %s: %llu chunks damaged or lost were skipped", logs[k],
                           (unsigned long long)r.damaged_chunks);

@@ -158,7 +158,7 @@ static int run(int argc, char **argv)
             return CLI_EXIT_OK;
         } else if ((m = cli_args_value(argc, argv, &i, "--event", "-e", &v)) != 0) {
             if (m < 0)
-                return cli_msg_usage("record", "record: -e needs cpu, wall or cpu,wall");
+                return cli_msg_usage("record", "record: -e needs a list of cpu, wall, alloc, lock");
             events = v;
         } else if ((m = cli_args_value(argc, argv, &i, "--interval", "-i", &v)) != 0) {
             if (m < 0)
@@ -233,8 +233,23 @@ static int run(int argc, char **argv)
         bad |= append(opts, sizeof(opts), &olen, k == 0 ? "cpu=" : "wall=");
         bad |= append(opts, sizeof(opts), &olen, fpl_optval_time_str(ns[k], t, sizeof(t)));
     }
-    bad |=
-        append(opts, sizeof(opts), &olen, ",file=") || append(opts, sizeof(opts), &olen, abs_file);
+    unsigned ev = events ? cli_args_event_bits(events) : 0;
+    /* alloc, lock: the agent's defaults; given with a value after --, the agent takes that */
+    int ex_alloc = elen && (!strncmp(extra, "alloc", 5) || strstr(extra, ",alloc"));
+    int ex_lock = elen && (!strncmp(extra, "lock", 4) || strstr(extra, ",lock"));
+    if ((ev & CLI_ARGS_EV_ALLOC) && !ex_alloc)
+        bad |= (olen && append(opts, sizeof(opts), &olen, ",")) ||
+               append(opts, sizeof(opts), &olen, "alloc");
+    if ((ev & CLI_ARGS_EV_LOCK) && !ex_lock)
+        bad |= (olen && append(opts, sizeof(opts), &olen, ",")) ||
+               append(opts, sizeof(opts), &olen, "lock");
+    int ex_live = elen && (!strncmp(extra, "live", 4) || strstr(extra, ",live"));
+    if ((ev & CLI_ARGS_EV_LIVE) && !ex_live)
+        bad |= (olen && append(opts, sizeof(opts), &olen, ",")) ||
+               append(opts, sizeof(opts), &olen, "live");
+    bad |= (olen && append(opts, sizeof(opts), &olen, ",")) ||
+           append(opts, sizeof(opts), &olen, "file=") ||
+           append(opts, sizeof(opts), &olen, abs_file);
     if (elen)
         bad |= append(opts, sizeof(opts), &olen, ",") || append(opts, sizeof(opts), &olen, extra);
     if (bad) {
@@ -277,8 +292,9 @@ static int run(int argc, char **argv)
     sigprocmask(SIG_BLOCK, &block, &saved);
     char modes[160];
     cli_msg_error("recording %s",
-                  cli_args_modes_str(ns[0], ns[1], ns[0] && ns[1] && interval && !wall, modes,
-                                     sizeof(modes)));
+                  cli_args_modes_str_ev(ns[0], ns[1], events ? cli_args_event_bits(events) : 0,
+                                        ns[0] && ns[1] && interval && !wall, modes,
+                                        sizeof(modes)));
     fflush(NULL);
     time_t launched = time(NULL);
     pid_t pid = fork();
@@ -351,7 +367,7 @@ static int run(int argc, char **argv)
 const struct cli_cmd cmd_record = {
     "record",
     "run a Java command with the agent and write its profile",
-    "usage: flyprof record [-e cpu|wall|cpu,wall] [-i TIME] [--wall TIME] [-o FILE]\n"
+    "usage: flyprof record [-e EVENTS] [-i TIME] [--wall TIME] [-o FILE]\n"
     "                      [--agent-options LIST] -- COMMAND [ARGS...]\n"
     "\n"
     "Runs COMMAND (a java command line, or a script that starts one) with the flyprof agent,\n"
@@ -360,7 +376,9 @@ const struct cli_cmd cmd_record = {
     "own '--' included. flyprof exits with the command's exit status.\n"
     "\n"
     "options:\n"
-    "  -e, --event EVENTS    what to sample: cpu, wall or cpu,wall (default cpu)\n"
+    "  -e, --event EVENTS    what to sample, comma-separated: cpu, wall, alloc\n"
+    "                        (allocations), lock (contended locks), live (alloc and\n"
+    "                        what stays reachable at the end) (default cpu)\n"
     "  -i, --interval TIME   the sampling interval (cpu; wall with -e wall): a number and a\n"
     "                        unit, 5ms or 500us (ns, us, ms, s; default cpu 10ms, wall 50ms)\n"
     "  --wall TIME           the wall-clock interval; turns wall-clock sampling on\n"

@@ -37,7 +37,7 @@ static int run(int argc, char **argv)
 const struct cli_cmd cmd_start = {
     "start",
     "start profiling in a running JVM and return",
-    "usage: flyprof start PID [-d DURATION] [-e cpu|wall|cpu,wall] [-i TIME] [--wall TIME]\n"
+    "usage: flyprof start PID [-d DURATION] [-e EVENTS] [-i TIME] [--wall TIME]\n"
     "                     [-o FILE] [--threads] [--loop TIME [--keep N]] [AGENT_OPTIONS]\n"
     "\n"
     "Loads the agent into the running JVM PID if needed and starts profiling; returns at once.\n"
@@ -46,7 +46,9 @@ const struct cli_cmd cmd_start = {
     "options:\n"
     "  -d DURATION           stop by itself after DURATION: seconds (30, 2.5) or with a unit\n"
     "                        (500ms, 5s, 2min); default: when stopped or when the JVM exits\n"
-    "  -e EVENTS             what to sample: cpu, wall or cpu,wall (default cpu)\n"
+    "  -e EVENTS             what to sample, comma-separated: cpu, wall, alloc\n"
+    "                        (allocations), lock (contended locks), live (alloc and\n"
+    "                        what stays reachable at the end) (default cpu)\n"
     "  -i TIME               the sampling interval (cpu; wall with -e wall): a number and a\n"
     "                        unit, 5ms or 500us (ns, us, ms, s; default cpu 10ms, wall 50ms)\n"
     "  --wall TIME           the wall-clock interval; turns wall-clock sampling on\n"

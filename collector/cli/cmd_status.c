@@ -55,6 +55,12 @@ static int run(int argc, char **argv)
         printf("  wall      every %s, %u threads per tick%s\n",
                fpl_optval_time_str(st.wall_ns, b2, sizeof(b2)), st.wall_threads,
                st.filter ? ", marked threads only" : "");
+    if (st.alloc)
+        printf("  alloc     a sample every %llu bytes allocated on average\n",
+               (unsigned long long)st.alloc_bytes);
+    if (st.lock)
+        printf("  lock      waits of %s or longer\n",
+               fpl_optval_time_str(st.lock_ns, b2, sizeof(b2)));
     printf("  samples   %llu (%llu dropped)\n", (unsigned long long)st.samples,
            (unsigned long long)st.drops);
     if (st.live_threads >= 0)

@@ -64,6 +64,7 @@ struct pass {
     struct tick *ticks;
     size_t nticks, tcap;
     struct hashtab tindex;
+    uint64_t other_kinds;
 };
 
 static int on_tick(void *ctx, const struct reader_wall_tick *t)
@@ -114,8 +115,10 @@ static unsigned __int128 upscaled(const struct pass *ps, const struct reader_sam
 static int on_sample(void *ctx, const struct reader_sample *s)
 {
     struct pass *ps = ctx;
-    if (s->kind >= PROFILE_KINDS)
+    if (s->kind > FPL_KIND_WALL) {
+        ps->other_kinds++; /* alloc, lock and live samples are not pushed yet */
         return 0;
+    }
     uint64_t real = profile_ticks_to_real_ns(ps->p, s->ticks);
     struct cell key = {real / BUCKET_NS, s->thread_id, s->stack_id, s->context_id, s->kind,
                        s->state, 0, 0};
@@ -371,6 +374,7 @@ int push_log(const struct chttp_url *u, const struct push_opts *o, const char *p
         goto out;
     }
     r->rows = ps.ncells;
+    r->other_kinds = ps.other_kinds;
     r->stacks = nseen;
     if (nseen && (rc = chttp_query(u, 0, "INSERT INTO flyprof_stacks FORMAT TabSeparated", sbody,
                                    slen, NULL, NULL, err, errlen)) != 0)

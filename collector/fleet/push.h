@@ -38,6 +38,7 @@ struct push_result {
     int replaced; /* was in, incomplete: replaced */
     int complete; /* the log has its END and no chunk is missing */
     uint64_t damaged_chunks; /* chunks the reader skipped (damaged, cut off, lost) */
+    uint64_t other_kinds;    /* alloc, lock and live samples: not pushed (yet) */
 };
 
 /* Creates the database and tables when missing. Returns 0, or -errno with err. */

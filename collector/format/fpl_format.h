@@ -138,6 +138,9 @@ enum fpl_method_kind {
     FPL_METHOD_MARKER = 2,      /* not a method: a marker frame, its name says why ([agct:...]) */
     FPL_METHOD_CFUNC = 3,       /* a native (C/C++) function */
     FPL_METHOD_STUB = 4,        /* a JVM stub or CodeBlob, named as HotSpot names it */
+    FPL_METHOD_CLASS = 5,       /* not a method: the class an ALLOC sample allocated or a LOCK
+                                 * sample waited on, as a leaf frame; name holds the class name
+                                 * (java.lang.String, byte[]), class is "" */
 };
 
 /* How a frame ran (FPL_REC_STACK's optional types). */
@@ -151,11 +154,16 @@ enum fpl_frame_type {
     FPL_FRAME_STUB = 6,         /* JVM stub (method kind STUB) */
     FPL_FRAME_KERNEL = 7,
     FPL_FRAME_MARKER = 8,       /* a marker frame */
+    FPL_FRAME_CLASS = 9,        /* a class leaf (method kind CLASS) of an ALLOC or LOCK sample */
 };
 
 enum fpl_kind {
     FPL_KIND_CPU = 0,
     FPL_KIND_WALL = 1,
+    FPL_KIND_ALLOC = 2,         /* a sampled allocation; weight: bytes it stands for */
+    FPL_KIND_LOCK = 3,          /* a contended lock wait; weight: ns waited */
+    FPL_KIND_LIVE = 4,          /* an ALLOC sample whose object was still reachable when
+                                 * profiling stopped (option live); weight: bytes */
 };
 
 enum fpl_state {
@@ -217,7 +225,13 @@ enum fpl_counter {
     FPL_CTR_FAULTS_BLOCKED = 47, /* samples not walked: the thread blocked SIGSEGV/SIGBUS */
     FPL_CTR_FP_WALKS = 48,      /* samples whose native walk stepped by frame pointer: no unwind
                                  * table covered a frame (not built yet, or none) */
-    FPL_CTR_OTHER_HANDLER = 49, /* samples not walked: the thread blocked SIGPROF/SIGVTALRM
+    FPL_CTR_ALLOC_SAMPLES = 49, /* allocation samples pushed into the ring */
+    FPL_CTR_LOCK_SAMPLES = 50,  /* lock waits at or above the threshold pushed into the ring */
+    FPL_CTR_EVSAMPLE_BUSY = 51, /* alloc and lock samples dropped: every walk buffer was busy */
+    FPL_CTR_LOCK_SHORT = 52,    /* contended waits shorter than the threshold (not sampled) */
+    FPL_CTR_LIVE_TRACKED = 53,  /* allocation samples whose objects were tracked for liveness */
+    FPL_CTR_LIVE_EVICTED = 54,  /* tracked objects given up for a newer sample (table full) */
+    FPL_CTR_OTHER_HANDLER = 55, /* samples not walked: the thread blocked SIGPROF/SIGVTALRM
                                  * (inside another profiler's signal handler) */
     FPL_CTR_SAFEREAD = 43,      /* how the agent reads JVM memory that may be unmapped, not a
                                  * count: 0 /proc/self/mem, 1 a pipe, 2 process_vm_readv,

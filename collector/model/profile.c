@@ -607,6 +607,9 @@ static int tick_put(struct profile *p, const struct profile_tick *t)
 /* Puts a sample's upscaled weight fp, taken at ticks, on the timeline when one is kept
  * (profile_want_timeline), and on its request's context pairs when it has a context (ctx).
  * Bin 0 starts at the log's start (the header's anchor). */
+#define LOCK_SPREAD_NS 1000000u /* a lock wait this long or longer is spread on the timeline */
+#define LOCK_PIECES 32
+
 static int timeline_note(struct profile *p, uint32_t cell, uint64_t ticks, unsigned __int128 fp,
                          uint64_t ctx)
 {
@@ -620,15 +623,32 @@ static int timeline_note(struct profile *p, uint32_t cell, uint64_t ticks, unsig
             timeline_start(tl, p->first_anchor.ticks, 0);
     }
     const struct profile_entry *e = &p->entries[cell];
-    int rc = timeline_add(tl, ticks, cell, e->thread_id, e->kind, e->state, fp);
-    if (rc || !ctx)
-        return rc;
-    const struct tracectx_def *d = tracectx_find(&p->ctx, ctx);
-    if (!d) {
-        profile_fp_add(&tl->ctx_unknown, fp);
-        return 0;
+    /* a lock sample is a wait from its ticks on, weight ns long: spread over the wait in
+     * LOCK_PIECES equal parts (a wait of a millisecond or more), so the timeline shows when
+     * the thread waited, not only when it began */
+    unsigned pieces = 1;
+    uint64_t span = 0;
+    if (e->kind == FPL_KIND_LOCK && p->have_header && p->header.ticks_per_sec) {
+        uint64_t ns = (uint64_t)(fp >> PROFILE_FP_SHIFT);
+        span = (uint64_t)((unsigned __int128)ns * p->header.ticks_per_sec / 1000000000u);
+        if (ns >= LOCK_SPREAD_NS)
+            pieces = LOCK_PIECES;
     }
-    return timeline_ctx_add(tl, ticks, cell, ctx, d->root, fp);
+    const struct tracectx_def *d = ctx ? tracectx_find(&p->ctx, ctx) : NULL;
+    if (ctx && !d)
+        profile_fp_add(&tl->ctx_unknown, fp);
+    unsigned __int128 part = fp / pieces, left = fp;
+    for (unsigned i = 0; i < pieces; i++) {
+        unsigned __int128 f = i + 1 == pieces ? left : part;
+        uint64_t at = pieces == 1 ? ticks : ticks + span * (2 * i + 1) / (2 * pieces);
+        left -= f;
+        int rc = timeline_add(tl, at, cell, e->thread_id, e->kind, e->state, f);
+        if (!rc && d)
+            rc = timeline_ctx_add(tl, at, cell, ctx, d->root, f);
+        if (rc)
+            return rc;
+    }
+    return 0;
 }
 
 /* Adds a sample of context ctx (0: none) in cell, of raw weight and upscaled weight fp, to its
@@ -813,6 +833,13 @@ static int on_sample(void *ctx, const struct reader_sample *s)
         return -ENOMEM;
     p->entries[cell].weight += s->weight;
     p->entries[cell].count++;
+    if (s->kind == FPL_KIND_ALLOC || s->kind == FPL_KIND_LIVE) {
+        /* the objects an allocation sample stands for: weight / size = 1 / p (FORMAT.md 10) */
+        uint64_t o = s->size ? (s->weight + s->size / 2) / s->size : 1;
+        o = o ? o : 1;
+        p->entries[cell].objects += o;
+        p->total[s->kind].objects += o;
+    }
     /* a CPU sample's upscaled weight is its weight: set when reading finishes */
     if (s->kind == FPL_KIND_WALL)
         return wall_add(p, cell, s->weight, s->tick_id, s->ticks, s->context_id);
@@ -1656,7 +1683,15 @@ int profile_resolve_kind(const struct profile *p, int sel)
 {
     if (sel != PROFILE_KIND_AUTO)
         return sel;
-    return p->total[FPL_KIND_CPU].count ? FPL_KIND_CPU : FPL_KIND_WALL;
+    if (p->total[FPL_KIND_CPU].count)
+        return FPL_KIND_CPU;
+    if (!p->total[FPL_KIND_WALL].count && p->total[FPL_KIND_ALLOC].count)
+        return FPL_KIND_ALLOC;
+    if (!p->total[FPL_KIND_WALL].count && p->total[FPL_KIND_LOCK].count)
+        return FPL_KIND_LOCK;
+    if (!p->total[FPL_KIND_WALL].count && p->total[FPL_KIND_LIVE].count)
+        return FPL_KIND_LIVE;
+    return FPL_KIND_WALL;
 }
 
 const struct profile_thread *profile_thread_find(const struct profile *p, uint64_t id)

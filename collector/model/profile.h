@@ -28,9 +28,13 @@
 #include "reader.h"
 #include "tracectx.h"
 
-#define PROFILE_KINDS 2         /* FPL_KIND_CPU, FPL_KIND_WALL */
-#define PROFILE_KIND_AUTO (-1)  /* cpu if any cpu samples, else wall */
-#define PROFILE_KIND_ALL 2      /* both kinds */
+#define PROFILE_KINDS 5         /* FPL_KIND_CPU, _WALL, _ALLOC, _LOCK, _LIVE */
+/* The kinds whose weights are time in intervals (CPU, wall): the ones --kind all shows together.
+ * Alloc weights are bytes and lock weights ns of waiting that wall samples see too, so they are
+ * always shown alone. */
+#define PROFILE_TIME_KINDS 2
+#define PROFILE_KIND_AUTO (-1)  /* cpu if any cpu samples, else wall, else alloc, else lock */
+#define PROFILE_KIND_ALL 100    /* cpu and wall together */
 #define PROFILE_NONE UINT32_MAX /* an index that refers to nothing (undefined dictionary id) */
 
 /* Thread states the collector gives wall samples besides enum fpl_state (never in a log):
@@ -144,6 +148,9 @@ struct profile_entry {
     uint64_t context_id;
     uint64_t weight; /* sum of the samples' weights (raw) */
     uint64_t count;  /* number of samples */
+    /* ALLOC, LIVE: the objects the samples stand for (each sample's weight / size, rounded; 1 when
+     * the size is unknown); 0 for other kinds */
+    uint64_t objects;
     /* upscaled weight, fixed point (PROFILE_FP_SHIFT): weight << PROFILE_FP_SHIFT for CPU */
     unsigned __int128 upscaled;
 };
@@ -152,6 +159,7 @@ struct profile_total {
     uint64_t count;
     uint64_t weight;            /* raw */
     unsigned __int128 upscaled; /* fixed point, the sum of the cells' */
+    uint64_t objects;           /* ALLOC: the sum of the cells' objects */
 };
 
 /* WALL_TICK records (each id counted once: the first definition is kept) and how the wall
@@ -416,7 +424,8 @@ int profile_time_parse(const char *s, struct profile_time *t, char *err, size_t 
 uint64_t profile_duration_ns(const struct profile *p);
 
 /* The kind an output shows for a selection: PROFILE_KIND_AUTO becomes FPL_KIND_CPU when there
- * are CPU samples, otherwise FPL_KIND_WALL; other values are returned as they are. */
+ * are CPU samples, otherwise FPL_KIND_WALL when there are wall samples, otherwise ALLOC, then
+ * LOCK when there are such samples, else WALL; other values are returned as they are. */
 int profile_resolve_kind(const struct profile *p, int sel);
 
 /* Lookups by dictionary id; NULL when the id was never defined. */

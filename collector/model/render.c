@@ -50,7 +50,12 @@ int render_state_parse(const char *s)
 
 const char *render_kind_name(int kind)
 {
-    return kind == FPL_KIND_CPU ? "cpu" : kind == FPL_KIND_WALL ? "wall" : "cpu+wall";
+    return kind == FPL_KIND_CPU     ? "cpu"
+           : kind == FPL_KIND_WALL  ? "wall"
+           : kind == FPL_KIND_ALLOC ? "alloc"
+           : kind == FPL_KIND_LOCK  ? "lock"
+           : kind == FPL_KIND_LIVE  ? "live"
+                                    : "cpu+wall";
 }
 
 /* ---- selection ---- */
@@ -75,7 +80,7 @@ int render_select_init(struct render_select *s, const struct profile *p,
     memset(s, 0, sizeof(*s));
     s->p = p;
     s->o = *o;
-    if (o->kind != FPL_KIND_CPU && o->kind != FPL_KIND_WALL && o->kind != PROFILE_KIND_ALL &&
+    if ((o->kind < 0 || o->kind >= PROFILE_KINDS) && o->kind != PROFILE_KIND_ALL &&
         o->kind != PROFILE_KIND_AUTO) {
         snprintf(err, errlen, "render: unknown kind %d", o->kind);
         return -EINVAL;
@@ -173,7 +178,7 @@ static uint8_t stack_bits(struct render_select *s, uint32_t stack)
 
 int render_select_entry(struct render_select *s, const struct profile_entry *e)
 {
-    if (s->kind == PROFILE_KIND_ALL ? e->kind >= PROFILE_KINDS : e->kind != s->kind)
+    if (s->kind == PROFILE_KIND_ALL ? e->kind >= PROFILE_TIME_KINDS : e->kind != s->kind)
         return 0;
     if (s->o.state != RENDER_STATE_ALL) {
         int st = e->state;
@@ -208,16 +213,17 @@ int render_select_entry(struct render_select *s, const struct profile_entry *e)
 
 int render_unit_ns(const struct profile *p, int kind, uint64_t unit_ns[PROFILE_KINDS])
 {
-    unit_ns[FPL_KIND_CPU] = unit_ns[FPL_KIND_WALL] = 0;
+    for (int k = 0; k < PROFILE_KINDS; k++)
+        unit_ns[k] = 0;
     if (kind != PROFILE_KIND_ALL || !p->have_header)
         return 0;
-    uint64_t iv[PROFILE_KINDS] = {p->header.cpu_interval_ns, p->header.wall_interval_ns};
-    for (int k = 0; k < PROFILE_KINDS; k++) {
+    uint64_t iv[PROFILE_TIME_KINDS] = {p->header.cpu_interval_ns, p->header.wall_interval_ns};
+    for (int k = 0; k < PROFILE_TIME_KINDS; k++) {
         if (!iv[k] && p->total[k].count)
             return 0; /* a kind whose time is unknown: nothing can be converted */
     }
     /* a kind without samples may have no interval: 1 keeps the unit's meaning (and 0 weight) */
-    for (int k = 0; k < PROFILE_KINDS; k++)
+    for (int k = 0; k < PROFILE_TIME_KINDS; k++)
         unit_ns[k] = iv[k] ? iv[k] : 1;
     return 1;
 }
@@ -375,6 +381,8 @@ static uint8_t method_type(const struct profile *p, uint32_t m)
         return RENDER_CFUNC;
     case FPL_METHOD_STUB:
         return RENDER_STUB;
+    case FPL_METHOD_CLASS:
+        return RENDER_CLASS;
     default:
         return RENDER_JAVA;
     }

@@ -17,7 +17,8 @@
 #define RENDER_STATE_ALL (-1)
 
 struct render_opts {
-    int kind;              /* FPL_KIND_CPU, FPL_KIND_WALL, PROFILE_KIND_ALL, PROFILE_KIND_AUTO */
+    int kind;              /* enum fpl_kind (cpu, wall, alloc, lock), PROFILE_KIND_ALL (cpu and
+                            * wall), PROFILE_KIND_AUTO */
     int threads;           /* a root frame per thread (its name) */
     int reverse;           /* callers view: the leaf becomes the root */
     int state;             /* RENDER_STATE_ALL or an enum fpl_state: wall samples in it only */
@@ -61,7 +62,8 @@ enum render_type {
     RENDER_STUB = 11,      /* a JVM stub or CodeBlob (method kind STUB) */
     RENDER_KERNEL = 12,    /* kernel code (frame type KERNEL) */
     RENDER_SMALL = 13,     /* "[N small frames]": children under the node budget, merged */
-    RENDER_TYPES = 14,     /* the number of types */
+    RENDER_CLASS = 14,     /* the class leaf of an alloc or lock sample (method kind CLASS) */
+    RENDER_TYPES = 15,     /* the number of types */
 };
 
 /* The name of a RENDER_SMALL node, from its count (and "s" unless it is 1). */

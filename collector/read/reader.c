@@ -242,6 +242,7 @@ static int rec_sample(struct reader *r, struct fpl_cur *c, uint64_t *last_ticks)
     /* optional trailing field: absent when the body ends here */
     s.tick_id = c->p < c->end ? fpl_get_v(c) : 0;
     s.context_id = c->p < c->end ? fpl_get_v(c) : 0;
+    s.size = c->p < c->end ? fpl_get_v(c) : 0;
     if (c->bad || !r->ops->sample)
         return 0;
     return r->ops->sample(r->ctx, &s);

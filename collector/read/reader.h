@@ -81,6 +81,7 @@ struct reader_sample {
     uint8_t state;    /* enum fpl_state, unchecked */
     uint64_t tick_id; /* the WALL_TICK this sample answers; 0: none (or the field is absent) */
     uint64_t context_id; /* the CONTEXT the thread worked for; 0: none (or absent) */
+    uint64_t size;    /* ALLOC: the sampled object's bytes; 0: unknown (or absent) */
 };
 
 /* FPL_REC_WALL_TICK. Counts are passed through unchecked (chosen may exceed candidates in a

@@ -254,7 +254,12 @@ static int put_tree(struct fpl_buf *b, const struct flat *fl, const char *suffix
 
 static const char *kind_name(int kind)
 {
-    return kind == FPL_KIND_CPU ? "cpu" : kind == FPL_KIND_WALL ? "wall" : "all";
+    return kind == FPL_KIND_CPU     ? "cpu"
+           : kind == FPL_KIND_WALL  ? "wall"
+           : kind == FPL_KIND_ALLOC ? "alloc"
+           : kind == FPL_KIND_LOCK  ? "lock"
+           : kind == FPL_KIND_LIVE  ? "live"
+                                    : "all";
 }
 
 /* "JVM version · started <UTC time> · options" for the line under the title. */
@@ -336,6 +341,7 @@ static void put_head(struct fpl_buf *b, const struct profile *p, const struct re
     uint64_t interval = t->unit_ns                 ? 1
                         : t->kind == FPL_KIND_CPU  ? p->header.cpu_interval_ns
                         : t->kind == FPL_KIND_WALL ? p->header.wall_interval_ns
+                        : t->kind == FPL_KIND_LOCK ? 1 /* a lock weight is ns waited */
                                                    : 0;
     put_str(b, "{\"v\":");
     put_u64(b, OUT_HTML_DATA_VERSION);

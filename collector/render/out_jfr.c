@@ -956,6 +956,15 @@ int out_jfr_write(const struct profile *p, const struct render_opts *o, FILE *f,
         o = &defaults;
     if ((rc = render_select_init(&w.sel, p, o, err, errlen)) != 0)
         return rc; /* err names the bad regex */
+    if (w.sel.kind != FPL_KIND_CPU && w.sel.kind != FPL_KIND_WALL &&
+        w.sel.kind != PROFILE_KIND_ALL) {
+        /* jdk.ObjectAllocationSample, jdk.JavaMonitorEnter and jdk.ThreadPark are not
+         * written yet: an ExecutionSample of bytes or ns waited would be a lie */
+        render_select_destroy(&w.sel);
+        snprintf(err, errlen, "JFR output holds CPU and wall samples only (yet): write the "
+                              "alloc, lock and live samples as .html, .pb.gz or .collapsed");
+        return -EINVAL;
+    }
     w.sel_open = 1;
     w.p = p;
     w.o = o;

@@ -516,8 +516,14 @@ static void put_sample(struct pprof_w *w, const struct profile_entry *e)
     uint64_t count = e->count > INT64_MAX ? INT64_MAX : e->count, ns;
     if (wall)
         ns = fp_ns(e->upscaled, p->header.wall_interval_ns);
+    else if (e->kind == FPL_KIND_ALLOC || e->kind == FPL_KIND_LOCK || e->kind == FPL_KIND_LIVE)
+        ns = e->weight; /* bytes (alloc_space), ns (delay): the weight itself */
     else
         ns = sat_mul(e->weight, p->header.cpu_interval_ns);
+    if (e->kind == FPL_KIND_ALLOC || e->kind == FPL_KIND_LIVE)
+        count = e->objects; /* alloc_objects: the objects the samples stand for */
+    if (ns > INT64_MAX)
+        ns = INT64_MAX;
     if (!se || w->nomem)
         return;
 
@@ -548,7 +554,7 @@ static void put_sample(struct pprof_w *w, const struct profile_entry *e)
         pb_uint64_opt(b, FLD_LABEL_NUM, p->threads[e->thread].os_tid);
         pb_end(b, l);
     }
-    if (wall) {
+    if (wall || e->kind == FPL_KIND_LOCK) {
         l = pb_begin(b, FLD_SAMPLE_LABEL);
         pb_uint64(b, FLD_LABEL_KEY, w->key_state);
         pb_uint64(b, FLD_LABEL_STR, w->state_str[e->state < STATES ? e->state : STATES]);
@@ -782,6 +788,20 @@ int out_pprof_write(const struct profile *p, const struct render_opts *o, FILE *
         value_type(&w, FLD_PROFILE_SAMPLE_TYPE, "wall_samples", "count");
         value_type(&w, FLD_PROFILE_SAMPLE_TYPE, "wall", "nanoseconds");
         default_type = intern(&w, p->total[FPL_KIND_CPU].count ? "cpu" : "wall");
+    } else if (w.kind == FPL_KIND_ALLOC) {
+        /* the names of Go's and async-profiler's heap profiles: pprof's views know them */
+        value_type(&w, FLD_PROFILE_SAMPLE_TYPE, "alloc_objects", "count");
+        value_type(&w, FLD_PROFILE_SAMPLE_TYPE, "alloc_space", "bytes");
+        default_type = intern(&w, "alloc_space");
+    } else if (w.kind == FPL_KIND_LIVE) {
+        value_type(&w, FLD_PROFILE_SAMPLE_TYPE, "inuse_objects", "count");
+        value_type(&w, FLD_PROFILE_SAMPLE_TYPE, "inuse_space", "bytes");
+        default_type = intern(&w, "inuse_space");
+    } else if (w.kind == FPL_KIND_LOCK) {
+        /* as Go's mutex and block profiles */
+        value_type(&w, FLD_PROFILE_SAMPLE_TYPE, "contentions", "count");
+        value_type(&w, FLD_PROFILE_SAMPLE_TYPE, "delay", "nanoseconds");
+        default_type = intern(&w, "delay");
     } else {
         const char *t = w.kind == FPL_KIND_WALL ? "wall" : "cpu";
         value_type(&w, FLD_PROFILE_SAMPLE_TYPE, "samples", "count");
@@ -812,11 +832,19 @@ int out_pprof_write(const struct profile *p, const struct render_opts *o, FILE *
 
     int cpu_period =
         w.kind == FPL_KIND_CPU || (w.kind == PROFILE_KIND_ALL && p->header.cpu_interval_ns);
-    uint64_t period_type = intern(&w, cpu_period ? "cpu" : "wall");
-    uint64_t period_unit = intern(&w, "nanoseconds");
+    int ev = w.kind == FPL_KIND_ALLOC || w.kind == FPL_KIND_LOCK || w.kind == FPL_KIND_LIVE;
+    uint64_t period_type = intern(&w, w.kind == FPL_KIND_ALLOC || w.kind == FPL_KIND_LIVE
+                                          ? "space"
+                                      : w.kind == FPL_KIND_LOCK ? "contentions"
+                                      : cpu_period              ? "cpu"
+                                                                : "wall");
+    uint64_t period_unit = intern(&w, w.kind == FPL_KIND_ALLOC || w.kind == FPL_KIND_LIVE
+                                          ? "bytes"
+                                      : w.kind == FPL_KIND_LOCK ? "count"
+                                                                : "nanoseconds");
     char program[256];
     uint64_t mapping_name = intern(&w, program_name(p, program, sizeof(program)));
-    uint64_t period = cpu_period ? p->header.cpu_interval_ns : p->header.wall_interval_ns;
+    uint64_t period = ev ? 0 : cpu_period ? p->header.cpu_interval_ns : p->header.wall_interval_ns;
     uint64_t comments[3];
     size_t nc = 0;
     char title[512];

@@ -110,6 +110,14 @@ static void write_unit(FILE *f, const struct profile *p, int kind, int unit_ns)
                 (double)h->cpu_interval_ns / 1e6, (double)h->wall_interval_ns / 1e6);
         return;
     }
+    if (kind == FPL_KIND_ALLOC)
+        fprintf(f, "unit:      alloc weight 1 = one byte allocated (estimated from the sampled "
+                   "allocations, FORMAT.md section 10)\n");
+    if (kind == FPL_KIND_LOCK)
+        fprintf(f, "unit:      lock weight 1 = one ns spent waiting for a contended lock\n");
+    if (kind == FPL_KIND_LIVE)
+        fprintf(f, "unit:      live weight 1 = one byte of the sampled allocations still "
+                   "reachable when profiling stopped (estimated)\n");
     if (kind == FPL_KIND_CPU || kind == PROFILE_KIND_ALL) {
         if (p->have_header && h->cpu_interval_ns)
             fprintf(f, "unit:      cpu weight 1 = one %.3f ms CPU sampling interval\n",

@@ -138,7 +138,20 @@ static const char *state_name(unsigned s)
 
 static const char *kind_name(int kind)
 {
-    return kind == FPL_KIND_CPU ? "cpu" : "wall";
+    return kind == FPL_KIND_CPU     ? "cpu"
+           : kind == FPL_KIND_WALL  ? "wall"
+           : kind == FPL_KIND_ALLOC ? "alloc"
+           : kind == FPL_KIND_LOCK  ? "lock"
+                                    : "live";
+}
+
+/* What a weight of kind counts, for headings. */
+static const char *kind_unit(int kind)
+{
+    return kind == FPL_KIND_ALLOC  ? " (bytes allocated, estimated)"
+           : kind == FPL_KIND_LIVE ? " (bytes still reachable at the end, estimated)"
+           : kind == FPL_KIND_LOCK ? " (ns waited)"
+                                   : "";
 }
 
 /* The profile's duration and where it was measured from; 0 when unknown. */
@@ -233,7 +246,8 @@ static void count_dangling(const struct profile *p, uint64_t *stacks, uint64_t *
                            uint64_t *frames, uint64_t *markers, uint64_t *marker_by_kind)
 {
     *stacks = *threads = *frames = *markers = 0;
-    marker_by_kind[0] = marker_by_kind[1] = 0;
+    for (int k = 0; k < PROFILE_KINDS; k++)
+        marker_by_kind[k] = 0;
     for (size_t i = 0; i < p->nentries; i++) {
         const struct profile_entry *e = &p->entries[i];
         if (e->thread == PROFILE_NONE)
@@ -298,8 +312,16 @@ static void write_samples(const struct profile *p, FILE *f)
         const struct profile_total *t = &p->total[k];
         if (!t->count)
             continue;
-        fprintf(f, "  %-4s  %10" PRIu64 " samples, weight %" PRIu64, kind_name(k), t->count,
+        fprintf(f, "  %-5s %10" PRIu64 " samples, weight %" PRIu64, kind_name(k), t->count,
                 t->weight);
+        if (k == FPL_KIND_ALLOC)
+            fprintf(f, " (%.1f MiB allocated, %" PRIu64 " objects, estimated)",
+                    (double)t->weight / 1048576.0, t->objects);
+        if (k == FPL_KIND_LOCK)
+            fprintf(f, " (%.3f s waited for contended locks)", (double)t->weight / 1e9);
+        if (k == FPL_KIND_LIVE)
+            fprintf(f, " (%.1f MiB, %" PRIu64 " objects still reachable at the end, estimated)",
+                    (double)t->weight / 1048576.0, t->objects);
         if (k == FPL_KIND_CPU && h->cpu_interval_ns)
             fprintf(f, " (%.3f s of CPU at %s)",
                     (double)t->weight * (double)h->cpu_interval_ns / 1e9,
@@ -459,14 +481,91 @@ static int write_methods(const struct profile *p, int kind, FILE *f)
         int rc = summary_top_methods(p, kind, total, rows, SUMMARY_TOP, &n);
         if (rc)
             return rc;
-        fprintf(f, "\nhottest methods, %s, by %s %sweight (of %" PRIu64 ")\n", kind_name(kind),
-                total ? "total" : "self", kind == FPL_KIND_WALL ? "upscaled " : "",
+        fprintf(f, "\nhottest methods, %s%s, by %s %sweight (of %" PRIu64 ")\n",
+                kind_name(kind), kind_unit(kind), total ? "total" : "self",
+                kind == FPL_KIND_WALL ? "upscaled " : "",
                 profile_fp_round(p->total[kind].upscaled));
         fprintf(f, "  %10s %7s  %s\n", "weight", "%", "method");
         for (size_t i = 0; i < n; i++)
             fprintf(f, "  %10" PRIu64 " %6.2f%%  %s\n", rows[i].weight,
                     all > 0 ? 100.0 * rows[i].exact / all : 0.0, rows[i].name);
     }
+    return 0;
+}
+
+struct site_row {
+    uint32_t leaf, caller; /* method indexes (PROFILE_NONE: none) */
+    uint64_t weight, count;
+};
+
+static int cmp_site_key(const void *a, const void *b)
+{
+    const struct site_row *x = a, *y = b;
+    if (x->leaf != y->leaf)
+        return x->leaf < y->leaf ? -1 : 1;
+    return (x->caller > y->caller) - (x->caller < y->caller);
+}
+
+static int cmp_site_weight(const void *a, const void *b)
+{
+    const struct site_row *x = a, *y = b;
+    if (x->weight != y->weight)
+        return x->weight < y->weight ? 1 : -1;
+    return cmp_site_key(a, b);
+}
+
+/* The top allocation sites (alloc) or contended locks (lock): the class leaf and the method
+ * right below it (the one that allocated, or waited), by weight. */
+static int write_sites(const struct profile *p, int kind, FILE *f)
+{
+    size_t n = 0;
+    struct site_row *rows = calloc(p->nentries + 1, sizeof(*rows));
+    if (!rows)
+        return -ENOMEM;
+    for (size_t i = 0; i < p->nentries; i++) {
+        const struct profile_entry *e = &p->entries[i];
+        if (e->kind != kind || e->stack == PROFILE_NONE || !e->weight)
+            continue;
+        const struct profile_stack *st = &p->stacks[e->stack];
+        uint32_t k = 1;
+        /* a j.u.c lock's wait is in park, under the lock's own methods: the site is the
+         * first frame outside them (ReentrantLock.lock's caller) */
+        while (kind == FPL_KIND_LOCK && k + 1 < st->nframes &&
+               st->frames[k].method != PROFILE_NONE &&
+               (!strncmp(p->methods[st->frames[k].method].display, "java.util.concurrent.locks.",
+                         27) ||
+                !strncmp(p->methods[st->frames[k].method].display, "jdk.internal.misc.", 18)))
+            k++;
+        rows[n++] = (struct site_row){st->nframes ? st->frames[0].method : PROFILE_NONE,
+                                      st->nframes > k ? st->frames[k].method : PROFILE_NONE,
+                                      e->weight, e->count};
+    }
+    qsort(rows, n, sizeof(*rows), cmp_site_key);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && cmp_site_key(&rows[m - 1], &rows[i]) == 0) {
+            rows[m - 1].weight += rows[i].weight;
+            rows[m - 1].count += rows[i].count;
+        } else {
+            rows[m++] = rows[i];
+        }
+    }
+    qsort(rows, m, sizeof(*rows), cmp_site_weight);
+    fprintf(f, "\n%s%s\n",
+            kind == FPL_KIND_ALLOC  ? "top allocation sites"
+            : kind == FPL_KIND_LIVE ? "top live allocation sites"
+                                    : "top contended locks",
+            kind_unit(kind));
+    fprintf(f, "  %12s %7s %8s  %s\n", "weight", "%", "samples",
+            kind == FPL_KIND_LOCK ? "lock class <- waited in" : "class <- allocated in");
+    for (size_t i = 0; i < m && i < SUMMARY_TOP; i++) {
+        const struct site_row *r = &rows[i];
+        fprintf(f, "  %12" PRIu64 " %6.2f%% %8" PRIu64 "  %s <- %s\n", r->weight,
+                pct(r->weight, p->total[kind].weight), r->count,
+                r->leaf == PROFILE_NONE ? PROFILE_UNKNOWN_FRAME : p->methods[r->leaf].display,
+                r->caller == PROFILE_NONE ? "-" : p->methods[r->caller].display);
+    }
+    free(rows);
     return 0;
 }
 
@@ -510,7 +609,7 @@ static int write_threads(const struct profile *p, int kind, FILE *f)
             rows[used++] = rows[i];
     }
     qsort(rows, used, sizeof(*rows), cmp_thread);
-    fprintf(f, "\nthreads, %s (%zu with samples)%s\n", kind_name(kind), used,
+    fprintf(f, "\nthreads, %s%s (%zu with samples)%s\n", kind_name(kind), kind_unit(kind), used,
             kind == FPL_KIND_WALL ? ", by upscaled weight" : "");
     fprintf(f, "  %10s %7s %10s %8s  %s\n", "weight", "%", "samples", "tid", "name");
     for (size_t i = 0; i < used && i < SUMMARY_THREADS; i++) {
@@ -640,6 +739,10 @@ int summary_write(const struct profile *p, const char *name, FILE *f, char *err,
         if (p->total[k].count)
             rc = write_methods(p, k, f);
     }
+    for (int k = PROFILE_TIME_KINDS; k < PROFILE_KINDS && rc == 0; k++) {
+        if (p->total[k].count)
+            rc = write_sites(p, k, f);
+    }
     for (int k = 0; k < PROFILE_KINDS && rc == 0; k++) {
         if (p->total[k].count)
             rc = write_threads(p, k, f);
@@ -709,7 +812,11 @@ static uint64_t interval_of(const struct profile *p, int kind)
 {
     if (!p->have_header)
         return 0;
-    return kind == FPL_KIND_CPU ? p->header.cpu_interval_ns : p->header.wall_interval_ns;
+    /* a lock weight is ns already; an alloc weight is bytes, no time */
+    return kind == FPL_KIND_CPU    ? p->header.cpu_interval_ns
+           : kind == FPL_KIND_WALL ? p->header.wall_interval_ns
+           : kind == FPL_KIND_LOCK ? 1
+                                   : 0;
 }
 
 /* The failed stack walks of kind by their failure marker (failed_walk: "[agct:GC_active]":
@@ -760,6 +867,10 @@ static int js_kind(struct fpl_buf *b, const struct profile *p, int kind)
     }
     js_key(b, "weight_ns", &first);
     js_u64(b, fp_ns(t->upscaled, iv));
+    if (kind == FPL_KIND_ALLOC || kind == FPL_KIND_LIVE) {
+        js_key(b, "objects", &first);
+        js_u64(b, t->objects);
+    }
     js_key(b, "failed_samples", &first);
     js_u64(b, mk[kind]);
     js_key(b, "failed", &first);
@@ -1012,6 +1123,8 @@ int summary_write_json(const struct profile *p, const char *name, const char *ex
     js_u64(&b, interval_of(p, FPL_KIND_WALL));
     fpl_put_u8(&b, '}');
     for (int k = 0; k < PROFILE_KINDS && !rc; k++) {
+        if (k >= PROFILE_TIME_KINDS && !p->total[k].count)
+            continue; /* alloc and lock appear only when the log has them */
         js_key(&b, kind_name(k), &first);
         rc = js_kind(&b, p, k);
     }

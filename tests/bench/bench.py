@@ -46,6 +46,13 @@ Parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof.benc
              /proc/PID/task/TID/sched ("flyprof wall sa") when all threads are up and again when
              the steady phase ends; the process CPU time is read through the process CPU clock at
              the same instants, in a run with the agent and one without.
+3b. alloclock -- allocation and lock profiling at their defaults (alloc = 512 KiB, lock =
+             10 us), whole-process figures: AllocRatio allocating a fixed 2 GiB of byte[1000]
+             (an allocation-heavy loop: ~4000 samples) and LockWork (4 threads taking one
+             monitor and one ReentrantLock in turn, a fixed number of rounds: waits mostly
+             under the threshold, some parked), each without the agent, with alloc or lock
+             alone, and with cpu=10ms,wall=50ms,alloc,lock; interleaved rounds, wall time and
+             process CPU (wait4) against the no-agent run, and the samples logged.
 4. convert -- the collector: `flyprof convert` of a synthetic log (10M samples, 100k stacks, 32
              threads; quick: 2M, 20k) into every output, plain and --threads, and `flyprof
              summary`: time, CPU and max RSS (tests/bench/convert_bench.py prints the table).
@@ -57,7 +64,7 @@ Parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof.benc
 
 Usage: bench.py --build DIR [--java PATH] [--quick] [--rounds N]
                 [--parts cpu,depth,cstack,walk,startup,filter,context,threads,events,wall,
-                 server,convert,jitter,hiccup]
+                 alloclock,server,convert,jitter,hiccup]
                 [--out DIR]
 `scripts/bench` builds (scripts/setup) and runs this.
 """
@@ -228,7 +235,7 @@ def parse_summary(text):
     m = re.search(r"^\s*duration\s+([\d.]+) s", text, re.M)
     if m:
         s["duration_s"] = float(m.group(1))
-    for kind in ("cpu", "wall"):
+    for kind in ("cpu", "wall", "alloc", "lock"):
         m = re.search(r"^\s*%s\s+(\d+) samples, weight (\d+)(.*)$" % kind, text, re.M)
         if m:
             s[kind + "_samples"] = int(m.group(1))
@@ -1381,6 +1388,65 @@ def run_server(args, run_dir, tag, jvm_opts):
     return rec
 
 
+def part_alloclock(args, report):
+    run_dir = os.path.join(args.out, "alloclock")
+    os.makedirs(run_dir, exist_ok=True)
+    log("== 3b. Allocation and lock profiling at the defaults (whole process) ==")
+    benches = [
+        ("allocation-heavy: AllocRatio %d MB" % args.alloc_mb,
+         ["dev.flyprof.workload.AllocRatio", str(args.alloc_mb), "2"], "alloc"),
+        ("contention-heavy: LockWork %d rounds x 4 threads" % args.lock_rounds,
+         ["dev.flyprof.bench.LockWork", str(args.lock_rounds), "4"], "lock"),
+    ]
+    out = {}
+    for title, main_args, mode in benches:
+        cfgs = [("no agent", None), (mode, mode), ("cpu,wall,alloc,lock",
+                                                    "cpu=10ms,wall=50ms,alloc,lock")]
+        log("  %s, %d rounds, interleaved" % (title, args.rounds))
+        runs = {c[0]: [] for c in cfgs}
+        loads = []
+        for i in range(args.rounds):
+            for name, agent in (cfgs if i % 2 == 0 else cfgs[::-1]):
+                progress("alloclock: %s, %s, run %d/%d" % (mode, name, i + 1, args.rounds))
+                tag = "%s-run%d-%s" % (mode, i, re.sub(r"[^a-z0-9]+", "_", name))
+                fpl = os.path.join(run_dir, tag + ".fpl")
+                jopts = ["-agentpath:%s=%s,file=%s" % (args.agent, agent, fpl)] if agent else []
+                r = run_measured([args.java] + HEAP + jopts + ["-cp", args.jar] + main_args,
+                                 run_dir, tag, 900)
+                loads.append(r["other_cores"])
+                if agent and r["rc"] == 0:
+                    r["summary"] = flyprof_summary(args.cli, fpl, run_dir, tag)
+                runs[name].append(r)
+        progress_done()
+        base_wall = [r["wall_s"] for r in runs["no agent"]]
+        base_cpu = [r["cpu_s"] for r in runs["no agent"]]
+        log("  %-22s %-22s %-22s %-14s %-14s %s" % ("configuration", "wall s", "CPU s",
+                                                     "wall ratio", "CPU ratio", "samples"))
+        res = {}
+        for name, _ in cfgs:
+            rs = runs[name]
+            wall = [r["wall_s"] for r in rs]
+            cpu = [r["cpu_s"] for r in rs]
+            wr = [w / b for w, b in zip(wall, base_wall) if b]
+            cr = [c / b for c, b in zip(cpu, base_cpu) if b]
+            samples = [r.get("summary", {}).get(mode + "_samples") for r in rs]
+            log("  %-22s %-22s %-22s %-14s %-14s %s" % (
+                name, fmt_med(wall), fmt_med(cpu), fmt_med(wr), fmt_med(cr),
+                fmt_med([x for x in samples if x is not None], "%.0f") if name != "no agent"
+                else "-"))
+            res[name] = {"wall_s": wall, "cpu_s": cpu, "wall_ratio": wr, "cpu_ratio": cr,
+                         "samples": samples,
+                         "errors": [r["stderr"].strip()[-300:] for r in rs if r["rc"] != 0]}
+            for e in res[name]["errors"]:
+                log("  ! %s: %s" % (name, e))
+        log("  median [min-max] over rounds; ratios against the no-agent run of the same round; "
+            "CPU is the whole process's user+sys (wait4)")
+        load_note(loads, "the ratios")
+        log()
+        out[mode] = res
+    report["alloclock"] = out
+
+
 def part_server(args, report):
     """CPU per request of a server under load: no agent, cpu at 10 ms, cpu + wall at 10 ms."""
     run_dir = os.path.join(args.out, "server")
@@ -1514,9 +1580,10 @@ def main():
     ap.add_argument("--quick", action="store_true", help="about 2 minutes instead of 10")
     ap.add_argument("--parts",
                     default="cpu,depth,cstack,walk,startup,filter,context,threads,events,wall,"
-                    "server,convert,jitter,hiccup",
+                    "alloclock,server,convert,jitter,hiccup",
                     help="which parts to run (default all: cpu,depth,cstack,walk,startup,"
-                         "filter,context,threads,events,wall,server,convert,jitter,hiccup)")
+                         "filter,context,threads,events,wall,alloclock,server,convert,jitter,"
+                         "hiccup)")
     ap.add_argument("--rounds", type=int, help="CPU overhead rounds (default 5, quick 2)")
     ap.add_argument("--work-seconds", type=float,
                     help="CPU seconds of work per FixedWork thread, without the agent "
@@ -1571,6 +1638,8 @@ def main():
     args.depths = [0, 32, 128, 512]
     args.depth_fraction = 0.4 if q else 0.6
     args.wall_threads = [int(x) for x in args.wall_threads.split(",") if x]
+    args.alloc_mb = 1024 if q else 2048
+    args.lock_rounds = 100000 if q else 300000
     args.server_rounds = args.server_rounds or (2 if q else 5)
     args.server_seconds = 5 if q else 10
     args.server_warmup = 3
@@ -1587,7 +1656,8 @@ def main():
                      ("walk", part_walk), ("startup", part_startup), ("filter", part_filter),
                      ("context", part_context),
                      ("threads", part_threads), ("events", part_events),
-                     ("wall", part_wall), ("server", part_server), ("convert", part_convert),
+                     ("wall", part_wall), ("alloclock", part_alloclock),
+                     ("server", part_server), ("convert", part_convert),
                      ("jitter", lambda a, r: jitter_bench.part_jitter(a, r, log)),
                      ("hiccup", lambda a, r: hiccup_bench.part_hiccup(a, r, log))):
         if part in parts:

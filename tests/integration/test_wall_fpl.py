@@ -114,13 +114,13 @@ class Tick:
 
 class Sample:
     __slots__ = ("ticks", "thread_id", "stack_id", "weight", "kind", "state", "tick_id", "log",
-                 "context_id")
+                 "context_id", "size")
 
     def __init__(self, log, ticks, thread_id, stack_id, weight, kind, state, tick_id,
-                 context_id=0):
+                 context_id=0, size=0):
         self.log, self.ticks, self.thread_id, self.stack_id = log, ticks, thread_id, stack_id
         self.weight, self.kind, self.state, self.tick_id = weight, kind, state, tick_id
-        self.context_id = context_id
+        self.context_id, self.size = context_id, size
 
     @property
     def context(self):
@@ -243,7 +243,8 @@ def _record(log, typ, b, state):
     elif typ == REC_SAMPLE:
         state["prev"] = (state["prev"] + b.sv()) & (2 ** 64 - 1)
         s = Sample(log, state["prev"], b.v(), b.v(), b.v(), b.u8(), b.u8(),
-                   b.v() if b.left() else 0, b.v() if b.left() else 0)
+                   b.v() if b.left() else 0, b.v() if b.left() else 0,
+                   b.v() if b.left() else 0)
         log.samples.append(s)
     elif typ == REC_COUNTERS:
         for _ in range(b.v()):

@@ -490,6 +490,25 @@ static void test_record(void)
     CHECK_EQ_U(r.code, 2);
     CHECK(cli_run_has(r.err, "unknown event 'gpu'"));
     cli_run_free(&r);
+    r = cli_run_prog(fly, cli_run_dir, "record", "-e", "alloc,gpu,lock", "--", "true",
+                     (char *)NULL);
+    CHECK_EQ_U(r.code, 2);
+    CHECK(cli_run_has(r.err, "unknown event 'gpu': use cpu, wall, alloc, lock"));
+    cli_run_free(&r);
+    r = cli_run_prog(fly, cli_run_dir, "record", "-e", "lock,cpu,lock", "--", "true",
+                     (char *)NULL);
+    CHECK_EQ_U(r.code, 2);
+    CHECK(cli_run_has(r.err, "event 'lock' is named twice in 'lock,cpu,lock'"));
+    cli_run_free(&r);
+    r = cli_run_prog(fly, cli_run_dir, "record", "-e", "live,heap", "--", "true", (char *)NULL);
+    CHECK_EQ_U(r.code, 2);
+    CHECK(cli_run_has(r.err, "unknown event 'heap': use cpu, wall, alloc, lock, live"));
+    cli_run_free(&r);
+    r = cli_run_prog(fly, cli_run_dir, "record", "-e", "alloc", "-i", "5ms", "--", "true",
+                     (char *)NULL);
+    CHECK_EQ_U(r.code, 2);
+    CHECK(cli_run_has(r.err, "-i sets the cpu or wall interval, but -e alloc names neither"));
+    cli_run_free(&r);
 
     r = cli_run_prog(fly, cli_run_dir, "record", "-i", "10 parsecs", "--", "true", (char *)NULL);
     CHECK_EQ_U(r.code, 2);

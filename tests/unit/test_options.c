@@ -411,7 +411,8 @@ static void test_errors(void)
     static const char accepted[] =
         "(accepted: cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, wallthreads=N, filter, "
         "depth=N, walk=vm|agct, file=PATH, log=PATH, threads, duration=TIME, events=N, "
-        "cstack=auto|off, idle, hiccup[=TIME], stall=TIME, loop=TIME, keep=N)";
+        "cstack=auto|off, idle, hiccup[=TIME], stall=TIME, loop=TIME, keep=N, alloc[=BYTES], "
+        "live, lock[=TIME])";
     char want[512];
     char small[8];
     int rc;
@@ -958,6 +959,68 @@ static void test_loop(void)
     loopfiles_free(&lf);
 }
 
+/* alloc[=BYTES] and lock[=TIME]: defaults, units, limits, what they do to CPU sampling, and
+ * errors that name what was wrong. */
+static void test_alloc_lock(void)
+{
+    CHECK(OK("alloc"));
+    CHECK_EQ_U(o.alloc, 1);
+    CHECK_EQ_U(o.alloc_bytes, 512 * 1024);
+    CHECK_EQ_U(o.cpu_interval_ns, 0); /* named alone: instead of cpu */
+    CHECK_EQ_U(o.lock, 0);
+    CHECK(OK("cpu,alloc=1m"));
+    CHECK_EQ_U(o.alloc_bytes, 1u << 20);
+    CHECK_EQ_U(o.cpu_interval_ns, 10 * MS);
+    CHECK(OK("alloc=256k"));
+    CHECK_EQ_U(o.alloc_bytes, 256 * 1024);
+    CHECK(OK("alloc=2KiB"));
+    CHECK_EQ_U(o.alloc_bytes, 2048);
+    CHECK(OK("alloc=1GB"));
+    CHECK_EQ_U(o.alloc_bytes, 1u << 30);
+    CHECK(OK("alloc=100b"));
+    CHECK_EQ_U(o.alloc_bytes, 100);
+    CHECK(OK("alloc=0"));
+    CHECK_EQ_U(o.alloc, 1);
+    CHECK_EQ_U(o.alloc_bytes, 0);
+    CHECK(OK("alloc=2147483647"));
+    CHECK_EQ_U(o.alloc_bytes, 2147483647u);
+    ERR_EXACT("alloc=abc", "bad value 'abc' for alloc: expected bytes, a number with an optional "
+                           "unit k, m or g (e.g. alloc=512k)");
+    ERR("alloc=2g", "bad value '2g' for alloc: at most 2147483647 bytes");
+    ERR("alloc=12x", "bad value '12x' for alloc");
+    ERR("alloc=1kbb", "bad value '1kbb' for alloc");
+    ERR("alloc=bb", "bad value 'bb' for alloc");
+    ERR("alloc=-1", "bad value '-1' for alloc");
+    ERR("alloc=99999999999999999999999", "for alloc");
+    ERR("alloc,alloc=1m", "duplicate option 'alloc'");
+
+    CHECK(OK("lock"));
+    CHECK_EQ_U(o.lock, 1);
+    CHECK_EQ_U(o.lock_ns, 10000);
+    CHECK_EQ_U(o.cpu_interval_ns, 0);
+    CHECK_EQ_U(o.alloc, 0);
+    CHECK(OK("lock=1ms,wall,alloc"));
+    CHECK_EQ_U(o.lock_ns, MS);
+    CHECK_EQ_U(o.wall_interval_ns, 50 * MS);
+    CHECK_EQ_U(o.cpu_interval_ns, 0);
+    CHECK(OK("cpu,wall,alloc,lock"));
+    CHECK_EQ_U(o.cpu_interval_ns, 10 * MS);
+    CHECK(o.alloc && o.lock);
+    CHECK(OK("lock=0ns"));
+    CHECK_EQ_U(o.lock_ns, 0);
+    ERR("lock=10", "bad value '10' for lock: give a unit");
+    ERR("lock=2s", "bad value '2s' for lock: the threshold must be from 0ns to 1s");
+    ERR("lock=soon", "bad value 'soon' for lock");
+    CHECK(OK("live"));
+    CHECK(o.live && o.alloc && o.alloc_bytes == 512 * 1024 && !o.cpu_interval_ns);
+    CHECK(OK("alloc=1m,live,cpu"));
+    CHECK(o.live && o.alloc_bytes == (1u << 20) && o.cpu_interval_ns == 10 * MS);
+    ERR("live=1", "option 'live' takes no value");
+    /* the log shows them as given */
+    CHECK(OK("alloc=1m,lock"));
+    CHECK(strcmp(o.shown, "alloc=1m,lock") == 0);
+}
+
 int main(void)
 {
     test_loop();
@@ -974,6 +1037,7 @@ int main(void)
     test_file();
     test_duration();
     test_hiccup();
+    test_alloc_lock();
     test_errors();
     test_shown_safety_idle();
     test_raw_and_huge();

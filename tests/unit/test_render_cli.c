@@ -167,8 +167,8 @@ static void test_errors(void)
                "convert: unknown state 'bogus': use one of running, blocked, waiting, "
                "timed_waiting, parked, sleeping, native",
                "convert", "golden.fpl", "-o", "-", "--state", "bogus");
-    CHECK_FAIL(2, "convert: unknown kind 'both': use cpu, wall or all", "convert", "golden.fpl",
-               "-o", "-", "--kind", "both");
+    CHECK_FAIL(2, "convert: unknown kind 'both': use cpu, wall, alloc, lock, live or all",
+               "convert", "golden.fpl", "-o", "-", "--kind", "both");
     CHECK_FAIL(2, "unknown output format 'svg': use one of collapsed, html, jfr, pprof, txt", "convert",
                "golden.fpl", "-o", "x", "--format", "svg");
     CHECK_FAIL(2, "convert: --from: bad time 'soon': use seconds from the start of the profile",

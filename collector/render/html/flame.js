@@ -43,7 +43,9 @@
       h0: 292, h1: 312, s: 44, l0: 70, l1: 78 },
     { label: "Kernel", tip: "kernel code", h0: 196, h1: 206, s: 20, l0: 56, l1: 64 },
     { label: "Small frames", tip: "frames under the page's minimum share, merged",
-      h0: 0, h1: 0, s: 0, l0: 88, l1: 90 }
+      h0: 0, h1: 0, s: 0, l0: 88, l1: 90 },
+    { label: "Class", tip: "the class allocated (alloc) or the lock's class (lock)",
+      h0: 226, h1: 240, s: 58, l0: 66, l1: 74 }
   ];
   /* the types of Java methods, whose names shorten to Class.method */
   function isJava(t) { return t <= 2 || (t >= 8 && t <= 10); }
@@ -371,7 +373,15 @@
     if (s >= 100) return s.toFixed(0) + " s";
     return s >= 1 ? s.toFixed(2) + " s" : (s * 1000).toFixed(1) + " ms";
   }
+  function bytesText(b) {
+    if (b >= 1073741824) return (b / 1073741824).toFixed(2) + " GiB";
+    if (b >= 1048576) return (b / 1048576).toFixed(1) + " MiB";
+    return b >= 1024 ? (b / 1024).toFixed(1) + " KiB" : fmtInt(b) + " B";
+  }
   function weightText(w) {
+    /* an alloc weight is bytes allocated (estimated) */
+    if (D.kind === "alloc") return bytesText(w) + " allocated";
+    if (D.kind === "live") return bytesText(w) + " live";
     var t = dur(w);
     /* both kinds on one page weigh time (ns: CPU time and thread time), which is all to say */
     if (D.unit_ns) return t;
@@ -1001,12 +1011,14 @@
     }
     var s = D.kind === "all" ? "cpu and wall" : D.kind;
     s += " \u00b7 " + fmtInt(D.samples) + " samples";
-    if (D.interval_ns && !D.unit_ns) s += " \u00b7 interval " + (D.interval_ns / 1e6) + " ms";
-    if (!D.unit_ns && D.total !== D.samples) s += " \u00b7 weight " + fmtInt(D.total);
-    var t = dur(D.total);
+    if (D.interval_ns && !D.unit_ns && D.kind !== "lock") s += " \u00b7 interval " + (D.interval_ns / 1e6) + " ms";
+    if (D.kind === "alloc") s += " \u00b7 " + bytesText(D.total) + " allocated (estimated)";
+    else if (D.kind === "live") s += " \u00b7 " + bytesText(D.total) + " still reachable (estimated)";
+    else if (!D.unit_ns && D.total !== D.samples) s += " \u00b7 weight " + fmtInt(D.total);
+    var t = D.kind === "alloc" || D.kind === "live" ? "" : dur(D.total);
     if (t) {
       s += " \u00b7 " + t + (D.kind === "cpu" ? " of CPU" : D.kind === "wall" ? " of thread time" :
-                             " of CPU and thread time");
+                             D.kind === "lock" ? " waited for locks" : " of CPU and thread time");
     }
     if (diff) s += " \u00b7 base " + weightText(D.base_total);
     if (D.merged_frames) {

@@ -27,11 +27,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       while running, stop; with a render budget too small (FLYPROF_RENDER_BUDGET) the dump
  *       and the stop throw, saying why;</li>
  *   <li>{@code idle} (the agent was loaded with {@code idle}, not profiling): status, start
- *       {@code cpu=5ms} into {@code DIR/i.fpl}, status, stop.</li>
+ *       {@code cpu=5ms} into {@code DIR/i.fpl}, status, stop;</li>
+ *   <li>{@code alloclock} (the agent loaded {@code idle}): start {@code alloc=64k,lock} into
+ *       {@code DIR/al.fpl}, status, allocate 64 MiB ({@link AllocRatio#work}), contend on a
+ *       monitor ({@link LockContention#phase}, 4 threads x 20), stop.</li>
  * </ul>
  */
 public final class ApiUse {
-    static final String USAGE = "ApiUse agent|noagent|wall|render|idle DIR";
+    static final String USAGE = "ApiUse agent|noagent|wall|render|idle|alloclock DIR";
     private static volatile long sink;
 
     private ApiUse() {
@@ -222,6 +225,21 @@ public final class ApiUse {
         });
     }
 
+    /** Allocation and lock profiling started from Java (the agent loaded idle). */
+    static void alloclock(String dir) throws Exception {
+        step("start", () -> {
+            Flyprof.start("alloc=64k,lock,file=" + dir + "/al.fpl");
+            return null;
+        });
+        step("status_started", Flyprof::status);
+        step("allocate", () -> AllocRatio.work(64L << 20));
+        step("contend", () -> LockContention.phase("api", true, 20, 2, null));
+        step("stop", () -> {
+            Flyprof.stop();
+            return null;
+        });
+    }
+
     public static void main(String[] args) throws Exception {
         if (args.length != 2) {
             System.err.println("usage: " + USAGE);
@@ -234,6 +252,8 @@ public final class ApiUse {
             render(args[1]);
         } else if (mode.equals("idle")) {
             idle(args[1]);
+        } else if (mode.equals("alloclock")) {
+            alloclock(args[1]);
         } else if (mode.equals("agent") || mode.equals("noagent")) {
             api(args[1]);
             filter();
