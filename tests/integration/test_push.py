@@ -12,11 +12,17 @@ CpuBound's two workers for 5 s at loop=2s make three logs. Asserted:
 - pushed again: every log is skipped and nothing is counted twice;
 - pushed as host `h2` too: the service's total doubles, host h1's stays;
 - the server restarted: the data is still there, and a new push of a log works;
+- `push --follow DIR` started while ClickHouse is down, beside an agent writing loop=1s logs
+  into DIR: once the server is back, every log the agent closed is in, complete, and the
+  service's profile equals the local merge of those logs; SIGTERM ends it with exit 0;
 - a server that rejects the insert (a table of another shape) gives exit 1 and its message;
   an unreachable server names the URL; a bad URL is a usage error.
 """
 import glob
 import os
+import signal
+import subprocess
+import time
 
 import clickhouse_server
 import flyprof_test as ft
@@ -49,6 +55,54 @@ def fleet(ch, db, where):
 def total(ch, db, where):
     return float(ch.query("SELECT sum(weight) FROM %s.flyprof_samples WHERE %s" % (db, where))
                  or 0)
+
+
+def follow_check(t, ch):
+    folder = t.path("follow")
+    os.makedirs(folder)
+    url = ch.url + "/fleet"
+    ch.stop()
+    out = open(t.path("follow.out"), "w")
+    follower = subprocess.Popen([t.cli, "push", "--db", url, "--service", "fol", "--host", "f",
+                                 "--follow", folder], stdout=out, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL)
+    try:
+        cmd = [t.java, "-agentpath:%s=cpu=10ms,loop=1s,file=%s" % (
+            t.agent, os.path.join(folder, "f.fpl")), "-cp", t.jar,
+            ft.WORKLOAD_PKG + "CpuBound", "4", "2"]
+        r = t.run("follow workload", cmd, 120)
+        t.check_jvm(r)
+        ch.start()
+        logs = sorted(glob.glob(os.path.join(folder, "f-*.fpl")))
+        deadline = time.monotonic() + 90
+        n = 0
+        while time.monotonic() < deadline:
+            n = int(ch.query("SELECT count() FROM fleet.flyprof_logs WHERE service = 'fol' AND "
+                             "complete = 1").strip() or 0)
+            if n >= len(logs):
+                break
+            time.sleep(0.5)
+        t.note("--follow: %d of %d logs in after the server came back", n, len(logs))
+        t.check(n == len(logs) and len(logs) >= 3, "--follow: %d of %d logs in ClickHouse", n,
+                len(logs))
+        local = folded(t, logs)
+        remote = fleet(ch, "fleet", "service = 'fol'")
+        t.check(local == remote, "--follow: ClickHouse's profile differs from the local merge "
+                "(%d stacks, %d there)", len(local), len(remote))
+    finally:
+        follower.send_signal(signal.SIGTERM)
+        try:
+            rc = follower.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            follower.kill()
+            rc = None
+        out.close()
+    with open(t.path("follow.out")) as f:
+        said = f.read()
+    t.note("--follow said: %s", said.strip().replace("\n", " | ")[:300])
+    t.check(rc == 0, "push --follow: exit %s after SIGTERM: %s", rc, said[-400:])
+    t.check("will try again" in said, "push --follow did not say it would retry: %s",
+            said[-400:])
 
 
 def push(t, name, url, logs, *extra):
@@ -130,6 +184,8 @@ def run(t, ch):
     r = push(t, "push after restart", url, logs[:1], "--service", "svc", "--host", "h3")
     t.check(r.returncode == 0 and "samples in" in r.stdout,
             "push after a restart: exit %s: %s %s", r.returncode, r.stdout, r.stderr[-300:])
+
+    follow_check(t, ch)
 
     ch.query("CREATE DATABASE IF NOT EXISTS bad")
     ch.query("CREATE TABLE IF NOT EXISTS bad.flyprof_samples (x UInt8) ENGINE = Memory")
