@@ -61,10 +61,18 @@ static int run(int argc, char **argv)
     const char *in = NULL;
     char err[ERR_MAX];
     int raw_names = 0, json = 0;
+    /* the logs: at most every argument */
+    const char **ins = calloc((size_t)argc, sizeof(*ins));
+    size_t nin = 0;
+    if (!ins) {
+        cli_msg_error("out of memory");
+        return CLI_EXIT_FAIL;
+    }
 
     for (int i = 1; i < argc; i++) {
         if (cli_args_is_help(argv[i])) {
             cli_args_help(&cmd_summary, stdout);
+            free(ins);
             return CLI_EXIT_OK;
         } else if (strcmp(argv[i], "--json") == 0) {
             json = 1;
@@ -73,37 +81,43 @@ static int run(int argc, char **argv)
             raw_names = 1;
             continue;
         } else if (argv[i][0] == '-' && argv[i][1]) {
+            free(ins);
             return cli_msg_usage("summary", "summary: unknown option '%s'", argv[i]);
-        } else if (in) {
-            return cli_msg_usage("summary", "summary: one input log only ('%s' and '%s')", in,
-                                 argv[i]);
         }
-        in = argv[i];
+        ins[nin++] = argv[i];
     }
-    if (!in)
+    if (!nin) {
+        free(ins);
         return cli_msg_usage("summary", "summary: no input log");
+    }
+    in = ins[0];
     struct profile *p = profile_new();
     if (!p) {
+        free(ins);
         cli_msg_error("out of memory");
         return CLI_EXIT_FAIL;
     }
     p->raw_names = raw_names;
     p->context_totals = 1; /* the endpoints' times, without splitting the cells */
     char *extra = NULL;
-    int rc = profile_read_file(p, in, err, sizeof(err));
-    if (rc == 0 && json)
+    int rc = profile_read_files(p, ins, nin, err, sizeof(err));
+    /* several logs: one profile of them all, named by the first "(and N more)"; hiccup mode's
+     * findings are per log (flyprof hiccups LOG) */
+    const char *name = nin > 1 ? p->name : in;
+    if (rc == 0 && json && nin == 1)
         rc = hiccups_member(p, in, &extra, err, sizeof(err));
     if (rc == 0 &&
-        (rc = json ? summary_write_json(p, in, extra, stdout, err, sizeof(err))
-                   : summary_write(p, in, stdout, err, sizeof(err))) == 0 && !json) {
+        (rc = json ? summary_write_json(p, name, extra, stdout, err, sizeof(err))
+                   : summary_write(p, name, stdout, err, sizeof(err))) == 0 && !json) {
         if ((rc = out_endpoints_text(stdout, p)) != 0)
             snprintf(err, sizeof(err), "summary: writing the endpoints: %s", strerror(-rc));
-        else
+        else if (nin == 1)
             rc = out_hiccups_summary(stdout, p, in, err, sizeof(err));
     }
     if (rc)
         cli_msg_error("%s", err);
     free(extra);
+    free(ins);
     profile_free(p);
     return rc ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
@@ -111,11 +125,12 @@ static int run(int argc, char **argv)
 const struct cli_cmd cmd_summary = {
     "summary",
     "what a log holds: samples, failures, hottest methods, threads, agent cost",
-    "usage: flyprof summary IN.fpl [--json] [--raw-names]\n"
+    "usage: flyprof summary IN.fpl... [--json] [--raw-names]\n"
     "\n"
-    "Prints what the log IN.fpl holds: the JVM and command, duration and sampling setup,\n"
-    "samples and weight by kind, failed stack walks by cause, drops, the hottest methods by\n"
-    "self and total weight, threads, the agent's own cost, and any damage to the log.\n"
+    "Prints what the log IN.fpl holds (several logs: as one profile, as convert reads them):\n"
+    "the JVM and command, duration and sampling setup, samples and weight by kind, failed\n"
+    "stack walks by cause, drops, the hottest methods by self and total weight, threads, the\n"
+    "agent's own cost, and any damage to the log.\n"
     "\n"
     "options:\n"
     "  --json                the same facts as one JSON object, for scripts (its keys are\n"

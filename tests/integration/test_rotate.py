@@ -18,7 +18,9 @@ without %n (the agent puts -%n before the extension) for 7 s, then `flyprof stop
 newest 2 files remain, both complete and contiguous.
 
 `flyprof convert` of all the -agentpath files at once (one profile of several logs) gives,
-stack for stack with thread roots, the sum of the files converted one by one.
+stack for stack with thread roots, the sum of the files converted one by one; `flyprof
+summary` of them all counts every file's samples, spans their durations and calls the whole
+complete.
 """
 import glob
 import json
@@ -105,6 +107,19 @@ def body(t):
     t.close_to(workers / r.num("workers_cpu_ns"), 1.0, 0.05,
                "-agentpath: the workers' CPU over all files / what they measured")
     check_merge(t, [f for f, _ in logs])
+    r = t.flyprof("summary --json of all", ["summary", "--json"] + [f for f, _ in logs])
+    t.check(r.returncode == 0, "summary of %d logs: exit %s: %s", len(logs), r.returncode,
+            r.stderr[-300:])
+    whole = json.loads(r.stdout)
+    span = sum(s["duration_ns"] for _, s in logs)
+    t.note("summary of all %d logs: %d cpu samples (files: %d), duration %.3f s (files: %.3f s), "
+           "complete %s", len(logs), whole["cpu"]["samples"], written, whole["duration_ns"] / 1e9,
+           span / 1e9, whole["log_state"]["complete"])
+    t.check(whole["cpu"]["samples"] + whole["wall"]["samples"] == written and
+            whole["log_state"]["complete"] and abs(whole["duration_ns"] - span) <= 2000000,
+            "summary of %d logs: %d samples (want %d), duration %d ns (want %d), complete %s",
+            len(logs), whole["cpu"]["samples"], written, whole["duration_ns"], span,
+            whole["log_state"]["complete"])
 
     cmd = [t.java, "-agentpath:%s=cpu=10ms,loop=1s,keep=2,file=%s" % (
         t.agent, t.path("r.collapsed")), "-cp", t.jar, ft.WORKLOAD_PKG + "CpuBound", "4", "2"]
