@@ -10,7 +10,9 @@ its leaf is a function of a known module), but it is a frame a person cannot rea
 workload threads, whose native leaves are libc, libm, the vDSO and libjvm, every one must be
 named (with libc6-dbg, which scripts/setup installs, libc's and libm's local functions are).
 Before flyprof read separate debug files and the vDSO's section headers, such frames were 1-2%
-of the weight on JDK 25, and counting them as failures failed this test in CI at 2.01%.
+of the weight on JDK 25, and counting them as failures failed this test in CI at 2.01%. The
+vDSO's own local code, which has no name anywhere (its symbol table is stripped), is noted,
+not counted.
 
 Plain AsyncGetCallTrace fails (-5, unknown_Java) whenever the pc is inside a JVM stub: a loop of
 System.arraycopy gave 92-95% failed samples on JDK 17 and 25, and JDK 25's SHA-256 intrinsic
@@ -27,6 +29,11 @@ import flyprof_test as ft  # noqa: E402
 CPU_SECONDS = 3  # per thread
 THREADS = 2
 UNNAMED = re.compile(r"^\[[^\]]+\]\+0x[0-9a-f]+$")  # a native function of a known module
+# The vDSO is stripped: only its entry points (clock_gettime, gettimeofday...) have names, and
+# on these VMs its .text begins (0x780) with a local helper before the first of them (0x810);
+# no tool can name a pc there (perf shows [vdso] too). Such leaves are noted, not failed: one
+# failed a CI-like run with 1 weight of 768 (JDK 25).
+VDSO = re.compile(r"^\[linux-vdso[^\]]*\]\+0x[0-9a-f]+$")
 
 
 def test(t):
@@ -39,17 +46,21 @@ def test(t):
     unnamed = {k: w for k, w in all_markers.items() if UNNAMED.match(k)}
     bad = sum(markers.values())
     by_thread = {}
-    unnamed_workload = 0
+    unnamed_workload = vdso_workload = 0
     for f, w in p.samples:
         if p.is_marker_sample(f):
             name = ft.thread_name(f[0])
             by_thread[name] = by_thread.get(name, 0) + w
             fr = p.frames(f)
             if fr and UNNAMED.match(fr[-1]) and name.startswith("cpu-"):
-                unnamed_workload += w
+                if VDSO.match(fr[-1]):
+                    vdso_workload += w
+                else:
+                    unnamed_workload += w
     t.note("total weight %d (process CPU %.2f s), failed %d: %s; unnamed native leaves %d: %s; "
            "by thread %s", total, run.num("process_cpu_ns") / 1e9, bad, markers or "none",
            sum(unnamed.values()), unnamed or "none", by_thread or "none")
+    t.note("workload leaves in the vDSO's unnamed code: %d weight", vdso_workload)
     share = bad / total
     t.note("marker share %.4f (want <= 0.02)", share)
     if share > 0.02 and markers.get("[agct:unknown_Java]", 0) * 2 > bad:
