@@ -1,10 +1,11 @@
 /* nativewalk.c: the native stack walk.
  *
  * ASYNC-SIGNAL-SAFE: nativewalk_sigsafe and nativewalk_is_java_sigsafe run in signal handlers.
- * They call only libunwind's unw_init_local2 (once libunwind is initialized: cfitab_init),
- * unw_apply_reg_state and unw_get_reg, which compute and read registers and the stack; the
- * unwind rules come from the tables cfitab.c built outside handlers (see cfitab.h for why
- * unw_step is never called here).
+ * A frame's step applies its rule from the tables cfitab.c built outside handlers (CFA, return
+ * address and rbp: a few loads); for the rare frame whose rule is a libunwind register state
+ * they call only libunwind's unw_init_local2 (once libunwind is initialized: cfitab_init),
+ * unw_apply_reg_state and unw_get_reg, which compute and read registers and the stack (see
+ * cfitab.h for why unw_step is never called here).
  */
 #define UNW_LOCAL_ONLY
 #include "nativewalk.h"
@@ -92,11 +93,11 @@ static struct cfitab_mod *find_mod(const struct cfitab_snap *s, uintptr_t pc)
     return NULL;
 }
 
-/* The register state at offset off of a module, or NULL when there is none. */
-static void *find_state(const struct cfitab_table *t, uintptr_t off)
+/* The row state at offset off of a module (struct cfitab_row), CFITAB_NONE when none. */
+static uint32_t find_state(const struct cfitab_table *t, uintptr_t off)
 {
     if (off >= UINT32_MAX || t->nrows == 0 || off < t->rows[0].off)
-        return NULL;
+        return CFITAB_NONE;
     /* the last row with rows[i].off <= off, between the rows in force at the start of off's
      * page and of the next page */
     uint32_t lo = 0, hi = t->nrows;
@@ -113,9 +114,35 @@ static void *find_state(const struct cfitab_table *t, uintptr_t off)
             hi = mid;
     }
     uint32_t st = t->rows[lo].state;
-    if (st == CFITAB_NONE || st >= t->nstates)
-        return NULL;
-    return (void *)(t->states + (size_t)st * t->state_size);
+    if (st == CFITAB_NONE || (st & CFITAB_UNW ? (st & ~CFITAB_UNW) >= t->nstates
+                                              : st >= t->nrules))
+        return CFITAB_NONE;
+    return st;
+}
+
+int nativewalk_rule_step_sigsafe(const struct cfitab_rule *r, uintptr_t pc, uintptr_t sp, uintptr_t fp,
+                     uintptr_t lo, uintptr_t hi, uintptr_t *npc, uintptr_t *nsp, uintptr_t *nfp)
+{
+    uintptr_t cfa;
+    if (r->kind == CFITAB_RULE_STD)
+        cfa = (r->cfa_reg == CFITAB_REG_RSP ? sp : fp) + (uintptr_t)(intptr_t)r->cfa_off;
+    else if (r->kind == CFITAB_RULE_PLT)
+        cfa = sp + (uintptr_t)(intptr_t)r->cfa_off + ((pc & 15) >= r->plt_at ? 8 : 0);
+    else
+        return 0;
+    uintptr_t at = cfa + (uintptr_t)(intptr_t)r->ra_off;
+    if (at < lo || at > hi - 8)
+        return 0;
+    *npc = *(const uintptr_t *)at;
+    *nfp = fp;
+    if (r->fp_off) {
+        at = cfa + (uintptr_t)(intptr_t)r->fp_off;
+        if (at < lo || at > hi - 8)
+            return 0;
+        *nfp = *(const uintptr_t *)at;
+    }
+    *nsp = cfa;
+    return 1;
 }
 
 /* 1 when ra, an address of known code (a module of snapshot s or Java code), follows a call
@@ -196,15 +223,12 @@ int nativewalk_sigsafe(void *uc, struct sample_frame *frames, int max, uintptr_t
     if (fp_hi < fp_lo)
         fp_hi = UINTPTR_MAX;
     const struct cfitab_snap *s = atomic_load_explicit(&snapshot, memory_order_seq_cst);
+    /* libunwind's cursor, for the few frames whose rule is a libunwind state: made when the
+     * first such frame is met, from uc at the leaf (all its registers), else from the pc,
+     * sp and rbp the walk restored (the states met past the leaf use no other) */
     unw_cursor_t c;
-    /* the registers a table step starts from after a frame-pointer step (pc, sp, rbp; the
-     * rules of the frames met here use no other) */
     ucontext_t regs;
-    /* reads the registers out of uc; libunwind was initialized by cfitab_init, so this takes
-     * no lock (its first call would) */
-    if (!s || unw_init_local2(&c, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME) < 0)
-        s = NULL;
-    int cursor_ok = 1;
+    int cursor_ok = 0;
     int n = 0, by_fp = 0;
     /* the leaf pc is where execution resumes; callers' pcs are return addresses, whose call
      * instruction lies one byte before */
@@ -235,20 +259,32 @@ int nativewalk_sigsafe(void *uc, struct sample_frame *frames, int max, uintptr_t
             atomic_store_explicit(&wanted_any, 1, memory_order_relaxed);
             wake_writer();
         }
-        void *rs = t ? find_state(t, pc - adjust - m->base) : NULL;
+        uint32_t st = t ? find_state(t, pc - adjust - m->base) : CFITAB_NONE;
         uintptr_t npc = 0, nsp = 0, nfp = 0;
-        if (rs) {
+        int rs = st != CFITAB_NONE;
+        if (rs && !(st & CFITAB_UNW)) {
+            if (!nativewalk_rule_step_sigsafe(&t->rules[st], pc, sp, fp, fp_lo, fp_hi, &npc, &nsp, &nfp))
+                break;
+            cursor_ok = 0;
+        } else if (rs) {
             if (!cursor_ok) {
-                memset(regs.uc_mcontext.gregs, 0, sizeof(regs.uc_mcontext.gregs));
-                regs.uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
-                regs.uc_mcontext.gregs[REG_RSP] = (greg_t)sp;
-                regs.uc_mcontext.gregs[REG_RBP] = (greg_t)fp;
-                if (unw_init_local2(&c, (unw_context_t *)&regs, UNW_INIT_SIGNAL_FRAME) < 0)
+                /* libunwind was initialized by cfitab_init: this takes no lock (its first
+                 * call would) */
+                const void *from = uc;
+                if (n > 1) {
+                    memset(regs.uc_mcontext.gregs, 0, sizeof(regs.uc_mcontext.gregs));
+                    regs.uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
+                    regs.uc_mcontext.gregs[REG_RSP] = (greg_t)sp;
+                    regs.uc_mcontext.gregs[REG_RBP] = (greg_t)fp;
+                    from = &regs;
+                }
+                if (unw_init_local2(&c, (unw_context_t *)from, UNW_INIT_SIGNAL_FRAME) < 0)
                     break;
                 cursor_ok = 1;
             }
+            void *state = (void *)(t->states + (size_t)(st & ~CFITAB_UNW) * t->state_size);
             unw_word_t a = 0, b = 0, d = 0;
-            if (unw_apply_reg_state(&c, rs) <= 0 || unw_get_reg(&c, UNW_REG_IP, &a) < 0 ||
+            if (unw_apply_reg_state(&c, state) <= 0 || unw_get_reg(&c, UNW_REG_IP, &a) < 0 ||
                 unw_get_reg(&c, UNW_REG_SP, &b) < 0)
                 break;
             if (unw_get_reg(&c, UNW_X86_64_RBP, &d) < 0)

@@ -53,6 +53,13 @@ struct nativewalk_java {
     int fp_steps;       /* steps made by frame pointer, where no unwind table said how */
 };
 
+/* One step by rule r from the frame of pc (registers sp and rbp fp) to its caller: *npc,
+ * *nsp and *nfp as they were before the call, reading the stack only inside [lo, hi). Returns
+ * 1, or 0 at the outermost frame or when the rule points off the stack. Async-signal-safe. */
+int nativewalk_rule_step_sigsafe(const struct cfitab_rule *r, uintptr_t pc, uintptr_t sp,
+                                 uintptr_t fp, uintptr_t lo, uintptr_t hi, uintptr_t *npc,
+                                 uintptr_t *nsp, uintptr_t *nfp);
+
 /* Walks the interrupted context uc (a ucontext_t of the calling thread's own signal) from its
  * pc up through native frames, stopping before the first pc in Java code, at the end of the
  * stack or after max frames. Where no unwind table covers a pc (its module's is not built yet,

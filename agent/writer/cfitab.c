@@ -14,6 +14,7 @@
 
 #include "bigmem.h"
 #include "crashguard.h"
+#include "ehframe.h"
 #include "nativewalk.h"
 
 /* DWARF pointer encodings .eh_frame_hdr uses (LSB 5.0, "Exception Frame Header") */
@@ -170,26 +171,48 @@ static int rescan(void)
     return 1;
 }
 
+/* A set of distinct fixed-size items (rules, or libunwind's register states), each kept once. */
+struct interner {
+    unsigned char *items;
+    uint32_t n, cap, size;          /* size: bytes per item, a multiple of 8 */
+    uint32_t *hash;                 /* open addressing over items: index + 1, 0 = empty */
+    uint32_t hashcap;               /* power of two, > 2 * n */
+};
+
 /* The rows of one module under construction. */
 struct build {
     struct cfitab_mod *m;
     struct cfitab_row *rows;
     size_t nrows, caprows;
-    unsigned char *states;
-    uint32_t nstates, capstates, state_size;
-    uint32_t *hash;                 /* open addressing over states: index + 1, 0 = empty */
-    uint32_t hashcap;               /* power of two, > 2 * nstates */
+    struct interner rules, unw;
+    uint32_t unw_fdes;              /* FDEs handed to libunwind */
     int failed;
 };
 
-/* The rows and states of an unfinished build (the hash is freed apart, once the states are
+static void interner_free_hash(struct interner *in)
+{
+    bigmem_free(in->hash, in->hashcap * sizeof(*in->hash));
+    in->hash = NULL;
+    in->hashcap = 0;
+}
+
+/* The hashes of a build (its items stay: a published table holds them). */
+static void build_free_hashes(struct build *b)
+{
+    interner_free_hash(&b->rules);
+    interner_free_hash(&b->unw);
+}
+
+/* The rows and items of an unfinished build (the hashes are freed apart, once the items are
  * complete). */
 static void build_free(struct build *b)
 {
     bigmem_free(b->rows, b->caprows * sizeof(*b->rows));
-    bigmem_free(b->states, (size_t)b->capstates * b->state_size);
+    bigmem_free(b->rules.items, (size_t)b->rules.cap * b->rules.size);
+    bigmem_free(b->unw.items, (size_t)b->unw.cap * b->unw.size);
     b->rows = NULL;
-    b->states = NULL;
+    b->rules.items = NULL;
+    b->unw.items = NULL;
 }
 
 static uint64_t hash_bytes(const unsigned char *p, size_t n)
@@ -202,54 +225,54 @@ static uint64_t hash_bytes(const unsigned char *p, size_t n)
     return h;
 }
 
-/* The index of state rs (size bytes) in the module's table, adding it when new. */
-static uint32_t intern_state(struct build *b, const void *rs, size_t size)
+/* The index of item (size bytes) in in, adding it when new; CFITAB_NONE when out of memory. */
+static uint32_t interner_add(struct interner *in, const void *item, size_t size)
 {
-    if (b->state_size == 0)
-        b->state_size = (uint32_t)((size + 7) & ~(size_t)7);
-    if (size > b->state_size)
+    if (in->size == 0)
+        in->size = (uint32_t)((size + 7) & ~(size_t)7);
+    if (size > in->size)
         return CFITAB_NONE; /* libunwind changed its mind about the size: not expected */
     unsigned char tmp[512];
-    if (b->state_size > sizeof(tmp))
+    if (in->size > sizeof(tmp))
         return CFITAB_NONE;
-    memset(tmp, 0, b->state_size);
-    memcpy(tmp, rs, size);
-    if (2 * (b->nstates + 1) >= b->hashcap) {
-        uint32_t cap = b->hashcap ? b->hashcap * 2 : 256;
+    memset(tmp, 0, in->size);
+    memcpy(tmp, item, size);
+    if (2 * (in->n + 1) >= in->hashcap) {
+        uint32_t cap = in->hashcap ? in->hashcap * 2 : 256;
         uint32_t *h = bigmem_alloc(cap * sizeof(*h));
         if (!h)
             return CFITAB_NONE;
-        for (uint32_t i = 0; i < b->nstates; i++) {
-            uint64_t k = hash_bytes(b->states + (size_t)i * b->state_size, b->state_size);
+        for (uint32_t i = 0; i < in->n; i++) {
+            uint64_t k = hash_bytes(in->items + (size_t)i * in->size, in->size);
             uint32_t j = (uint32_t)k & (cap - 1);
             while (h[j])
                 j = (j + 1) & (cap - 1);
             h[j] = i + 1;
         }
-        bigmem_free(b->hash, b->hashcap * sizeof(*h));
-        b->hash = h;
-        b->hashcap = cap;
+        bigmem_free(in->hash, in->hashcap * sizeof(*h));
+        in->hash = h;
+        in->hashcap = cap;
     }
-    uint64_t k = hash_bytes(tmp, b->state_size);
-    uint32_t j = (uint32_t)k & (b->hashcap - 1);
-    while (b->hash[j]) {
-        uint32_t i = b->hash[j] - 1;
-        if (memcmp(b->states + (size_t)i * b->state_size, tmp, b->state_size) == 0)
+    uint64_t k = hash_bytes(tmp, in->size);
+    uint32_t j = (uint32_t)k & (in->hashcap - 1);
+    while (in->hash[j]) {
+        uint32_t i = in->hash[j] - 1;
+        if (memcmp(in->items + (size_t)i * in->size, tmp, in->size) == 0)
             return i;
-        j = (j + 1) & (b->hashcap - 1);
+        j = (j + 1) & (in->hashcap - 1);
     }
-    if (b->nstates == b->capstates) {
-        uint32_t cap = b->capstates ? b->capstates * 2 : 64;
-        unsigned char *p = bigmem_resize(b->states, (size_t)b->capstates * b->state_size,
-                                         (size_t)cap * b->state_size);
+    if (in->n == in->cap) {
+        uint32_t cap = in->cap ? in->cap * 2 : 64;
+        unsigned char *p = bigmem_resize(in->items, (size_t)in->cap * in->size,
+                                         (size_t)cap * in->size);
         if (!p)
             return CFITAB_NONE;
-        b->states = p;
-        b->capstates = cap;
+        in->items = p;
+        in->cap = cap;
     }
-    memcpy(b->states + (size_t)b->nstates * b->state_size, tmp, b->state_size);
-    b->hash[j] = b->nstates + 1;
-    return b->nstates++;
+    memcpy(in->items + (size_t)in->n * in->size, tmp, in->size);
+    in->hash[j] = in->n + 1;
+    return in->n++;
 }
 
 /* Appends a row, merging it into the previous one when the state is the same, replacing a
@@ -282,6 +305,27 @@ static void push_row(struct build *b, uintptr_t addr, uint32_t state)
     b->nrows++;
 }
 
+/* The rows ehframe.c read from one FDE, then its end. */
+static void add_rows(struct build *b, const struct ehframe_row *r, int n)
+{
+    for (int i = 0; i < n && !b->failed; i++) {
+        uint32_t st = interner_add(&b->rules, &r[i].rule, sizeof(r[i].rule));
+        push_row(b, r[i].start, st >= CFITAB_UNW ? CFITAB_NONE : st);
+        if (i + 1 == n || r[i + 1].start != r[i].end)
+            push_row(b, r[i].end, CFITAB_NONE);
+    }
+}
+
+static void (*build_hook)(void);
+
+void cfitab_set_build_hook(void (*fn)(void))
+{
+    build_hook = fn;
+}
+
+/* ehframe.c's rows of the FDE being read (writer only: one build at a time) */
+static struct ehframe_row ehrows[EHFRAME_MAX_ROWS];
+
 struct fde_rows {
     struct build *b;
     uintptr_t end;
@@ -293,7 +337,8 @@ static int on_state(void *token, void *rs, size_t size, unw_word_t start, unw_wo
     struct fde_rows *f = token;
     if (end <= start)
         return 0;
-    push_row(f->b, start, intern_state(f->b, rs, size));
+    uint32_t st = interner_add(&f->b->unw, rs, size);
+    push_row(f->b, start, st == CFITAB_NONE || st >= CFITAB_UNW ? CFITAB_NONE : st | CFITAB_UNW);
     if (end > f->end)
         f->end = end;
     return f->b->failed ? -UNW_ENOMEM : 0;
@@ -406,30 +451,37 @@ static void build_table(struct cfitab_mod *m, struct build *b)
         return;
     b->m = m;
     const unsigned char *tab = h + 12;
-    /* Not registered with _U_dyn_register, though libunwind would then skip its
-     * dl_iterate_phdr per FDE (a third less time): in 1.6.2 the CIE parsed for a dynamically
-     * registered table is never given back to its pool (dwarf_put_unwind_info is a no-op),
-     * ~3.4 MB lost per build of libjvm's table, for good. */
+    /* Each FDE is read by ehframe.c; only the few whose rules it cannot say go to libunwind,
+     * whose per-FDE lookup (dl_iterate_phdr between two sigprocmask calls) made this loop
+     * cost ~0.5 s for libjvm when every FDE went there. (Not registered with
+     * _U_dyn_register: in 1.6.2 the CIE parsed for a dynamically registered table is never
+     * given back to its pool, ~3.4 MB lost per build of libjvm's table.) */
     for (uintptr_t i = 0; i < count && !b->failed; i++) {
         if (i % 64 == 63)
             maybe_yield();
         if (i % 64 == 63 && cancelled()) {
             m->built = 0; /* left for a later session, if its module list stays */
             build_free(b);
-            bigmem_free(b->hash, b->hashcap * sizeof(*b->hash));
-            b->hash = NULL;
-            b->hashcap = 0;
+            build_free_hashes(b);
             return;
         }
-        uintptr_t ip;
-        if (read_enc4(tab + 8 * i, h, h[3], &ip) != 0)
+        uintptr_t ip, fde;
+        if (read_enc4(tab + 8 * i, h, h[3], &ip) != 0 ||
+            read_enc4(tab + 8 * i + 4, h, h[3], &fde) != 0)
             break;
-        if (ip >= m->lo && ip < m->hi)
+        if (ip < m->lo || ip >= m->hi)
+            continue;
+        if (build_hook)
+            build_hook();
+        int n = 0;
+        if (ehframe_fde_rows((const unsigned char *)fde, ip, ehrows, &n) == 0) {
+            add_rows(b, ehrows, n);
+        } else {
+            b->unw_fdes++;
             add_fde(b, ip);
+        }
     }
-    bigmem_free(b->hash, b->hashcap * sizeof(*b->hash));
-    b->hash = NULL;
-    b->hashcap = 0;
+    build_free_hashes(b);
     struct cfitab_table *t = b->failed || !b->nrows ? NULL : malloc(sizeof(*t));
     if (!t) {
         build_free(b);
@@ -456,18 +508,22 @@ static void build_table(struct cfitab_mod *m, struct build *b)
     }
     t->pages = pages;
     t->npages = pages ? npages : 0;
-    t->states = b->states;
-    t->states_bytes = (size_t)b->capstates * b->state_size;
-    t->nstates = b->nstates;
-    t->state_size = b->state_size;
+    t->states = b->unw.items;
+    t->states_bytes = (size_t)b->unw.cap * b->unw.size;
+    t->nstates = b->unw.n;
+    t->state_size = b->unw.size;
+    t->rules = (const struct cfitab_rule *)b->rules.items;
+    t->rules_bytes = (size_t)b->rules.cap * b->rules.size;
+    t->nrules = b->rules.n;
+    t->unw_fdes = b->unw_fdes;
     atomic_fetch_add_explicit(&table_bytes,
-                              sizeof(*t) + b->nrows * sizeof(*rows) +
-                                  (size_t)b->capstates * b->state_size +
-                                  (size_t)t->npages * sizeof(*pages),
+                              sizeof(*t) + b->nrows * sizeof(*rows) + t->states_bytes +
+                                  t->rules_bytes + (size_t)t->npages * sizeof(*pages),
                               memory_order_relaxed);
     atomic_store_explicit(&m->table, t, memory_order_release);
     b->rows = NULL; /* the table's now: a later fault must not free them */
-    b->states = NULL;
+    b->unw.items = NULL;
+    b->rules.items = NULL;
 }
 
 int cfitab_init(void)
@@ -482,7 +538,7 @@ int cfitab_init(void)
         b.m = &self;
         add_fde(&b, (uintptr_t)cfitab_init);
         build_free(&b);
-        bigmem_free(b.hash, b.hashcap * sizeof(*b.hash));
+        build_free_hashes(&b);
         initialized = 1;
     }
     atomic_store_explicit(&cancel, 0, memory_order_relaxed);
@@ -550,7 +606,7 @@ static int build_guarded(void)
     }
     build_guard = NULL;
     /* the guard is left; libunwind may have lost a little of its pool to the cut parse */
-    bigmem_free(building.hash, building.hashcap * sizeof(*building.hash));
+    build_free_hashes(&building);
     build_free(&building);
     memset(&building, 0, sizeof(building));
     atomic_fetch_add_explicit(&build_faults, 1, memory_order_relaxed);
@@ -617,11 +673,13 @@ static void free_mod(struct cfitab_mod *m)
     if (t) {
         atomic_fetch_sub_explicit(&table_bytes,
                                   sizeof(*t) + t->nrows * sizeof(*t->rows) +
-                                      t->states_bytes + (size_t)t->npages * sizeof(*t->pages),
+                                      t->states_bytes + t->rules_bytes +
+                                      (size_t)t->npages * sizeof(*t->pages),
                                   memory_order_relaxed);
         bigmem_free((void *)t->rows, t->rows_bytes);
         bigmem_free((void *)t->pages, (size_t)t->npages * sizeof(*t->pages));
         bigmem_free((void *)t->states, t->states_bytes);
+        bigmem_free((void *)t->rules, t->rules_bytes);
         free((void *)t);
     }
     free(m);

@@ -38,10 +38,32 @@
 #include <stdint.h>
 
 #define CFITAB_NONE UINT32_MAX     /* row state: no unwind information here */
+/* row state: with this bit, the index of a libunwind register state (states[]) for the few
+ * frames ehframe.c's rules cannot describe; without it, the index of a rule (rules[]) */
+#define CFITAB_UNW 0x80000000u
+
+/* How to find a frame's caller on x86-64 (ehframe.c makes them from DWARF CFI). kind STD: the
+ * CFA (the caller's sp) is cfa_reg (rsp or rbp) + cfa_off; the return address is at CFA +
+ * ra_off; the caller's rbp at CFA + fp_off, or unchanged when fp_off is 0. kind PLT: the CFA of
+ * a lazy-binding PLT entry, rsp + cfa_off, + 8 more from the entry's byte plt_at on (its push
+ * has run); the rest as STD. kind END: the outermost frame (no return address). */
+enum cfitab_rule_kind { CFITAB_RULE_STD, CFITAB_RULE_PLT, CFITAB_RULE_END };
+#define CFITAB_REG_RBP 6
+#define CFITAB_REG_RSP 7
+
+struct cfitab_rule {
+    uint8_t kind;       /* enum cfitab_rule_kind */
+    uint8_t cfa_reg;    /* CFITAB_REG_RSP or CFITAB_REG_RBP */
+    uint8_t plt_at;     /* PLT: the entry's offset (rip & 15) from which its push has run */
+    uint8_t pad;
+    int32_t cfa_off;
+    int32_t ra_off;
+    int32_t fp_off;     /* 0: rbp unchanged */
+};
 #define CFITAB_MAX_SNAPSHOTS 256
 
-/* From off (relative to the module's load base) up to the next row's off, the register state
- * is states[state] (CFITAB_NONE: none). */
+/* From off (relative to the module's load base) up to the next row's off, the frame's rule is
+ * rules[state], or states[state & ~CFITAB_UNW] with CFITAB_UNW (CFITAB_NONE: none). */
 struct cfitab_row {
     uint32_t off;
     uint32_t state;
@@ -62,6 +84,10 @@ struct cfitab_table {
     uint32_t state_size;                /* bytes per state, a multiple of 8 */
     const unsigned char *states;        /* libunwind's opaque register states */
     uint32_t nstates;
+    const struct cfitab_rule *rules;    /* the rules rows index without CFITAB_UNW */
+    uint32_t nrules;
+    size_t rules_bytes;
+    uint32_t unw_fdes;                  /* FDEs whose rows are libunwind's */
 };
 
 struct cfitab_mod {
@@ -119,6 +145,10 @@ size_t cfitab_replaced(void);
  * running then loads the current snapshot (nativewalk's snapshot store and load are seq_cst,
  * as are the handlers' inflight count and the writer's read of it). */
 void cfitab_reclaim(void);
+
+/* fn runs before each FDE a build reads, inside its crash guard (NULL: none). Tests only:
+ * a library unloaded or a stop in the middle of a build. Writer thread. */
+void cfitab_set_build_hook(void (*fn)(void));
 
 /* Frees every module, table and snapshot. Only while no handler can run (tests: profiling
  * keeps them between sessions). */

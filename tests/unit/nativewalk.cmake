@@ -15,6 +15,7 @@ set_source_files_properties(${CMAKE_SOURCE_DIR}/tests/unit/fpchain.c PROPERTIES
 flyprof_unit_test(test_nativewalk
     SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_nativewalk.c ${CMAKE_SOURCE_DIR}/tests/unit/fpchain.c
         ${CMAKE_SOURCE_DIR}/agent/sigsafe/nativewalk.c ${CMAKE_SOURCE_DIR}/agent/writer/cfitab.c
+        ${CMAKE_SOURCE_DIR}/agent/writer/ehframe.c
         ${CMAKE_SOURCE_DIR}/agent/writer/symbols.c ${CMAKE_SOURCE_DIR}/agent/writer/bigmem.c
         ${CMAKE_SOURCE_DIR}/agent/sigsafe/crashguard.c
     LIBS PkgConfig::UNWIND dl
@@ -26,3 +27,13 @@ foreach(_t test_nativewalk test_nativewalk-asan)
         add_dependencies(${_t} flyprof_churn_a flyprof_churn_b)
     endif()
 endforeach()
+
+# test_ehframe: agent/writer/ehframe.c's rules against libunwind's, step for step, on every FDE
+# of this program's modules and of the JDK's libjvm (loaded without a JVM)
+flyprof_unit_test(test_ehframe
+    SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_ehframe.c ${CMAKE_SOURCE_DIR}/agent/writer/ehframe.c
+        ${CMAKE_SOURCE_DIR}/agent/sigsafe/nativewalk.c
+    LIBS PkgConfig::UNWIND dl
+    SANITIZE address undefined
+    DEFINES LIBJVM="${FLYPROF_JDK}/lib/server/libjvm.so"
+    JNI)

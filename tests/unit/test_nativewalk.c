@@ -10,8 +10,8 @@
  * later library was never seen); a library a walk met and that is unloaded before its table
  * is built is not read (it was: the writer faulted). cfitab's regular rescan waits 500 ms
  * between scans: here the monotonic clock it reads moves a second per call. A library
- * unloaded while the writer builds its table (libunwind's first loader lookup of the build
- * unloads it) cuts that build short under the crash guard: the writer goes on, the library
+ * unloaded while the writer builds its table (at the first FDE the build reads:
+ * cfitab_set_build_hook) cuts that build short under the crash guard: the writer goes on, the library
  * has no table, and the next library's table is built (before, SIGSEGV in the writer).
  * Walks that keep meeting anonymous code do not make the writer scan the loader at every
  * service. Last, a stop cancels a build under way (before, the stop waited for it).
@@ -60,32 +60,29 @@ int clock_gettime(clockid_t id, struct timespec *ts)
     return (int)syscall(SYS_clock_gettime, id, ts);
 }
 
-/* dl_iterate_phdr, interposed: counts the loader scans (cfitab's rescans), and unloads
- * unload_in_build at the first call from inside a table build */
+/* dl_iterate_phdr, interposed: counts the loader scans (cfitab's rescans) */
 static int loader_scans;
+/* unloaded at the next FDE a table build reads (cfitab_set_build_hook) */
 static void *unload_in_build;
 #define CANCEL_BUILD ((void *)1) /* unload_in_build: cancel the build instead */
 static void *reserve_after_unload; /* a page to keep unmapped after the unload */
 typedef int (*dl_iterate_fn)(int (*)(struct dl_phdr_info *, size_t, void *), void *);
 
-/* test_unload_during_build: libunwind's lookups come from inside a table build. Apart from
- * dl_iterate_phdr: ASan calls that before it is initialized, when a frame with an
- * instrumented local would fault. */
-__attribute__((noinline)) static void unload_if_libunwind(void *cb)
+/* The build hook: unloads unload_in_build (or cancels the build) from inside a build. */
+static void on_build_fde(void)
 {
-    Dl_info where;
-    if (dladdr(cb, &where) && where.dli_fname && strstr(where.dli_fname, "libunwind")) {
-        void *h = unload_in_build;
-        unload_in_build = NULL;
-        if (h == CANCEL_BUILD) {
-            cfitab_cancel_builds(); /* test_cancel_build: profiling stops */
-        } else {
-            dlclose(h);
-            /* test_fault_keeps_tables: the page stays unmapped, nothing else lands there */
-            if (reserve_after_unload)
-                mmap(reserve_after_unload, 4096, PROT_NONE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-        }
+    void *h = unload_in_build;
+    if (!h)
+        return;
+    unload_in_build = NULL;
+    if (h == CANCEL_BUILD) {
+        cfitab_cancel_builds(); /* test_cancel_build: profiling stops */
+    } else {
+        dlclose(h);
+        /* test_fault_keeps_tables: the page stays unmapped, nothing else lands there */
+        if (reserve_after_unload)
+            mmap(reserve_after_unload, 4096, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
     }
 }
 
@@ -95,8 +92,6 @@ int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *), void *arg)
     if (!real)
         real = (dl_iterate_fn)dlsym(RTLD_NEXT, "dl_iterate_phdr");
     loader_scans++;
-    if (unload_in_build)
-        unload_if_libunwind((void *)cb);
     return real(cb, arg);
 }
 
@@ -303,7 +298,7 @@ static void test_unload_during_build(void)
     CHECK(fn && in_snapshot(fn)); /* the walk met it: its table is wanted */
     unsigned faults0 = cfitab_build_faults();
     unload_in_build = h;
-    cfitab_service(); /* builds: the first loader lookup of the build unloads it */
+    cfitab_service(); /* builds: the first FDE the build reads unloads it */
     int unloaded = unload_in_build == NULL;
     unload_in_build = NULL;
     unsigned cut = cfitab_build_faults() - faults0;
@@ -370,7 +365,7 @@ static void test_fault_keeps_tables(void)
     CHECK(io[1] != NULL);
     unsigned faults0 = cfitab_build_faults();
     reserve_after_unload = io[1];
-    unload_in_build = hb; /* at a's first loader lookup */
+    unload_in_build = hb; /* at a's first FDE */
     cfitab_service();
     int unloaded = unload_in_build == NULL;
     unload_in_build = NULL;
@@ -403,8 +398,8 @@ static void test_fault_keeps_tables(void)
 }
 
 /* A stop during a build (libjvm's takes a few hundred ms) ends it within 64 FDEs instead of
- * holding the stop: libc's table (thousands of FDEs) is cancelled at the build's first loader
- * lookup and left unbuilt; the next session (cfitab_init) builds it. */
+ * holding the stop: libc's table (thousands of FDEs) is cancelled at the build's first FDE
+ * and left unbuilt; the next session (cfitab_init) builds it. */
 static void test_cancel_build(void)
 {
     cfitab_reset();
@@ -459,6 +454,7 @@ int main(void)
     sigaction(SIGPROF, &sa, NULL);
     nativewalk_set_code_bounds(NULL, NULL);
     CHECK(cfitab_init() == 0);
+    cfitab_set_build_hook(on_build_fde);
     struct symbols *s = symbols_new();
     test_fp_walk(s, 1);
     test_fp_walk(s, 0);
