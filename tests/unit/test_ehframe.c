@@ -12,6 +12,7 @@
 #include <link.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <ucontext.h>
 
@@ -217,9 +218,11 @@ int main(void)
 {
     for (size_t i = 0; i < sizeof(stack) / sizeof(stack[0]); i++)
         stack[i] = 0x5a000000u + i * 8;
-    void *jvm = dlopen(LIBJVM, RTLD_NOW | RTLD_LOCAL);
+    /* FLYPROF_TEST_LIBJVM: another JDK's, by hand */
+    const char *libjvm = getenv("FLYPROF_TEST_LIBJVM") ? getenv("FLYPROF_TEST_LIBJVM") : LIBJVM;
+    void *jvm = dlopen(libjvm, RTLD_NOW | RTLD_LOCAL);
     if (!jvm)
-        printf("test_ehframe: %s not loaded (%s)\n", LIBJVM, dlerror());
+        printf("test_ehframe: %s not loaded (%s)\n", libjvm, dlerror());
     CHECK(jvm != NULL);
     struct totals all = {0};
     dl_iterate_phdr(each_module, &all);
