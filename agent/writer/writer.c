@@ -79,6 +79,14 @@ struct writer {
     struct fpl_buf chunk;
     uint32_t seq;
     int64_t prev_ticks;
+    /* SAMPLE2's chains in the chunk being built (FORMAT.md 5.18): the previous sample's
+     * thread and tick, and each thread's previous kind, state, stack and context in a table
+     * whose entries of older chunks are stale (seq); a thread that finds it full is written
+     * whole */
+    struct s2_thread *s2;       /* S2_SLOTS entries, allocated at the first sample */
+    uint32_t s2_used;
+    uint32_t s2_thread, s2_tick;
+    int s2_have_thread;
     uint32_t chunk_samples;     /* samples in the chunk being built */
     int preamble_written;
     int header_landed;          /* a chunk with the HEADER record was written */
@@ -116,6 +124,13 @@ struct writer {
     uint32_t nlogs;             /* logs begun by loop= after the first */
     uint64_t next_rotate;       /* mono ns when loop= begins the next log; UINT64_MAX: never */
 };
+
+struct s2_thread {
+    uint32_t seq1;              /* the chunk's seq + 1; another value: an empty slot */
+    uint32_t thread, stack, context;
+    uint8_t kind, state;
+};
+#define S2_SLOTS 1024u          /* at most half used: 512 threads with samples in one chunk */
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
@@ -362,6 +377,9 @@ static int flush(struct writer *w)
     w->chunk.failed = 0;
     w->chunk_samples = 0;
     w->prev_ticks = 0; /* sample times restart from 0 in each chunk */
+    w->s2_used = 0;    /* so do SAMPLE2's chains (w->seq moved on: the table is stale) */
+    w->s2_have_thread = 0;
+    w->s2_tick = 0;
     if (rc != 0)
         chunk_lost(w, -rc, samples);
     return rc;
@@ -728,26 +746,84 @@ static uint32_t sample_stack_id(struct writer *w, const struct sample_rec *r, ui
     return sid;
 }
 
-/* Writes one SAMPLE record of ids already resolved. */
+/* Thread tid's entry in the chunk's SAMPLE2 table (*found: it has a sample in this chunk), or
+ * NULL when the table is full or not allocated. */
+static struct s2_thread *s2_slot(struct writer *w, uint32_t tid, int *found)
+{
+    *found = 0;
+    if (!w->s2 && !(w->s2 = calloc(S2_SLOTS, sizeof(*w->s2))))
+        return NULL;
+    uint32_t seq1 = w->seq + 1, j = (tid * 0x9e3779b9u) >> 22; /* top 10 bits: S2_SLOTS */
+    while (w->s2[j].seq1 == seq1) {
+        if (w->s2[j].thread == tid) {
+            *found = 1;
+            return &w->s2[j];
+        }
+        j = (j + 1) & (S2_SLOTS - 1);
+    }
+    if (2 * (w->s2_used + 1) > S2_SLOTS)
+        return NULL;
+    w->s2_used++;
+    w->s2[j] = (struct s2_thread){.seq1 = seq1, .thread = tid};
+    return &w->s2[j];
+}
+
+/* Writes one sample of ids already resolved, as a SAMPLE2 record: the fields equal to the
+ * chunk's chains are left out (a CPU sample of a thread met before in the chunk is 7-9
+ * bytes, where SAMPLE took 12). */
 static void put_sample_ids(struct writer *w, uint64_t ticks, uint32_t tid, uint32_t sid,
                            uint64_t weight, uint8_t kind, uint8_t state, uint32_t tick,
                            uint32_t cid, uint64_t size)
 {
-    size_t rec = fpl_rec_begin(&w->chunk, FPL_REC_SAMPLE);
+    int found;
+    struct s2_thread *t = s2_slot(w, tid, &found);
+    uint8_t f = 0;
+    if (!w->s2_have_thread || tid != w->s2_thread)
+        f |= FPL_S2_THREAD;
+    /* a thread without an entry is written whole: readers keep every thread's chain */
+    if (!found || t->kind != kind || t->state != state)
+        f |= FPL_S2_KIND;
+    if (!found || t->stack != sid)
+        f |= FPL_S2_STACK;
+    if (weight != 1)
+        f |= FPL_S2_WEIGHT;
+    if (tick)
+        f |= FPL_S2_TICK;
+    if (found ? t->context != cid : cid || !t)
+        f |= FPL_S2_CONTEXT;
+    if (size)
+        f |= FPL_S2_SIZE;
+    size_t rec = fpl_rec_begin(&w->chunk, FPL_REC_SAMPLE2);
+    fpl_put_u8(&w->chunk, f);
     fpl_put_sv(&w->chunk, (int64_t)(ticks - (uint64_t)w->prev_ticks));
     w->prev_ticks = (int64_t)ticks;
-    fpl_put_v(&w->chunk, tid);
-    fpl_put_v(&w->chunk, sid);
-    fpl_put_v(&w->chunk, weight);
-    fpl_put_u8(&w->chunk, kind);
-    fpl_put_u8(&w->chunk, state);
-    if (tick || cid || size)
-        fpl_put_v(&w->chunk, tick);
-    if (cid || size)
+    if (f & FPL_S2_THREAD)
+        fpl_put_v(&w->chunk, tid);
+    if (f & FPL_S2_KIND) {
+        fpl_put_u8(&w->chunk, kind);
+        fpl_put_u8(&w->chunk, state);
+    }
+    if (f & FPL_S2_STACK)
+        fpl_put_v(&w->chunk, sid);
+    if (f & FPL_S2_WEIGHT)
+        fpl_put_v(&w->chunk, weight);
+    if (f & FPL_S2_TICK) {
+        fpl_put_sv(&w->chunk, (int64_t)tick - (int64_t)w->s2_tick);
+        w->s2_tick = tick;
+    }
+    if (f & FPL_S2_CONTEXT)
         fpl_put_v(&w->chunk, cid);
-    if (size)
+    if (f & FPL_S2_SIZE)
         fpl_put_v(&w->chunk, size);
     fpl_rec_end(&w->chunk, rec);
+    if (t) {
+        t->kind = kind;
+        t->state = state;
+        t->stack = sid;
+        t->context = cid;
+    }
+    w->s2_thread = tid;
+    w->s2_have_thread = 1;
     w->chunk_samples++;
     atomic_fetch_add_explicit(&samples_written, 1, memory_order_relaxed);
 }
@@ -981,6 +1057,8 @@ static void rotate(struct writer *w)
     w->nlogs++;
     w->s->start = seam;
     w->seq = 0;
+    if (w->s2) /* its stamps are chunk numbers, which start again */
+        memset(w->s2, 0, S2_SLOTS * sizeof(*w->s2));
     w->preamble_written = 0;
     w->header_landed = 0;
     w->told = 0;
@@ -1011,6 +1089,7 @@ static void maybe_rotate(struct writer *w, uint64_t now)
 static void writer_destroy(struct writer *w)
 {
     free(w->live);
+    free(w->s2);
     fpl_buf_free(&w->chunk);
     fpl_buf_free(&w->pending);
     keymap_destroy(&w->stacks);

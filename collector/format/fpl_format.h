@@ -1,4 +1,4 @@
-/* fpl_format.h: the .fpl log format, version 1 -- the contract between agent and collector.
+/* fpl_format.h: the .fpl log format, version 2 -- the contract between agent and collector.
  *
  * collector/FORMAT.md specifies every field; this header and that page change together.
  *
@@ -22,7 +22,8 @@
 #include <stdint.h>
 
 #define FPL_MAGIC "FLYPROF"          /* 8 bytes with its NUL */
-#define FPL_VERSION 1
+#define FPL_VERSION 2            /* what writers write: 2 may hold SAMPLE2 records */
+#define FPL_VERSION_MIN 1        /* the oldest readers still read */
 #define FPL_PREAMBLE_SIZE 16
 #define FPL_CHUNK_SYNC 0x43504c46u   /* "FLPC" little-endian */
 #define FPL_CHUNK_HEADER_SIZE 16
@@ -96,6 +97,22 @@ enum fpl_rec {
     /* the endpoint a request served (dev.flyprof.Context.endpoint): v root_span_id,
      * str name. The last one read for a root span wins. */
     FPL_REC_ENDPOINT = 17,
+    /* a sample, compact (version 2, FORMAT.md 5.18): u8 flags (enum fpl_s2_flag), sv dticks
+     * (the chunk's chain, as SAMPLE's), [v thread_id], [u8 kind, u8 state], [v stack_id],
+     * [v weight], [sv tick_id delta], [v context_id], [v size]: a field whose flag is clear
+     * is elided, its value taken from the chunk's previous samples as the flag says */
+    FPL_REC_SAMPLE2 = 18,
+};
+
+/* FPL_REC_SAMPLE2's flags: which fields the record holds. An elided field's value: */
+enum fpl_s2_flag {
+    FPL_S2_THREAD = 1,          /* the previous SAMPLE2's thread in the chunk */
+    FPL_S2_KIND = 2,            /* kind and state: this thread's previous SAMPLE2's */
+    FPL_S2_STACK = 4,           /* this thread's previous SAMPLE2's stack */
+    FPL_S2_WEIGHT = 8,          /* 1 */
+    FPL_S2_TICK = 16,           /* 0 (none); present: the chunk's previous tick id + delta */
+    FPL_S2_CONTEXT = 32,        /* this thread's previous SAMPLE2's context, else 0 */
+    FPL_S2_SIZE = 64,           /* 0 */
 };
 
 /* Flags of an event in FPL_REC_EVENTS. */

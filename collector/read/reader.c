@@ -64,6 +64,20 @@ struct reader {
     size_t events_cap;
     struct reader_bucket *buckets;
     size_t buckets_cap;
+    /* SAMPLE2's chains in the chunk being read (reset per chunk): the previous sample's
+     * thread, the previous tick id, and each thread's previous kind, state, stack and
+     * context, in an open-addressing table whose entries of older chunks are stale (gen) */
+    struct s2_thread *s2;
+    size_t s2_cap, s2_used;
+    uint64_t s2_gen;
+    uint64_t s2_thread, s2_tick;
+    int s2_have_thread;
+};
+
+struct s2_thread {
+    uint64_t gen;       /* the chunk it belongs to; another: an empty slot */
+    uint64_t thread_id, stack_id, context_id;
+    uint8_t kind, state;
 };
 
 static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
@@ -244,6 +258,99 @@ static int rec_sample(struct reader *r, struct fpl_cur *c, uint64_t *last_ticks)
     s.context_id = c->p < c->end ? fpl_get_v(c) : 0;
     s.size = c->p < c->end ? fpl_get_v(c) : 0;
     if (c->bad || !r->ops->sample)
+        return 0;
+    return r->ops->sample(r->ctx, &s);
+}
+
+/* The entry of thread id in the chunk's SAMPLE2 table: found, or a new one (gen 0 set to
+ * r->s2_gen by the caller once filled); NULL when out of memory. */
+static struct s2_thread *s2_slot(struct reader *r, uint64_t id, int *found)
+{
+    if (2 * (r->s2_used + 1) > r->s2_cap) {
+        size_t cap = r->s2_cap ? 2 * r->s2_cap : 64;
+        struct s2_thread *t = calloc(cap, sizeof(*t));
+        if (!t)
+            return NULL;
+        for (size_t i = 0; i < r->s2_cap; i++) {
+            if (r->s2[i].gen != r->s2_gen)
+                continue;
+            size_t j = (size_t)(r->s2[i].thread_id * 0x9e3779b97f4a7c15ull >> 32) & (cap - 1);
+            while (t[j].gen == r->s2_gen)
+                j = (j + 1) & (cap - 1);
+            t[j] = r->s2[i];
+        }
+        free(r->s2);
+        r->s2 = t;
+        r->s2_cap = cap;
+    }
+    size_t j = (size_t)(id * 0x9e3779b97f4a7c15ull >> 32) & (r->s2_cap - 1);
+    while (r->s2[j].gen == r->s2_gen) {
+        if (r->s2[j].thread_id == id) {
+            *found = 1;
+            return &r->s2[j];
+        }
+        j = (j + 1) & (r->s2_cap - 1);
+    }
+    *found = 0;
+    return &r->s2[j];
+}
+
+/* SAMPLE2: a SAMPLE whose fields may be elided (fpl_format.h, FORMAT.md 5.18). A record that
+ * elides a field with nothing before it in the chunk to take it from is bad. */
+static int rec_sample2(struct reader *r, struct fpl_cur *c, uint64_t *last_ticks)
+{
+    struct reader_sample s = {0};
+    uint8_t f = fpl_get_u8(c);
+    int64_t d = fpl_get_sv(c);
+    if (c->bad)
+        return 0;
+    s.ticks = *last_ticks + (uint64_t)d;
+    *last_ticks = s.ticks;
+    s.thread_id = f & FPL_S2_THREAD ? fpl_get_v(c) : r->s2_thread;
+    if (!(f & FPL_S2_THREAD) && !r->s2_have_thread)
+        c->bad = 1;
+    if (f & FPL_S2_KIND) {
+        s.kind = fpl_get_u8(c);
+        s.state = fpl_get_u8(c);
+    }
+    uint64_t stack = f & FPL_S2_STACK ? fpl_get_v(c) : 0;
+    s.weight = f & FPL_S2_WEIGHT ? fpl_get_v(c) : 1;
+    int64_t dtick = f & FPL_S2_TICK ? fpl_get_sv(c) : 0;
+    uint64_t ctx = f & FPL_S2_CONTEXT ? fpl_get_v(c) : 0;
+    s.size = f & FPL_S2_SIZE ? fpl_get_v(c) : 0;
+    if (c->bad)
+        return 0;
+    int found = 0;
+    struct s2_thread *t = s2_slot(r, s.thread_id, &found);
+    if (!t)
+        return -ENOMEM;
+    if (!found && (!(f & FPL_S2_KIND) || !(f & FPL_S2_STACK))) {
+        c->bad = 1; /* elided, with no earlier sample of the thread in the chunk */
+        return 0;
+    }
+    if (!(f & FPL_S2_KIND)) {
+        s.kind = t->kind;
+        s.state = t->state;
+    }
+    s.stack_id = f & FPL_S2_STACK ? stack : t->stack_id;
+    s.context_id = f & FPL_S2_CONTEXT ? ctx : found ? t->context_id : 0;
+    s.tick_id = 0;
+    if (f & FPL_S2_TICK) {
+        s.tick_id = r->s2_tick + (uint64_t)dtick;
+        r->s2_tick = s.tick_id;
+    }
+    if (!found) {
+        t->gen = r->s2_gen;
+        t->thread_id = s.thread_id;
+        r->s2_used++;
+    }
+    t->kind = s.kind;
+    t->state = s.state;
+    t->stack_id = s.stack_id;
+    t->context_id = s.context_id;
+    r->s2_thread = s.thread_id;
+    r->s2_have_thread = 1;
+    if (!r->ops->sample)
         return 0;
     return r->ops->sample(r->ctx, &s);
 }
@@ -467,6 +574,8 @@ static int read_record(struct reader *r, uint8_t type, struct fpl_cur *body, uin
         return rec_stack(r, body);
     case FPL_REC_SAMPLE:
         return rec_sample(r, body, last_ticks);
+    case FPL_REC_SAMPLE2:
+        return rec_sample2(r, body, last_ticks);
     case FPL_REC_COUNTERS:
         return rec_counters(r, body);
     case FPL_REC_HANDLER_HIST:
@@ -503,6 +612,10 @@ static int read_payload(struct reader *r, const uint8_t *p, size_t len)
 {
     struct fpl_cur c = {p, p + len, 0};
     uint64_t last_ticks = 0; /* sample deltas restart in every chunk */
+    r->s2_gen++; /* so do SAMPLE2's chains */
+    r->s2_used = 0;
+    r->s2_have_thread = 0;
+    r->s2_tick = 0;
 
     while (c.p < c.end) {
         uint8_t type = fpl_get_u8(&c);
@@ -796,10 +909,10 @@ static int read_src(struct src *s, const char *name, const struct reader_ops *op
     if (memcmp(p, FPL_MAGIC, 8) != 0)
         return fail(err, errlen, -EINVAL, "'%s': not a flyprof log (bad magic)", name);
     unsigned version = (unsigned)p[8] | (unsigned)p[9] << 8;
-    if (version != FPL_VERSION)
+    if (version < FPL_VERSION_MIN || version > FPL_VERSION)
         return fail(err, errlen, -EINVAL,
-                    "'%s': unsupported version %u (this flyprof reads version %d)", name, version,
-                    FPL_VERSION);
+                    "'%s': unsupported version %u (this flyprof reads versions %d to %d)", name,
+                    version, FPL_VERSION_MIN, FPL_VERSION);
 
     memset(&r, 0, sizeof(r));
     r.src = s;
@@ -815,6 +928,7 @@ static int read_src(struct src *s, const char *name, const struct reader_ops *op
     free(r.hist);
     free(r.buckets);
     free(r.events);
+    free(r.s2);
     if (rc == -ENOMEM)
         fail(err, errlen, rc, "'%s': out of memory", name);
     else if (rc < 0 && s->err)

@@ -103,6 +103,20 @@ static int rich(const char *dir)
     fplgen_record(&g, FPL_REC_SAMPLE, cs3, sizeof(cs3));
     fplgen_record(&g, FPL_REC_SAMPLE, cs4, sizeof(cs4));
     fplgen_record(&g, FPL_REC_ENDPOINT, ep_a, sizeof(ep_a));
+    /* version 2's SAMPLE2: whole, all elided, another thread with weight and tick, one with a
+     * size, and one that elides what no earlier record set (bad) */
+    uint8_t s2a[] = {FPL_S2_THREAD | FPL_S2_KIND | FPL_S2_STACK | FPL_S2_CONTEXT, 0, 1,
+                     FPL_KIND_WALL, FPL_STATE_PARKED, 3, 1};
+    uint8_t s2b[] = {0, 0};
+    uint8_t s2c[] = {FPL_S2_THREAD | FPL_S2_KIND | FPL_S2_STACK | FPL_S2_WEIGHT | FPL_S2_TICK,
+                     0, 2, FPL_KIND_CPU, FPL_STATE_RUNNING, 1, 3, 4};
+    uint8_t s2d[] = {FPL_S2_THREAD | FPL_S2_STACK | FPL_S2_SIZE, 0, 1, 2, 0x80, 0x08};
+    uint8_t s2e[] = {FPL_S2_THREAD, 0, 7};
+    fplgen_record(&g, FPL_REC_SAMPLE2, s2a, sizeof(s2a));
+    fplgen_record(&g, FPL_REC_SAMPLE2, s2b, sizeof(s2b));
+    fplgen_record(&g, FPL_REC_SAMPLE2, s2c, sizeof(s2c));
+    fplgen_record(&g, FPL_REC_SAMPLE2, s2d, sizeof(s2d));
+    fplgen_record(&g, FPL_REC_SAMPLE2, s2e, sizeof(s2e));
     struct reader_counter c[] = {{FPL_CTR_SIGNALS, 40}, {FPL_CTR_SAMPLES, 53},
                                  {FPL_CTR_WRITER_CPU_NS, 1234567}, {FPL_CTR_DICT_RESETS, 1},
                                  {FPL_CTR_SAMPLER_CPU_NS, 7654321},

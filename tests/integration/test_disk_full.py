@@ -104,7 +104,7 @@ class Checked:
             self.gaps += seq - want
             want = seq + 1
             log.chunks += 1
-            state = {"prev": 0}
+            state = wf.chunk_state()
             b = wf._Body(payload)
             while b.left():
                 typ, n = b.u8(), b.v()

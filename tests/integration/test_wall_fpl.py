@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""wall_fpl: a small, independent reader of .fpl logs (collector/format/FORMAT.md, version 1) for the
+"""wall_fpl: a small, independent reader of .fpl logs (collector/format/FORMAT.md, versions 1 and 2) for the
 wall-clock tests, and its own test.
 
 The wall-clock tests need facts the rendered outputs do not show (yet), or show only in
@@ -33,7 +33,8 @@ CHUNK_MAX = 16 * 1024 * 1024
 REC_HEADER, REC_ANCHOR, REC_THREAD, REC_METHOD, REC_STACK, REC_SAMPLE = 1, 2, 3, 4, 5, 6
 REC_COUNTERS, REC_HIST, REC_END, REC_WALL_TICK = 7, 8, 9, 10
 REC_EVENTS = 11
-REC_CONTEXT, REC_ENDPOINT = 16, 17
+REC_CONTEXT, REC_ENDPOINT, REC_SAMPLE2 = 16, 17, 18
+S2_THREAD, S2_KIND, S2_STACK, S2_WEIGHT, S2_TICK, S2_CONTEXT, S2_SIZE = 1, 2, 4, 8, 16, 32, 64
 EVENT_STRING, EVENT_TRUNCATED, EVENT_DROPPED = 1, 2, 4
 
 KIND_CPU, KIND_WALL = 0, 1
@@ -223,6 +224,12 @@ class Log:
         return sorted(self.ticks.values(), key=lambda t: t.ticks)
 
 
+def chunk_state():
+    """What _record carries from one record to the next of a chunk: the delta chain and
+    SAMPLE2's chains, all restarting in every chunk."""
+    return {"prev": 0, "thread": None, "tick": 0, "threads": {}}
+
+
 def _record(log, typ, b, state):
     if typ == REC_HEADER:
         if b.v() != 1:
@@ -246,6 +253,38 @@ def _record(log, typ, b, state):
                    b.v() if b.left() else 0, b.v() if b.left() else 0,
                    b.v() if b.left() else 0)
         log.samples.append(s)
+    elif typ == REC_SAMPLE2:
+        f = b.u8()
+        state["prev"] = (state["prev"] + b.sv()) & (2 ** 64 - 1)
+        if f & S2_THREAD:
+            thread = b.v()
+        elif state["thread"] is None:
+            raise FplError("SAMPLE2 elides its thread with no sample before it in the chunk")
+        else:
+            thread = state["thread"]
+        kind, st = (b.u8(), b.u8()) if f & S2_KIND else (None, None)
+        stack = b.v() if f & S2_STACK else None
+        weight = b.v() if f & S2_WEIGHT else 1
+        tick = 0
+        if f & S2_TICK:
+            state["tick"] = (state["tick"] + b.sv()) & (2 ** 64 - 1)
+            tick = state["tick"]
+        ctx = b.v() if f & S2_CONTEXT else None
+        size = b.v() if f & S2_SIZE else 0
+        prev = state["threads"].get(thread)
+        if prev is None and (kind is None or stack is None):
+            raise FplError("SAMPLE2 elides kind or stack of thread %d's first sample in the "
+                           "chunk" % thread)
+        if kind is None:
+            kind, st = prev[0], prev[1]
+        if stack is None:
+            stack = prev[2]
+        if ctx is None:
+            ctx = prev[3] if prev else 0
+        state["threads"][thread] = (kind, st, stack, ctx)
+        state["thread"] = thread
+        log.samples.append(Sample(log, state["prev"], thread, stack, weight, kind, st, tick,
+                                  ctx, size))
     elif typ == REC_COUNTERS:
         for _ in range(b.v()):
             k = b.v()
@@ -304,7 +343,7 @@ def parse(data):
     if len(data) < 16 or data[:8] != MAGIC:
         raise FplError("not a flyprof log")
     version = struct.unpack_from("<H", data, 8)[0]
-    if version != 1:
+    if version not in (1, 2):
         raise FplError("unsupported version %d" % version)
     log = Log()
     off, seq = 16, 0
@@ -321,7 +360,7 @@ def parse(data):
             raise FplError("chunk sequence %d, expected %d" % (cseq, seq))
         seq += 1
         log.chunks += 1
-        state = {"prev": 0}  # sample deltas restart in every chunk
+        state = chunk_state()
         b = _Body(payload)
         while b.left():
             typ = b.u8()
@@ -506,6 +545,22 @@ def _synthetic():
     return MAGIC + struct.pack("<HHI", 1, 0, 0) + _chunk(0, c0) + _chunk(1, c1)
 
 
+def _synthetic_v2():
+    """Version 2: the synthetic log's first chunk, then SAMPLE2 records eliding what they can:
+    a whole one, one with every field elided, another thread's, and one that names its thread
+    and a tick but takes kind, state, stack and context from that thread's previous one."""
+    log = _synthetic()
+    c0_len = struct.unpack_from("<I", log, 20)[0]
+    c0 = log[16:16 + 16 + c0_len]
+    s2 = (_rec(REC_SAMPLE2, bytes([S2_THREAD | S2_KIND | S2_STACK | S2_TICK | S2_CONTEXT])
+               + _sv(80_000) + _v(2) + bytes([KIND_WALL, 5]) + _v(1) + _sv(3) + _v(7))
+          + _rec(REC_SAMPLE2, bytes([0]) + _sv(10))
+          + _rec(REC_SAMPLE2, bytes([S2_THREAD | S2_KIND | S2_STACK | S2_WEIGHT]) + _sv(-20)
+                 + _v(1) + bytes([KIND_CPU, 1]) + _v(1) + _v(4))
+          + _rec(REC_SAMPLE2, bytes([S2_THREAD | S2_TICK]) + _sv(30) + _v(2) + _sv(-1)))
+    return MAGIC + struct.pack("<HHI", 2, 0, 0) + c0 + _chunk(1, s2)
+
+
 def _self_test():
     fails = []
 
@@ -524,7 +579,7 @@ def _self_test():
     payload = EXAMPLE[32:]
     check(zlib.crc32(payload, zlib.crc32(EXAMPLE[28:32])) == 0xBD6B3BF0, "example: CRC")
     b = _Body(payload)
-    state = {"prev": 0}
+    state = chunk_state()
     while b.left():
         typ = b.u8()
         n = b.v()
@@ -567,6 +622,12 @@ def _self_test():
           and log.event_drops == [(3, 6)], "synthetic: EVENTS (deltas, drops, modified UTF-8)")
     check(abs(log.seconds(10_000 + 2_000_000_000) - 1.0) < 1e-9,
           "synthetic: seconds() from the last anchor's frequency")
+    log = parse(_synthetic_v2())
+    got = [(s.ticks, s.thread_id, s.kind, s.state, s.stack_id, s.weight, s.tick_id, s.context_id)
+           for s in log.samples[3:]]
+    check(got == [(80_000, 2, KIND_WALL, 5, 1, 1, 3, 7), (80_010, 2, KIND_WALL, 5, 1, 1, 0, 7),
+                  (79_990, 1, KIND_CPU, 1, 1, 4, 0, 0), (80_020, 2, KIND_WALL, 5, 1, 1, 2, 7)],
+          "version 2: SAMPLE2's elided fields from the chunk's chains (%s)" % got)
     bad = bytearray(_synthetic())
     bad[40] ^= 1
     try:

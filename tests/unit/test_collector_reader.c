@@ -650,6 +650,61 @@ static void test_bad_records(void)
     fplgen_destroy(&g);
 }
 
+/* SAMPLE2 (version 2): elided fields come from the chunk's chains (the previous sample's
+ * thread and tick, each thread's previous kind, state, stack and context); the chains and the
+ * delta chain (shared with SAMPLE) restart per chunk; a record eliding what no earlier record
+ * of the chunk set is bad and changes no chain but the delta's. */
+static void test_sample2(void)
+{
+    struct fplgen g;
+    struct seen s;
+    struct reader_stats st;
+    char err[256];
+    CHECK(fplgen_init(&g) == 0);
+    fplgen_thread(&g, 1, 11, "a");
+    fplgen_thread(&g, 2, 12, "b");
+    struct reader_frame f[1] = {{1, 0, 0}};
+    fplgen_stack(&g, 3, 1, f);
+    fplgen_stack(&g, 4, 1, f);
+    /* thread 1: whole, with tick +5 and context 9 */
+    fplgen_record(&g, FPL_REC_SAMPLE2, "\x37\xd0\x0f\x01\x01\x05\x03\x0a\x09", 9);
+    /* everything elided: +2000 ticks (sv 4000: a0 1f) */
+    fplgen_record(&g, FPL_REC_SAMPLE2, "\x00\xa0\x1f", 3);
+    /* a SAMPLE between them moves the shared delta chain: +10 */
+    g.last_ticks = 3000;
+    fplgen_sample(&g, 3010, 2, 4, 1, FPL_KIND_CPU, 0);
+    /* thread 2, whole, weight 3: its own chain; then thread 1 again by name, stack 4, tick -1 */
+    fplgen_record(&g, FPL_REC_SAMPLE2, "\x0f\x02\x02\x00\x01\x04\x03", 7);
+    fplgen_record(&g, FPL_REC_SAMPLE2, "\x15\x02\x01\x04\x01", 5);
+    CHECK(fplgen_flush(&g) == 0);
+    /* the next chunk: the chains restart, so eliding the thread, or thread 1's kind and
+     * stack, is bad; the bad record's delta still counts (+5), a good one follows */
+    fplgen_record(&g, FPL_REC_SAMPLE2, "\x00\x0a", 2);
+    fplgen_record(&g, FPL_REC_SAMPLE2, "\x01\x02\x01", 3);
+    fplgen_record(&g, FPL_REC_SAMPLE2, "\x07\x02\x01\x00\x01\x03", 6);
+    CHECK(fplgen_flush(&g) == 0);
+    CHECK(read_gen(&g, &s, &st, err, sizeof(err)) == 0);
+    CHECK_EQ_U(st.bad_records, 2);
+    CHECK_EQ_U(s.nsample, 6);
+    if (s.nsample == 6) {
+        struct reader_sample *x = s.sample;
+        CHECK(x[0].ticks == 1000 && x[0].thread_id == 1 && x[0].kind == FPL_KIND_WALL &&
+              x[0].state == 5 && x[0].stack_id == 3 && x[0].weight == 1 && x[0].tick_id == 5 &&
+              x[0].context_id == 9);
+        CHECK(x[1].ticks == 3000 && x[1].thread_id == 1 && x[1].kind == FPL_KIND_WALL &&
+              x[1].state == 5 && x[1].stack_id == 3 && x[1].weight == 1 && x[1].tick_id == 0 &&
+              x[1].context_id == 9);
+        CHECK(x[2].ticks == 3010 && x[2].thread_id == 2);
+        CHECK(x[3].ticks == 3011 && x[3].thread_id == 2 && x[3].kind == FPL_KIND_CPU &&
+              x[3].stack_id == 4 && x[3].weight == 3 && x[3].context_id == 0);
+        CHECK(x[4].ticks == 3012 && x[4].thread_id == 1 && x[4].kind == FPL_KIND_WALL &&
+              x[4].stack_id == 4 && x[4].tick_id == 4 && x[4].context_id == 9);
+        CHECK(x[5].ticks == 7 && x[5].thread_id == 1 && x[5].kind == FPL_KIND_CPU &&
+              x[5].stack_id == 3);
+    }
+    fplgen_destroy(&g);
+}
+
 /* A count that the bytes left in the body cannot hold is damage, not an allocation request:
  * each of the four counted records is a bad record, and the chunk goes on. */
 static void test_huge_counts(void)
@@ -863,6 +918,7 @@ int main(void)
     test_unknown_type();
     test_trailing_bytes();
     test_bad_records();
+    test_sample2();
     test_huge_counts();
     test_sequence();
     test_format_example();
