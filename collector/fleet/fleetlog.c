@@ -20,29 +20,16 @@
 /* The WHERE clause of the selection, into w. Strings are quoted for ClickHouse. */
 static int where(const struct fleet_sel *s, char **w, size_t *len, size_t *cap)
 {
-    const char *parts[3] = {"service = ", s->host ? " AND host = " : NULL, NULL};
-    const char *vals[3] = {s->service, s->host, NULL};
-    int rc = 0;
-    for (int i = 0; i < 2 && rc == 0; i++) {
-        if (!parts[i])
-            continue;
-        rc = chttp_append(w, len, cap, parts[i], strlen(parts[i]));
-        rc = rc ? rc : chttp_append(w, len, cap, "'", 1);
-        for (const char *c = vals[i]; *c && rc == 0; c++) {
-            if (*c == '\'' || *c == '\\')
-                rc = chttp_append(w, len, cap, "\\", 1);
-            rc = rc ? rc : chttp_append(w, len, cap, c, 1);
-        }
-        rc = rc ? rc : chttp_append(w, len, cap, "'", 1);
+    int rc = chttp_append(w, len, cap, "service = ", 10);
+    rc = rc ? rc : chttp_sql_quote(w, len, cap, s->service);
+    if (s->host) {
+        rc = rc ? rc : chttp_append(w, len, cap, " AND host = ", 12);
+        rc = rc ? rc : chttp_sql_quote(w, len, cap, s->host);
     }
     for (size_t i = 0; i < s->nlabels && rc == 0; i++) {
-        rc = chttp_append(w, len, cap, " AND has(labels, '", 18);
-        for (const char *c = s->labels[i]; *c && rc == 0; c++) {
-            if (*c == '\'' || *c == '\\')
-                rc = chttp_append(w, len, cap, "\\", 1);
-            rc = rc ? rc : chttp_append(w, len, cap, c, 1);
-        }
-        rc = rc ? rc : chttp_append(w, len, cap, "')", 2);
+        rc = chttp_append(w, len, cap, " AND has(labels, ", 17);
+        rc = rc ? rc : chttp_sql_quote(w, len, cap, s->labels[i]);
+        rc = rc ? rc : chttp_append(w, len, cap, ")", 1);
     }
     char b[96];
     if (rc == 0 && s->from_s) {

@@ -16,7 +16,12 @@ CpuBound's two workers for 5 s at loop=2s make three logs. Asserted:
   into DIR: once the server is back, every log the agent closed is in, complete, and the
   service's profile equals the local merge of those logs; SIGTERM ends it with exit 0;
 - a server that rejects the insert (a table of another shape) gives exit 1 and its message;
-  an unreachable server names the URL; a bad URL is a usage error.
+  an unreachable server names the URL; a bad URL is a usage error;
+- 2 shards (two servers on 127.0.0.1 and 127.0.0.2, one cluster `fleet` in both's
+  remote_servers): pushed with --cluster as hosts h1 and h5 (one on each shard), each shard
+  holds rows; convert --db of host h1 equals the local merge and the single server's answer,
+  and of all hosts (asked of the other server) twice it; a re-push skips every log; a push
+  without --cluster and an unknown cluster are errors that say so.
 """
 import glob
 import os
@@ -113,11 +118,74 @@ def body(t):
     if not os.access(clickhouse_server.BINARY, os.X_OK):
         ft.skip("push", "no %s (scripts/setup installs clickhouse-server)" %
                 clickhouse_server.BINARY)
-    ch = clickhouse_server.ClickHouse(t.path("clickhouse"))
+    ch = clickhouse_server.single(t.path("clickhouse"))
     try:
-        run(t, ch)
+        logs, single = run(t, ch)
     finally:
         ch.stop()
+    servers = clickhouse_server.cluster(t.path("cluster"), "fleet")
+    try:
+        shards_check(t, servers, logs, single)
+    finally:
+        for s in servers:
+            s.stop()
+
+
+def folded_file(path):
+    got = {}
+    with open(path) as f:
+        for line in f:
+            stack, _, w = line.rstrip("\n").rpartition(" ")
+            got[stack] = got.get(stack, 0) + int(w)
+    return got
+
+
+def shards_check(t, servers, logs, single):
+    """The same pushes and queries against two shards (a Distributed table over both)."""
+    url = servers[0].url + "/fleet"
+    local = folded(t, logs)
+    # h1 and h5 land on different shards (sipHash64(host) % 2: 1 and 0)
+    for host in ("h1", "h5"):
+        r = push(t, "push cluster " + host, url, logs, "--cluster", "fleet", "--service", "svc",
+                 "--host", host, "--label", "v=1")
+        t.check(r.returncode == 0, "push --cluster: exit %s: %s", r.returncode, r.stderr[-600:])
+    counts = [int(s.query("SELECT count() FROM fleet.flyprof_samples_local").strip() or 0)
+              for s in servers]
+    t.note("2 shards: %s rows on each shard", counts)
+    t.check(all(counts), "a shard holds no rows: %s", counts)
+    for name, server, extra, factor in (("h1", servers[0], ["--host", "h1"], 1),
+                                        ("all hosts, asked of shard 2", servers[1], [], 2)):
+        out = t.path("cluster-%s.collapsed" % extra[-1] if extra else "cluster-all.collapsed")
+        r = t.flyprof("convert --db cluster", ["convert", "--db", server.url + "/fleet",
+                                               "--service", "svc", "--label", "v=1",
+                                               "--threads", "-o", out] + extra)
+        t.check(r.returncode == 0, "convert --db (2 shards, %s): exit %s: %s", name,
+                r.returncode, r.stderr[-400:])
+        got = folded_file(out)
+        want = {k: v * factor for k, v in local.items()}
+        diff = [k for k in set(want) | set(got) if want.get(k) != got.get(k)]
+        t.note("2 shards, %s: %d stacks, weight %d; %d differ from the local merge (x%d)", name,
+               len(got), sum(got.values()), len(diff), factor)
+        t.check(not diff, "2 shards (%s): convert --db differs from the local merge in %d "
+                "stacks, e.g. %r", name, len(diff), diff[:1])
+        if factor == 1:
+            t.check(got == single, "2 shards: an answer other than the single server's")
+    before = float(servers[1].query("SELECT sum(weight) FROM fleet.flyprof_samples"))
+    r = push(t, "push cluster again", url, logs, "--cluster", "fleet", "--service", "svc",
+             "--host", "h5", "--label", "v=1")
+    t.check(r.returncode == 0 and r.stdout.count("skipped") == len(logs),
+            "push --cluster again: exit %s, %r", r.returncode, r.stdout)
+    after = float(servers[0].query("SELECT sum(weight) FROM fleet.flyprof_samples"))
+    t.check(after == before, "a second push into 2 shards changed the total: %s, %s", before,
+            after)
+    r = push(t, "push cluster without --cluster", url, logs[:1], "--service", "svc")
+    t.check(r.returncode == 1 and "--cluster" in r.stderr,
+            "a push without --cluster into a cluster's tables: exit %s, %r", r.returncode,
+            r.stderr[-300:])
+    r = push(t, "push unknown cluster", servers[0].url + "/other", logs[:1], "--cluster", "nope",
+             "--service", "svc")
+    t.check(r.returncode == 1 and "no cluster 'nope'" in r.stderr,
+            "an unknown cluster: exit %s, %r", r.returncode, r.stderr[-300:])
 
 
 def run(t, ch):
@@ -144,6 +212,7 @@ def run(t, ch):
 
     # the fleet's flame graph, through flyprof's own outputs: the same stacks and weights
     out = t.path("fleet.collapsed")
+    single = None
     r = t.flyprof("convert --db", ["convert", "--db", url, "--service", "svc", "--host", "h1",
                                    "--label", "v=1", "--threads", "-o", out])
     t.check(r.returncode == 0, "convert --db: exit %s: %s", r.returncode, r.stderr[-400:])
@@ -157,6 +226,7 @@ def run(t, ch):
            sum(got.values()), len(diff))
     t.check(not diff, "convert --db differs from the local merge in %d stacks, e.g. %r",
             len(diff), diff[:1])
+    single = got
     r = t.flyprof("convert --db html", ["convert", "--db", url, "--service", "svc", "-o",
                                         t.path("fleet.html")])
     t.check(r.returncode == 0 and os.path.getsize(t.path("fleet.html")) > 10000,
@@ -201,6 +271,7 @@ def run(t, ch):
     r = push(t, "push bad url", "https://x", logs[:1], "--service", "svc")
     t.check(r.returncode == 2 and "http://HOST" in r.stderr, "bad URL: exit %s, %r",
             r.returncode, r.stderr)
+    return logs, single
 
 
 if __name__ == "__main__":
