@@ -157,7 +157,8 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
     int rc = where(s, &w, &wl, &wc);
     *rows = 0;
     /* the mean interval of each kind */
-    static const char q1a[] = "SELECT kind, sum(weight_ns) / sum(weight), min(time), max(time) "
+    static const char q1a[] = "SELECT kind, sum(weight_ns) / sum(weight), toUInt32(min(time)), "
+                              "toUInt32(max(time)) "
                               "FROM flyprof_samples WHERE ";
     static const char q1b[] = " GROUP BY kind FORMAT TabSeparated";
     rc = rc ? rc : chttp_append(&q, &ql, &qc, q1a, sizeof(q1a) - 1);
@@ -169,11 +170,12 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
     }
     if ((rc = chttp_query(u, 0, q, NULL, 0, &iv, NULL, err, errlen)) != 0)
         goto out;
-    uint64_t interval[2] = {0, 0};
+    uint64_t interval[2] = {0, 0}, first = UINT64_MAX;
     for (char *p = iv; *p;) {
         char *k = field(&p), *v = field(&p);
+        uint64_t lo = strtoull(field(&p), NULL, 10);
         field(&p);
-        field(&p);
+        first = lo && lo < first ? lo : first;
         double x = strtod(v, NULL);
         if (isfinite(x) && x > 0)
             interval[strcmp(k, "wall") == 0] = (uint64_t)llround(x);
@@ -204,7 +206,9 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
         snprintf(err, errlen, "cannot write the fleet's log: %s", strerror(-rc));
         goto out;
     }
-    uint64_t t0 = (uint64_t)(s->from_s > 0 ? s->from_s : 0) * 1000000000ull;
+    /* the log starts at the window's start, else at the selection's first minute */
+    uint64_t t0 = s->from_s > 0 ? (uint64_t)s->from_s : first != UINT64_MAX ? first : 0;
+    t0 *= 1000000000ull;
     size_t r = fpl_rec_begin(&b, FPL_REC_HEADER);
     fpl_put_v(&b, 1);
     fpl_put_v(&b, 0);
@@ -228,7 +232,7 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
     fpl_put_str(&b, "");
     fpl_rec_end(&b, r);
     uint64_t tick = 0;
-    int first = 1;
+    int first_rec = 1;
     for (char *p = out; *p && rc == 0;) {
         char *kind = field(&p), *state = field(&p), *thread = field(&p), *fr = field(&p);
         double wt = strtod(field(&p), NULL);
@@ -311,8 +315,8 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
                 st = k;
         r = fpl_rec_begin(&b, FPL_REC_SAMPLE);
         /* every sample at the start: the first of a chunk is absolute, the others 0 after it */
-        fpl_put_sv(&b, first ? (int64_t)t0 : 0);
-        first = 0;
+        fpl_put_sv(&b, first_rec ? (int64_t)t0 : 0);
+        first_rec = 0;
         fpl_put_v(&b, tid);
         fpl_put_v(&b, sid);
         fpl_put_v(&b, weight ? weight : 1);
@@ -324,7 +328,7 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
             if (b.failed || (rc = fpl_chunk_write(fd, seq++, b.data, b.len)) != 0)
                 break;
             b.len = 0;
-            first = 1;
+            first_rec = 1;
         }
     }
     if (rc == 0) {

@@ -6,7 +6,8 @@
  * mean (sum of weight_ns / sum of weight): exact when its logs share one. A wall row's
  * upscaled weight is kept as a WALL_TICK of its own (candidates / chosen = the weight, to
  * 2^-20). Frame types are not stored in ClickHouse: a frame is a marker ([...]), C/C++ (no
- * '.', or '::') or Java. Samples carry no time: the log spans the selection's window.
+ * '.', or '::') or Java. Samples carry no time: all stand at the log's start, the window's
+ * start (--from) or else the selection's first minute.
  * Never prints. */
 #ifndef FLEETLOG_H
 #define FLEETLOG_H

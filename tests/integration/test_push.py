@@ -9,6 +9,9 @@ CpuBound's two workers for 5 s at loop=2s make three logs. Asserted:
 - `flyprof convert --db URL --service svc --host h1 --label v=1 --threads` (ClickHouse sums,
   flyprof renders) gives the same folded stacks and weights as the local merge, and a page;
   a window with no samples is an error that says so;
+- `summary --db` gives the CPU and wall weights of the logs' own summary; `diff --db` of two
+  label values of one service draws a page, an empty range is an error, a SEL that is neither
+  label nor range a usage error;
 - pushed again: every log is skipped and nothing is counted twice;
 - pushed as host `h2` too: the service's total doubles, host h1's stays;
 - the server restarted: the data is still there, and a new push of a log works;
@@ -24,6 +27,7 @@ CpuBound's two workers for 5 s at loop=2s make three logs. Asserted:
   without --cluster and an unknown cluster are errors that say so.
 """
 import glob
+import json
 import os
 import signal
 import subprocess
@@ -108,6 +112,41 @@ def follow_check(t, ch):
     t.check(rc == 0, "push --follow: exit %s after SIGTERM: %s", rc, said[-400:])
     t.check("will try again" in said, "push --follow did not say it would retry: %s",
             said[-400:])
+
+
+def db_summary_diff(t, url, logs):
+    """summary --db tells the weights the logs' summary does; diff --db of two labels."""
+    r = t.flyprof("summary logs", ["summary", "--json"] + logs)
+    t.check(r.returncode == 0, "summary of the logs: exit %s: %s", r.returncode, r.stderr[-300:])
+    want = json.loads(r.stdout)
+    r = t.flyprof("summary --db", ["summary", "--json", "--db", url, "--service", "svc",
+                                   "--host", "h1"])
+    t.check(r.returncode == 0, "summary --db: exit %s: %s", r.returncode, r.stderr[-300:])
+    got = json.loads(r.stdout)
+    for kind in ("cpu", "wall"):
+        w, g = (want.get(kind) or {}).get("weight", 0), (got.get(kind) or {}).get("weight", 0)
+        t.note("summary --db: %s weight %s, the logs' %s", kind, g, w)
+        t.check(abs(g - w) <= 1e-6 * max(1, w), "summary --db: %s weight %s, the logs' %s",
+                kind, g, w)
+    t.check(want["cpu"]["weight"] > 0, "summary of the logs: no CPU weight")
+    # two label values of one service
+    for i, log_ in enumerate(logs):
+        r = push(t, "push svc2", url, [log_], "--service", "svc2", "--host", "h9",
+                 "--label", "v=%d" % (1 if i == 0 else 2))
+        t.check(r.returncode == 0, "push svc2: exit %s: %s", r.returncode, r.stderr[-300:])
+    out = t.path("labels.html")
+    r = t.flyprof("diff --db", ["diff", "--db", url, "--service", "svc2", "--base", "v=1",
+                                "--new", "v=2", "-o", out])
+    t.check(r.returncode == 0 and os.path.getsize(out) > 10000, "diff --db: exit %s: %s",
+            r.returncode, r.stderr[-300:])
+    r = t.flyprof("diff --db range", ["diff", "--db", url, "--service", "svc2", "--base",
+                                      "2099-01-01T00:00:00..", "--new", "v=2", "-o", out])
+    t.check(r.returncode == 1 and "no samples" in r.stderr, "diff --db of an empty range: "
+            "exit %s: %r", r.returncode, r.stderr[-300:])
+    r = t.flyprof("diff --db bad", ["diff", "--db", url, "--service", "svc2", "--base", "v1",
+                                    "--new", "v=2", "-o", out])
+    t.check(r.returncode == 2 and "FROM..TO" in r.stderr, "diff --db --base v1: exit %s: %r",
+            r.returncode, r.stderr[-300:])
 
 
 def push(t, name, url, logs, *extra):
@@ -235,6 +274,8 @@ def run(t, ch):
                                          "2099-01-01T00:00:00", "-o", t.path("none.collapsed")])
     t.check(r.returncode == 1 and "no samples of service 'svc'" in r.stderr,
             "a window with nothing: exit %s: %r", r.returncode, r.stderr)
+
+    db_summary_diff(t, url, logs)
 
     r = push(t, "push again", url, logs, "--service", "svc", "--host", "h1", "--label", "v=1")
     t.check(r.returncode == 0 and r.stdout.count("skipped") == len(logs),
