@@ -13,6 +13,7 @@
 #include "fpl_format.h"
 #include "fpl_hash.h"
 #include "hashtab.h"
+#include "render.h"
 
 #define WALL_ONE (1u << 20) /* a wall row's weight as candidates / WALL_ONE */
 #define FLUSH_BYTES (1u << 20)
@@ -149,7 +150,7 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
     char *w = NULL, *q = NULL, *out = NULL, *iv = NULL;
     size_t wl = 0, wc = 0, ql = 0, qc = 0;
     struct fpl_buf b = {0};
-    struct names threads = {0}, frames = {0};
+    struct names threads = {0}, frames = {0}, stacks = {0};
     uint64_t *mids = NULL;
     uint8_t *types = NULL;
     size_t mcap = 0;
@@ -250,9 +251,14 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
             fpl_put_str(&b, thread);
             fpl_rec_end(&b, r);
         }
-        /* the stack: its frames root first in the row, leaf first in the log */
+        /* the stack: its frames root first in the row, leaf first in the log; once per
+         * distinct stack (rows of other threads or states share it) */
+        ++*rows;
+        int new_stack;
+        if ((rc = name_id(&stacks, fr, &sid, &new_stack)) != 0)
+            break;
         size_t n = 0;
-        for (char *f = fr; rc == 0;) {
+        for (char *f = fr; new_stack && rc == 0;) {
             char *sc = strchr(f, ';');
             if (sc)
                 *sc = 0;
@@ -282,17 +288,18 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
         }
         if (rc)
             break;
-        sid = ++*rows;
-        r = fpl_rec_begin(&b, FPL_REC_STACK);
-        fpl_put_v(&b, sid);
-        fpl_put_v(&b, n);
-        for (size_t k = n; k-- > 0;) { /* leaf first */
-            fpl_put_v(&b, mids[k]);
-            fpl_put_sv(&b, -1);
+        if (new_stack) {
+            r = fpl_rec_begin(&b, FPL_REC_STACK);
+            fpl_put_v(&b, sid);
+            fpl_put_v(&b, n);
+            for (size_t k = n; k-- > 0;) { /* leaf first */
+                fpl_put_v(&b, mids[k]);
+                fpl_put_sv(&b, -1);
+            }
+            for (size_t k = n; k-- > 0;)
+                fpl_put_u8(&b, types[k]);
+            fpl_rec_end(&b, r);
         }
-        for (size_t k = n; k-- > 0;)
-            fpl_put_u8(&b, types[k]);
-        fpl_rec_end(&b, r);
         uint64_t weight = 1, tick_id = 0;
         if (wall) {
             tick_id = ++tick;
@@ -307,12 +314,8 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
         } else {
             weight = (uint64_t)llround(wt);
         }
-        uint8_t st = FPL_STATE_UNKNOWN;
-        static const char *const states[] = {"unknown", "running", "blocked", "waiting",
-                                             "timed_waiting", "parked", "sleeping", "native"};
-        for (uint8_t k = 0; k < sizeof(states) / sizeof(states[0]); k++)
-            if (strcmp(state, states[k]) == 0)
-                st = k;
+        int ps = render_state_parse(state); /* as push wrote it: render_state_name */
+        uint8_t st = ps > 0 && ps <= FPL_STATE_NATIVE ? (uint8_t)ps : FPL_STATE_UNKNOWN;
         r = fpl_rec_begin(&b, FPL_REC_SAMPLE);
         /* every sample at the start: the first of a chunk is absolute, the others 0 after it */
         fpl_put_sv(&b, first_rec ? (int64_t)t0 : 0);
@@ -349,5 +352,6 @@ out:
     fpl_buf_free(&b);
     names_free(&threads);
     names_free(&frames);
+    names_free(&stacks);
     return rc;
 }
