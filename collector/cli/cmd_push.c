@@ -42,10 +42,6 @@ static int push_one(const struct chttp_url *u, const struct push_opts *o, const 
            r.complete ? "" : " (incomplete: still being written, or damaged; a later push "
                              "of the complete log replaces it)");
     fflush(stdout);
-    if (r.other_kinds)
-        cli_msg_error("warning: %s: %llu alloc, lock and live samples not pushed: the "
-                      "fleet's tables hold CPU and wall samples (yet)", path,
-                      (unsigned long long)r.other_kinds);
     if (r.damaged_chunks)
         cli_msg_error("warning: %s: %llu chunks damaged or lost were skipped", path,
                       (unsigned long long)r.damaged_chunks);

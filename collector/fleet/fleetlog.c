@@ -122,10 +122,10 @@ static uint8_t frame_kind(const char *name, uint8_t *type)
     return FPL_METHOD_JAVA;
 }
 
-static void put_method(struct fpl_buf *b, uint64_t id, const char *name)
+static void put_method(struct fpl_buf *b, uint64_t id, const char *name, int class_leaf)
 {
     const char *dot = strrchr(name, '.');
-    uint8_t type, kind = frame_kind(name, &type);
+    uint8_t type, kind = class_leaf ? FPL_METHOD_CLASS : frame_kind(name, &type);
     size_t r = fpl_rec_begin(b, FPL_REC_METHOD);
     fpl_put_v(b, id);
     fpl_put_u8(b, kind);
@@ -151,6 +151,8 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
     size_t wl = 0, wc = 0, ql = 0, qc = 0;
     struct fpl_buf b = {0};
     struct names threads = {0}, frames = {0}, stacks = {0};
+    char *key = NULL; /* a stack's or frame's key: a byte for class leaves or not, the text */
+    size_t klen = 0, kcap = 0;
     uint64_t *mids = NULL;
     uint8_t *types = NULL;
     size_t mcap = 0;
@@ -172,16 +174,19 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
     if ((rc = chttp_query(u, 0, q, NULL, 0, &iv, NULL, err, errlen)) != 0)
         goto out;
     uint64_t interval[2] = {0, 0}, first = UINT64_MAX;
+    int any = 0;
     for (char *p = iv; *p;) {
         char *k = field(&p), *v = field(&p);
         uint64_t lo = strtoull(field(&p), NULL, 10);
         field(&p);
         first = lo && lo < first ? lo : first;
         double x = strtod(v, NULL);
-        if (isfinite(x) && x > 0)
-            interval[strcmp(k, "wall") == 0] = (uint64_t)llround(x);
+        int wall = strcmp(k, "wall") == 0;
+        any = 1;
+        if ((wall || strcmp(k, "cpu") == 0) && isfinite(x) && x > 0)
+            interval[wall] = (uint64_t)llround(x);
     }
-    if (!interval[0] && !interval[1]) {
+    if (!any) {
         snprintf(err, errlen, "%s: no samples of service '%s'%s%s in the selection", u->url,
                  s->service, s->host ? " on host " : "", s->host ? s->host : "");
         rc = -ENOENT;
@@ -238,6 +243,12 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
         char *kind = field(&p), *state = field(&p), *thread = field(&p), *fr = field(&p);
         double wt = strtod(field(&p), NULL);
         int wall = strcmp(kind, "wall") == 0;
+        uint8_t fk = wall                              ? FPL_KIND_WALL
+                     : strcmp(kind, "alloc") == 0 ? FPL_KIND_ALLOC
+                     : strcmp(kind, "lock") == 0  ? FPL_KIND_LOCK
+                     : strcmp(kind, "live") == 0  ? FPL_KIND_LIVE
+                                                  : FPL_KIND_CPU;
+        int cls = fk == FPL_KIND_ALLOC || fk == FPL_KIND_LOCK || fk == FPL_KIND_LIVE;
         if (!isfinite(wt) || wt <= 0)
             continue;
         uint64_t tid, sid;
@@ -255,7 +266,11 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
          * distinct stack (rows of other threads or states share it) */
         ++*rows;
         int new_stack;
-        if ((rc = name_id(&stacks, fr, &sid, &new_stack)) != 0)
+        /* alloc, lock and live stacks end in a class, not a method: keyed apart */
+        klen = 0;
+        if ((rc = chttp_append(&key, &klen, &kcap, cls ? "\1" : "\2", 1)) != 0 ||
+            (rc = chttp_append(&key, &klen, &kcap, fr, strlen(fr))) != 0 ||
+            (rc = name_id(&stacks, key, &sid, &new_stack)) != 0)
             break;
         size_t n = 0;
         for (char *f = fr; new_stack && rc == 0;) {
@@ -276,11 +291,18 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
                 }
                 mcap = c;
             }
-            if ((rc = name_id(&frames, f, &mids[n], &fresh)) != 0)
+            int leaf_class = cls && !sc;
+            klen = 0;
+            if ((rc = chttp_append(&key, &klen, &kcap, leaf_class ? "\1" : "\2", 1)) != 0 ||
+                (rc = chttp_append(&key, &klen, &kcap, f, strlen(f))) != 0 ||
+                (rc = name_id(&frames, key, &mids[n], &fresh)) != 0)
                 break;
             if (fresh)
-                put_method(&b, mids[n], f);
-            frame_kind(f, &types[n]);
+                put_method(&b, mids[n], f, leaf_class);
+            if (leaf_class)
+                types[n] = FPL_FRAME_CLASS;
+            else
+                frame_kind(f, &types[n]);
             n++;
             if (!sc)
                 break;
@@ -323,7 +345,7 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
         fpl_put_v(&b, tid);
         fpl_put_v(&b, sid);
         fpl_put_v(&b, weight ? weight : 1);
-        fpl_put_u8(&b, wall ? FPL_KIND_WALL : FPL_KIND_CPU);
+        fpl_put_u8(&b, fk);
         fpl_put_u8(&b, wall ? st : FPL_STATE_UNKNOWN);
         fpl_put_v(&b, tick_id);
         fpl_rec_end(&b, r);
@@ -353,5 +375,6 @@ out:
     names_free(&threads);
     names_free(&frames);
     names_free(&stacks);
+    free(key);
     return rc;
 }

@@ -223,7 +223,6 @@ struct pass {
     struct tick *ticks;
     size_t nticks, tcap;
     struct hashtab tindex;
-    uint64_t other_kinds;
 };
 
 static int on_tick(void *ctx, const struct reader_wall_tick *t)
@@ -274,19 +273,16 @@ static unsigned __int128 upscaled(const struct pass *ps, const struct reader_sam
 static int on_sample(void *ctx, const struct reader_sample *s)
 {
     struct pass *ps = ctx;
-    if (s->kind > FPL_KIND_WALL) {
-        ps->other_kinds++; /* alloc, lock and live samples are not pushed yet */
-        return 0;
-    }
     uint64_t real = profile_ticks_to_real_ns(ps->p, s->ticks);
     struct cell key = {real / BUCKET_NS, s->thread_id, s->stack_id, s->context_id, s->kind,
                        s->state, 0, 0};
-    uint64_t h = fpl_hash_mix(fpl_hash_mix(fpl_hash_mix(fpl_hash_u64(key.minute), key.thread_id),
-                                           key.stack_id),
-                              key.context_id ^ ((uint64_t)key.kind << 56 | (uint64_t)key.state << 48));
+    uint64_t h = fpl_hash_mix(fpl_hash_u64(key.minute), key.thread_id);
+    h = fpl_hash_mix(fpl_hash_mix(h, key.stack_id),
+                     key.context_id ^ ((uint64_t)key.kind << 56 | (uint64_t)key.state << 48));
     struct hashtab_probe pr;
     uint32_t k;
-    for (k = hashtab_first(&ps->index, h, &pr); k != HASHTAB_NONE; k = hashtab_next(&ps->index, &pr)) {
+    for (k = hashtab_first(&ps->index, h, &pr); k != HASHTAB_NONE;
+         k = hashtab_next(&ps->index, &pr)) {
         const struct cell *c = &ps->cells[k];
         if (c->minute == key.minute && c->thread_id == key.thread_id &&
             c->stack_id == key.stack_id && c->context_id == key.context_id &&
@@ -524,8 +520,11 @@ int push_log(const struct chttp_url *u, const struct push_opts *o, const char *p
                                 ? "running"
                                 : render_state_name(c->state);
         double w = (double)c->fp / (double)PROFILE_FP_ONE;
-        uint64_t interval = c->kind == FPL_KIND_CPU ? p->header.cpu_interval_ns
-                                                    : p->header.wall_interval_ns;
+        /* weight_ns: CPU and wall weigh sampling intervals, a lock wait its ns; bytes none */
+        double ns_per = c->kind == FPL_KIND_CPU    ? (double)p->header.cpu_interval_ns
+                        : c->kind == FPL_KIND_WALL ? (double)p->header.wall_interval_ns
+                        : c->kind == FPL_KIND_LOCK ? 1.0
+                                                   : 0.0;
         char day[16], tm[24], line[256];
         day_time(c->minute, day, tm);
         snprintf(line, sizeof(line), "%s\t%s\t", day, tm);
@@ -535,7 +534,7 @@ int push_log(const struct chttp_url *u, const struct push_opts *o, const char *p
         rc = rc ? rc : chttp_tsv_escape(&body, &blen, &bcap, o->host);
         rc = rc ? rc : chttp_append(&body, &blen, &bcap, "\t", 1);
         rc = rc ? rc : labels_tsv(&body, &blen, &bcap, o);
-        snprintf(line, sizeof(line), "\t%s\t%s\t", c->kind == FPL_KIND_CPU ? "cpu" : "wall",
+        snprintf(line, sizeof(line), "\t%s\t%s\t", render_kind_name(c->kind),
                  state ? state : "unknown");
         rc = rc ? rc : chttp_append(&body, &blen, &bcap, line, strlen(line));
         rc = rc ? rc : chttp_tsv_escape(&body, &blen, &bcap,
@@ -543,7 +542,7 @@ int push_log(const struct chttp_url *u, const struct push_opts *o, const char *p
         rc = rc ? rc : chttp_append(&body, &blen, &bcap, "\t", 1);
         rc = rc ? rc : chttp_tsv_escape(&body, &blen, &bcap, endpoint);
         snprintf(line, sizeof(line), "\t%" PRIu64 "\t%.17g\t%.17g\t%" PRIu64 "\t%" PRIu64 "\n",
-                 sh, w, w * (double)interval, c->samples, r->log_id);
+                 sh, w, w * ns_per, c->samples, r->log_id);
         rc = rc ? rc : chttp_append(&body, &blen, &bcap, line, strlen(line));
         r->samples += c->samples;
     }
@@ -552,7 +551,6 @@ int push_log(const struct chttp_url *u, const struct push_opts *o, const char *p
         goto out;
     }
     r->rows = ps.ncells;
-    r->other_kinds = ps.other_kinds;
     r->stacks = nseen;
     if (nseen && (rc = chttp_query(&ui, 0, "INSERT INTO flyprof_stacks FORMAT TabSeparated", sbody,
                                    slen, NULL, NULL, err, errlen)) != 0)

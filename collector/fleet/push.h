@@ -2,9 +2,11 @@
  * the database of the URL (chttp.h), made when missing (push_schema):
  *
  *   flyprof_samples  one row per (minute, service, host, labels, kind, state, thread, endpoint,
- *                    stack) of one log: weight (sampling intervals, wall upscaled as the
- *                    reader does), weight_ns (weight x the log's interval of that kind), samples
- *                    (count), log (the log's id). MergeTree, partitioned by day, ordered by
+ *                    stack) of one log; kind cpu, wall, alloc, lock or live: weight (CPU and
+ *                    wall: sampling intervals, wall upscaled as the reader does; alloc, live:
+ *                    bytes; lock: ns waited), weight_ns (CPU, wall: weight x the log's interval
+ *                    of that kind; lock: the ns; alloc, live: 0), samples (count), log (the
+ *                    log's id). MergeTree, partitioned by day, ordered by
  *                    (service, host, time, stack).
  *   flyprof_stacks   stack (a 64-bit hash of its text) -> frames: the frame names root first,
  *                    ';'-separated, as folded output names them. ReplacingMergeTree by stack.
@@ -43,7 +45,6 @@ struct push_result {
     int replaced; /* was in, incomplete: replaced */
     int complete; /* the log has its END and no chunk is missing */
     uint64_t damaged_chunks; /* chunks the reader skipped (damaged, cut off, lost) */
-    uint64_t other_kinds;    /* alloc, lock and live samples: not pushed (yet) */
 };
 
 /* Creates the database and tables when missing: on u, or with cluster (may be NULL) on every

@@ -12,6 +12,9 @@ CpuBound's two workers for 5 s at loop=2s make three logs. Asserted:
 - `summary --db` gives the CPU and wall weights of the logs' own summary; `diff --db` of two
   label values of one service draws a page, an empty range is an error, a SEL that is neither
   label nor range a usage error;
+- an alloc log (AllocRatio with cpu, wall and alloc): convert --db --kind alloc and --kind cpu
+  equal the log's own convert exactly, --kind wall within 1 per stack (the upscaled weight
+  kept to 2^-20);
 - pushed again: every log is skipped and nothing is counted twice;
 - pushed as host `h2` too: the service's total doubles, host h1's stays;
 - the server restarted: the data is still there, and a new push of a log works;
@@ -149,6 +152,41 @@ def db_summary_diff(t, url, logs):
             r.returncode, r.stderr[-300:])
 
 
+def kinds_check(t, url):
+    """alloc samples (AllocRatio, tests/integration/test_alloc.py's workload) beside CPU and
+    wall: pushed, and convert --db --kind K equals the log's own convert --kind K."""
+    fpl = t.path("alloc.fpl")
+    cmd = [t.java, "-agentpath:%s=cpu=10ms,wall=20ms,alloc,file=%s" % (t.agent, fpl), "-cp",
+           t.jar, ft.WORKLOAD_PKG + "AllocRatio", "256"]
+    r = t.run("alloc workload", cmd, 180)
+    t.check_jvm(r)
+    r = push(t, "push alloc", url, [fpl], "--service", "allocsvc", "--host", "a1")
+    t.check(r.returncode == 0 and "not pushed" not in r.stderr, "push of an alloc log: exit %s: "
+            "%s", r.returncode, r.stderr[-300:])
+    for kind, tol in (("alloc", 0), ("cpu", 0), ("wall", 1)):
+        local, remote = t.path("k-%s.collapsed" % kind), t.path("k-%s-db.collapsed" % kind)
+        r = t.flyprof("convert --kind " + kind, ["convert", fpl, "--kind", kind, "--threads",
+                                                 "-o", local])
+        t.check(r.returncode == 0, "convert --kind %s: exit %s: %s", kind, r.returncode,
+                r.stderr[-300:])
+        r = t.flyprof("convert --db --kind " + kind, ["convert", "--db", url, "--service",
+                                                      "allocsvc", "--kind", kind, "--threads",
+                                                      "-o", remote])
+        t.check(r.returncode == 0, "convert --db --kind %s: exit %s: %s", kind, r.returncode,
+                r.stderr[-300:])
+        want, got = folded_file(local), folded_file(remote)
+        diff = [k for k in set(want) | set(got) if abs(want.get(k, 0) - got.get(k, 0)) > tol]
+        t.note("--kind %s: %d stacks, weight %d locally; %d stacks, weight %d from ClickHouse; "
+               "%d differ (by more than %d)", kind, len(want), sum(want.values()), len(got),
+               sum(got.values()), len(diff), tol)
+        t.check(want and not diff, "--kind %s: convert --db differs from the log in %d stacks, "
+                "e.g. %r: %s and %s", kind, len(diff), diff[:1],
+                want.get(diff[0]) if diff else "", got.get(diff[0]) if diff else "")
+        if kind == "alloc":
+            t.check(any("byte[]" in k for k in got), "--kind alloc: no byte[] leaf from "
+                    "ClickHouse")
+
+
 def push(t, name, url, logs, *extra):
     return t.flyprof(name, ["push", "--db", url] + list(extra) + logs)
 
@@ -276,6 +314,7 @@ def run(t, ch):
             "a window with nothing: exit %s: %r", r.returncode, r.stderr)
 
     db_summary_diff(t, url, logs)
+    kinds_check(t, url)
 
     r = push(t, "push again", url, logs, "--service", "svc", "--host", "h1", "--label", "v=1")
     t.check(r.returncode == 0 and r.stdout.count("skipped") == len(logs),
