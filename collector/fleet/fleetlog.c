@@ -122,6 +122,12 @@ static uint8_t frame_kind(const char *name, uint8_t *type)
     return FPL_METHOD_JAVA;
 }
 
+/* A stack hash's frames (in the answer of ClickHouse, unescaped in place). */
+struct stack_text {
+    uint64_t stack;
+    char *text;
+};
+
 static void put_method(struct fpl_buf *b, uint64_t id, const char *name, int class_leaf)
 {
     const char *dot = strrchr(name, '.');
@@ -151,7 +157,11 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
     size_t wl = 0, wc = 0, ql = 0, qc = 0;
     struct fpl_buf b = {0};
     struct names threads = {0}, frames = {0}, stacks = {0};
-    char *key = NULL; /* a stack's or frame's key: a byte for class leaves or not, the text */
+    char *key = NULL; /* a frame's key: a byte for a class leaf or not, the name */
+    char *st_out = NULL, empty[1] = "";
+    struct stack_text *texts = NULL; /* the stacks' frames, in st_out */
+    size_t nst = 0, stcap = 0;
+    struct hashtab st_index = {0};
     size_t klen = 0, kcap = 0;
     uint64_t *mids = NULL;
     uint8_t *types = NULL;
@@ -193,12 +203,44 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
         goto out;
     }
     ql = 0;
-    static const char q2a[] = "SELECT kind, state, thread, frames, w FROM (SELECT kind, state, "
-                              "thread, stack, sum(weight) AS w FROM flyprof_samples WHERE ";
-    static const char q2b[] = " GROUP BY kind, state, thread, stack) ANY LEFT JOIN (SELECT "
-                              "stack, any(frames) AS frames FROM flyprof_stacks GROUP BY stack) "
-                              "USING stack FORMAT TabSeparated";
-    rc = chttp_append(&q, &ql, &qc, q2a, sizeof(q2a) - 1);
+    /* the rows by stack hash, then the frames of their stacks, each once: a stack's text in
+     * every row would make the answer as many times bigger as the stack has rows (threads,
+     * states, kinds). GLOBAL IN: over a cluster, the stacks' shards get the hashes. */
+    static const char q2a[] = "SELECT kind, state, thread, stack, sum(weight) FROM "
+                              "flyprof_samples WHERE ";
+    static const char q2b[] = " GROUP BY kind, state, thread, stack FORMAT TabSeparated";
+    static const char q3a[] = "SELECT stack, any(frames) FROM flyprof_stacks WHERE stack GLOBAL "
+                              "IN (SELECT DISTINCT stack FROM flyprof_samples WHERE ";
+    static const char q3b[] = ") GROUP BY stack FORMAT TabSeparated";
+    rc = chttp_append(&q, &ql, &qc, q3a, sizeof(q3a) - 1);
+    rc = rc ? rc : chttp_append(&q, &ql, &qc, w, wl);
+    rc = rc ? rc : chttp_append(&q, &ql, &qc, q3b, sizeof(q3b) - 1);
+    if (rc) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    if ((rc = chttp_query(u, 0, q, NULL, 0, &st_out, NULL, err, errlen)) != 0)
+        goto out;
+    for (char *p = st_out; *p;) {
+        uint64_t sh = strtoull(field(&p), NULL, 10);
+        char *text = field(&p);
+        if (nst == stcap) {
+            size_t c = stcap ? stcap * 2 : 1024;
+            struct stack_text *t2 = realloc(texts, c * sizeof(*t2));
+            if (!t2) {
+                rc = -ENOMEM;
+                break;
+            }
+            texts = t2;
+            stcap = c;
+        }
+        texts[nst] = (struct stack_text){sh, text};
+        if ((rc = hashtab_add(&st_index, fpl_hash_u64(sh), (uint32_t)nst)) != 0)
+            break;
+        nst++;
+    }
+    ql = 0;
+    rc = rc ? rc : chttp_append(&q, &ql, &qc, q2a, sizeof(q2a) - 1);
     rc = rc ? rc : chttp_append(&q, &ql, &qc, w, wl);
     rc = rc ? rc : chttp_append(&q, &ql, &qc, q2b, sizeof(q2b) - 1);
     if (rc) {
@@ -240,8 +282,15 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
     uint64_t tick = 0;
     int first_rec = 1;
     for (char *p = out; *p && rc == 0;) {
-        char *kind = field(&p), *state = field(&p), *thread = field(&p), *fr = field(&p);
+        char *kind = field(&p), *state = field(&p), *thread = field(&p);
+        uint64_t sh = strtoull(field(&p), NULL, 10);
         double wt = strtod(field(&p), NULL);
+        char *fr = empty;
+        struct hashtab_probe pr;
+        for (uint32_t k = hashtab_first(&st_index, fpl_hash_u64(sh), &pr); k != HASHTAB_NONE;
+             k = hashtab_next(&st_index, &pr))
+            if (texts[k].stack == sh)
+                fr = texts[k].text;
         int wall = strcmp(kind, "wall") == 0;
         uint8_t fk = wall                              ? FPL_KIND_WALL
                      : strcmp(kind, "alloc") == 0 ? FPL_KIND_ALLOC
@@ -267,10 +316,9 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
         ++*rows;
         int new_stack;
         /* alloc, lock and live stacks end in a class, not a method: keyed apart */
-        klen = 0;
-        if ((rc = chttp_append(&key, &klen, &kcap, cls ? "\1" : "\2", 1)) != 0 ||
-            (rc = chttp_append(&key, &klen, &kcap, fr, strlen(fr))) != 0 ||
-            (rc = name_id(&stacks, key, &sid, &new_stack)) != 0)
+        char skey[32];
+        snprintf(skey, sizeof(skey), "%c%" PRIu64, cls ? 'c' : 'm', sh);
+        if ((rc = name_id(&stacks, skey, &sid, &new_stack)) != 0)
             break;
         size_t n = 0;
         for (char *f = fr; new_stack && rc == 0;) {
@@ -376,5 +424,8 @@ out:
     names_free(&frames);
     names_free(&stacks);
     free(key);
+    free(st_out);
+    free(texts);
+    hashtab_destroy(&st_index);
     return rc;
 }
