@@ -36,7 +36,7 @@ static int push_one(const struct chttp_url *u, const struct push_opts *o, const 
         fflush(stdout);
         return 0;
     }
-    printf("%s: %llu samples in %llu rows, %llu stacks%s%s\n", path,
+    printf("%s: %llu samples in %llu rows, %llu new stacks%s%s\n", path,
            (unsigned long long)r.samples, (unsigned long long)r.rows,
            (unsigned long long)r.stacks, r.replaced ? ", replacing an earlier push" : "",
            r.complete ? "" : " (incomplete: still being written, or damaged; a later push "

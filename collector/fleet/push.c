@@ -389,6 +389,84 @@ static int delete_rows(const struct chttp_url *u, const char *cluster, uint64_t 
     return rc;
 }
 
+#define KNOWN_BATCH 2000 /* stack hashes per query of drop_known_stacks */
+
+/* Drops from body (lines "hash\tframes\n" of the ids[0..n) in order) the stacks ClickHouse
+ * already has: a service's logs share most of their stacks, and their texts are most of a
+ * push's bytes. *left: the stacks kept. Returns 0 or -errno with err. */
+static int drop_known_stacks(const struct chttp_url *u, const uint64_t *ids, size_t n,
+                             char *body, size_t *len, uint64_t *left, char *err, size_t errlen)
+{
+    struct hashtab known = {0};
+    uint64_t *kv = NULL;
+    size_t nk = 0;
+    char *q = NULL, *out = NULL;
+    size_t ql = 0, qc = 0;
+    int rc = 0;
+    *left = n;
+    for (size_t i = 0; i < n && rc == 0; i += KNOWN_BATCH) {
+        ql = 0;
+        rc = chttp_append(&q, &ql, &qc, "SELECT DISTINCT stack FROM flyprof_stacks WHERE stack "
+                                        "IN (", 58);
+        for (size_t k = i; k < n && k < i + KNOWN_BATCH && rc == 0; k++) {
+            char num[24];
+            snprintf(num, sizeof(num), "%s%" PRIu64, k > i ? "," : "", ids[k]);
+            rc = chttp_append(&q, &ql, &qc, num, strlen(num));
+        }
+        rc = rc ? rc : chttp_append(&q, &ql, &qc, ") FORMAT TabSeparated", 21);
+        if (rc) {
+            snprintf(err, errlen, "out of memory");
+            break;
+        }
+        /* the query as the body: a URL this long is refused */
+        if ((rc = chttp_query(u, 0, "", q, ql, &out, NULL, err, errlen)) != 0)
+            break;
+        for (char *p = out; *p && rc == 0;) {
+            char *e;
+            uint64_t v = strtoull(p, &e, 10);
+            p = *e ? e + 1 : e;
+            uint64_t *k2 = (nk & (nk - 1)) == 0 ? realloc(kv, (nk ? 2 * nk : 1) * sizeof(*kv))
+                                                : kv;
+            if (!k2 || hashtab_add(&known, fpl_hash_u64(v), (uint32_t)nk)) {
+                if (k2)
+                    kv = k2;
+                snprintf(err, errlen, "out of memory");
+                rc = -ENOMEM;
+                break;
+            }
+            kv = k2;
+            kv[nk++] = v;
+        }
+        free(out);
+        out = NULL;
+    }
+    if (rc == 0 && nk) {
+        size_t w = 0;
+        *left = 0;
+        for (size_t r = 0; r < *len;) {
+            char *nl = memchr(body + r, '\n', *len - r);
+            size_t end = nl ? (size_t)(nl - body) + 1 : *len;
+            uint64_t v = strtoull(body + r, NULL, 10);
+            int have = 0;
+            struct hashtab_probe pr;
+            for (uint32_t k = hashtab_first(&known, fpl_hash_u64(v), &pr);
+                 k != HASHTAB_NONE && !have; k = hashtab_next(&known, &pr))
+                have = kv[k] == v;
+            if (!have) {
+                memmove(body + w, body + r, end - r);
+                w += end - r;
+                ++*left;
+            }
+            r = end;
+        }
+        *len = w;
+    }
+    free(q);
+    free(kv);
+    hashtab_destroy(&known);
+    return rc;
+}
+
 /* "count\tmax" of a query's one row. */
 static int two_numbers(const struct chttp_url *u, const char *q, uint64_t *a, uint64_t *b,
                        char *err, size_t errlen)
@@ -551,9 +629,10 @@ int push_log(const struct chttp_url *u, const struct push_opts *o, const char *p
         goto out;
     }
     r->rows = ps.ncells;
-    r->stacks = nseen;
-    if (nseen && (rc = chttp_query(&ui, 0, "INSERT INTO flyprof_stacks FORMAT TabSeparated", sbody,
-                                   slen, NULL, NULL, err, errlen)) != 0)
+    if ((rc = drop_known_stacks(u, seen_ids, nseen, sbody, &slen, &r->stacks, err, errlen)) != 0)
+        goto out;
+    if (r->stacks && (rc = chttp_query(&ui, 0, "INSERT INTO flyprof_stacks FORMAT TabSeparated",
+                                       sbody, slen, NULL, NULL, err, errlen)) != 0)
         goto out;
     if (ps.ncells && (rc = chttp_query(&ui, 0, "INSERT INTO flyprof_samples FORMAT TabSeparated",
                                        body, blen, NULL, NULL, err, errlen)) != 0)

@@ -10,6 +10,7 @@
  *                    (service, host, time, stack).
  *   flyprof_stacks   stack (a 64-bit hash of its text) -> frames: the frame names root first,
  *                    ';'-separated, as folded output names them. ReplacingMergeTree by stack.
+ *                    A push inserts only the stacks the table does not hold yet.
  *   flyprof_logs     log -> service, host, labels, file, pid, start, samples, complete, pushed:
  *                    which logs are in; ReplacingMergeTree by log (the newest push wins).
  *
@@ -40,7 +41,8 @@ struct push_opts {
 
 struct push_result {
     uint64_t log_id;
-    uint64_t rows, stacks, samples;
+    uint64_t rows, samples;
+    uint64_t stacks; /* stacks inserted: those ClickHouse did not have yet */
     int skipped;  /* already in, complete */
     int replaced; /* was in, incomplete: replaced */
     int complete; /* the log has its END and no chunk is missing */
