@@ -17,10 +17,8 @@ struct cli_fleet {
 };
 
 #define CLI_FLEET_HELP                                                                        \
-    "  --db URL --service S  the fleet's profile from ClickHouse (flyprof push) instead of\n" \
-    "                        logs; --host H, --label K=V narrow it; --from/--to take a\n"     \
-    "                        clock time (14:00), a date and time (2026-11-21T14:00) or a\n"   \
-    "                        time before now (2h, 30min: that long ago)\n"
+    "  --db URL --service S  the fleet's profile in ClickHouse (flyprof push); --host H,\n"    \
+    "                        --label K=V narrow it; --from/--to also take 2h: that long ago\n"
 
 /* Makes room for argc labels. Returns 0, or -1 (said). */
 int cli_fleet_init(struct cli_fleet *f, int argc);
