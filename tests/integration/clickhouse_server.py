@@ -101,10 +101,10 @@ class ClickHouse:
             time.sleep(0.2)
         raise RuntimeError("clickhouse-server did not answer within %d s" % timeout)
 
-    def query(self, q):
+    def query(self, q, timeout=60):
         req = urllib.request.Request(self.url + "/?" + urllib.parse.urlencode({"query": q}),
                                      data=b"", method="POST")
-        with urllib.request.urlopen(req, timeout=60) as r:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
             return r.read().decode("utf-8", "replace")
 
     def stop(self):
