@@ -8,7 +8,8 @@ CpuBound's two workers for 5 s at loop=2s make three logs. Asserted:
   (`flyprof convert LOGS --threads` folded), and the samples counted equal the logs';
 - `flyprof convert --db URL --service svc --host h1 --label v=1 --threads` (ClickHouse sums,
   flyprof renders) gives the same folded stacks and weights as the local merge, and a page;
-  a window with no samples is an error that says so;
+  a window with no samples is an error that says so; --from 1h (an hour ago) gives the whole
+  profile, --to 1h none;
 - `summary --db` gives the CPU and wall weights of the logs' own summary; `diff --db` of two
   label values of one service draws a page, an empty range is an error, a SEL that is neither
   label nor range a usage error;
@@ -26,7 +27,9 @@ CpuBound's two workers for 5 s at loop=2s make three logs. Asserted:
 - 2 shards (two servers on 127.0.0.1 and 127.0.0.2, one cluster `fleet` in both's
   remote_servers): pushed with --cluster as hosts h1 and h5 (one on each shard), each shard
   holds rows; convert --db of host h1 equals the local merge and the single server's answer,
-  and of all hosts (asked of the other server) twice it; a re-push skips every log; a push
+  and of all hosts (asked of the other server) twice it; with h1's logs deleted from the
+  logs table (pushes that died before recording them), a push replaces their rows on every
+  shard and the profile stays the local merge; a re-push skips every log; a push
   without --cluster and an unknown cluster are errors that say so.
 """
 import glob
@@ -247,6 +250,24 @@ def shards_check(t, servers, logs, single):
                 "stacks, e.g. %r", name, len(diff), diff[:1])
         if factor == 1:
             t.check(got == single, "2 shards: an answer other than the single server's")
+    # pushes of h1 that died before they recorded their logs: their rows go on every shard
+    # before the logs go in again
+    for s in servers:
+        s.query("ALTER TABLE fleet.flyprof_logs_local DELETE WHERE host = 'h1'")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and int(servers[0].query(
+            "SELECT count() FROM fleet.flyprof_logs WHERE host = 'h1'").strip()):
+        time.sleep(0.2)
+    r = push(t, "push cluster replace", url, logs, "--cluster", "fleet", "--service", "svc",
+             "--host", "h1", "--label", "v=1")
+    t.check(r.returncode == 0 and r.stdout.count("replacing an earlier push") == len(logs),
+            "push --cluster over rows without their log: exit %s: %s", r.returncode, r.stdout)
+    out = t.path("cluster-replaced.collapsed")
+    r = t.flyprof("convert --db replaced", ["convert", "--db", url, "--service", "svc",
+                                            "--host", "h1", "--threads", "-o", out])
+    got = folded_file(out) if r.returncode == 0 else {}
+    t.check(got == local, "2 shards: after the replacing push, host h1's profile is not the "
+            "local merge (weight %d, want %d)", sum(got.values()), sum(local.values()))
     before = float(servers[1].query("SELECT sum(weight) FROM fleet.flyprof_samples"))
     r = push(t, "push cluster again", url, logs, "--cluster", "fleet", "--service", "svc",
              "--host", "h5", "--label", "v=1")
@@ -308,6 +329,17 @@ def run(t, ch):
                                         t.path("fleet.html")])
     t.check(r.returncode == 0 and os.path.getsize(t.path("fleet.html")) > 10000,
             "convert --db -o fleet.html: exit %s: %s", r.returncode, r.stderr[-300:])
+    # relative bounds with --db are before now: the logs were made a moment ago
+    r = t.flyprof("convert --db --from 1h", ["convert", "--db", url, "--service", "svc",
+                                             "--host", "h1", "--from", "1h", "--threads", "-o",
+                                             t.path("hour.collapsed")])
+    t.check(r.returncode == 0 and folded_file(t.path("hour.collapsed")) == got,
+            "convert --db --from 1h: exit %s, not the whole profile: %s", r.returncode,
+            r.stderr[-300:])
+    r = t.flyprof("convert --db --to 1h", ["convert", "--db", url, "--service", "svc", "--to",
+                                           "1h", "-o", t.path("none.collapsed")])
+    t.check(r.returncode == 1 and "no samples" in r.stderr, "convert --db --to 1h (an hour "
+            "ago): exit %s: %r", r.returncode, r.stderr[-300:])
     r = t.flyprof("convert --db later", ["convert", "--db", url, "--service", "svc", "--from",
                                          "2099-01-01T00:00:00", "-o", t.path("none.collapsed")])
     t.check(r.returncode == 1 and "no samples of service 'svc'" in r.stderr,
