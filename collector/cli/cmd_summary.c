@@ -89,8 +89,7 @@ static int run(int argc, char **argv)
                 free(ins);
                 cli_fleet_destroy(&f);
                 return m < -1 ? -m
-                              : cli_msg_usage("summary", "summary: --from and --to are for "
-                                                         "--db here, with a value");
+                              : cli_msg_usage("summary", "summary: %s needs a value", argv[i]);
             }
             continue;
         } else if (strcmp(argv[i], "--json") == 0) {
