@@ -13,7 +13,7 @@
 #include "cli_args.h"
 #include "cli_msg.h"
 #include "cli_select.h"
-#include "fleetlog.h"
+#include "cli_fleet.h"
 #include "render_file.h"
 
 #define ERR_MAX 1024
@@ -92,66 +92,23 @@ static int convert(const char *const *ins, size_t nin, struct cli_select *a,
     return rc ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
-/* A --from/--to bound for ClickHouse: seconds since the epoch (a clock time is today's). */
-static int db_time(const char *opt, const char *v, int64_t *s)
-{
-    struct profile_time t;
-    char err[ERR_MAX];
-    if (profile_time_parse(v, &t, err, sizeof(err)) != 0)
-        return cli_msg_usage("convert", "convert: %s", err);
-    if (t.kind == PROFILE_TIME_REL)
-        return cli_msg_usage("convert", "convert: with --db, %s takes a clock time (14:03:05) "
-                                        "or a date and time (2026-11-21T14:03:05), not '%s'",
-                             opt, v);
-    if (t.kind == PROFILE_TIME_CLOCK) {
-        time_t now = time(NULL);
-        struct tm tm;
-        localtime_r(&now, &tm);
-        tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
-        tm.tm_isdst = -1;
-        *s = (int64_t)mktime(&tm) + (int64_t)(t.ns / 1000000000ull);
-    } else {
-        *s = (int64_t)(t.ns / 1000000000ull);
-    }
-    return 0;
-}
-
 /* convert --db: the fleet's profile from ClickHouse, written as a log into a memory file and
  * read as any log. */
-static int convert_db(const char *db, struct fleet_sel *sel, struct cli_select *a,
-                      const char *chunk_size, const char *chunk_time)
+static int convert_db(struct cli_fleet *f, struct cli_select *a, const char *chunk_size,
+                      const char *chunk_time)
 {
-    struct chttp_url u;
-    char err[ERR_MAX];
-    int rc;
-    if (!sel->service)
-        return cli_msg_usage("convert", "convert: --db needs --service NAME");
-    if (chttp_url_parse(db, &u, err, sizeof(err)) != 0)
-        return cli_msg_usage("convert", "convert: %s", err);
-    if ((a->from && (rc = db_time("--from", a->from, &sel->from_s)) != 0) ||
-        (a->to && (rc = db_time("--to", a->to, &sel->to_s)) != 0))
-        return rc;
-    a->from = a->to = NULL; /* the window is ClickHouse's WHERE */
-    int fd = memfd_create("flyprof-fleet", MFD_CLOEXEC);
-    if (fd < 0) {
-        cli_msg_error("cannot make a memory file for the fleet's profile: %s", strerror(errno));
-        return CLI_EXIT_FAIL;
-    }
-    uint64_t rows = 0;
-    if (fleetlog_write(&u, sel, fd, &rows, err, sizeof(err)) != 0) {
-        cli_msg_error("%s", err);
-        close(fd);
-        return CLI_EXIT_FAIL;
-    }
     char path[64], title[200];
-    snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+    int fd = cli_fleet_open("convert", f, a->from, a->to, path, sizeof(path));
+    if (fd < 0)
+        return -fd;
+    a->from = a->to = NULL; /* the window is ClickHouse's WHERE */
     if (!a->title) {
-        snprintf(title, sizeof(title), "%s%s%s", sel->service, sel->host ? " on " : "",
-                 sel->host ? sel->host : "");
+        snprintf(title, sizeof(title), "%s%s%s", f->sel.service, f->sel.host ? " on " : "",
+                 f->sel.host ? f->sel.host : "");
         a->title = title;
     }
     const char *in = path;
-    rc = convert(&in, 1, a, chunk_size, chunk_time);
+    int rc = convert(&in, 1, a, chunk_size, chunk_time);
     close(fd);
     return rc;
 }
@@ -159,68 +116,58 @@ static int convert_db(const char *db, struct fleet_sel *sel, struct cli_select *
 static int run(int argc, char **argv)
 {
     struct cli_select a = {0};
-    const char *chunk_size = NULL, *chunk_time = NULL, *db = NULL;
-    struct fleet_sel sel = {0};
+    const char *chunk_size = NULL, *chunk_time = NULL;
+    struct cli_fleet f;
     int rc;
     /* the logs: at most every argument */
     const char **ins = calloc((size_t)argc, sizeof(*ins));
-    const char **labels = calloc((size_t)argc, sizeof(*labels));
     size_t nin = 0;
-    if (!ins || !labels) {
-        free(labels);
+    if (!ins || cli_fleet_init(&f, argc) != 0) {
+        free(ins);
         cli_msg_error("out of memory");
         return CLI_EXIT_FAIL;
     }
     for (int i = 1; i < argc; i++) {
         if (cli_args_is_help(argv[i])) {
             cli_args_help(&cmd_convert, stdout);
-            free(ins);
-            free(labels);
-            return CLI_EXIT_OK;
+            rc = CLI_EXIT_OK;
+            goto out;
         } else if ((rc = cli_args_value(argc, argv, &i, "--chunk-size", NULL, &chunk_size)) ||
-                   (rc = cli_args_value(argc, argv, &i, "--chunk-time", NULL, &chunk_time)) ||
-                   (rc = cli_args_value(argc, argv, &i, "--db", NULL, &db)) ||
-                   (rc = cli_args_value(argc, argv, &i, "--service", NULL, &sel.service)) ||
-                   (rc = cli_args_value(argc, argv, &i, "--host", NULL, &sel.host)) ||
-                   (rc = cli_args_value(argc, argv, &i, "--label", NULL,
-                                        &labels[sel.nlabels]))) {
+                   (rc = cli_args_value(argc, argv, &i, "--chunk-time", NULL, &chunk_time))) {
             if (rc < 0) {
-                free(ins);
-                free(labels);
-                return cli_msg_usage("convert", "convert: %s needs a value", argv[i]);
+                rc = cli_msg_usage("convert", "convert: %s needs a value", argv[i]);
+                goto out;
             }
-            if (labels[sel.nlabels])
-                sel.nlabels++;
+        } else if ((rc = cli_fleet_option("convert", argc, argv, &i, &f)) != 0) {
+            if (rc < 0) {
+                rc = -rc;
+                goto out;
+            }
         } else if ((rc = cli_select_option("convert", argc, argv, &i, &a)) != 0) {
-            if (rc != 1) {
-                free(ins);
-                free(labels);
-                return rc;
-            }
+            if (rc != 1)
+                goto out;
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            free(ins);
-            free(labels);
-            return cli_msg_usage("convert", "convert: unknown option '%s'", argv[i]);
+            rc = cli_msg_usage("convert", "convert: unknown option '%s'", argv[i]);
+            goto out;
         } else if (nin == CONVERT_MAX_LOGS) {
-            free(ins);
-            free(labels);
-            return cli_msg_usage("convert", "convert: more than %d input logs", CONVERT_MAX_LOGS);
+            rc = cli_msg_usage("convert", "convert: more than %d input logs", CONVERT_MAX_LOGS);
+            goto out;
         } else {
             ins[nin++] = argv[i];
         }
     }
-    sel.labels = labels;
-    if (db && nin)
+    if (f.db && nin)
         rc = cli_msg_usage("convert", "convert: logs or --db, not both");
-    else if (db)
-        rc = convert_db(db, &sel, &a, chunk_size, chunk_time);
-    else if (sel.service || sel.host || sel.nlabels)
+    else if (f.db)
+        rc = convert_db(&f, &a, chunk_size, chunk_time);
+    else if (f.sel.service || f.sel.host || f.sel.nlabels)
         rc = cli_msg_usage("convert", "convert: --service, --host and --label select in --db");
     else
         rc = nin ? convert(ins, nin, &a, chunk_size, chunk_time)
                  : cli_msg_usage("convert", "convert: no input log");
+out:
     free(ins);
-    free(labels);
+    cli_fleet_destroy(&f);
     return rc;
 }
 
@@ -239,8 +186,7 @@ const struct cli_cmd cmd_convert = {
     "  --format FORMAT       collapsed, html, jfr, pprof or txt, whatever OUT's "
     "extension\n"
     "  --chunk-size SIZE     JFR: a new chunk per SIZE bytes (12M), --chunk-time TIME (1h)\n"
-    "  --db URL --service S  the fleet's profile from ClickHouse (flyprof push) instead of\n"
-    "                        logs; --host H, --label K=V narrow it\n" CLI_SELECT_HELP
+    CLI_FLEET_HELP CLI_SELECT_HELP
     "\n"
     "examples:\n"
     "  flyprof convert profile.fpl -o profile.html\n"

@@ -36,16 +36,12 @@ static int push_one(const struct chttp_url *u, const struct push_opts *o, const 
         fflush(stdout);
         return 0;
     }
-    printf("%s: %llu samples in %llu rows, %llu stacks%s%s\n", path,
+    printf("%s: %llu samples in %llu rows, %llu new stacks%s%s\n", path,
            (unsigned long long)r.samples, (unsigned long long)r.rows,
            (unsigned long long)r.stacks, r.replaced ? ", replacing an earlier push" : "",
            r.complete ? "" : " (incomplete: still being written, or damaged; a later push "
                              "of the complete log replaces it)");
     fflush(stdout);
-    if (r.other_kinds)
-        cli_msg_error("warning: %s: %llu alloc, lock and live samples not pushed: the "
-                      "fleet's tables hold CPU and wall samples (yet)", path,
-                      (unsigned long long)r.other_kinds);
     if (r.damaged_chunks)
         cli_msg_error("warning: %s: %llu chunks damaged or lost were skipped", path,
                       (unsigned long long)r.damaged_chunks);
@@ -102,7 +98,7 @@ static int follow_dir(const struct chttp_url *u, const struct push_opts *o, cons
             rc = CLI_EXIT_FAIL;
             break;
         }
-        if (!schema_ok && push_schema(u, err, sizeof(err)) == 0)
+        if (!schema_ok && push_schema(u, o->cluster, err, sizeof(err)) == 0)
             schema_ok = 1;
         struct dirent *de;
         time_t now = time(NULL);
@@ -203,6 +199,9 @@ static int run(int argc, char **argv)
         } else if ((m = cli_args_value(argc, argv, &i, "--host", NULL, &v)) != 0) {
             rc = m < 0 || !*v ? cli_msg_usage("push", "push: --host needs a name") : rc;
             o.host = v;
+        } else if ((m = cli_args_value(argc, argv, &i, "--cluster", NULL, &v)) != 0) {
+            rc = m < 0 || !*v ? cli_msg_usage("push", "push: --cluster needs a name") : rc;
+            o.cluster = v;
         } else if ((m = cli_args_value(argc, argv, &i, "--follow", NULL, &v)) != 0) {
             rc = m < 0 || !*v ? cli_msg_usage("push", "push: --follow needs a folder") : rc;
             follow = v;
@@ -235,7 +234,7 @@ static int run(int argc, char **argv)
         o.host = host;
     }
     o.labels = labels;
-    if (rc == CLI_EXIT_OK && !follow && push_schema(&u, err, sizeof(err)) != 0) {
+    if (rc == CLI_EXIT_OK && !follow && push_schema(&u, o.cluster, err, sizeof(err)) != 0) {
         cli_msg_error("%s", err);
         rc = CLI_EXIT_FAIL;
     }
@@ -269,6 +268,8 @@ const struct cli_cmd cmd_push = {
     "  --service NAME    the service these logs profile\n"
     "  --host H          the host they come from (default: this machine's name)\n"
     "  --label K=V       a label of the logs (repeatable): a deploy, a region, a version\n"
+    "  --cluster NAME    the database spans the servers of cluster NAME (their\n"
+    "                    remote_servers): tables on each, Distributed tables over them\n"
     "  --follow DIR      keep pushing the logs a rotating agent (loop=) closes in DIR, until\n"
     "                    stopped; a failed push is tried again every 2 s\n"
     "\n"

@@ -77,6 +77,17 @@ int chttp_append(char **buf, size_t *len, size_t *cap, const char *p, size_t n)
     return 0;
 }
 
+int chttp_sql_quote(char **buf, size_t *len, size_t *cap, const char *s)
+{
+    int rc = chttp_append(buf, len, cap, "'", 1);
+    for (; *s && rc == 0; s++) {
+        if (*s == '\'' || *s == '\\')
+            rc = chttp_append(buf, len, cap, "\\", 1);
+        rc = rc ? rc : chttp_append(buf, len, cap, s, 1);
+    }
+    return rc ? rc : chttp_append(buf, len, cap, "'", 1);
+}
+
 int chttp_tsv_escape(char **buf, size_t *len, size_t *cap, const char *s)
 {
     for (; *s; s++) {
@@ -200,8 +211,8 @@ int chttp_query(const struct chttp_url *u, int nodb, const char *query, const ch
     if (out)
         *out = NULL;
     char head[1024];
-    snprintf(head, sizeof(head), "POST /?%s%s%squery=", nodb ? "" : "database=",
-             nodb ? "" : u->db, nodb ? "" : "&");
+    snprintf(head, sizeof(head), "POST /?%s%s%s%s%squery=", nodb ? "" : "database=",
+             nodb ? "" : u->db, nodb ? "" : "&", u->params, u->params[0] ? "&" : "");
     if (chttp_append(&req, &rl, &rc_, head, strlen(head)) || url_encode(&req, &rl, &rc_, query)) {
         free(req);
         snprintf(err, errlen, "out of memory");

@@ -17,6 +17,7 @@ struct chttp_url {
     char host[256];
     char port[8];
     char db[128];   /* [A-Za-z0-9_]+ */
+    char params[64]; /* more URL parameters, "name=value&..." (settings), or "" */
 };
 
 /* Parses url. Returns 0, or -EINVAL with err naming what is wrong. */
@@ -34,6 +35,10 @@ int chttp_query(const struct chttp_url *u, int nodb, const char *query, const ch
 /* Appends s to *buf (malloc'd, *len used, *cap allocated) escaped for a TabSeparated field
  * (backslash, tab, newline). Returns 0 or -ENOMEM. */
 int chttp_tsv_escape(char **buf, size_t *len, size_t *cap, const char *s);
+
+/* Appends s to *buf as a ClickHouse string literal: in single quotes, with backslash and
+ * quote escaped by a backslash. Returns 0 or -ENOMEM. */
+int chttp_sql_quote(char **buf, size_t *len, size_t *cap, const char *s);
 
 /* Appends the bytes p[0..n) to *buf. Returns 0 or -ENOMEM. */
 int chttp_append(char **buf, size_t *len, size_t *cap, const char *p, size_t n);

@@ -13,6 +13,7 @@
 #include "fpl_format.h"
 #include "fpl_hash.h"
 #include "hashtab.h"
+#include "render.h"
 
 #define WALL_ONE (1u << 20) /* a wall row's weight as candidates / WALL_ONE */
 #define FLUSH_BYTES (1u << 20)
@@ -20,29 +21,16 @@
 /* The WHERE clause of the selection, into w. Strings are quoted for ClickHouse. */
 static int where(const struct fleet_sel *s, char **w, size_t *len, size_t *cap)
 {
-    const char *parts[3] = {"service = ", s->host ? " AND host = " : NULL, NULL};
-    const char *vals[3] = {s->service, s->host, NULL};
-    int rc = 0;
-    for (int i = 0; i < 2 && rc == 0; i++) {
-        if (!parts[i])
-            continue;
-        rc = chttp_append(w, len, cap, parts[i], strlen(parts[i]));
-        rc = rc ? rc : chttp_append(w, len, cap, "'", 1);
-        for (const char *c = vals[i]; *c && rc == 0; c++) {
-            if (*c == '\'' || *c == '\\')
-                rc = chttp_append(w, len, cap, "\\", 1);
-            rc = rc ? rc : chttp_append(w, len, cap, c, 1);
-        }
-        rc = rc ? rc : chttp_append(w, len, cap, "'", 1);
+    int rc = chttp_append(w, len, cap, "service = ", 10);
+    rc = rc ? rc : chttp_sql_quote(w, len, cap, s->service);
+    if (s->host) {
+        rc = rc ? rc : chttp_append(w, len, cap, " AND host = ", 12);
+        rc = rc ? rc : chttp_sql_quote(w, len, cap, s->host);
     }
     for (size_t i = 0; i < s->nlabels && rc == 0; i++) {
-        rc = chttp_append(w, len, cap, " AND has(labels, '", 18);
-        for (const char *c = s->labels[i]; *c && rc == 0; c++) {
-            if (*c == '\'' || *c == '\\')
-                rc = chttp_append(w, len, cap, "\\", 1);
-            rc = rc ? rc : chttp_append(w, len, cap, c, 1);
-        }
-        rc = rc ? rc : chttp_append(w, len, cap, "')", 2);
+        rc = chttp_append(w, len, cap, " AND has(labels, ", 17);
+        rc = rc ? rc : chttp_sql_quote(w, len, cap, s->labels[i]);
+        rc = rc ? rc : chttp_append(w, len, cap, ")", 1);
     }
     char b[96];
     if (rc == 0 && s->from_s) {
@@ -134,10 +122,16 @@ static uint8_t frame_kind(const char *name, uint8_t *type)
     return FPL_METHOD_JAVA;
 }
 
-static void put_method(struct fpl_buf *b, uint64_t id, const char *name)
+/* A stack hash's frames (in the answer of ClickHouse, unescaped in place). */
+struct stack_text {
+    uint64_t stack;
+    char *text;
+};
+
+static void put_method(struct fpl_buf *b, uint64_t id, const char *name, int class_leaf)
 {
     const char *dot = strrchr(name, '.');
-    uint8_t type, kind = frame_kind(name, &type);
+    uint8_t type, kind = class_leaf ? FPL_METHOD_CLASS : frame_kind(name, &type);
     size_t r = fpl_rec_begin(b, FPL_REC_METHOD);
     fpl_put_v(b, id);
     fpl_put_u8(b, kind);
@@ -162,7 +156,13 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
     char *w = NULL, *q = NULL, *out = NULL, *iv = NULL;
     size_t wl = 0, wc = 0, ql = 0, qc = 0;
     struct fpl_buf b = {0};
-    struct names threads = {0}, frames = {0};
+    struct names threads = {0}, frames = {0}, stacks = {0};
+    char *key = NULL; /* a frame's key: a byte for a class leaf or not, the name */
+    char *st_out = NULL, empty[1] = "";
+    struct stack_text *texts = NULL; /* the stacks' frames, in st_out */
+    size_t nst = 0, stcap = 0;
+    struct hashtab st_index = {0};
+    size_t klen = 0, kcap = 0;
     uint64_t *mids = NULL;
     uint8_t *types = NULL;
     size_t mcap = 0;
@@ -170,7 +170,8 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
     int rc = where(s, &w, &wl, &wc);
     *rows = 0;
     /* the mean interval of each kind */
-    static const char q1a[] = "SELECT kind, sum(weight_ns) / sum(weight), min(time), max(time) "
+    static const char q1a[] = "SELECT kind, sum(weight_ns) / sum(weight), toUInt32(min(time)), "
+                              "toUInt32(max(time)) "
                               "FROM flyprof_samples WHERE ";
     static const char q1b[] = " GROUP BY kind FORMAT TabSeparated";
     rc = rc ? rc : chttp_append(&q, &ql, &qc, q1a, sizeof(q1a) - 1);
@@ -182,28 +183,64 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
     }
     if ((rc = chttp_query(u, 0, q, NULL, 0, &iv, NULL, err, errlen)) != 0)
         goto out;
-    uint64_t interval[2] = {0, 0};
+    uint64_t interval[2] = {0, 0}, first = UINT64_MAX;
+    int any = 0;
     for (char *p = iv; *p;) {
         char *k = field(&p), *v = field(&p);
+        uint64_t lo = strtoull(field(&p), NULL, 10);
         field(&p);
-        field(&p);
+        first = lo && lo < first ? lo : first;
         double x = strtod(v, NULL);
-        if (isfinite(x) && x > 0)
-            interval[strcmp(k, "wall") == 0] = (uint64_t)llround(x);
+        int wall = strcmp(k, "wall") == 0;
+        any = 1;
+        if ((wall || strcmp(k, "cpu") == 0) && isfinite(x) && x > 0)
+            interval[wall] = (uint64_t)llround(x);
     }
-    if (!interval[0] && !interval[1]) {
+    if (!any) {
         snprintf(err, errlen, "%s: no samples of service '%s'%s%s in the selection", u->url,
                  s->service, s->host ? " on host " : "", s->host ? s->host : "");
         rc = -ENOENT;
         goto out;
     }
     ql = 0;
-    static const char q2a[] = "SELECT kind, state, thread, frames, w FROM (SELECT kind, state, "
-                              "thread, stack, sum(weight) AS w FROM flyprof_samples WHERE ";
-    static const char q2b[] = " GROUP BY kind, state, thread, stack) ANY LEFT JOIN (SELECT "
-                              "stack, any(frames) AS frames FROM flyprof_stacks GROUP BY stack) "
-                              "USING stack FORMAT TabSeparated";
-    rc = chttp_append(&q, &ql, &qc, q2a, sizeof(q2a) - 1);
+    /* the rows by stack hash, then the frames of their stacks, each once: a stack's text in
+     * every row would make the answer as many times bigger as the stack has rows (threads,
+     * states, kinds). GLOBAL IN: over a cluster, the stacks' shards get the hashes. */
+    static const char q2a[] = "SELECT kind, state, thread, stack, sum(weight) FROM "
+                              "flyprof_samples WHERE ";
+    static const char q2b[] = " GROUP BY kind, state, thread, stack FORMAT TabSeparated";
+    static const char q3a[] = "SELECT stack, any(frames) FROM flyprof_stacks WHERE stack GLOBAL "
+                              "IN (SELECT DISTINCT stack FROM flyprof_samples WHERE ";
+    static const char q3b[] = ") GROUP BY stack FORMAT TabSeparated";
+    rc = chttp_append(&q, &ql, &qc, q3a, sizeof(q3a) - 1);
+    rc = rc ? rc : chttp_append(&q, &ql, &qc, w, wl);
+    rc = rc ? rc : chttp_append(&q, &ql, &qc, q3b, sizeof(q3b) - 1);
+    if (rc) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    if ((rc = chttp_query(u, 0, q, NULL, 0, &st_out, NULL, err, errlen)) != 0)
+        goto out;
+    for (char *p = st_out; *p;) {
+        uint64_t sh = strtoull(field(&p), NULL, 10);
+        char *text = field(&p);
+        if (nst == stcap) {
+            size_t c = stcap ? stcap * 2 : 1024;
+            struct stack_text *t2 = realloc(texts, c * sizeof(*t2));
+            if (!t2) {
+                rc = -ENOMEM;
+                break;
+            }
+            texts = t2;
+            stcap = c;
+        }
+        texts[nst] = (struct stack_text){sh, text};
+        if ((rc = hashtab_add(&st_index, fpl_hash_u64(sh), (uint32_t)nst)) != 0)
+            break;
+        nst++;
+    }
+    ql = 0;
+    rc = rc ? rc : chttp_append(&q, &ql, &qc, q2a, sizeof(q2a) - 1);
     rc = rc ? rc : chttp_append(&q, &ql, &qc, w, wl);
     rc = rc ? rc : chttp_append(&q, &ql, &qc, q2b, sizeof(q2b) - 1);
     if (rc) {
@@ -217,7 +254,9 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
         snprintf(err, errlen, "cannot write the fleet's log: %s", strerror(-rc));
         goto out;
     }
-    uint64_t t0 = (uint64_t)(s->from_s > 0 ? s->from_s : 0) * 1000000000ull;
+    /* the log starts at the window's start, else at the selection's first minute */
+    uint64_t t0 = s->from_s > 0 ? (uint64_t)s->from_s : first != UINT64_MAX ? first : 0;
+    t0 *= 1000000000ull;
     size_t r = fpl_rec_begin(&b, FPL_REC_HEADER);
     fpl_put_v(&b, 1);
     fpl_put_v(&b, 0);
@@ -241,11 +280,24 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
     fpl_put_str(&b, "");
     fpl_rec_end(&b, r);
     uint64_t tick = 0;
-    int first = 1;
+    int first_rec = 1;
     for (char *p = out; *p && rc == 0;) {
-        char *kind = field(&p), *state = field(&p), *thread = field(&p), *fr = field(&p);
+        char *kind = field(&p), *state = field(&p), *thread = field(&p);
+        uint64_t sh = strtoull(field(&p), NULL, 10);
         double wt = strtod(field(&p), NULL);
+        char *fr = empty;
+        struct hashtab_probe pr;
+        for (uint32_t k = hashtab_first(&st_index, fpl_hash_u64(sh), &pr); k != HASHTAB_NONE;
+             k = hashtab_next(&st_index, &pr))
+            if (texts[k].stack == sh)
+                fr = texts[k].text;
         int wall = strcmp(kind, "wall") == 0;
+        uint8_t fk = wall                              ? FPL_KIND_WALL
+                     : strcmp(kind, "alloc") == 0 ? FPL_KIND_ALLOC
+                     : strcmp(kind, "lock") == 0  ? FPL_KIND_LOCK
+                     : strcmp(kind, "live") == 0  ? FPL_KIND_LIVE
+                                                  : FPL_KIND_CPU;
+        int cls = fk == FPL_KIND_ALLOC || fk == FPL_KIND_LOCK || fk == FPL_KIND_LIVE;
         if (!isfinite(wt) || wt <= 0)
             continue;
         uint64_t tid, sid;
@@ -259,9 +311,17 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
             fpl_put_str(&b, thread);
             fpl_rec_end(&b, r);
         }
-        /* the stack: its frames root first in the row, leaf first in the log */
+        /* the stack: its frames root first in the row, leaf first in the log; once per
+         * distinct stack (rows of other threads or states share it) */
+        ++*rows;
+        int new_stack;
+        /* alloc, lock and live stacks end in a class, not a method: keyed apart */
+        char skey[32];
+        snprintf(skey, sizeof(skey), "%c%" PRIu64, cls ? 'c' : 'm', sh);
+        if ((rc = name_id(&stacks, skey, &sid, &new_stack)) != 0)
+            break;
         size_t n = 0;
-        for (char *f = fr; rc == 0;) {
+        for (char *f = fr; new_stack && rc == 0;) {
             char *sc = strchr(f, ';');
             if (sc)
                 *sc = 0;
@@ -279,11 +339,18 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
                 }
                 mcap = c;
             }
-            if ((rc = name_id(&frames, f, &mids[n], &fresh)) != 0)
+            int leaf_class = cls && !sc;
+            klen = 0;
+            if ((rc = chttp_append(&key, &klen, &kcap, leaf_class ? "\1" : "\2", 1)) != 0 ||
+                (rc = chttp_append(&key, &klen, &kcap, f, strlen(f))) != 0 ||
+                (rc = name_id(&frames, key, &mids[n], &fresh)) != 0)
                 break;
             if (fresh)
-                put_method(&b, mids[n], f);
-            frame_kind(f, &types[n]);
+                put_method(&b, mids[n], f, leaf_class);
+            if (leaf_class)
+                types[n] = FPL_FRAME_CLASS;
+            else
+                frame_kind(f, &types[n]);
             n++;
             if (!sc)
                 break;
@@ -291,17 +358,18 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
         }
         if (rc)
             break;
-        sid = ++*rows;
-        r = fpl_rec_begin(&b, FPL_REC_STACK);
-        fpl_put_v(&b, sid);
-        fpl_put_v(&b, n);
-        for (size_t k = n; k-- > 0;) { /* leaf first */
-            fpl_put_v(&b, mids[k]);
-            fpl_put_sv(&b, -1);
+        if (new_stack) {
+            r = fpl_rec_begin(&b, FPL_REC_STACK);
+            fpl_put_v(&b, sid);
+            fpl_put_v(&b, n);
+            for (size_t k = n; k-- > 0;) { /* leaf first */
+                fpl_put_v(&b, mids[k]);
+                fpl_put_sv(&b, -1);
+            }
+            for (size_t k = n; k-- > 0;)
+                fpl_put_u8(&b, types[k]);
+            fpl_rec_end(&b, r);
         }
-        for (size_t k = n; k-- > 0;)
-            fpl_put_u8(&b, types[k]);
-        fpl_rec_end(&b, r);
         uint64_t weight = 1, tick_id = 0;
         if (wall) {
             tick_id = ++tick;
@@ -316,20 +384,16 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
         } else {
             weight = (uint64_t)llround(wt);
         }
-        uint8_t st = FPL_STATE_UNKNOWN;
-        static const char *const states[] = {"unknown", "running", "blocked", "waiting",
-                                             "timed_waiting", "parked", "sleeping", "native"};
-        for (uint8_t k = 0; k < sizeof(states) / sizeof(states[0]); k++)
-            if (strcmp(state, states[k]) == 0)
-                st = k;
+        int ps = render_state_parse(state); /* as push wrote it: render_state_name */
+        uint8_t st = ps > 0 && ps <= FPL_STATE_NATIVE ? (uint8_t)ps : FPL_STATE_UNKNOWN;
         r = fpl_rec_begin(&b, FPL_REC_SAMPLE);
         /* every sample at the start: the first of a chunk is absolute, the others 0 after it */
-        fpl_put_sv(&b, first ? (int64_t)t0 : 0);
-        first = 0;
+        fpl_put_sv(&b, first_rec ? (int64_t)t0 : 0);
+        first_rec = 0;
         fpl_put_v(&b, tid);
         fpl_put_v(&b, sid);
         fpl_put_v(&b, weight ? weight : 1);
-        fpl_put_u8(&b, wall ? FPL_KIND_WALL : FPL_KIND_CPU);
+        fpl_put_u8(&b, fk);
         fpl_put_u8(&b, wall ? st : FPL_STATE_UNKNOWN);
         fpl_put_v(&b, tick_id);
         fpl_rec_end(&b, r);
@@ -337,7 +401,7 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
             if (b.failed || (rc = fpl_chunk_write(fd, seq++, b.data, b.len)) != 0)
                 break;
             b.len = 0;
-            first = 1;
+            first_rec = 1;
         }
     }
     if (rc == 0) {
@@ -358,5 +422,10 @@ out:
     fpl_buf_free(&b);
     names_free(&threads);
     names_free(&frames);
+    names_free(&stacks);
+    free(key);
+    free(st_out);
+    free(texts);
+    hashtab_destroy(&st_index);
     return rc;
 }

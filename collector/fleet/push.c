@@ -18,30 +18,189 @@
 
 #define BUCKET_NS 60000000000ull /* a row's time: the minute */
 
-static const char *const schema[] = {
-    "CREATE DATABASE IF NOT EXISTS {db}",
-    "CREATE TABLE IF NOT EXISTS {db}.flyprof_samples (day Date, time DateTime, service String, "
-    "host String, labels Array(String), kind String, state String, thread String, "
-    "endpoint String, stack UInt64, weight Float64, weight_ns Float64, samples UInt64, "
-    "log UInt64) ENGINE = MergeTree() PARTITION BY day ORDER BY (service, host, time, stack)",
-    "CREATE TABLE IF NOT EXISTS {db}.flyprof_stacks (stack UInt64, frames String) "
+/* The tables, {t} their suffix: "" on one server; "_local" on each server of a cluster, under
+ * Distributed tables of the plain names (shard_keys). */
+static const char *const tables[] = {
+    "CREATE TABLE IF NOT EXISTS {db}.flyprof_samples{t} (day Date, time DateTime, "
+    "service String, host String, labels Array(String), kind String, state String, "
+    "thread String, endpoint String, stack UInt64, weight Float64, weight_ns Float64, "
+    "samples UInt64, log UInt64) ENGINE = MergeTree() PARTITION BY day "
+    "ORDER BY (service, host, time, stack)",
+    "CREATE TABLE IF NOT EXISTS {db}.flyprof_stacks{t} (stack UInt64, frames String) "
     "ENGINE = ReplacingMergeTree() ORDER BY stack",
-    "CREATE TABLE IF NOT EXISTS {db}.flyprof_logs (log UInt64, service String, host String, "
+    "CREATE TABLE IF NOT EXISTS {db}.flyprof_logs{t} (log UInt64, service String, host String, "
     "labels Array(String), file String, pid UInt64, start DateTime, samples UInt64, "
     "complete UInt8, pushed DateTime) ENGINE = ReplacingMergeTree(pushed) ORDER BY log",
 };
+static const char *const table_names[] = {"flyprof_samples", "flyprof_stacks", "flyprof_logs"};
+/* a host's rows on one shard; a stack, a log on one shard (so ReplacingMergeTree sees its
+ * copies together) */
+static const char *const shard_keys[] = {"sipHash64(host)", "stack", "log"};
 
-int push_schema(const struct chttp_url *u, char *err, size_t errlen)
+/* Runs template q with {db} and {t} replaced, on u. */
+static int run_tmpl(const struct chttp_url *u, int nodb, const char *q, const char *t,
+                    char *err, size_t errlen)
 {
-    for (size_t i = 0; i < sizeof(schema) / sizeof(schema[0]); i++) {
-        char q[1024];
-        const char *at = strstr(schema[i], "{db}");
-        snprintf(q, sizeof(q), "%.*s%s%s", (int)(at - schema[i]), schema[i], u->db, at + 4);
-        int rc = chttp_query(u, i == 0, q, NULL, 0, NULL, NULL, err, errlen);
-        if (rc)
-            return rc;
+    char *b = NULL;
+    size_t len = 0, cap = 0;
+    int rc = 0;
+    for (const char *p = q; *p && rc == 0;) {
+        if (strncmp(p, "{db}", 4) == 0) {
+            rc = chttp_append(&b, &len, &cap, u->db, strlen(u->db));
+            p += 4;
+        } else if (strncmp(p, "{t}", 3) == 0) {
+            rc = chttp_append(&b, &len, &cap, t, strlen(t));
+            p += 3;
+        } else {
+            rc = chttp_append(&b, &len, &cap, p++, 1);
+        }
     }
+    if (rc) {
+        snprintf(err, errlen, "out of memory");
+        free(b);
+        return rc;
+    }
+    rc = chttp_query(u, nodb, b, NULL, 0, NULL, NULL, err, errlen);
+    free(b);
+    return rc;
+}
+
+int push_cluster_urls(const struct chttp_url *u, const char *cluster, struct chttp_url **urls,
+                      size_t *n, char *err, size_t errlen)
+{
+    char *q = NULL, *out = NULL;
+    size_t ql = 0, qc = 0;
+    *urls = NULL;
+    *n = 0;
+    static const char q1[] = "SELECT DISTINCT host_name FROM system.clusters WHERE cluster = ";
+    static const char q2[] = " ORDER BY host_name FORMAT TabSeparated";
+    int rc = chttp_append(&q, &ql, &qc, q1, sizeof(q1) - 1);
+    rc = rc ? rc : chttp_sql_quote(&q, &ql, &qc, cluster);
+    rc = rc ? rc : chttp_append(&q, &ql, &qc, q2, sizeof(q2) - 1);
+    if (rc) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    if ((rc = chttp_query(u, 1, q, NULL, 0, &out, NULL, err, errlen)) != 0)
+        goto out;
+    size_t lines = 0;
+    for (const char *p = out; *p; p++)
+        lines += *p == '\n';
+    if (lines == 0) {
+        snprintf(err, errlen, "ClickHouse at %s has no cluster '%s' (system.clusters: its "
+                              "remote_servers configuration)", u->url, cluster);
+        rc = -ENOENT;
+        goto out;
+    }
+    *urls = calloc(lines, sizeof(**urls));
+    if (!*urls) {
+        snprintf(err, errlen, "out of memory");
+        rc = -ENOMEM;
+        goto out;
+    }
+    for (char *p = out, *nl; (nl = strchr(p, '\n')) != NULL; p = nl + 1) {
+        *nl = 0;
+        struct chttp_url *s = &(*urls)[*n];
+        *s = *u;
+        s->params[0] = 0;
+        if (strlen(p) >= sizeof(s->host) || !*p) {
+            snprintf(err, errlen, "cluster '%s': a host name that is too long or empty", cluster);
+            rc = -EINVAL;
+            goto out;
+        }
+        snprintf(s->host, sizeof(s->host), "%s", p);
+        snprintf(s->url, sizeof(s->url), "http://%s:%s/%s", s->host, s->port, s->db);
+        (*n)++;
+    }
+out:
+    if (rc) {
+        free(*urls);
+        *urls = NULL;
+        *n = 0;
+    }
+    free(q);
+    free(out);
+    return rc;
+}
+
+/* The engine of table name in u's database ("" when it does not exist) into e. */
+static int table_engine(const struct chttp_url *u, const char *name, char *e, size_t elen,
+                        char *err, size_t errlen)
+{
+    char q[512], *out = NULL;
+    snprintf(q, sizeof(q), "SELECT engine FROM system.tables WHERE database = '%s' AND "
+                           "name = '%s' FORMAT TabSeparated", u->db, name);
+    int rc = chttp_query(u, 1, q, NULL, 0, &out, NULL, err, errlen);
+    if (rc)
+        return rc;
+    snprintf(e, elen, "%.*s", (int)strcspn(out, "\n"), out);
+    free(out);
     return 0;
+}
+
+int push_schema(const struct chttp_url *u, const char *cluster, char *err, size_t errlen)
+{
+    size_t nt = sizeof(tables) / sizeof(tables[0]);
+    char engine[64];
+    int rc;
+    if (!cluster) {
+        if ((rc = run_tmpl(u, 1, "CREATE DATABASE IF NOT EXISTS {db}", "", err, errlen)) != 0)
+            return rc;
+        for (size_t i = 0; i < nt; i++)
+            if ((rc = run_tmpl(u, 0, tables[i], "", err, errlen)) != 0)
+                return rc;
+        if ((rc = table_engine(u, table_names[0], engine, sizeof(engine), err, errlen)) != 0)
+            return rc;
+        if (strcmp(engine, "Distributed") == 0) {
+            snprintf(err, errlen, "%s: the tables of database %s are spread over a cluster: "
+                                  "push with --cluster NAME", u->url, u->db);
+            return -EINVAL;
+        }
+        return 0;
+    }
+    /* every server of the cluster: the database, the local tables, and the Distributed
+     * tables (so that any of them answers the fleet's queries). CREATE ... ON CLUSTER would
+     * need ZooKeeper; this needs only that every server answers HTTP at the URL's port. */
+    struct chttp_url *urls;
+    size_t n;
+    if ((rc = push_cluster_urls(u, cluster, &urls, &n, err, errlen)) != 0)
+        return rc;
+    char *q = NULL;
+    size_t ql = 0, qc = 0;
+    for (size_t s = 0; s < n && rc == 0; s++) {
+        rc = run_tmpl(&urls[s], 1, "CREATE DATABASE IF NOT EXISTS {db}", "", err, errlen);
+        for (size_t i = 0; i < nt && rc == 0; i++)
+            rc = run_tmpl(&urls[s], 0, tables[i], "_local", err, errlen);
+        for (size_t i = 0; i < nt && rc == 0; i++) {
+            char head[512];
+            snprintf(head, sizeof(head),
+                     "CREATE TABLE IF NOT EXISTS %s.%s AS %s.%s_local ENGINE = Distributed(",
+                     urls[s].db, table_names[i], urls[s].db, table_names[i]);
+            ql = 0;
+            rc = chttp_append(&q, &ql, &qc, head, strlen(head));
+            rc = rc ? rc : chttp_sql_quote(&q, &ql, &qc, cluster);
+            snprintf(head, sizeof(head), ", '%s', '%s_local', %s)", urls[s].db, table_names[i],
+                     shard_keys[i]);
+            rc = rc ? rc : chttp_append(&q, &ql, &qc, head, strlen(head));
+            if (rc) {
+                snprintf(err, errlen, "out of memory");
+                break;
+            }
+            rc = chttp_query(&urls[s], 0, q, NULL, 0, NULL, NULL, err, errlen);
+        }
+        if (rc == 0 &&
+            (rc = table_engine(&urls[s], table_names[0], engine, sizeof(engine), err,
+                               errlen)) == 0 &&
+            strcmp(engine, "Distributed") != 0) {
+            snprintf(err, errlen, "%s: database %s holds a single server's tables (pushed "
+                                  "without --cluster): give the cluster another database",
+                     urls[s].url, urls[s].db);
+            rc = -EINVAL;
+        }
+    }
+    free(q);
+    free(urls);
+    return rc;
 }
 
 /* A row being summed: its key and sums. */
@@ -64,7 +223,6 @@ struct pass {
     struct tick *ticks;
     size_t nticks, tcap;
     struct hashtab tindex;
-    uint64_t other_kinds;
 };
 
 static int on_tick(void *ctx, const struct reader_wall_tick *t)
@@ -115,19 +273,16 @@ static unsigned __int128 upscaled(const struct pass *ps, const struct reader_sam
 static int on_sample(void *ctx, const struct reader_sample *s)
 {
     struct pass *ps = ctx;
-    if (s->kind > FPL_KIND_WALL) {
-        ps->other_kinds++; /* alloc, lock and live samples are not pushed yet */
-        return 0;
-    }
     uint64_t real = profile_ticks_to_real_ns(ps->p, s->ticks);
     struct cell key = {real / BUCKET_NS, s->thread_id, s->stack_id, s->context_id, s->kind,
                        s->state, 0, 0};
-    uint64_t h = fpl_hash_mix(fpl_hash_mix(fpl_hash_mix(fpl_hash_u64(key.minute), key.thread_id),
-                                           key.stack_id),
-                              key.context_id ^ ((uint64_t)key.kind << 56 | (uint64_t)key.state << 48));
+    uint64_t h = fpl_hash_mix(fpl_hash_u64(key.minute), key.thread_id);
+    h = fpl_hash_mix(fpl_hash_mix(h, key.stack_id),
+                     key.context_id ^ ((uint64_t)key.kind << 56 | (uint64_t)key.state << 48));
     struct hashtab_probe pr;
     uint32_t k;
-    for (k = hashtab_first(&ps->index, h, &pr); k != HASHTAB_NONE; k = hashtab_next(&ps->index, &pr)) {
+    for (k = hashtab_first(&ps->index, h, &pr); k != HASHTAB_NONE;
+         k = hashtab_next(&ps->index, &pr)) {
         const struct cell *c = &ps->cells[k];
         if (c->minute == key.minute && c->thread_id == key.thread_id &&
             c->stack_id == key.stack_id && c->context_id == key.context_id &&
@@ -188,22 +343,18 @@ static void day_time(uint64_t minute, char *day, char *tm)
 /* The labels as a ClickHouse array literal in TSV: ['k=v','k2=v2'] */
 static int labels_tsv(char **b, size_t *len, size_t *cap, const struct push_opts *o)
 {
-    int rc = chttp_append(b, len, cap, "[", 1);
+    char *lit = NULL;
+    size_t ll = 0, lc = 0;
+    int rc = chttp_append(&lit, &ll, &lc, "[", 1);
     for (size_t i = 0; i < o->nlabels && rc == 0; i++) {
         if (i)
-            rc = chttp_append(b, len, cap, ",", 1);
-        rc = rc ? rc : chttp_append(b, len, cap, "'", 1);
-        for (const char *s = o->labels[i]; *s && rc == 0; s++) {
-            if (*s == '\'' || *s == '\\')
-                rc = chttp_append(b, len, cap, "\\\\", 2);
-            if (rc == 0 && (*s == '\t' || *s == '\n'))
-                rc = chttp_append(b, len, cap, " ", 1);
-            else if (rc == 0)
-                rc = chttp_append(b, len, cap, s, 1);
-        }
-        rc = rc ? rc : chttp_append(b, len, cap, "'", 1);
+            rc = chttp_append(&lit, &ll, &lc, ",", 1);
+        rc = rc ? rc : chttp_sql_quote(&lit, &ll, &lc, o->labels[i]);
     }
-    return rc ? rc : chttp_append(b, len, cap, "]", 1);
+    rc = rc ? rc : chttp_append(&lit, &ll, &lc, "]", 1);
+    rc = rc ? rc : chttp_tsv_escape(b, len, cap, lit);
+    free(lit);
+    return rc;
 }
 
 /* The log's id: its JVM and start, and what it was pushed as. */
@@ -216,6 +367,104 @@ static uint64_t log_id(const struct profile *p, const struct push_opts *o)
     for (size_t i = 0; i < o->nlabels; i++)
         h = fpl_hash_mix(h, fpl_hash_str(o->labels[i]));
     return h;
+}
+
+/* Deletes the rows of log id: from flyprof_samples, or with a cluster from every server's
+ * flyprof_samples_local (ClickHouse alters no Distributed table). */
+static int delete_rows(const struct chttp_url *u, const char *cluster, uint64_t id, char *err,
+                       size_t errlen)
+{
+    char q[256];
+    if (!cluster) {
+        snprintf(q, sizeof(q), "ALTER TABLE flyprof_samples DELETE WHERE log = %" PRIu64, id);
+        return chttp_query(u, 0, q, NULL, 0, NULL, NULL, err, errlen);
+    }
+    struct chttp_url *urls;
+    size_t n;
+    int rc = push_cluster_urls(u, cluster, &urls, &n, err, errlen);
+    snprintf(q, sizeof(q), "ALTER TABLE flyprof_samples_local DELETE WHERE log = %" PRIu64, id);
+    for (size_t s = 0; s < n && rc == 0; s++)
+        rc = chttp_query(&urls[s], 0, q, NULL, 0, NULL, NULL, err, errlen);
+    free(urls);
+    return rc;
+}
+
+#define KNOWN_BATCH 2000 /* stack hashes per query of drop_known_stacks */
+
+/* Drops from body (lines "hash\tframes\n" of the ids[0..n) in order) the stacks ClickHouse
+ * already has: a service's logs share most of their stacks, and their texts are most of a
+ * push's bytes. *left: the stacks kept. Returns 0 or -errno with err. */
+static int drop_known_stacks(const struct chttp_url *u, const uint64_t *ids, size_t n,
+                             char *body, size_t *len, uint64_t *left, char *err, size_t errlen)
+{
+    struct hashtab known = {0};
+    uint64_t *kv = NULL;
+    size_t nk = 0;
+    char *q = NULL, *out = NULL;
+    size_t ql = 0, qc = 0;
+    int rc = 0;
+    *left = n;
+    for (size_t i = 0; i < n && rc == 0; i += KNOWN_BATCH) {
+        ql = 0;
+        rc = chttp_append(&q, &ql, &qc, "SELECT DISTINCT stack FROM flyprof_stacks WHERE stack "
+                                        "IN (", 58);
+        for (size_t k = i; k < n && k < i + KNOWN_BATCH && rc == 0; k++) {
+            char num[24];
+            snprintf(num, sizeof(num), "%s%" PRIu64, k > i ? "," : "", ids[k]);
+            rc = chttp_append(&q, &ql, &qc, num, strlen(num));
+        }
+        rc = rc ? rc : chttp_append(&q, &ql, &qc, ") FORMAT TabSeparated", 21);
+        if (rc) {
+            snprintf(err, errlen, "out of memory");
+            break;
+        }
+        /* the query as the body: a URL this long is refused */
+        if ((rc = chttp_query(u, 0, "", q, ql, &out, NULL, err, errlen)) != 0)
+            break;
+        for (char *p = out; *p && rc == 0;) {
+            char *e;
+            uint64_t v = strtoull(p, &e, 10);
+            p = *e ? e + 1 : e;
+            uint64_t *k2 = (nk & (nk - 1)) == 0 ? realloc(kv, (nk ? 2 * nk : 1) * sizeof(*kv))
+                                                : kv;
+            if (!k2 || hashtab_add(&known, fpl_hash_u64(v), (uint32_t)nk)) {
+                if (k2)
+                    kv = k2;
+                snprintf(err, errlen, "out of memory");
+                rc = -ENOMEM;
+                break;
+            }
+            kv = k2;
+            kv[nk++] = v;
+        }
+        free(out);
+        out = NULL;
+    }
+    if (rc == 0 && nk) {
+        size_t w = 0;
+        *left = 0;
+        for (size_t r = 0; r < *len;) {
+            char *nl = memchr(body + r, '\n', *len - r);
+            size_t end = nl ? (size_t)(nl - body) + 1 : *len;
+            uint64_t v = strtoull(body + r, NULL, 10);
+            int have = 0;
+            struct hashtab_probe pr;
+            for (uint32_t k = hashtab_first(&known, fpl_hash_u64(v), &pr);
+                 k != HASHTAB_NONE && !have; k = hashtab_next(&known, &pr))
+                have = kv[k] == v;
+            if (!have) {
+                memmove(body + w, body + r, end - r);
+                w += end - r;
+                ++*left;
+            }
+            r = end;
+        }
+        *len = w;
+    }
+    free(q);
+    free(kv);
+    hashtab_destroy(&known);
+    return rc;
 }
 
 /* "count\tmax" of a query's one row. */
@@ -242,6 +491,11 @@ int push_log(const struct chttp_url *u, const struct push_opts *o, const char *p
              struct push_result *r, char *err, size_t errlen)
 {
     memset(r, 0, sizeof(*r));
+    /* into a cluster's Distributed tables: synchronously, so that a log is in only when every
+     * shard has its rows */
+    struct chttp_url ui = *u;
+    if (o->cluster)
+        snprintf(ui.params, sizeof(ui.params), "insert_distributed_sync=1");
     struct pass ps = {0};
     char *body = NULL, *sbody = NULL, *text = NULL;
     size_t blen = 0, bcap = 0, slen = 0, scap = 0, tlen = 0, tcap = 0;
@@ -292,9 +546,7 @@ int push_log(const struct chttp_url *u, const struct push_opts *o, const char *p
         /* an incomplete push of this log, or a push that died before it recorded the log:
          * its rows go first (a mutation applies to the rows in when it is made, not to those
          * inserted after) */
-        snprintf(q, sizeof(q), "ALTER TABLE flyprof_samples DELETE WHERE log = %" PRIu64,
-                 r->log_id);
-        if ((rc = chttp_query(u, 0, q, NULL, 0, NULL, NULL, err, errlen)) != 0)
+        if ((rc = delete_rows(u, o->cluster, r->log_id, err, errlen)) != 0)
             goto out;
         r->replaced = 1;
     }
@@ -346,8 +598,11 @@ int push_log(const struct chttp_url *u, const struct push_opts *o, const char *p
                                 ? "running"
                                 : render_state_name(c->state);
         double w = (double)c->fp / (double)PROFILE_FP_ONE;
-        uint64_t interval = c->kind == FPL_KIND_CPU ? p->header.cpu_interval_ns
-                                                    : p->header.wall_interval_ns;
+        /* weight_ns: CPU and wall weigh sampling intervals, a lock wait its ns; bytes none */
+        double ns_per = c->kind == FPL_KIND_CPU    ? (double)p->header.cpu_interval_ns
+                        : c->kind == FPL_KIND_WALL ? (double)p->header.wall_interval_ns
+                        : c->kind == FPL_KIND_LOCK ? 1.0
+                                                   : 0.0;
         char day[16], tm[24], line[256];
         day_time(c->minute, day, tm);
         snprintf(line, sizeof(line), "%s\t%s\t", day, tm);
@@ -357,7 +612,7 @@ int push_log(const struct chttp_url *u, const struct push_opts *o, const char *p
         rc = rc ? rc : chttp_tsv_escape(&body, &blen, &bcap, o->host);
         rc = rc ? rc : chttp_append(&body, &blen, &bcap, "\t", 1);
         rc = rc ? rc : labels_tsv(&body, &blen, &bcap, o);
-        snprintf(line, sizeof(line), "\t%s\t%s\t", c->kind == FPL_KIND_CPU ? "cpu" : "wall",
+        snprintf(line, sizeof(line), "\t%s\t%s\t", render_kind_name(c->kind),
                  state ? state : "unknown");
         rc = rc ? rc : chttp_append(&body, &blen, &bcap, line, strlen(line));
         rc = rc ? rc : chttp_tsv_escape(&body, &blen, &bcap,
@@ -365,7 +620,7 @@ int push_log(const struct chttp_url *u, const struct push_opts *o, const char *p
         rc = rc ? rc : chttp_append(&body, &blen, &bcap, "\t", 1);
         rc = rc ? rc : chttp_tsv_escape(&body, &blen, &bcap, endpoint);
         snprintf(line, sizeof(line), "\t%" PRIu64 "\t%.17g\t%.17g\t%" PRIu64 "\t%" PRIu64 "\n",
-                 sh, w, w * (double)interval, c->samples, r->log_id);
+                 sh, w, w * ns_per, c->samples, r->log_id);
         rc = rc ? rc : chttp_append(&body, &blen, &bcap, line, strlen(line));
         r->samples += c->samples;
     }
@@ -374,12 +629,12 @@ int push_log(const struct chttp_url *u, const struct push_opts *o, const char *p
         goto out;
     }
     r->rows = ps.ncells;
-    r->other_kinds = ps.other_kinds;
-    r->stacks = nseen;
-    if (nseen && (rc = chttp_query(u, 0, "INSERT INTO flyprof_stacks FORMAT TabSeparated", sbody,
-                                   slen, NULL, NULL, err, errlen)) != 0)
+    if ((rc = drop_known_stacks(u, seen_ids, nseen, sbody, &slen, &r->stacks, err, errlen)) != 0)
         goto out;
-    if (ps.ncells && (rc = chttp_query(u, 0, "INSERT INTO flyprof_samples FORMAT TabSeparated",
+    if (r->stacks && (rc = chttp_query(&ui, 0, "INSERT INTO flyprof_stacks FORMAT TabSeparated",
+                                       sbody, slen, NULL, NULL, err, errlen)) != 0)
+        goto out;
+    if (ps.ncells && (rc = chttp_query(&ui, 0, "INSERT INTO flyprof_samples FORMAT TabSeparated",
                                        body, blen, NULL, NULL, err, errlen)) != 0)
         goto out;
     /* last: the log is in */
@@ -407,7 +662,7 @@ int push_log(const struct chttp_url *u, const struct push_opts *o, const char *p
         snprintf(err, errlen, "out of memory");
         goto out;
     }
-    rc = chttp_query(u, 0, "INSERT INTO flyprof_logs FORMAT TabSeparated", body, blen, NULL, NULL,
+    rc = chttp_query(&ui, 0, "INSERT INTO flyprof_logs FORMAT TabSeparated", body, blen, NULL, NULL,
                      err, errlen);
 out:
     profile_free(ps.p);

@@ -56,6 +56,10 @@ Parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof.benc
 4. convert -- the collector: `flyprof convert` of a synthetic log (10M samples, 100k stacks, 32
              threads; quick: 2M, 20k) into every output, plain and --threads, and `flyprof
              summary`: time, CPU and max RSS (tests/bench/convert_bench.py prints the table).
+4b. fleet -- flyprof push and convert --db against a clickhouse-server of its own: rows pushed
+             per second (synthetic logs), and seconds to draw one service's flame graph over a
+             simulated day of 50 hosts at 100 Hz (rows made inside ClickHouse; quick: 10 hosts)
+             (tests/bench/fleet_bench.py).
 
 5. jitter -- flyprof jitter beside oslat (rt-tests) on the same CPUs: p99, p99.9, max and
              stalls of 10 us or more per second (jitter_bench.py).
@@ -64,7 +68,7 @@ Parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof.benc
 
 Usage: bench.py --build DIR [--java PATH] [--quick] [--rounds N]
                 [--parts cpu,depth,cstack,walk,startup,filter,context,threads,events,wall,
-                 alloclock,server,convert,jitter,hiccup]
+                 alloclock,server,convert,fleet,jitter,hiccup]
                 [--out DIR]
 `scripts/bench` builds (scripts/setup) and runs this.
 """
@@ -1560,6 +1564,27 @@ def part_convert(args, report):
         report["convert"] = json.load(f)
 
 
+def part_fleet(args, report):
+    """The fleet store: tests/bench/fleet_bench.py (push rows/s; a simulated fleet-day drawn
+    with convert --db), its lines as it prints them."""
+    log("\n== 4b. fleet: flyprof push and convert --db against a clickhouse-server ==")
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = os.path.join(args.out, "fleet.json")
+    cmd = [sys.executable, os.path.join(here, "fleet_bench.py"), "--build", args.build,
+           "--json", out, "--tmp", os.path.join(args.out, "fleet")]
+    if args.quick:
+        cmd += ["--hosts", "10", "--push-logs", "1", "--runs", "1"]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    for line in p.stdout.splitlines():
+        log("  " + line)
+    if p.returncode != 0:
+        log("  fleet_bench failed (exit %d)" % p.returncode)
+        return
+    if os.path.exists(out):
+        with open(out) as f:
+            report["fleet"] = json.load(f)
+
+
 def find_java(arg):
     if arg:
         return arg
@@ -1580,10 +1605,10 @@ def main():
     ap.add_argument("--quick", action="store_true", help="about 2 minutes instead of 10")
     ap.add_argument("--parts",
                     default="cpu,depth,cstack,walk,startup,filter,context,threads,events,wall,"
-                    "alloclock,server,convert,jitter,hiccup",
+                    "alloclock,server,convert,fleet,jitter,hiccup",
                     help="which parts to run (default all: cpu,depth,cstack,walk,startup,"
-                         "filter,context,threads,events,wall,alloclock,server,convert,jitter,"
-                         "hiccup)")
+                         "filter,context,threads,events,wall,alloclock,server,convert,fleet,"
+                         "jitter,hiccup)")
     ap.add_argument("--rounds", type=int, help="CPU overhead rounds (default 5, quick 2)")
     ap.add_argument("--work-seconds", type=float,
                     help="CPU seconds of work per FixedWork thread, without the agent "
@@ -1658,6 +1683,7 @@ def main():
                      ("threads", part_threads), ("events", part_events),
                      ("wall", part_wall), ("alloclock", part_alloclock),
                      ("server", part_server), ("convert", part_convert),
+                     ("fleet", part_fleet),
                      ("jitter", lambda a, r: jitter_bench.part_jitter(a, r, log)),
                      ("hiccup", lambda a, r: hiccup_bench.part_hiccup(a, r, log))):
         if part in parts:

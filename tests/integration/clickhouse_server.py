@@ -19,7 +19,7 @@ CONFIG = """<?xml version="1.0"?>
     <http_port>{http}</http_port>
     <tcp_port>{tcp}</tcp_port>
     <interserver_http_port>{inter}</interserver_http_port>
-    <listen_host>127.0.0.1</listen_host>
+    <listen_host>{host}</listen_host>
     <path>{dir}/data/</path>
     <tmp_path>{dir}/tmp/</tmp_path>
     <users_config>{dir}/users.xml</users_config>
@@ -27,6 +27,7 @@ CONFIG = """<?xml version="1.0"?>
     <default_database>default</default_database>
     <mark_cache_size>268435456</mark_cache_size>
     <max_concurrent_queries>20</max_concurrent_queries>
+{extra}
 </yandex>
 """
 
@@ -42,26 +43,44 @@ USERS = """<?xml version="1.0"?>
 """
 
 
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def free_port(hosts=("127.0.0.1",)):
+    """A TCP port free on every address of hosts."""
+    for _ in range(100):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.bind((hosts[0], 0))
+            port = s.getsockname()[1]
+            try:
+                for h in hosts[1:]:
+                    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as o:
+                        o.bind((h, port))
+                return port
+            except OSError:
+                continue
+    raise RuntimeError("no port free on every one of %s" % (hosts,))
 
 
 class ClickHouse:
-    def __init__(self, folder):
+    def __init__(self, folder, host="127.0.0.1", http=None, extra=""):
         self.dir = folder
         os.makedirs(os.path.join(folder, "data"), exist_ok=True)
         os.makedirs(os.path.join(folder, "tmp"), exist_ok=True)
-        self.http = free_port()
-        ports = dict(dir=folder, http=self.http, tcp=free_port(), inter=free_port())
+        self.host = host
+        self.http = http or free_port((host,))
+        self.tcp = free_port((host,))
+        ports = dict(dir=folder, http=self.http, tcp=self.tcp, inter=free_port((host,)),
+                     host=host, extra=extra.replace("{tcp}", str(self.tcp)))
+        self.extra = extra
+        self.ports = ports
         with open(os.path.join(folder, "config.xml"), "w") as f:
             f.write(CONFIG.format(**ports))
         with open(os.path.join(folder, "users.xml"), "w") as f:
             f.write(USERS)
-        self.url = "http://127.0.0.1:%d" % self.http
+        self.url = "http://%s:%d" % (host, self.http)
         self.proc = None
-        self.start()
+
+    def rewrite_config(self, extra):
+        with open(os.path.join(self.dir, "config.xml"), "w") as f:
+            f.write(CONFIG.format(**dict(self.ports, extra=extra)))
 
     def start(self, timeout=90):
         log = open(os.path.join(self.dir, "stdout.log"), "a")
@@ -82,10 +101,10 @@ class ClickHouse:
             time.sleep(0.2)
         raise RuntimeError("clickhouse-server did not answer within %d s" % timeout)
 
-    def query(self, q):
+    def query(self, q, timeout=60):
         req = urllib.request.Request(self.url + "/?" + urllib.parse.urlencode({"query": q}),
                                      data=b"", method="POST")
-        with urllib.request.urlopen(req, timeout=60) as r:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
             return r.read().decode("utf-8", "replace")
 
     def stop(self):
@@ -97,3 +116,32 @@ class ClickHouse:
                 self.proc.kill()
                 self.proc.wait()
         self.proc = None
+
+
+def single(folder):
+    """One server, started."""
+    ch = ClickHouse(folder)
+    ch.start()
+    return ch
+
+
+def cluster(folder, name, n=2):
+    """n servers started on 127.0.0.1, 127.0.0.2, ... (one shard each), all answering HTTP at
+    one port, as a cluster's servers do (flyprof push --cluster finds them by the cluster's
+    host names and the URL's port), and each knowing the cluster `name` (remote_servers)."""
+    hosts = ["127.0.0.%d" % (i + 1) for i in range(n)]
+    http = free_port(hosts)
+    servers = [ClickHouse(os.path.join(folder, "shard%d" % (i + 1)), h, http)
+               for i, h in enumerate(hosts)]
+    shards = "".join("<shard><replica><host>%s</host><port>%d</port></replica></shard>" %
+                     (s.host, s.tcp) for s in servers)
+    extra = "<remote_servers><%s>%s</%s></remote_servers>" % (name, shards, name)
+    try:
+        for s in servers:
+            s.rewrite_config(extra)
+            s.start()
+    except Exception:
+        for s in servers:
+            s.stop()
+        raise
+    return servers
