@@ -199,9 +199,8 @@ static void put_end(struct writer *w)
 }
 
 /* The counters as they are now, the agent's live threads' CPU time included. */
-static void counters_now(struct writer *w, uint64_t v[FPL_CTR_MAX])
+static void counters_now(uint64_t v[FPL_CTR_MAX])
 {
-    (void)w;
     for (unsigned i = 0; i < FPL_CTR_MAX; i++)
         v[i] = counters_get(i);
     /* the agent's other threads: the ended ones are in the counters, the live ones here */
@@ -221,7 +220,7 @@ static void put_counters(struct writer *w)
                           atomic_load_explicit(&bytes_written, memory_order_relaxed),
                           memory_order_relaxed);
     uint64_t v[FPL_CTR_MAX];
-    counters_now(w, v);
+    counters_now(v);
     for (unsigned i = 0; i < FPL_CTR_MAX; i++)
         if (!fpl_counter_is_gauge(i)) /* values are given as they are */
             v[i] = v[i] > w->ctr_base[i] ? v[i] - w->ctr_base[i] : 0;
@@ -257,7 +256,7 @@ static void put_counters(struct writer *w)
 /* Takes the counters and histogram as they are now as the base of the next log's. */
 static void counters_rebase(struct writer *w)
 {
-    counters_now(w, w->ctr_base);
+    counters_now(w->ctr_base);
     for (unsigned i = 0; i < FPL_HIST_BUCKETS; i++)
         w->hist_base[i] = atomic_load_explicit(&counters.hist[i], memory_order_relaxed);
     w->hist_total_base = atomic_load_explicit(&counters.hist_total_ns, memory_order_relaxed);
