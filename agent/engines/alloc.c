@@ -1,7 +1,6 @@
 /* alloc.c: allocation samples from JVMTI SampledObjectAlloc; see alloc.h. */
 #include "alloc.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdatomic.h>
@@ -13,6 +12,7 @@
 #include "evsample.h"
 #include "fpl_format.h"
 #include "sample.h"
+#include "threads.h"
 #include "tsc.h"
 
 /* the interval in force, read by callbacks (relaxed: a weight computed with the previous
@@ -139,27 +139,12 @@ void JNICALL alloc_on_sampled(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobj
     evsample_leave();
 }
 
-/* The calling thread's JNIEnv through the JavaVM (every thread that stops a session is
- * attached to the JVM), or NULL. */
-static JNIEnv *current_jni(void)
-{
-    typedef jint(JNICALL * get_vms_fn)(JavaVM **, jsize, jsize *);
-    get_vms_fn get_vms = (get_vms_fn)dlsym(RTLD_DEFAULT, "JNI_GetCreatedJavaVMs");
-    JavaVM *vm = NULL;
-    jsize n = 0;
-    JNIEnv *jni = NULL;
-    if (!get_vms || get_vms(&vm, 1, &n) != JNI_OK || n < 1 || !vm ||
-        (*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_6) != JNI_OK)
-        return NULL;
-    return jni;
-}
-
 unsigned alloc_live_flush(jvmtiEnv *jvmti, JNIEnv *jni, struct ring *ring)
 {
     if (!atomic_exchange_explicit(&live_on, 0, memory_order_acq_rel))
         return 0;
     if (!jni)
-        jni = current_jni();
+        jni = threads_current_jni();
     if (!jni)
         return 0; /* the weak references stay: a few hundred KiB at most */
     /* only what is reachable survives a full collection; weak references to the rest are
