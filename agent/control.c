@@ -32,6 +32,7 @@
 #include "render_file.h"
 #include "ring.h"
 #include "saferead.h"
+#include "signals.h"
 #include "stackwalk.h"
 #include "tasks.h"
 #include "threads.h"
@@ -495,7 +496,7 @@ static void stop_cpu_engine(void)
  * engines stopped and the handlers deactivated. */
 static void give_back_signals(void)
 {
-    handler_uninstall(wallclock_running() ? HANDLER_WALL : 0);
+    signals_uninstall(wallclock_running() ? SIGNALS_WALL : 0);
 }
 
 /* Stops the engines and waits, bounded, for the sampler thread and running handlers. Called
@@ -544,21 +545,21 @@ static void stop_sampling(void)
 }
 
 /* Stops the engines whose signals another library's handler now receives (lost: the
- * handler_check bits). Under stop_mu. */
+ * signals_check bits). Under stop_mu. */
 static void check_lost(unsigned lost)
 {
-    if ((lost & HANDLER_CPU) && atomic_load_explicit(&engine_on, memory_order_acquire)) {
+    if ((lost & SIGNALS_CPU) && atomic_load_explicit(&engine_on, memory_order_acquire)) {
         stop_cpu_engine();
         fprintf(stderr, "flyprof: another library replaced flyprof's handler of signal %d; CPU "
                         "sampling stopped (the log and `flyprof summary` say so)\n",
-                handler_cpu_signo());
+                signals_cpu_signo());
     }
-    if ((lost & HANDLER_WALL) && atomic_exchange_explicit(&wall_on, 0, memory_order_acq_rel)) {
+    if ((lost & SIGNALS_WALL) && atomic_exchange_explicit(&wall_on, 0, memory_order_acq_rel)) {
         if (wallclock_stop(SAMPLER_WAIT_NS) != 0)
             say_once(&said_sampler, "the wall-clock sampler thread did not stop within 5 s");
         fprintf(stderr, "flyprof: another library replaced flyprof's handler of signal %d; "
                         "wall-clock sampling stopped (the log and `flyprof summary` say so)\n",
-                handler_wall_signo());
+                signals_wall_signo());
     }
 }
 
@@ -567,7 +568,7 @@ static void check_lost(unsigned lost)
  * handler, and we would sample nothing), and say so once. The log has the counter. */
 static void check_handlers(void)
 {
-    unsigned lost = handler_check();
+    unsigned lost = signals_check();
     if (!lost)
         return;
     pthread_mutex_lock(&stop_mu);
@@ -628,8 +629,8 @@ static int install_handlers(const struct options *o, char *err, size_t errlen)
     if (o->cpu_interval_ns)
         flags |= (int)engine_of(o->engine)->handler;
     if (o->wall_interval_ns)
-        flags |= HANDLER_WALL;
-    int rc = handler_install(flags);
+        flags |= SIGNALS_WALL;
+    int rc = signals_install((unsigned)flags, handler_cpu_signal, handler_wall_signal);
     if (rc == -EBUSY)
         snprintf(err, errlen,
                  "engine=itimer needs SIGPROF (ITIMER_PROF sends no other signal), and SIGPROF "
@@ -822,7 +823,7 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
      * it opened the log with that long a window no sample could cover */
     methods_start(jvmti, jni);
     counters_reset();
-    counters_add_sigsafe(FPL_CTR_CPU_SIGNO, (uint64_t)handler_cpu_signo());
+    counters_add_sigsafe(FPL_CTR_CPU_SIGNO, (uint64_t)signals_cpu_signo());
     counters_add_sigsafe(FPL_CTR_SCRATCH_BUFFERS, handler_scratch_buffers());
     counters_add_sigsafe(FPL_CTR_SAFEREAD, (uint64_t)saferead_way());
     tsc_anchor(&session.start);

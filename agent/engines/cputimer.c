@@ -12,6 +12,7 @@
 #include "cpuclock.h"
 #include "fpl_format.h"
 #include "handler.h"
+#include "signals.h"
 #include "tasks.h"
 
 
@@ -26,7 +27,7 @@ static int cputimer_arm(int tid, union engine_thread *out)
     struct sigevent sev;
     memset(&sev, 0, sizeof(sev));
     sev.sigev_notify = SIGEV_THREAD_ID;
-    sev.sigev_signo = handler_cpu_signo(); /* SIGPROF unless another library handles it */
+    sev.sigev_signo = signals_cpu_signo(); /* SIGPROF unless another library handles it */
     sev.sigev_value.sival_int = HANDLER_COOKIE;
     sev._sigev_un._tid = tid;
     timer_t t;
@@ -65,7 +66,7 @@ static void cputimer_stop(void)
 const struct cpu_engine cputimer_engine = {
     .name = "cputimer",
     .id = FPL_ENGINE_CPUTIMER,
-    .handler = HANDLER_CPU,
+    .handler = SIGNALS_CPU,
     .start = cputimer_start,
     .stop = cputimer_stop,
     .arm = cputimer_arm,

@@ -24,7 +24,7 @@ union engine_thread {
 struct cpu_engine {
     const char *name;   /* the engine= value; what status and the log's readers show */
     int id;             /* enum fpl_engine */
-    unsigned handler;   /* handler_install's bit it needs: HANDLER_CPU or HANDLER_ITIMER */
+    unsigned handler;   /* signals_install's bits it needs: SIGNALS_CPU (| SIGNALS_SIGPROF) */
     /* NULL, or 0 when the engine can run here, else -errno; unavailable says what failed and
      * what to do (NULL: "cannot run here") */
     int (*probe)(void);

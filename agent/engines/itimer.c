@@ -7,6 +7,7 @@
 
 #include "fpl_format.h"
 #include "handler.h"
+#include "signals.h"
 
 static int set(uint64_t ns)
 {
@@ -39,7 +40,7 @@ static void itimer_stop(void)
 const struct cpu_engine itimer_engine = {
     .name = "itimer",
     .id = FPL_ENGINE_ITIMER,
-    .handler = HANDLER_ITIMER,
+    .handler = SIGNALS_CPU | SIGNALS_SIGPROF,
     .start = itimer_start,
     .busy = "engine=itimer: the process's ITIMER_PROF is already running for someone else "
             "(another profiler?); flyprof does not take it over. Use engine=cputimer or perf",

@@ -16,6 +16,7 @@
 #include "counters.h"
 #include "fpl_format.h"
 #include "handler.h"
+#include "signals.h"
 #include "tasks.h"
 
 /* how long perf_disarm waits for a handler run that is using the fd (a read and an ioctl) */
@@ -68,7 +69,7 @@ static int perf_arm(int tid, union engine_thread *out)
     struct f_owner_ex owner = {F_OWNER_TID, tid};
     int rc = handler_own_fd(fd); /* -ERANGE: an fd beyond the handler's table */
     if (rc == 0 && (fcntl(fd, F_SETFL, O_ASYNC) != 0 ||
-                    fcntl(fd, F_SETSIG, handler_cpu_signo()) != 0 ||
+                    fcntl(fd, F_SETSIG, signals_cpu_signo()) != 0 ||
                     fcntl(fd, F_SETOWN_EX, &owner) != 0 || ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 ||
                     ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0))
         rc = -errno;
@@ -143,7 +144,7 @@ static void perf_stop(void)
 const struct cpu_engine perf_engine = {
     .name = "perf",
     .id = FPL_ENGINE_PERF,
-    .handler = HANDLER_CPU,
+    .handler = SIGNALS_CPU,
     .probe = perf_probe,
     .unavailable = "perf_event_open failed; check /proc/sys/kernel/perf_event_paranoid, or "
                    "use engine=cputimer",

@@ -1,6 +1,6 @@
 /* perf.h: the perf_events CPU engine: one PERF_COUNT_SW_CPU_CLOCK event per thread of the
  * process, Java or not (tasks.c decides which threads have one), whose overflow sends the
- * CPU signal (SIGPROF, or the signal handler_install chose when another library handles
+ * CPU signal (SIGPROF, or the signal signals_install chose when another library handles
  * SIGPROF: F_SETSIG) to that thread (F_SETOWN_EX). Unlike CPU timers it is not
  * limited to one signal per kernel tick, so 1 ms sampling really takes 1000 samples/s. */
 #ifndef PERF_H

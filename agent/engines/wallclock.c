@@ -22,6 +22,7 @@
 #include "handler.h"
 #include "saferead.h"
 #include "sample.h"
+#include "signals.h"
 #include "thread_filter.h"
 #include "threads.h"
 #include "tsc.h"
@@ -377,7 +378,7 @@ static void tick(struct sampler *s, JNIEnv *jni, uint32_t id, uint64_t *rng, uid
     uint32_t k = wallclock_choose(n, s->max_threads, rng, ranks);
     uint32_t signaled = 0, failed = 0;
     uint64_t now = tsc_read_sigsafe();
-    int signo = handler_wall_signo();
+    int signo = signals_wall_signo();
     int stale_checks = 0;
     if (s->test_stall_s && id == TEST_STALL_TICK) {
         /* a test: the sampler stuck in a tick (as in a JVM call that does not return) that

@@ -21,13 +21,14 @@
 #include "cputimer.h"
 #include "handler.h"
 #include "harness.h"
+#include "signals.h"
 #include "perf.h"
 #include "tasks.h"
 #include "writer.h"
 
 struct counters counters;
 
-int handler_cpu_signo(void)
+int signals_cpu_signo(void)
 {
     return SIGPROF;
 }
