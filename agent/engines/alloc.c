@@ -179,3 +179,56 @@ unsigned alloc_live_flush(jvmtiEnv *jvmti, JNIEnv *jni, struct ring *ring)
     }
     return live;
 }
+
+static int alloc_enabled(const struct options *o)
+{
+    return o->alloc;
+}
+
+static int alloc_engine_start(const struct engine_session *s, char *err, size_t errlen)
+{
+    if (alloc_capability(s->jvmti) != 0) {
+        snprintf(err, errlen,
+                 "cannot profile allocations: the JVM refused the JVMTI capability "
+                 "can_generate_sampled_object_alloc_events (JDK 11+ HotSpot needed); "
+                 "profiling the rest");
+        return ENGINE_SKIPPED;
+    }
+    if (alloc_start(s->jvmti, s->o->alloc_bytes, s->o->live, err, errlen) != 0)
+        return ENGINE_SKIPPED;
+    return 0;
+}
+
+static int alloc_engine_stop(const struct engine_session *s)
+{
+    alloc_stop(s->jvmti);
+    return 0;
+}
+
+const struct engine alloc_engine = {
+    .name = "alloc",
+    .id = FPL_ENGINE_NONE,
+    .enabled = alloc_enabled,
+    .start = alloc_engine_start,
+    .stop = alloc_engine_stop,
+};
+
+static int live_enabled(const struct options *o)
+{
+    return o->live;
+}
+
+static int live_stop(const struct engine_session *s)
+{
+    /* a callback still inside (evsample's stop timed out) may still track an object */
+    if (evsample_idle())
+        alloc_live_flush(s->jvmti, NULL, s->ring);
+    return 0;
+}
+
+const struct engine live_engine = {
+    .name = "live",
+    .id = FPL_ENGINE_NONE,
+    .enabled = live_enabled,
+    .stop = live_stop,
+};

@@ -11,6 +11,6 @@
 /* The engine (engine.h): start arms timers on every thread of the process (tasks_start),
  * stop deletes them; arm makes one thread's timer at the engine's interval (-ESRCH: the thread
  * is gone). */
-extern const struct cpu_engine cputimer_engine;
+extern const struct engine cputimer_engine;
 
 #endif

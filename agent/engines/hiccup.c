@@ -499,3 +499,28 @@ void hiccup_drain(struct fpl_buf *b)
     if (!last.have || tsc_read_sigsafe() - last.ticks >= hz)
         put_pause_stats(b);
 }
+
+static int hiccup_enabled(const struct options *o)
+{
+    return o->hiccup_ns != 0;
+}
+
+static int hiccup_engine_start(const struct engine_session *s, char *err, size_t errlen)
+{
+    return hiccup_start(s->jvmti, s->jni, s->o->hiccup_ns, s->o->stall_ns, err, errlen);
+}
+
+static int hiccup_engine_stop(const struct engine_session *s)
+{
+    (void)s;
+    hiccup_stop();
+    return 0;
+}
+
+const struct engine hiccup_engine = {
+    .name = "hiccup",
+    .id = FPL_ENGINE_NONE,
+    .enabled = hiccup_enabled,
+    .start = hiccup_engine_start,
+    .stop = hiccup_engine_stop,
+};

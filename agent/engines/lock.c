@@ -321,3 +321,33 @@ void lock_stop(jvmtiEnv *jvmti, JNIEnv *jni)
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTER,
                                        NULL);
 }
+
+static int lock_enabled(const struct options *o)
+{
+    return o->lock;
+}
+
+static int lock_engine_start(const struct engine_session *s, char *err, size_t errlen)
+{
+    if (lock_capability(s->jvmti) != 0) {
+        snprintf(err, errlen, "cannot profile locks: the JVM refused the JVMTI capability "
+                              "can_generate_monitor_events; profiling the rest");
+        return ENGINE_SKIPPED;
+    }
+    /* a warning (the park hook could not be installed) comes back in err with 0 */
+    return lock_start(s->jvmti, s->jni, s->o->lock_ns, err, errlen) == 0 ? 0 : ENGINE_SKIPPED;
+}
+
+static int lock_engine_stop(const struct engine_session *s)
+{
+    lock_stop(s->jvmti, NULL);
+    return 0;
+}
+
+const struct engine lock_engine = {
+    .name = "lock",
+    .id = FPL_ENGINE_NONE,
+    .enabled = lock_enabled,
+    .start = lock_engine_start,
+    .stop = lock_engine_stop,
+};

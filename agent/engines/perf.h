@@ -14,6 +14,6 @@
  * and closes it once no handler run uses it (at most 100 ms of waiting for one; a run stopped
  * inside keeps the number open on /dev/null, counted in FPL_CTR_PERF_FDS_HELD), safe while
  * handlers run. */
-extern const struct cpu_engine perf_engine;
+extern const struct engine perf_engine;
 
 #endif

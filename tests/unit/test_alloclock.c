@@ -47,6 +47,10 @@ JNIEnv *threads_current_jni(void)
 {
     return NULL;
 }
+int evsample_idle(void)
+{
+    return 1;
+}
 
 static void test_weight(void)
 {

@@ -492,6 +492,11 @@ void handler_wall_reset_all(void)
 {
 }
 
+void handler_wall_reset(uint32_t slot)
+{
+    (void)slot;
+}
+
 /* vmstructs.c's: no JVM here, so the sampler cannot read a thread's JVM state */
 int64_t vmstructs_offset(const char *type, const char *field)
 {
