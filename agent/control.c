@@ -578,17 +578,19 @@ static void check_lost(unsigned lost)
     }
 }
 
-/* Called by the writer once a second: when another library replaced one of our handlers,
- * stop the engine that sends that signal (its signals would now land in the other library's
- * handler, and we would sample nothing), and say so once. The log has the counter. */
-static void check_handlers(void)
+/* Once a second: when another library replaced one of our handlers, stop the engine that
+ * sends that signal (its signals would now land in the other library's handler, and we would
+ * sample nothing), and say so once. The log has the counter. */
+static uint64_t check_handlers(struct fpl_buf *chunk, JNIEnv *jni)
 {
+    (void)chunk, (void)jni;
     unsigned lost = signals_check();
     if (!lost)
-        return;
+        return UINT64_MAX;
     pthread_mutex_lock(&stop_mu);
     check_lost(lost);
     pthread_mutex_unlock(&stop_mu);
+    return UINT64_MAX;
 }
 
 /* Undoes writer_prepare when sampling or the writer's thread could not start: no producer
@@ -619,8 +621,9 @@ static void during_build(void)
 
 /* Builds the unwind tables the handlers asked for (they wake the writer) and scans the
  * loader's new modules; frees replaced snapshots and unloaded modules once no handler runs. */
-static uint64_t unwind_tables_service(void)
+static uint64_t unwind_tables_service(struct fpl_buf *chunk, JNIEnv *jni)
 {
+    (void)chunk, (void)jni;
     cfitab_set_yield(during_build);
     cfitab_service();
     if (cfitab_replaced() && handler_inflight() == 0)
@@ -628,14 +631,48 @@ static uint64_t unwind_tables_service(void)
     return UINT64_MAX;
 }
 
+/* At the end: the unwind tables stay for the next session (libjvm's costs the writer ~0.7 s
+ * of CPU to build); snapshots replaced during this one go, once no handler runs (one that
+ * never returned, which stop_sampling stopped waiting for, may still read them). */
+static void unwind_tables_end(struct fpl_buf *chunk, JNIEnv *jni)
+{
+    (void)chunk, (void)jni;
+    if (cfitab_replaced() && handler_inflight() == 0)
+        cfitab_reclaim();
+}
+
 /* A CPU sampler on the threads that appeared since (GC, JIT, native threads); while threads
  * come and go it wants to look again sooner than the writer's next period. */
-static uint64_t samplers_service(void)
+static uint64_t samplers_service(struct fpl_buf *chunk, JNIEnv *jni)
 {
+    (void)chunk, (void)jni;
     return tasks_refresh();
 }
 
-static uint64_t (*const writer_services[])(void) = {unwind_tables_service, samplers_service};
+/* Once a second: frees the registry entries of threads dead for a full period (the writer
+ * has named their samples). */
+static uint64_t threads_service(struct fpl_buf *chunk, JNIEnv *jni)
+{
+    (void)chunk;
+    threads_purge(jni);
+    return UINT64_MAX;
+}
+
+/* At the end every sample is named: dead threads' entries need not wait for the writer. */
+static void threads_end(struct fpl_buf *chunk, JNIEnv *jni)
+{
+    (void)chunk;
+    threads_set_deferred_purge(jni, 0);
+}
+
+/* The session's own services; the engines' (engine.h: service) come first */
+static struct writer_service services[ENGINES_MAX + 8]; /* the running session's */
+static const struct writer_service writer_services[] = {
+    {"thread purge", threads_service, WRITER_PERIOD_NS, 0, threads_end},
+    {"signal check", check_handlers, WRITER_PERIOD_NS, 0, NULL},
+    {"unwind tables", unwind_tables_service, 0, 0, unwind_tables_end},
+    {"samplers on new threads", samplers_service, 0, 0, NULL},
+};
 
 /* Installs the signal handlers the options need; err says why not. */
 static int install_handlers(const struct options *o, char *err, size_t errlen)
@@ -800,12 +837,19 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     session.opts = *o;
     session.pid = (int)getpid();
     session.stop_sampling = stop_sampling;
-    session.periodic = check_handlers;
     session.finish = finish_output;
     session.rotate_ns = o->loop_ns;
     session.rotate = rotate_output;
-    session.services = writer_services;
-    session.nservices = sizeof(writer_services) / sizeof(writer_services[0]);
+    {
+        size_t n = 0;
+        for (size_t i = 0; i < engines_count; i++)
+            if (chosen(o, i) && engines[i]->service)
+                services[n++] = *engines[i]->service;
+        for (size_t i = 0; i < sizeof(writer_services) / sizeof(writer_services[0]); i++)
+            services[n++] = writer_services[i];
+        session.services = services;
+        session.nservices = n;
+    }
     get_property("java.vm.name", session.jvm_name, sizeof(session.jvm_name));
     get_property("java.vm.version", session.jvm_version, sizeof(session.jvm_version));
     get_property("sun.java.command", session.command, sizeof(session.command));
@@ -823,6 +867,7 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
         session.deadline_mono_ns = mono_ns() + o->duration_ns;
 
     threads_set_deferred_purge(jni, 1); /* the writer names samples of threads that end */
+    cfitab_set_deadline(session.deadline_mono_ns); /* read by the writer's table builds */
     if ((rc = writer_prepare(&session)) != 0) {
         threads_set_deferred_purge(jni, 0);
         methods_stop();

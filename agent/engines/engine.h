@@ -37,6 +37,7 @@ union engine_thread {
 };
 
 struct threads_entry;
+struct writer_service;
 
 /* What a session hands its engines. */
 struct engine_session {
@@ -83,6 +84,8 @@ struct engine {
      * engines of the running or last session. tid: the kernel's; slot: the registry's. */
     void (*thread_start)(int tid, uint32_t slot);
     void (*thread_end)(int tid, uint32_t slot);
+    /* NULL, or what the writer runs for it while its session runs (writer.h): its records */
+    const struct writer_service *service;
     /* A per-thread CPU engine (NULL for the others): a sampler on thread tid at the session's
      * interval, 0 or -errno (-ESRCH, -ENOENT: the thread is gone, not an error); and its
      * removal. Under tasks.c's lock (tasks.h). */
