@@ -17,7 +17,7 @@
 #include "cfitab.h"
 #include "counters.h"
 #include "crashguard.h"
-#include "engine.h"
+#include "engines.h"
 #include "fpl_format.h"
 #include "handler.h"
 #include "loopfiles.h"

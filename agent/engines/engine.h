@@ -1,9 +1,9 @@
 /* engine.h: the one interface of flyprof's samplers. An engine is a `struct engine`: the CPU
  * engines (cputimer, perf, itimer), the wall-clock sampler, the hiccup probes, the JVMTI-event
  * engines (evsample, alloc, lock) and the live-heap view. control.c knows them only through
- * the table in engine.c: it probes, starts, stops, arms threads and names them by looping over
+ * the table (engines.h): it probes, starts, stops, arms threads and names them by looping over
  * it, with no engine named. Adding an engine is its own file with its `struct engine`, an
- * entry in engine.c's table, and its options (options.c); a CPU engine also takes a value of
+ * entry in engines.c's table, and its options (options.c); a CPU engine also takes a value of
  * enum fpl_engine (the log's HEADER) and its proof in handler.c that a signal is its own.
  *
  * Order: engines start in the table's order and stop in the reverse order, so an engine that
@@ -92,15 +92,6 @@ struct engine {
     int (*arm)(int tid, union engine_thread *out);
     void (*disarm)(union engine_thread *t);
 };
-
-#define ENGINES_MAX 32 /* the most entries the table may have (control.c's bitmasks) */
-
-/* The table, in start order (engine.c). */
-extern const struct engine *const engines[];
-extern const size_t engines_count;
-
-/* The CPU engine of enum fpl_engine id; cputimer's for an unknown id (the default engine). */
-const struct engine *engine_of(int id);
 
 /* Whether o asks for CPU samples from the CPU engine of id (the choice engine_of makes). */
 static inline int engine_cpu_enabled(const struct options *o, int id)

@@ -1,5 +1,5 @@
-/* engine.c: the table of engines (engine.h), in start order. */
-#include "engine.h"
+/* engines.c: the table of engines (engines.h), in start order. */
+#include "engines.h"
 
 #include "alloc.h"
 #include "cputimer.h"
@@ -17,7 +17,7 @@ const struct engine *const engines[] = {
     &alloc_engine,    &lock_engine, &hiccup_engine, &wall_engine,
 };
 const size_t engines_count = sizeof(engines) / sizeof(engines[0]);
-_Static_assert(sizeof(engines) / sizeof(engines[0]) <= ENGINES_MAX, "engine.h: ENGINES_MAX");
+_Static_assert(sizeof(engines) / sizeof(engines[0]) <= ENGINES_MAX, "engines.h: ENGINES_MAX");
 
 const struct engine *engine_of(int id)
 {
