@@ -11,12 +11,12 @@
 #include "alloc.h"
 #include "control.h"
 #include "gcevents.h"
-#include "handler.h"
 #include "lock.h"
 #include "methods.h"
 #include "natives.h"
 #include "options.h"
 #include "saferead.h"
+#include "signals.h"
 #include "stubnames.h"
 #include "vmstructs.h"
 #include "threads.h"
@@ -295,5 +295,5 @@ EXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
     (void)vm;
     /* VMDeath stopped any session and gave the signals back; this covers a JVM that unloads
      * agents without a VMDeath first (a handler kept for a stuck sender stays: handler.h) */
-    handler_uninstall(handler_kept());
+    signals_uninstall(signals_kept());
 }

@@ -14,16 +14,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "alloc.h"
 #include "cfitab.h"
 #include "counters.h"
 #include "crashguard.h"
-#include "engine.h"
+#include "engines.h"
 #include "fpl_format.h"
-#include "evsample.h"
 #include "handler.h"
-#include "hiccup.h"
-#include "lock.h"
 #include "loopfiles.h"
 #include "methods.h"
 #include "nativewalk.h"
@@ -32,20 +28,20 @@
 #include "render_file.h"
 #include "ring.h"
 #include "saferead.h"
+#include "signals.h"
 #include "stackwalk.h"
 #include "tasks.h"
 #include "threads.h"
 #include "tsc.h"
 #include "vmstructs.h"
-#include "wallclock.h"
 #include "writer.h"
 
 /* How long stop waits for what it stops. Longer than any healthy run takes (a handler run
  * takes microseconds, a sampler tick milliseconds); what is still running after that is
  * stuck (a thread stopped inside the handler, a JVMTI walk that never returns) and is left
- * behind, said once on stderr: the JVM's exit must not hang on the agent. */
+ * behind, said once on stderr: the JVM's exit must not hang on the agent (the engines bound
+ * their own waits: engine.h). */
 #define HANDLER_WAIT_NS (2ull * 1000000000ull)
-#define SAMPLER_WAIT_NS (5ull * 1000000000ull)
 
 /* 8 MiB: at 1 ms on 100 busy threads the writer drains ~1 MB per 10 ms cycle; the bench
  * showed 16 MiB only adding resident memory */
@@ -75,15 +71,14 @@ static char stop_path[OPTIONS_FILE_MAX + 64];
 static int finished;
 static int finish_rc;
 static char finish_err[600];
-/* the running session's CPU engine; exchanged so control_stop and the writer (duration over)
- * can both call stop_sampling */
-static atomic_int engine_on;
-static atomic_int wall_on;
+/* 1 while engines[i] runs; exchanged so control_stop and the writer (duration over, a lost
+ * signal) can both stop it: whoever takes the 1 stops it */
+static atomic_int engine_on[ENGINES_MAX];
+/* the engines (bit i: engines[i]) of the running or last session: whose thread hooks run */
+static _Atomic unsigned engines_chosen;
+static atomic_int said_stuck[ENGINES_MAX]; /* engine i's stuck message was said (say_once) */
 /* serializes stop_sampling and check_handlers' engine stops (control threads, the writer) */
 static pthread_mutex_t stop_mu = PTHREAD_MUTEX_INITIALIZER;
-static atomic_int hiccup_on; /* exchanged like wall_on: whoever takes it stops the probes */
-/* alloc and lock profiling: exchanged like wall_on */
-static atomic_int alloc_on, lock_on, evsample_on;
 
 void control_init(jvmtiEnv *env)
 {
@@ -387,16 +382,29 @@ static void say_log_path(void)
             log_path, keep_log ? " (kept)" : "", path, log_path, path);
 }
 
+/* Whether the session of o asks for engines[i]. */
+static int chosen(const struct options *o, size_t i)
+{
+    return engines[i]->enabled(o);
+}
+
+/* The signals the engines of o need (signals_install's flags). */
+static unsigned signals_needed(const struct options *o)
+{
+    unsigned flags = 0;
+    for (size_t i = 0; i < engines_count; i++)
+        if (chosen(o, i))
+            flags |= engines[i]->signals;
+    return flags;
+}
+
+/* Probes each engine o asks for: 0, or the first refusal (-errno, err filled). */
 static int check_modes(const struct options *o, char *err, size_t errlen)
 {
-    const struct cpu_engine *e = engine_of(o->engine);
-    if (o->cpu_interval_ns && e->probe) {
-        int rc = e->probe();
-        if (rc != 0) {
-            snprintf(err, errlen, "engine=%s: %s (%s)", e->name,
-                     e->unavailable ? e->unavailable : "cannot run here", strerror(-rc));
+    for (size_t i = 0; i < engines_count; i++) {
+        int rc = chosen(o, i) && engines[i]->probe ? engines[i]->probe(o, err, errlen) : 0;
+        if (rc != 0)
             return rc;
-        }
     }
     return 0;
 }
@@ -472,7 +480,7 @@ static void say_once(atomic_int *said, const char *msg)
     }
 }
 
-static atomic_int said_handler, said_sampler, said_writer, said_evsample;
+static atomic_int said_handler, said_writer;
 
 /* Says msg on the JVM's stderr. */
 static void say(const char *msg)
@@ -481,21 +489,45 @@ static void say(const char *msg)
     fflush(stderr);
 }
 
-/* Stops the CPU engine, if one runs. Idempotent. */
-static void stop_cpu_engine(void)
+/* What the session hands its engines; jni is the calling thread's at start, NULL at stop. */
+static struct engine_session engine_session(JNIEnv *jni)
 {
-    int e = atomic_exchange_explicit(&engine_on, FPL_ENGINE_NONE, memory_order_acq_rel);
-    if (e != FPL_ENGINE_NONE)
-        engine_of(e)->stop();
+    return (struct engine_session){.jvmti = jvmti, .jni = jni, .ring = &ring,
+                                   .o = &session.opts, .on_thread_start = control_thread_start};
 }
 
-/* Gives the signals back once nothing of ours sends them, keeping (inert) the wall handler
- * of a wall sampler that has not ended: it may still send its signal when it resumes, and the
- * default action of a real-time signal ends the JVM (handler.h). Control context, with the
- * engines stopped and the handlers deactivated. */
+/* Stops engines[i] if it runs (whoever takes its flag stops it); says once when it did not
+ * stop in time. Under stop_mu. */
+static void stop_engine(size_t i)
+{
+    if (!atomic_exchange_explicit(&engine_on[i], 0, memory_order_acq_rel))
+        return;
+    const struct engine *e = engines[i];
+    struct engine_session s = engine_session(NULL);
+    if (e->stop && e->stop(&s) != 0 && e->stuck)
+        say_once(&said_stuck[i], e->stuck);
+}
+
+/* 1 while the engine named name runs. Any thread. */
+static int engine_running(const char *name)
+{
+    for (size_t i = 0; i < engines_count; i++)
+        if (strcmp(engines[i]->name, name) == 0)
+            return atomic_load_explicit(&engine_on[i], memory_order_acquire);
+    return 0;
+}
+
+/* Gives the signals back once nothing of ours sends them, keeping (inert) the handlers of
+ * engines that did not end when stopped (a wall sampler stuck in a JVM walk): they may still
+ * send their signal when they resume, and the default action of a real-time signal ends the
+ * JVM (signals.h). Control context, with the engines stopped and the handlers deactivated. */
 static void give_back_signals(void)
 {
-    handler_uninstall(wallclock_running() ? HANDLER_WALL : 0);
+    unsigned keep = 0;
+    for (size_t i = 0; i < engines_count; i++)
+        if (engines[i]->lingering && engines[i]->lingering())
+            keep |= engines[i]->signals & (SIGNALS_CPU | SIGNALS_WALL);
+    signals_uninstall(keep);
 }
 
 /* Stops the engines and waits, bounded, for the sampler thread and running handlers. Called
@@ -505,34 +537,21 @@ static void give_back_signals(void)
 static void stop_sampling(void)
 {
     pthread_mutex_lock(&stop_mu);
-    if (atomic_exchange_explicit(&wall_on, 0, memory_order_acq_rel) &&
-        wallclock_stop(SAMPLER_WAIT_NS) != 0)
-        say_once(&said_sampler, "the wall-clock sampler thread did not stop within 5 s (stuck "
-                                "in a JVM stack walk?); stopped waiting for it; wall-clock "
-                                "profiling cannot start again until it stops");
-    if (atomic_exchange_explicit(&hiccup_on, 0, memory_order_acq_rel))
-        hiccup_stop();
-    /* the JVMTI engines: events off (and the heap sampling interval and Unsafe.park put
-     * back), then wait for callbacks already inside (bounded) */
-    if (atomic_exchange_explicit(&alloc_on, 0, memory_order_acq_rel))
-        alloc_stop(jvmti);
-    if (atomic_exchange_explicit(&lock_on, 0, memory_order_acq_rel))
-        lock_stop(jvmti, NULL);
-    if (atomic_exchange_explicit(&evsample_on, 0, memory_order_acq_rel)) {
-        if (evsample_stop(HANDLER_WAIT_NS) != 0)
-            say_once(&said_evsample, "an allocation or lock callback did not return within 2 s; "
-                                     "stopped waiting for it; alloc and lock profiling cannot "
-                                     "start again until it returns");
-        else
-            alloc_live_flush(jvmti, NULL, &ring); /* live: the sampled objects still reachable */
-    }
+    /* in the reverse of the start order: the samplers first (the wall sampler, the probes,
+     * the JVMTI events, and the callbacks still inside waited for, bounded), then the engines
+     * the handlers read (ENGINE_LATE) once no handler runs */
+    for (size_t i = engines_count; i-- > 0;)
+        if (!(engines[i]->flags & ENGINE_LATE))
+            stop_engine(i);
     /* handlers off first: from here on no handler run reads a perf fd or the ring, so the
      * engines may close their fds (perf_disarm also waits for a run using its fd) */
     if (handler_deactivate(HANDLER_WAIT_NS) != 0)
         say_once(&said_handler, "a signal handler run did not return within 2 s (a thread "
                                 "stopped inside it?); stopped waiting for it; profiling cannot "
                                 "start again until it returns");
-    stop_cpu_engine();
+    for (size_t i = engines_count; i-- > 0;)
+        if (engines[i]->flags & ENGINE_LATE)
+            stop_engine(i);
     /* the CPU engines sent their last signal (timers deleted, perf events closed or replaced
      * by /dev/null): give the signals back. A handler run still stuck inside returns through
      * our code, which stays loaded. A wall sampler that did not stop may still send its
@@ -544,35 +563,34 @@ static void stop_sampling(void)
 }
 
 /* Stops the engines whose signals another library's handler now receives (lost: the
- * handler_check bits). Under stop_mu. */
+ * signals_check bits). Under stop_mu. */
 static void check_lost(unsigned lost)
 {
-    if ((lost & HANDLER_CPU) && atomic_load_explicit(&engine_on, memory_order_acquire)) {
-        stop_cpu_engine();
-        fprintf(stderr, "flyprof: another library replaced flyprof's handler of signal %d; CPU "
-                        "sampling stopped (the log and `flyprof summary` say so)\n",
-                handler_cpu_signo());
-    }
-    if ((lost & HANDLER_WALL) && atomic_exchange_explicit(&wall_on, 0, memory_order_acq_rel)) {
-        if (wallclock_stop(SAMPLER_WAIT_NS) != 0)
-            say_once(&said_sampler, "the wall-clock sampler thread did not stop within 5 s");
-        fprintf(stderr, "flyprof: another library replaced flyprof's handler of signal %d; "
-                        "wall-clock sampling stopped (the log and `flyprof summary` say so)\n",
-                handler_wall_signo());
+    for (size_t i = 0; i < engines_count; i++) {
+        const struct engine *e = engines[i];
+        unsigned mine = e->signals & lost;
+        if (!mine || !atomic_load_explicit(&engine_on[i], memory_order_acquire))
+            continue;
+        stop_engine(i);
+        fprintf(stderr, "flyprof: another library replaced flyprof's handler of signal %d; %s "
+                        "stopped (the log and `flyprof summary` say so)\n",
+                signals_signo(mine), e->what ? e->what : e->name);
     }
 }
 
-/* Called by the writer once a second: when another library replaced one of our handlers,
- * stop the engine that sends that signal (its signals would now land in the other library's
- * handler, and we would sample nothing), and say so once. The log has the counter. */
-static void check_handlers(void)
+/* Once a second: when another library replaced one of our handlers, stop the engine that
+ * sends that signal (its signals would now land in the other library's handler, and we would
+ * sample nothing), and say so once. The log has the counter. */
+static uint64_t check_handlers(struct fpl_buf *chunk, JNIEnv *jni)
 {
-    unsigned lost = handler_check();
+    (void)chunk, (void)jni;
+    unsigned lost = signals_check();
     if (!lost)
-        return;
+        return UINT64_MAX;
     pthread_mutex_lock(&stop_mu);
     check_lost(lost);
     pthread_mutex_unlock(&stop_mu);
+    return UINT64_MAX;
 }
 
 /* Undoes writer_prepare when sampling or the writer's thread could not start: no producer
@@ -603,8 +621,9 @@ static void during_build(void)
 
 /* Builds the unwind tables the handlers asked for (they wake the writer) and scans the
  * loader's new modules; frees replaced snapshots and unloaded modules once no handler runs. */
-static uint64_t unwind_tables_service(void)
+static uint64_t unwind_tables_service(struct fpl_buf *chunk, JNIEnv *jni)
 {
+    (void)chunk, (void)jni;
     cfitab_set_yield(during_build);
     cfitab_service();
     if (cfitab_replaced() && handler_inflight() == 0)
@@ -612,24 +631,53 @@ static uint64_t unwind_tables_service(void)
     return UINT64_MAX;
 }
 
+/* At the end: the unwind tables stay for the next session (libjvm's costs the writer ~0.7 s
+ * of CPU to build); snapshots replaced during this one go, once no handler runs (one that
+ * never returned, which stop_sampling stopped waiting for, may still read them). */
+static void unwind_tables_end(struct fpl_buf *chunk, JNIEnv *jni)
+{
+    (void)chunk, (void)jni;
+    if (cfitab_replaced() && handler_inflight() == 0)
+        cfitab_reclaim();
+}
+
 /* A CPU sampler on the threads that appeared since (GC, JIT, native threads); while threads
  * come and go it wants to look again sooner than the writer's next period. */
-static uint64_t samplers_service(void)
+static uint64_t samplers_service(struct fpl_buf *chunk, JNIEnv *jni)
 {
+    (void)chunk, (void)jni;
     return tasks_refresh();
 }
 
-static uint64_t (*const writer_services[])(void) = {unwind_tables_service, samplers_service};
+/* Once a second: frees the registry entries of threads dead for a full period (the writer
+ * has named their samples). */
+static uint64_t threads_service(struct fpl_buf *chunk, JNIEnv *jni)
+{
+    (void)chunk;
+    threads_purge(jni);
+    return UINT64_MAX;
+}
+
+/* At the end every sample is named: dead threads' entries need not wait for the writer. */
+static void threads_end(struct fpl_buf *chunk, JNIEnv *jni)
+{
+    (void)chunk;
+    threads_set_deferred_purge(jni, 0);
+}
+
+/* The session's own services; the engines' (engine.h: service) come first */
+static struct writer_service services[ENGINES_MAX + 8]; /* the running session's */
+static const struct writer_service writer_services[] = {
+    {"thread purge", threads_service, WRITER_PERIOD_NS, 0, threads_end},
+    {"signal check", check_handlers, WRITER_PERIOD_NS, 0, NULL},
+    {"unwind tables", unwind_tables_service, 0, 0, unwind_tables_end},
+    {"samplers on new threads", samplers_service, 0, 0, NULL},
+};
 
 /* Installs the signal handlers the options need; err says why not. */
 static int install_handlers(const struct options *o, char *err, size_t errlen)
 {
-    int flags = 0;
-    if (o->cpu_interval_ns)
-        flags |= (int)engine_of(o->engine)->handler;
-    if (o->wall_interval_ns)
-        flags |= HANDLER_WALL;
-    int rc = handler_install(flags);
+    int rc = signals_install(signals_needed(o), handler_cpu_signal, handler_wall_signal);
     if (rc == -EBUSY)
         snprintf(err, errlen,
                  "engine=itimer needs SIGPROF (ITIMER_PROF sends no other signal), and SIGPROF "
@@ -682,41 +730,30 @@ static int setup_walker(JNIEnv *jni, intptr_t env_off, const struct options *o, 
     return rc;
 }
 
-/* Starts alloc and lock profiling (JVMTI events, no signals). A capability or an event the JVM
- * refuses is said on stderr, naming it, and the rest of the session goes on without that
- * engine. Returns 0, or -errno with err filled when the walk buffers cannot be had. */
-static int start_jvmti_engines(JNIEnv *jni, const struct options *o, char *err, size_t errlen)
+/* Starts the engines o asks for whose ENGINE_EARLY flag is early (as given), in the table's
+ * order. An engine that cannot run but lets the session go on (ENGINE_SKIPPED) is said on
+ * stderr, naming what the JVM refused, and so is a warning of one that started. Returns 0,
+ * or the first failure (-errno, err filled); the engines started before it keep running
+ * (stop_sampling stops them). */
+static int start_engines(JNIEnv *jni, const struct options *o, unsigned early, char *err,
+                         size_t errlen)
 {
-    char msg[512];
-    int rc = evsample_start(jvmti, &ring, o->depth);
-    if (rc != 0) {
-        snprintf(err, errlen, "cannot start alloc/lock profiling: %s",
-                 rc == -EBUSY ? "a callback of the previous session has not returned"
-                              : strerror(-rc));
-        return rc;
-    }
-    atomic_store_explicit(&evsample_on, 1, memory_order_release);
-    if (o->alloc) {
-        if (alloc_capability(jvmti) != 0)
-            say("cannot profile allocations: the JVM refused the JVMTI capability "
-                "can_generate_sampled_object_alloc_events (JDK 11+ HotSpot needed); "
-                "profiling the rest");
-        else if (alloc_start(jvmti, o->alloc_bytes, o->live, msg, sizeof(msg)) != 0)
-            say(msg);
-        else
-            atomic_store_explicit(&alloc_on, 1, memory_order_release);
-    }
-    if (o->lock) {
-        if (lock_capability(jvmti) != 0) {
-            say("cannot profile locks: the JVM refused the JVMTI capability "
-                "can_generate_monitor_events; profiling the rest");
-        } else {
-            rc = lock_start(jvmti, jni, o->lock_ns, msg, sizeof(msg));
-            if (msg[0])
-                say(msg);
-            if (rc == 0)
-                atomic_store_explicit(&lock_on, 1, memory_order_release);
+    struct engine_session s = engine_session(jni);
+    for (size_t i = 0; i < engines_count; i++) {
+        const struct engine *e = engines[i];
+        if ((e->flags & ENGINE_EARLY) != early || !chosen(o, i))
+            continue;
+        char msg[512];
+        msg[0] = 0;
+        int rc = e->start ? e->start(&s, msg, sizeof(msg)) : 0;
+        if (rc < 0) {
+            snprintf(err, errlen, "%s", msg[0] ? msg : strerror(-rc));
+            return rc;
         }
+        if (msg[0])
+            say(msg);
+        if (rc == 0)
+            atomic_store_explicit(&engine_on[i], 1, memory_order_release);
     }
     return 0;
 }
@@ -756,13 +793,6 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
         rc = -EBUSY;
         goto out;
     }
-    if (o->wall_interval_ns && wallclock_running()) {
-        snprintf(err, errlen, "the wall-clock sampler of the previous session has not stopped "
-                              "(stuck in a JVM stack walk?): wall-clock profiling cannot start "
-                              "again until it does");
-        rc = -EBUSY;
-        goto out;
-    }
     intptr_t env_off = 0;
     if (threads_env_offset(jvmti, jni, &env_off) != 0)
         env_off = 0;
@@ -783,8 +813,8 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     /* native frames come only from the signal handlers' walks: a session of alloc and lock
      * alone (JVMTI walks, Java frames) does not have the writer build unwind tables, which
      * cost 0.4 s of its CPU at a start */
-    handler_set_cstack(o->cstack == OPTIONS_CSTACK_AUTO &&
-                       (o->cpu_interval_ns || o->wall_interval_ns) && native_setup() == 0);
+    handler_set_cstack(o->cstack == OPTIONS_CSTACK_AUTO && signals_needed(o) &&
+                       native_setup() == 0);
     if (prepared_fd >= 0) {
         fd = prepared_fd;
         prepared_fd = -1;
@@ -807,12 +837,19 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     session.opts = *o;
     session.pid = (int)getpid();
     session.stop_sampling = stop_sampling;
-    session.periodic = check_handlers;
     session.finish = finish_output;
     session.rotate_ns = o->loop_ns;
     session.rotate = rotate_output;
-    session.services = writer_services;
-    session.nservices = sizeof(writer_services) / sizeof(writer_services[0]);
+    {
+        size_t n = 0;
+        for (size_t i = 0; i < engines_count; i++)
+            if (chosen(o, i) && engines[i]->service)
+                services[n++] = *engines[i]->service;
+        for (size_t i = 0; i < sizeof(writer_services) / sizeof(writer_services[0]); i++)
+            services[n++] = writer_services[i];
+        session.services = services;
+        session.nservices = n;
+    }
     get_property("java.vm.name", session.jvm_name, sizeof(session.jvm_name));
     get_property("java.vm.version", session.jvm_version, sizeof(session.jvm_version));
     get_property("sun.java.command", session.command, sizeof(session.command));
@@ -822,7 +859,7 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
      * it opened the log with that long a window no sample could cover */
     methods_start(jvmti, jni);
     counters_reset();
-    counters_add_sigsafe(FPL_CTR_CPU_SIGNO, (uint64_t)handler_cpu_signo());
+    counters_add_sigsafe(FPL_CTR_CPU_SIGNO, (uint64_t)signals_cpu_signo());
     counters_add_sigsafe(FPL_CTR_SCRATCH_BUFFERS, handler_scratch_buffers());
     counters_add_sigsafe(FPL_CTR_SAFEREAD, (uint64_t)saferead_way());
     tsc_anchor(&session.start);
@@ -830,6 +867,7 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
         session.deadline_mono_ns = mono_ns() + o->duration_ns;
 
     threads_set_deferred_purge(jni, 1); /* the writer names samples of threads that end */
+    cfitab_set_deadline(session.deadline_mono_ns); /* read by the writer's table builds */
     if ((rc = writer_prepare(&session)) != 0) {
         threads_set_deferred_purge(jni, 0);
         methods_stop();
@@ -841,24 +879,17 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
     /* sampling first, the writer's thread after: creating a Java thread waits while the JVM
      * is at a safepoint, and attached to a JVM in a long GC pause the log started up to
      * 0.5 s before its first sample (samples wait in the ring meanwhile) */
+    unsigned mask = 0;
+    for (size_t i = 0; i < engines_count; i++)
+        if (chosen(o, i))
+            mask |= 1u << i;
+    /* release: ThreadStart hooks that see the mask see the session's options too */
+    atomic_store_explicit(&engines_chosen, mask, memory_order_release);
     handler_activate();
-    if (o->cpu_interval_ns) {
-        const struct cpu_engine *e = engine_of(o->engine);
-        rc = e->start(o->cpu_interval_ns);
-        if (rc != 0) {
-            if (rc == -EBUSY && e->busy)
-                snprintf(err, errlen, "%s", e->busy);
-            else
-                snprintf(err, errlen, "cannot start the CPU engine (engine=%s): %s", e->name,
-                         strerror(-rc));
-            if (handler_deactivate(HANDLER_WAIT_NS) != 0)
-                say_once(&said_handler, "a signal handler run did not return within 2 s");
-            give_back_signals();
-            methods_stop();
-            abandon_writer(jni, fd);
-            goto out;
-        }
-        atomic_store_explicit(&engine_on, e->id, memory_order_release);
+    if ((rc = start_engines(jni, o, ENGINE_EARLY, err, errlen)) != 0) {
+        stop_sampling();
+        abandon_writer(jni, fd);
+        goto out;
     }
     if ((rc = writer_start(&session, jni)) != 0) {
         stop_sampling();
@@ -866,27 +897,7 @@ int control_start(JNIEnv *jni, const struct options *o, char *err, size_t errlen
         snprintf(err, errlen, "cannot start the writer thread");
         goto out;
     }
-    if (o->wall_interval_ns) {
-        rc = wallclock_start(jvmti, jni, &ring, o->wall_interval_ns, o->wall_threads, o->filter,
-                             o->depth);
-        if (rc != 0) {
-            snprintf(err, errlen, "cannot start the wall-clock sampler thread");
-            stop_sampling();
-            writer_stop();
-            goto out;
-        }
-        atomic_store_explicit(&wall_on, 1, memory_order_release);
-    }
-    if (o->hiccup_ns) {
-        rc = hiccup_start(jvmti, jni, o->hiccup_ns, o->stall_ns, err, errlen);
-        if (rc != 0) {
-            stop_sampling();
-            writer_stop();
-            goto out;
-        }
-        atomic_store_explicit(&hiccup_on, 1, memory_order_release);
-    }
-    if ((o->alloc || o->lock) && (rc = start_jvmti_engines(jni, o, err, errlen)) != 0) {
+    if ((rc = start_engines(jni, o, 0, err, errlen)) != 0) {
         stop_sampling();
         writer_stop();
         goto out;
@@ -1045,8 +1056,8 @@ void control_status(char *buf, size_t len)
              on && o->cpu_interval_ns ? engine_of(o->engine)->name : "none",
              on ? (unsigned long long)o->wall_interval_ns : 0ull, on ? o->wall_threads : 0,
              on ? o->filter : 0, on ? (unsigned long long)o->hiccup_ns : 0ull,
-             on && atomic_load(&alloc_on) ? alloc_s : "off",
-             on && atomic_load(&lock_on) ? lock_s : "off",
+             on && engine_running("alloc") ? alloc_s : "off",
+             on && engine_running("lock") ? lock_s : "off",
              (unsigned long long)writer_samples_written(),
              (unsigned long long)(ring_ready ? ring_drops(&ring) : 0), threads_count_live(),
              (unsigned long long)counters_get(FPL_CTR_WRITE_LOST_CHUNKS),
@@ -1073,13 +1084,18 @@ int control_write_losses(char *buf, size_t len)
 
 void control_thread_start(struct threads_entry *e)
 {
-    handler_wall_reset(e->slot); /* a new thread in the slot: no wall stack, no signal yet */
-    tasks_thread_start(e->tid); /* once: it arms the thread for whichever CPU engine runs */
+    unsigned mask = atomic_load_explicit(&engines_chosen, memory_order_acquire);
+    for (size_t i = 0; i < engines_count; i++)
+        if ((mask >> i & 1) && engines[i]->thread_start)
+            engines[i]->thread_start(e->tid, e->slot);
 }
 
 void control_thread_end(struct threads_entry *e)
 {
-    tasks_thread_end(e->tid);
+    unsigned mask = atomic_load_explicit(&engines_chosen, memory_order_acquire);
+    for (size_t i = 0; i < engines_count; i++)
+        if ((mask >> i & 1) && engines[i]->thread_end)
+            engines[i]->thread_end(e->tid, e->slot);
 }
 
 int control_running(void)

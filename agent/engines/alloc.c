@@ -1,7 +1,6 @@
 /* alloc.c: allocation samples from JVMTI SampledObjectAlloc; see alloc.h. */
 #include "alloc.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdatomic.h>
@@ -13,6 +12,7 @@
 #include "evsample.h"
 #include "fpl_format.h"
 #include "sample.h"
+#include "threads.h"
 #include "tsc.h"
 
 /* the interval in force, read by callbacks (relaxed: a weight computed with the previous
@@ -139,27 +139,12 @@ void JNICALL alloc_on_sampled(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobj
     evsample_leave();
 }
 
-/* The calling thread's JNIEnv through the JavaVM (every thread that stops a session is
- * attached to the JVM), or NULL. */
-static JNIEnv *current_jni(void)
-{
-    typedef jint(JNICALL * get_vms_fn)(JavaVM **, jsize, jsize *);
-    get_vms_fn get_vms = (get_vms_fn)dlsym(RTLD_DEFAULT, "JNI_GetCreatedJavaVMs");
-    JavaVM *vm = NULL;
-    jsize n = 0;
-    JNIEnv *jni = NULL;
-    if (!get_vms || get_vms(&vm, 1, &n) != JNI_OK || n < 1 || !vm ||
-        (*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_6) != JNI_OK)
-        return NULL;
-    return jni;
-}
-
 unsigned alloc_live_flush(jvmtiEnv *jvmti, JNIEnv *jni, struct ring *ring)
 {
     if (!atomic_exchange_explicit(&live_on, 0, memory_order_acq_rel))
         return 0;
     if (!jni)
-        jni = current_jni();
+        jni = threads_current_jni();
     if (!jni)
         return 0; /* the weak references stay: a few hundred KiB at most */
     /* only what is reachable survives a full collection; weak references to the rest are
@@ -194,3 +179,56 @@ unsigned alloc_live_flush(jvmtiEnv *jvmti, JNIEnv *jni, struct ring *ring)
     }
     return live;
 }
+
+static int alloc_enabled(const struct options *o)
+{
+    return o->alloc;
+}
+
+static int alloc_engine_start(const struct engine_session *s, char *err, size_t errlen)
+{
+    if (alloc_capability(s->jvmti) != 0) {
+        snprintf(err, errlen,
+                 "cannot profile allocations: the JVM refused the JVMTI capability "
+                 "can_generate_sampled_object_alloc_events (JDK 11+ HotSpot needed); "
+                 "profiling the rest");
+        return ENGINE_SKIPPED;
+    }
+    if (alloc_start(s->jvmti, s->o->alloc_bytes, s->o->live, err, errlen) != 0)
+        return ENGINE_SKIPPED;
+    return 0;
+}
+
+static int alloc_engine_stop(const struct engine_session *s)
+{
+    alloc_stop(s->jvmti);
+    return 0;
+}
+
+const struct engine alloc_engine = {
+    .name = "alloc",
+    .id = FPL_ENGINE_NONE,
+    .enabled = alloc_enabled,
+    .start = alloc_engine_start,
+    .stop = alloc_engine_stop,
+};
+
+static int live_enabled(const struct options *o)
+{
+    return o->live;
+}
+
+static int live_stop(const struct engine_session *s)
+{
+    /* a callback still inside (evsample's stop timed out) may still track an object */
+    if (evsample_idle())
+        alloc_live_flush(s->jvmti, NULL, s->ring);
+    return 0;
+}
+
+const struct engine live_engine = {
+    .name = "live",
+    .id = FPL_ENGINE_NONE,
+    .enabled = live_enabled,
+    .stop = live_stop,
+};

@@ -17,9 +17,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine.h"
 #include "ring.h"
 
 #define ALLOC_DEFAULT_INTERVAL (512u * 1024u) /* HotSpot's own default too */
+
+/* The engines (engine.h). alloc, enabled by alloc=: start adds the capability (refused: the
+ * session goes on without it, ENGINE_SKIPPED) and calls alloc_start; stop is alloc_stop.
+ * live, enabled by live: nothing to start (alloc tracks the objects); its stop, which comes
+ * after evsample's, makes the live view (alloc_live_flush) once the callbacks have drained. */
+extern const struct engine alloc_engine, live_engine;
 
 /* Adds the capability can_generate_sampled_object_alloc_events (live phase allowed on
  * HotSpot). Returns 0 or -ENOTSUP. Control context. */

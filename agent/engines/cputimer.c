@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
@@ -12,6 +13,7 @@
 #include "cpuclock.h"
 #include "fpl_format.h"
 #include "handler.h"
+#include "signals.h"
 #include "tasks.h"
 
 
@@ -26,7 +28,7 @@ static int cputimer_arm(int tid, union engine_thread *out)
     struct sigevent sev;
     memset(&sev, 0, sizeof(sev));
     sev.sigev_notify = SIGEV_THREAD_ID;
-    sev.sigev_signo = handler_cpu_signo(); /* SIGPROF unless another library handles it */
+    sev.sigev_signo = signals_cpu_signo(); /* SIGPROF unless another library handles it */
     sev.sigev_value.sival_int = HANDLER_COOKIE;
     sev._sigev_un._tid = tid;
     timer_t t;
@@ -50,24 +52,39 @@ static void cputimer_disarm(union engine_thread *t)
     timer_delete(t->timer);
 }
 
-static int cputimer_start(uint64_t interval_ns)
+static int cputimer_enabled(const struct options *o)
 {
-    atomic_store_explicit(&interval, interval_ns, memory_order_relaxed);
-    return tasks_start(&cputimer_engine);
+    return engine_cpu_enabled(o, FPL_ENGINE_CPUTIMER);
 }
 
-static void cputimer_stop(void)
+static int cputimer_start(const struct engine_session *s, char *err, size_t errlen)
 {
+    atomic_store_explicit(&interval, s->o->cpu_interval_ns, memory_order_relaxed);
+    int rc = tasks_start(&cputimer_engine);
+    if (rc != 0)
+        snprintf(err, errlen, "cannot start the CPU engine (engine=cputimer): %s", strerror(-rc));
+    return rc;
+}
+
+static int cputimer_stop(const struct engine_session *s)
+{
+    (void)s;
     tasks_stop();
     atomic_store_explicit(&interval, 0, memory_order_relaxed);
+    return 0;
 }
 
-const struct cpu_engine cputimer_engine = {
+const struct engine cputimer_engine = {
     .name = "cputimer",
     .id = FPL_ENGINE_CPUTIMER,
-    .handler = HANDLER_CPU,
+    .flags = ENGINE_EARLY | ENGINE_LATE,
+    .signals = SIGNALS_CPU,
+    .what = "CPU sampling",
+    .enabled = cputimer_enabled,
     .start = cputimer_start,
     .stop = cputimer_stop,
+    .thread_start = tasks_engine_thread_start,
+    .thread_end = tasks_engine_thread_end,
     .arm = cputimer_arm,
     .disarm = cputimer_disarm,
 };

@@ -3,12 +3,12 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "context.h"
-#include "control.h"
 #include "counters.h"
 #include "fpl_format.h"
 #include "sample.h"
@@ -27,6 +27,8 @@ static atomic_flag busy[EVSAMPLE_BUFFERS];
  * evsample_enter increments inflight, then reads active; evsample_stop clears active, then
  * reads inflight, so either the callback sees the gate closed or stop sees it inside */
 static atomic_int active;
+/* the session's ThreadStart work; written at start, before the gate opens */
+static void (*on_start)(struct threads_entry *e);
 static atomic_int inflight;
 
 int evsample_enter(void)
@@ -67,7 +69,8 @@ int evsample_stop(uint64_t timeout_ns)
     return 0;
 }
 
-int evsample_start(jvmtiEnv *jvmti, struct ring *ring, unsigned depth)
+int evsample_start(jvmtiEnv *jvmti, struct ring *ring, unsigned depth,
+                   void (*on_thread_start)(struct threads_entry *e))
 {
     if (atomic_load_explicit(&inflight, memory_order_acquire) > 0)
         return -EBUSY;
@@ -80,6 +83,7 @@ int evsample_start(jvmtiEnv *jvmti, struct ring *ring, unsigned depth)
     }
     env = jvmti;
     ring_of = ring;
+    on_start = on_thread_start;
     depth_of = depth;
     atomic_store_explicit(&active, 1, memory_order_seq_cst);
     return 0;
@@ -109,7 +113,7 @@ static uint32_t current_slot(JNIEnv *jni)
     jthread self = NULL;
     if ((*env)->GetCurrentThread(env, &self) != JVMTI_ERROR_NONE || !self)
         return 0;
-    threads_on_start(env, jni, self, control_thread_start);
+    threads_on_start(env, jni, self, on_start);
     (*jni)->DeleteLocalRef(jni, self);
     return tls_slot();
 }
@@ -160,3 +164,43 @@ int evsample_push(JNIEnv *jni, int kind, int state, uint64_t weight, const char 
     counters_add_sigsafe(FPL_CTR_SAMPLES, 1);
     return 1;
 }
+
+int evsample_idle(void)
+{
+    return !atomic_load_explicit(&active, memory_order_seq_cst) &&
+           atomic_load_explicit(&inflight, memory_order_seq_cst) == 0;
+}
+
+/* a callback takes microseconds: one still inside after this is on a stopped thread */
+#define STOP_WAIT_NS (2ull * 1000000000ull)
+
+static int evsample_enabled(const struct options *o)
+{
+    return o->alloc || o->lock;
+}
+
+static int evsample_engine_start(const struct engine_session *s, char *err, size_t errlen)
+{
+    int rc = evsample_start(s->jvmti, s->ring, s->o->depth, s->on_thread_start);
+    if (rc != 0)
+        snprintf(err, errlen, "cannot start alloc/lock profiling: %s",
+                 rc == -EBUSY ? "a callback of the previous session has not returned"
+                              : strerror(-rc));
+    return rc;
+}
+
+static int evsample_engine_stop(const struct engine_session *s)
+{
+    (void)s;
+    return evsample_stop(STOP_WAIT_NS);
+}
+
+const struct engine evsample_engine = {
+    .name = "evsample",
+    .id = FPL_ENGINE_NONE,
+    .enabled = evsample_enabled,
+    .start = evsample_engine_start,
+    .stop = evsample_engine_stop,
+    .stuck = "an allocation or lock callback did not return within 2 s; stopped waiting for "
+             "it; alloc and lock profiling cannot start again until it returns",
+};

@@ -17,14 +17,26 @@
 #include <jvmti.h>
 #include <stdint.h>
 
+#include "engine.h"
 #include "ring.h"
 
 #define EVSAMPLE_BUFFERS 16
 
+/* The engine (engine.h) of what alloc and lock share, enabled by either: start readies the
+ * buffers and opens the gate (-EBUSY: a callback of the previous session has not returned),
+ * stop closes it and waits up to 2 s for the callbacks inside. */
+extern const struct engine evsample_engine;
+
+/* 1 when no callback is inside and the gate is closed: what they pushed is all there is. Any
+ * thread. */
+int evsample_idle(void);
+
 /* Readies the buffers for stacks of up to depth frames and opens the gate. Control context,
  * before the events are enabled. Returns 0 or -errno (-EBUSY: a callback of an earlier session
- * has not left). */
-int evsample_start(jvmtiEnv *jvmti, struct ring *ring, unsigned depth);
+ * has not left). on_thread_start: what ThreadStart does, for the threads evsample_push
+ * registers. */
+int evsample_start(jvmtiEnv *jvmti, struct ring *ring, unsigned depth,
+                   void (*on_thread_start)(struct threads_entry *e));
 
 /* Closes the gate and waits up to timeout_ns for callbacks inside to leave. Returns 0 or
  * -ETIMEDOUT. Idempotent. Control context, after the events were disabled. */

@@ -19,6 +19,7 @@
 #include "hdr.h"
 #include "perfdata.h"
 #include "tsc.h"
+#include "writer_service.h"
 
 #define SLOTS 4     /* intervals a probe may be ahead of the writer */
 #define STALLS 2048 /* stalls a probe may be ahead of the writer (it drains once a second) */
@@ -499,3 +500,51 @@ void hiccup_drain(struct fpl_buf *b)
     if (!last.have || tsc_read_sigsafe() - last.ticks >= hz)
         put_pause_stats(b);
 }
+
+static int hiccup_enabled(const struct options *o)
+{
+    return o->hiccup_ns != 0;
+}
+
+static int hiccup_engine_start(const struct engine_session *s, char *err, size_t errlen)
+{
+    return hiccup_start(s->jvmti, s->jni, s->o->hiccup_ns, s->o->stall_ns, err, errlen);
+}
+
+static int hiccup_engine_stop(const struct engine_session *s)
+{
+    (void)s;
+    hiccup_stop();
+    return 0;
+}
+
+/* The probes' and GC events' records, after each drain; at a seam and at the end too, so
+ * each log has the intervals that ended in it. */
+static uint64_t hiccup_service_run(struct fpl_buf *chunk, JNIEnv *jni)
+{
+    (void)jni;
+    hiccup_drain(chunk);
+    return UINT64_MAX;
+}
+
+static void hiccup_service_end(struct fpl_buf *chunk, JNIEnv *jni)
+{
+    (void)jni;
+    hiccup_drain(chunk); /* the probes' last intervals (they stopped with sampling) */
+}
+
+static const struct writer_service hiccup_service = {
+    .name = "hiccup records",
+    .run = hiccup_service_run,
+    .at_seam = 1,
+    .end = hiccup_service_end,
+};
+
+const struct engine hiccup_engine = {
+    .name = "hiccup",
+    .id = FPL_ENGINE_NONE,
+    .enabled = hiccup_enabled,
+    .start = hiccup_engine_start,
+    .stop = hiccup_engine_stop,
+    .service = &hiccup_service,
+};

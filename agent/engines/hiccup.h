@@ -22,6 +22,7 @@
 #include <jvmti.h>
 #include <stdint.h>
 
+#include "engine.h"
 #include "fpl_codec.h"
 
 /* The probes' thread names: apart, so a profile's two rows are told apart. The OS probe's
@@ -33,6 +34,10 @@
 /* The name of thread tid when it is the OS probe (a thread the JVM does not know): its name
  * into buf[0..len), 1; 0 for any other thread. Any thread. */
 int hiccup_thread_name(int tid, char *buf, size_t len);
+
+/* The engine (engine.h): enabled by hiccup=; start and stop are hiccup_start and
+ * hiccup_stop. */
+extern const struct engine hiccup_engine;
 
 /* Starts both probes and the GC events. Returns 0, or -errno with err filled (a probe thread
  * could not start, or probes of an earlier session are still stuck). */

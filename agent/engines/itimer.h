@@ -7,6 +7,6 @@
 
 /* The engine (engine.h): start sets ITIMER_PROF, -EBUSY when the process's ITIMER_PROF
  * already runs (someone else's: flyprof does not take it over); no per-thread samplers. */
-extern const struct cpu_engine itimer_engine;
+extern const struct engine itimer_engine;
 
 #endif

@@ -11,6 +11,7 @@
 #include "counters.h"
 #include "evsample.h"
 #include "fpl_format.h"
+#include "threads.h"
 #include "tsc.h"
 #include "vmstructs.h"
 
@@ -306,26 +307,11 @@ int lock_start(jvmtiEnv *jvmti, JNIEnv *jni, uint64_t threshold, char *err, size
     return 0;
 }
 
-/* The calling thread's JNIEnv (every thread that stops a session is attached to the JVM:
- * VMDeath, the attach listener, a Java API caller, the writer), or NULL. */
-static JNIEnv *current_jni(void)
-{
-    typedef jint(JNICALL * get_vms_fn)(JavaVM **, jsize, jsize *);
-    get_vms_fn get_vms = (get_vms_fn)dlsym(RTLD_DEFAULT, "JNI_GetCreatedJavaVMs");
-    JavaVM *vm = NULL;
-    jsize n = 0;
-    JNIEnv *jni = NULL;
-    if (!get_vms || get_vms(&vm, 1, &n) != JNI_OK || n < 1 || !vm ||
-        (*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_6) != JNI_OK)
-        return NULL;
-    return jni;
-}
-
 void lock_stop(jvmtiEnv *jvmti, JNIEnv *jni)
 {
     atomic_store_explicit(&park_on, 0, memory_order_release);
     if (park_bound && !jni)
-        jni = current_jni();
+        jni = threads_current_jni();
     if (park_bound && jni && bind_park(jni, (void *)orig_park) == 0)
         park_bound = 0;
     if (!atomic_exchange_explicit(&monitors_on, 0, memory_order_acq_rel))
@@ -335,3 +321,33 @@ void lock_stop(jvmtiEnv *jvmti, JNIEnv *jni)
     (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTER,
                                        NULL);
 }
+
+static int lock_enabled(const struct options *o)
+{
+    return o->lock;
+}
+
+static int lock_engine_start(const struct engine_session *s, char *err, size_t errlen)
+{
+    if (lock_capability(s->jvmti) != 0) {
+        snprintf(err, errlen, "cannot profile locks: the JVM refused the JVMTI capability "
+                              "can_generate_monitor_events; profiling the rest");
+        return ENGINE_SKIPPED;
+    }
+    /* a warning (the park hook could not be installed) comes back in err with 0 */
+    return lock_start(s->jvmti, s->jni, s->o->lock_ns, err, errlen) == 0 ? 0 : ENGINE_SKIPPED;
+}
+
+static int lock_engine_stop(const struct engine_session *s)
+{
+    lock_stop(s->jvmti, NULL);
+    return 0;
+}
+
+const struct engine lock_engine = {
+    .name = "lock",
+    .id = FPL_ENGINE_NONE,
+    .enabled = lock_enabled,
+    .start = lock_engine_start,
+    .stop = lock_engine_stop,
+};

@@ -31,7 +31,13 @@
 #include <jvmti.h>
 #include <stdint.h>
 
+#include "engine.h"
+
 #define LOCK_DEFAULT_THRESHOLD_NS 10000ull /* 10 us */
+
+/* The engine (engine.h), enabled by lock=: start adds the capability (refused: the session
+ * goes on without it, ENGINE_SKIPPED) and calls lock_start; stop is lock_stop. */
+extern const struct engine lock_engine;
 
 /* Adds can_generate_monitor_events. Returns 0 or -ENOTSUP. Control context. */
 int lock_capability(jvmtiEnv *jvmti);

@@ -16,6 +16,7 @@
 #include "counters.h"
 #include "fpl_format.h"
 #include "handler.h"
+#include "signals.h"
 #include "tasks.h"
 
 /* how long perf_disarm waits for a handler run that is using the fd (a read and an ioctl) */
@@ -68,7 +69,7 @@ static int perf_arm(int tid, union engine_thread *out)
     struct f_owner_ex owner = {F_OWNER_TID, tid};
     int rc = handler_own_fd(fd); /* -ERANGE: an fd beyond the handler's table */
     if (rc == 0 && (fcntl(fd, F_SETFL, O_ASYNC) != 0 ||
-                    fcntl(fd, F_SETSIG, handler_cpu_signo()) != 0 ||
+                    fcntl(fd, F_SETSIG, signals_cpu_signo()) != 0 ||
                     fcntl(fd, F_SETOWN_EX, &owner) != 0 || ioctl(fd, PERF_EVENT_IOC_RESET, 0) != 0 ||
                     ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0))
         rc = -errno;
@@ -122,33 +123,59 @@ static size_t max_fds(void)
     return n ? n : (size_t)1 << 20;
 }
 
-static int perf_start(uint64_t interval_ns)
+static int perf_enabled(const struct options *o)
 {
+    return engine_cpu_enabled(o, FPL_ENGINE_PERF);
+}
+
+static int perf_check(const struct options *o, char *err, size_t errlen)
+{
+    (void)o;
+    int rc = perf_probe();
+    if (rc != 0)
+        snprintf(err, errlen,
+                 "engine=perf: perf_event_open failed; check /proc/sys/kernel/perf_event_paranoid, "
+                 "or use engine=cputimer (%s)",
+                 strerror(-rc));
+    return rc;
+}
+
+static int perf_start(const struct engine_session *s, char *err, size_t errlen)
+{
+    uint64_t interval_ns = s->o->cpu_interval_ns;
     int rc = perf_probe();
     if (rc == 0)
         rc = handler_perf_init(max_fds());
+    if (rc == 0) {
+        handler_set_perf_period(interval_ns);
+        atomic_store_explicit(&interval, interval_ns, memory_order_relaxed);
+        rc = tasks_start(&perf_engine);
+    }
     if (rc != 0)
-        return rc;
-    handler_set_perf_period(interval_ns);
-    atomic_store_explicit(&interval, interval_ns, memory_order_relaxed);
-    return tasks_start(&perf_engine);
+        snprintf(err, errlen, "cannot start the CPU engine (engine=perf): %s", strerror(-rc));
+    return rc;
 }
 
-static void perf_stop(void)
+static int perf_stop(const struct engine_session *s)
 {
+    (void)s;
     tasks_stop();
     atomic_store_explicit(&interval, 0, memory_order_relaxed);
+    return 0;
 }
 
-const struct cpu_engine perf_engine = {
+const struct engine perf_engine = {
     .name = "perf",
     .id = FPL_ENGINE_PERF,
-    .handler = HANDLER_CPU,
-    .probe = perf_probe,
-    .unavailable = "perf_event_open failed; check /proc/sys/kernel/perf_event_paranoid, or "
-                   "use engine=cputimer",
+    .flags = ENGINE_EARLY | ENGINE_LATE,
+    .signals = SIGNALS_CPU,
+    .what = "CPU sampling",
+    .enabled = perf_enabled,
+    .probe = perf_check,
     .start = perf_start,
     .stop = perf_stop,
+    .thread_start = tasks_engine_thread_start,
+    .thread_end = tasks_engine_thread_end,
     .arm = perf_arm,
     .disarm = perf_disarm,
 };

@@ -1,6 +1,6 @@
 /* perf.h: the perf_events CPU engine: one PERF_COUNT_SW_CPU_CLOCK event per thread of the
  * process, Java or not (tasks.c decides which threads have one), whose overflow sends the
- * CPU signal (SIGPROF, or the signal handler_install chose when another library handles
+ * CPU signal (SIGPROF, or the signal signals_install chose when another library handles
  * SIGPROF: F_SETSIG) to that thread (F_SETOWN_EX). Unlike CPU timers it is not
  * limited to one signal per kernel tick, so 1 ms sampling really takes 1000 samples/s. */
 #ifndef PERF_H
@@ -14,6 +14,6 @@
  * and closes it once no handler run uses it (at most 100 ms of waiting for one; a run stopped
  * inside keeps the number open on /dev/null, counted in FPL_CTR_PERF_FDS_HELD), safe while
  * handlers run. */
-extern const struct cpu_engine perf_engine;
+extern const struct engine perf_engine;
 
 #endif

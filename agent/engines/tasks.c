@@ -44,7 +44,7 @@ struct task {
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static const struct cpu_engine *engine; /* under lock; NULL: off */
+static const struct engine *engine; /* under lock; NULL: off */
 static struct task *tasks;      /* under lock */
 static size_t ntasks, captasks;
 static int32_t *index_;         /* under lock: open addressing, task index + 1, 0 = empty */
@@ -197,7 +197,7 @@ static int scan_locked(void)
     return 0;
 }
 
-int tasks_start(const struct cpu_engine *eng)
+int tasks_start(const struct engine *eng)
 {
     pthread_mutex_lock(&lock);
     engine = eng;
@@ -260,6 +260,18 @@ void tasks_thread_end(int tid)
             writer_wake();
     }
     pthread_mutex_unlock(&lock);
+}
+
+void tasks_engine_thread_start(int tid, uint32_t slot)
+{
+    (void)slot;
+    tasks_thread_start(tid);
+}
+
+void tasks_engine_thread_end(int tid, uint32_t slot)
+{
+    (void)slot;
+    tasks_thread_end(tid);
 }
 
 /* The process's thread count (/proc/self/stat field 20), -1 when unknown. */

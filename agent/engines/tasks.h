@@ -32,7 +32,7 @@
 
 /* Arms every thread of the process with engine's arm (a per-thread engine, engine.h, whose
  * interval is already set). Returns 0 or -errno. Control context. */
-int tasks_start(const struct cpu_engine *engine);
+int tasks_start(const struct engine *engine);
 
 /* Disarms and forgets every thread. Control context (or the writer, when duration= ends). */
 void tasks_stop(void);
@@ -46,6 +46,11 @@ void tasks_thread_start(int tid);
 
 /* A Java thread is ending (ThreadEnd on it): disarms tid. */
 void tasks_thread_end(int tid);
+
+/* tasks_thread_start / tasks_thread_end as the thread hooks of a per-thread CPU engine
+ * (engine.h); slot is not used. */
+void tasks_engine_thread_start(int tid, uint32_t slot);
+void tasks_engine_thread_end(int tid, uint32_t slot);
 
 #define TASKS_POLL_NS 100000000ull    /* how often the thread count is read while it changes */
 /* the threads are listed in any case when this long has passed: a bit under the writer's

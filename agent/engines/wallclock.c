@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/eventfd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -22,6 +23,7 @@
 #include "handler.h"
 #include "saferead.h"
 #include "sample.h"
+#include "signals.h"
 #include "thread_filter.h"
 #include "threads.h"
 #include "tsc.h"
@@ -377,7 +379,7 @@ static void tick(struct sampler *s, JNIEnv *jni, uint32_t id, uint64_t *rng, uid
     uint32_t k = wallclock_choose(n, s->max_threads, rng, ranks);
     uint32_t signaled = 0, failed = 0;
     uint64_t now = tsc_read_sigsafe();
-    int signo = handler_wall_signo();
+    int signo = signals_wall_signo();
     int stale_checks = 0;
     if (s->test_stall_s && id == TEST_STALL_TICK) {
         /* a test: the sampler stuck in a tick (as in a JVM call that does not return) that
@@ -560,3 +562,61 @@ int wallclock_running(void)
     pthread_mutex_unlock(&mu);
     return r;
 }
+
+/* How long stop waits for the sampler: longer than any healthy tick takes (milliseconds); a
+ * sampler still in a tick after that is stuck in a JVMTI walk and is left behind. */
+#define STOP_WAIT_NS (5ull * 1000000000ull)
+
+static int wall_enabled(const struct options *o)
+{
+    return o->wall_interval_ns != 0;
+}
+
+static int wall_probe(const struct options *o, char *err, size_t errlen)
+{
+    (void)o;
+    if (!wallclock_running())
+        return 0;
+    snprintf(err, errlen, "the wall-clock sampler of the previous session has not stopped "
+                          "(stuck in a JVM stack walk?): wall-clock profiling cannot start "
+                          "again until it does");
+    return -EBUSY;
+}
+
+static int wall_start(const struct engine_session *s, char *err, size_t errlen)
+{
+    const struct options *o = s->o;
+    int rc = wallclock_start(s->jvmti, s->jni, s->ring, o->wall_interval_ns, o->wall_threads,
+                             o->filter, o->depth);
+    if (rc != 0)
+        snprintf(err, errlen, "cannot start the wall-clock sampler thread");
+    return rc;
+}
+
+static int wall_stop(const struct engine_session *s)
+{
+    (void)s;
+    return wallclock_stop(STOP_WAIT_NS);
+}
+
+static void wall_thread_start(int tid, uint32_t slot)
+{
+    (void)tid;
+    handler_wall_reset(slot); /* a new thread in the slot: no wall stack, no signal yet */
+}
+
+const struct engine wall_engine = {
+    .name = "wall",
+    .id = FPL_ENGINE_NONE,
+    .signals = SIGNALS_WALL,
+    .what = "wall-clock sampling",
+    .enabled = wall_enabled,
+    .probe = wall_probe,
+    .start = wall_start,
+    .stop = wall_stop,
+    .stuck = "the wall-clock sampler thread did not stop within 5 s (stuck in a JVM stack "
+             "walk?); stopped waiting for it; wall-clock profiling cannot start again until "
+             "it stops",
+    .lingering = wallclock_running,
+    .thread_start = wall_thread_start,
+};

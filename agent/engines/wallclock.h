@@ -22,7 +22,14 @@
 #include <jvmti.h>
 #include <stdint.h>
 
+#include "engine.h"
 #include "ring.h"
+
+/* The engine (engine.h): enabled by wall=; probe refuses while the sampler of an earlier
+ * session has not stopped; start runs the sampler thread, stop stops it (waiting up to 5 s),
+ * lingering says whether it is still running after that; thread_start forgets a new thread's
+ * slot state (handler_wall_reset). */
+extern const struct engine wall_engine;
 
 /* Starts the sampler thread. Live phase, a thread with a JNIEnv. Returns 0 or -errno. */
 int wallclock_start(jvmtiEnv *jvmti, JNIEnv *jni, struct ring *ring, uint64_t interval_ns,

@@ -3,6 +3,7 @@
  * signal handler. */
 #include "threads.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -643,4 +644,17 @@ int threads_adopt_existing(jvmtiEnv *jvmti, JNIEnv *jni,
     adopting = 0;
     pthread_mutex_unlock(&lock);
     return adopted;
+}
+
+JNIEnv *threads_current_jni(void)
+{
+    typedef jint(JNICALL * get_vms_fn)(JavaVM **, jsize, jsize *);
+    get_vms_fn get_vms = (get_vms_fn)dlsym(RTLD_DEFAULT, "JNI_GetCreatedJavaVMs");
+    JavaVM *vm = NULL;
+    jsize n = 0;
+    JNIEnv *jni = NULL;
+    if (!get_vms || get_vms(&vm, 1, &n) != JNI_OK || n < 1 || !vm ||
+        (*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_6) != JNI_OK)
+        return NULL;
+    return jni;
 }

@@ -118,4 +118,10 @@ void threads_agent_cpu(uint64_t *sampler_ns, uint64_t *other_ns);
 /* Number of live Java threads (flyprof's own threads not counted). */
 int threads_count_live(void);
 
+/* The calling thread's JNIEnv, found through the JavaVM (JNI_GetCreatedJavaVMs, GetEnv), or
+ * NULL when the thread is not attached to the JVM. For the control paths that are handed no
+ * JNIEnv (a session stopped by the writer when duration= ends, VMDeath): every thread that
+ * stops a session is attached. Any thread but a signal handler. */
+JNIEnv *threads_current_jni(void);
+
 #endif

@@ -1,8 +1,8 @@
-/* handler.c: the CPU-sample signal handler.
+/* handler.c: the sample signal handlers (their installation and chaining: signals.c).
  *
- * ASYNC-SIGNAL-SAFE: everything reachable from cpu_signal runs in a signal handler on an
- * arbitrary thread. No malloc, no locks, no stdio, no JVMTI/JNI except AsyncGetCallTrace, no
- * lazily allocated TLS. Memory it touches (scratch buffers, ring) is preallocated by
+ * ASYNC-SIGNAL-SAFE: everything reachable from handler_cpu_signal and handler_wall_signal
+ * runs in a signal handler on an arbitrary thread. No malloc, no locks, no stdio, no JVMTI/JNI
+ * except AsyncGetCallTrace, no lazily allocated TLS. Memory it touches (scratch buffers, ring) is preallocated by
  * handler_init / ring_init.
  */
 #include "handler.h"
@@ -24,6 +24,7 @@
 #include "fpl_format.h"
 #include "nativewalk.h"
 #include "sample.h"
+#include "signals.h"
 #include "stackwalk.h"
 #include "testhook.h"
 #include "threads.h"
@@ -52,22 +53,6 @@ static atomic_int active;
 static atomic_int inflight;
 
 static pid_t own_pid;
-
-/* One signal flyprof handles: which, our handler, and the disposition it had before ours
- * (restored at handler_uninstall, and what a signal that is not ours is passed on to). prev
- * is written before our handler is installed and never while it is: a handler reads it
- * without synchronization (the sigaction system call orders the two). */
-struct hsig {
-    int signo;                              /* 0: not installed */
-    void (*fn)(int, siginfo_t *, void *);
-    struct sigaction prev;
-    int lost;                               /* our handler was found replaced */
-    int kept;       /* left installed, inert, at the last uninstall: its sender had not ended */
-};
-static void cpu_signal(int sig, siginfo_t *si, void *uc);
-static void wall_signal(int sig, siginfo_t *si, void *uc);
-static struct hsig cpu_hs = {.fn = cpu_signal};
-static struct hsig wall_hs = {.fn = wall_signal};
 
 /* 1 while this thread runs one of our handlers: the two signals block each other (sa_mask),
  * so this catches any other way in (a foreign handler that chains to ours while ours runs).
@@ -266,6 +251,7 @@ unsigned handler_scratch_count(long cpus)
 
 int handler_init(struct ring *r, unsigned d, unsigned count)
 {
+    own_pid = getpid(); /* the wall handler's proof that a queued signal is ours */
     unsigned per = d + NATIVEWALK_MAX + 1;
     /* the buffers, then the busy flags, in one mapping (untouched pages stay unbacked); none
      * at all only for a test (every run then finds them busy) */
@@ -477,24 +463,11 @@ static void take_sample(struct sample_rec *h, void *uc)
     atomic_store_explicit(&scratch_busy[k], 0, memory_order_release);
 }
 
-/* Passes a signal that is not ours to the handler that was there before ours, if it was a
- * handler: never to SIG_DFL (for SIGPROF and the real-time signals that ends the process) nor
- * SIG_IGN. */
-static void chain(const struct hsig *hs, int sig, siginfo_t *si, void *uc)
-{
-    if (hs->prev.sa_flags & SA_SIGINFO) {
-        if (hs->prev.sa_sigaction)
-            hs->prev.sa_sigaction(sig, si, uc);
-    } else if (hs->prev.sa_handler != SIG_DFL && hs->prev.sa_handler != SIG_IGN) {
-        hs->prev.sa_handler(sig);
-    }
-}
-
 /* Counts a signal that reached our handler but is not ours, and passes it on. */
-static void foreign(const struct hsig *hs, int sig, siginfo_t *si, void *uc)
+static void foreign(unsigned which, int sig, siginfo_t *si, void *uc)
 {
     counters_add_sigsafe(FPL_CTR_FOREIGN_SIGNALS, 1);
-    chain(hs, sig, si, uc);
+    signals_chain_sigsafe(which, sig, si, uc);
 }
 
 /* Enters one of our handlers on this thread: 0, or -1 when this thread is already inside one
@@ -521,7 +494,7 @@ static void leave_handler(void)
  * (cputimer: our cookie in si_value), an event of ours (perf: an fd we own in si_fd), or the
  * process itimer while our itimer engine runs (the only ITIMER_PROF of the process, and only
  * ever on SIGPROF). Anything else is another library's, passed on. */
-static void cpu_signal(int sig, siginfo_t *si, void *uc)
+void handler_cpu_signal(int sig, siginfo_t *si, void *uc)
 {
     int saved_errno = errno;
     uint32_t weight = 1;
@@ -536,7 +509,7 @@ static void cpu_signal(int sig, siginfo_t *si, void *uc)
                atomic_load_explicit(&itimer_period, memory_order_relaxed)) {
         weight = 0; /* computed below, once we know we are active */
     } else {
-        foreign(&cpu_hs, sig, si, uc);
+        foreign(SIGNALS_CPU, sig, si, uc);
         goto out;
     }
     if (!atomic_load_explicit(&active, memory_order_seq_cst))
@@ -594,12 +567,12 @@ out:
 /* The wall-clock signal, sent by the sampler with rt_tgsigqueueinfo: si_value carries the
  * cookie, the thread state the sampler read and the tick id (handler_wall_value). Only a
  * signal queued by this process (si_pid) with our cookie is ours. */
-static void wall_signal(int sig, siginfo_t *si, void *uc)
+void handler_wall_signal(int sig, siginfo_t *si, void *uc)
 {
     int saved_errno = errno;
     uint64_t v = (uint64_t)(uintptr_t)si->si_value.sival_ptr;
     if (si->si_code != SI_QUEUE || si->si_pid != own_pid || (v & 0xffff) != HANDLER_WALL_COOKIE) {
-        foreign(&wall_hs, sig, si, uc);
+        foreign(SIGNALS_WALL, sig, si, uc);
         goto out;
     }
     if (!atomic_load_explicit(&active, memory_order_seq_cst))
@@ -638,170 +611,6 @@ leave:
     atomic_fetch_sub_explicit(&inflight, 1, memory_order_seq_cst);
 out:
     errno = saved_errno;
-}
-
-/* Whether a disposition leaves a signal to us: nobody handles it. SIG_IGN counts as free for
- * SIGPROF only (a launcher may ignore it); a real-time signal set to SIG_IGN may be someone's
- * sigwaitinfo channel. */
-static int is_free(int signo, const struct sigaction *sa)
-{
-    if (sa->sa_flags & SA_SIGINFO)
-        return 0;
-    return sa->sa_handler == SIG_DFL || (signo == SIGPROF && sa->sa_handler == SIG_IGN);
-}
-
-static int same_action(const struct sigaction *a, const struct sigaction *b)
-{
-    if ((a->sa_flags & SA_SIGINFO) != (b->sa_flags & SA_SIGINFO))
-        return 0;
-    return (a->sa_flags & SA_SIGINFO) ? a->sa_sigaction == b->sa_sigaction
-                                      : a->sa_handler == b->sa_handler;
-}
-
-static int is_ours(const struct hsig *hs, const struct sigaction *sa)
-{
-    return (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction == hs->fn;
-}
-
-/* Whether signo is free for us: nobody's handler on it and not taken by us already. */
-static int usable(int signo)
-{
-    struct sigaction old;
-    if (signo == cpu_hs.signo || signo == wall_hs.signo)
-        return 0;
-    return sigaction(signo, NULL, &old) == 0 && is_free(signo, &old);
-}
-
-/* The first real-time signal in SIGRTMIN+5 .. SIGRTMIN+12 nobody has a handler for (on JDK 17
- * SIGRTMAX-2 looked free but our handler never ran). Real-time signals queue: a thread waiting
- * for a CPU does not lose a tick's signal by merging it with the next. */
-static int pick_rt_signo(int not)
-{
-    for (int sig = SIGRTMIN + 5; sig <= SIGRTMIN + 12 && sig <= SIGRTMAX; sig++)
-        if (sig != not && usable(sig))
-            return sig;
-    return -EBUSY;
-}
-
-/* Installs hs's handler on signo, blocking `block` (the other profiling signal, 0: none)
- * while it runs. Never replaces someone else's handler: when one appeared between the check
- * and the install, it is put back and -EBUSY returned. */
-static int install_one(struct hsig *hs, int signo, int block)
-{
-    struct sigaction sa, seen;
-    if (sigaction(signo, NULL, &hs->prev) != 0)
-        return -errno;
-    if (!is_free(signo, &hs->prev))
-        return -EBUSY;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_sigaction = hs->fn;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    if (block > 0)
-        sigaddset(&sa.sa_mask, block);
-    if (sigaction(signo, &sa, &seen) != 0)
-        return -errno;
-    if (!same_action(&seen, &hs->prev)) {
-        sigaction(signo, &seen, NULL);
-        return -EBUSY;
-    }
-    hs->signo = signo;
-    hs->lost = 0;
-    return 0;
-}
-
-/* Puts back what was on hs's signal before ours, if ours is still there (a handler installed
- * over ours stays). SIG_IGN first: that discards every instance still pending on any thread
- * (a queued wall signal of a thread that blocks signals, a timer signal raised just before
- * its timer was deleted), which the default action would turn into the end of the JVM. */
-static void uninstall_one(struct hsig *hs)
-{
-    hs->kept = 0;
-    if (!hs->signo)
-        return;
-    struct sigaction cur, ign;
-    if (sigaction(hs->signo, NULL, &cur) == 0 && is_ours(hs, &cur)) {
-        memset(&ign, 0, sizeof(ign));
-        ign.sa_handler = SIG_IGN;
-        sigemptyset(&ign.sa_mask);
-        sigaction(hs->signo, &ign, NULL);
-        sigaction(hs->signo, &hs->prev, NULL);
-    }
-    hs->signo = 0;
-}
-
-int handler_install(int flags)
-{
-    own_pid = getpid();
-    /* a wall handler kept for a sampler that has not ended stays, unless this session asks
-     * for the wall signal again (it can only once that sampler ended: control.c) */
-    handler_uninstall((flags & HANDLER_WALL) ? 0 : HANDLER_WALL);
-    int cpu = 0, wall = 0;
-    if (flags & (HANDLER_CPU | HANDLER_ITIMER)) {
-        cpu = usable(SIGPROF) ? SIGPROF : -EBUSY;
-        if (cpu < 0 && (flags & HANDLER_ITIMER))
-            return -EBUSY; /* ITIMER_PROF only ever sends SIGPROF */
-        if (cpu < 0)
-            cpu = pick_rt_signo(0);
-        if (cpu < 0)
-            return -EAGAIN;
-    }
-    if (flags & HANDLER_WALL) {
-        wall = pick_rt_signo(cpu);
-        if (wall < 0)
-            return -EAGAIN;
-    }
-    int rc = 0;
-    if (cpu > 0)
-        rc = install_one(&cpu_hs, cpu, wall);
-    if (rc == 0 && wall > 0)
-        rc = install_one(&wall_hs, wall, cpu);
-    if (rc != 0)
-        handler_uninstall((flags & HANDLER_WALL) ? 0 : HANDLER_WALL);
-    return rc == -EBUSY ? -EAGAIN : rc;
-}
-
-void handler_uninstall(unsigned keep)
-{
-    if (keep & HANDLER_CPU)
-        cpu_hs.kept = cpu_hs.signo != 0;
-    else
-        uninstall_one(&cpu_hs);
-    if (keep & HANDLER_WALL)
-        wall_hs.kept = wall_hs.signo != 0;
-    else
-        uninstall_one(&wall_hs);
-}
-
-unsigned handler_kept(void)
-{
-    return (cpu_hs.kept ? HANDLER_CPU : 0) | (wall_hs.kept ? HANDLER_WALL : 0);
-}
-
-unsigned handler_check(void)
-{
-    unsigned lost = 0;
-    struct hsig *all[] = {&cpu_hs, &wall_hs};
-    for (unsigned i = 0; i < 2; i++) {
-        struct sigaction cur;
-        struct hsig *hs = all[i];
-        if (!hs->signo || hs->lost || sigaction(hs->signo, NULL, &cur) != 0 || is_ours(hs, &cur))
-            continue;
-        hs->lost = 1;
-        lost |= i == 0 ? HANDLER_CPU : HANDLER_WALL;
-        counters_add_sigsafe(FPL_CTR_HANDLER_LOST, 1);
-    }
-    return lost;
-}
-
-int handler_cpu_signo(void)
-{
-    return cpu_hs.signo;
-}
-
-int handler_wall_signo(void)
-{
-    return wall_hs.signo;
 }
 
 uint64_t handler_wall_value(int state, uint32_t tick)

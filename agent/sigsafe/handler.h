@@ -1,7 +1,7 @@
 /* handler.h: flyprof's signal handlers (the CPU engines' signal, the wall sampler's signal):
- * their installation and chaining, the sample they take (native and Java walk, into the
- * ring), the perf engine's fds and the itimer's weights, and what they need preallocated
- * (scratch buffers). */
+ * the sample they take (native and Java walk, into the ring), the perf engine's fds and the
+ * itimer's weights, and what they need preallocated (scratch buffers). Which signals they
+ * handle, their installation and chaining: signals.h. */
 #ifndef HANDLER_H
 #define HANDLER_H
 
@@ -14,55 +14,15 @@
 /* sigev_value / si_value cookie of the signals flyprof's own timers send */
 #define HANDLER_COOKIE 0x666c7970
 
-/* Signals. flyprof never replaces a handler that is not its own, and handles a signal only
- * while a session runs (handler_install at start, handler_uninstall at stop).
- * - The CPU signal (cputimer, perf, itimer): SIGPROF when nobody else handles it; otherwise
- *   (another profiler took it) a free real-time signal of our own, which per-thread timers and
- *   perf events can deliver as well. ITIMER_PROF can only send SIGPROF: engine=itimer is
- *   refused when SIGPROF is taken.
- * - The wall-clock signal: a real-time signal, because those queue (a thread waiting for a CPU
- *   must not lose a tick's signal by merging it with the next, as a standard signal would),
- *   nobody else handles: the first free one of SIGRTMIN+5 .. SIGRTMIN+12. Its si_value
- *   carries HANDLER_WALL_COOKIE in the low 16 bits.
- * Each handler accepts only signals that are provably ours (our timer cookie, our perf fds,
- * our itimer while it runs, our pid with SI_QUEUE and the wall cookie); any other is counted
- * (FPL_CTR_FOREIGN_SIGNALS) and passed on to the handler that was there before ours, if that
- * was a handler. The two signals block each other while one is handled, so our handlers never
- * nest on a thread (a re-entry is counted in FPL_CTR_HANDLER_NESTED and not walked). */
-#define HANDLER_CPU 1       /* handler_install: the CPU signal, any number */
-#define HANDLER_WALL 2      /* handler_install: the wall-clock signal */
-#define HANDLER_ITIMER 4    /* handler_install: the CPU signal, and it must be SIGPROF */
-
-/* Installs the handlers flags asks for, choosing their signals as above; replaces the
- * handlers of an earlier session. Returns 0, -EBUSY (HANDLER_ITIMER: SIGPROF has another
- * handler), -EAGAIN (no free signal) or -errno. Control context, profiling off. */
-int handler_install(int flags);
-
-/* Puts back the dispositions our handlers replaced (where ours are still installed: a
- * handler someone installed over ours stays), discarding our signals still pending -- except
- * for the handlers in keep (HANDLER_CPU / HANDLER_WALL bits), which stay installed, inert
- * while profiling is off (they only pass on signals that are not ours): their senders may
- * still send (a wall sampler stuck in a JVM call that did not end when asked), and the
- * default action of SIGPROF and of the real-time signals ends the process. A kept handler is
- * removed by a later handler_uninstall that does not keep it, or reused by handler_install.
- * Idempotent. Control context, after the engines stopped and handler_deactivate. */
-void handler_uninstall(unsigned keep);
-
-/* The HANDLER_CPU / HANDLER_WALL bits of the handlers the last handler_uninstall kept. */
-unsigned handler_kept(void);
-
-/* Checks that our handlers are still installed. Returns the HANDLER_CPU / HANDLER_WALL bits
- * of those found replaced by someone else since the last check (each is reported once and
- * counted in FPL_CTR_HANDLER_LOST): their engines must stop, their signals now reach another
- * library's handler. Any thread but a signal handler (once a second from the writer). */
-unsigned handler_check(void);
-
-/* The CPU signal chosen by handler_install (0: none): the signal timers and perf events of
- * the CPU engines must send. */
-int handler_cpu_signo(void);
-
-/* The wall-clock signal chosen by handler_install (0: none). */
-int handler_wall_signo(void);
+/* The two handlers, which signals_install installs (signals.h chooses their signals, saves
+ * what was there before and chains to it). Each accepts only signals that are provably ours
+ * (our timer cookie, our perf fds, our itimer while it runs, our pid with SI_QUEUE and the
+ * wall cookie: HANDLER_WALL_COOKIE in the low 16 bits of si_value); any other is counted
+ * (FPL_CTR_FOREIGN_SIGNALS) and passed on (signals_chain_sigsafe). A re-entry on a thread
+ * (a foreign handler chaining to ours while ours runs) is counted in FPL_CTR_HANDLER_NESTED
+ * and not walked. Signal handlers: async-signal-safe. */
+void handler_cpu_signal(int sig, siginfo_t *si, void *uc);
+void handler_wall_signal(int sig, siginfo_t *si, void *uc);
 
 #define HANDLER_WALL_COOKIE 0x5a17
 

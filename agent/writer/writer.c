@@ -21,8 +21,6 @@
 #include "fpl_chunk.h"
 #include "fpl_codec.h"
 #include "fpl_format.h"
-#include "cfitab.h"
-#include "handler.h"
 #include "hiccup.h"
 #include "keymap.h"
 #include "methods.h"
@@ -32,7 +30,7 @@
 #include "threads.h"
 
 #define CHUNK_FLUSH_BYTES (256u << 10)
-#define PERIOD_NS 1000000000ull            /* counters, anchor and flush each second */
+#define PERIOD_NS WRITER_PERIOD_NS
 #define NAME_REFRESH_NS 100000000ull       /* re-read a sampled thread's name at most this often */
 /* The writer sleeps until the next period, or until the ring holds this share of its bytes
  * (the ring wakes it: ring_set_wakeup), or a stop or sync: it wakes about once a second when
@@ -214,9 +212,8 @@ static void put_end(struct writer *w)
 }
 
 /* The counters as they are now, the agent's live threads' CPU time included. */
-static void counters_now(struct writer *w, uint64_t v[FPL_CTR_MAX])
+static void counters_now(uint64_t v[FPL_CTR_MAX])
 {
-    (void)w;
     for (unsigned i = 0; i < FPL_CTR_MAX; i++)
         v[i] = counters_get(i);
     /* the agent's other threads: the ended ones are in the counters, the live ones here */
@@ -236,7 +233,7 @@ static void put_counters(struct writer *w)
                           atomic_load_explicit(&bytes_written, memory_order_relaxed),
                           memory_order_relaxed);
     uint64_t v[FPL_CTR_MAX];
-    counters_now(w, v);
+    counters_now(v);
     for (unsigned i = 0; i < FPL_CTR_MAX; i++)
         if (!fpl_counter_is_gauge(i)) /* values are given as they are */
             v[i] = v[i] > w->ctr_base[i] ? v[i] - w->ctr_base[i] : 0;
@@ -272,7 +269,7 @@ static void put_counters(struct writer *w)
 /* Takes the counters and histogram as they are now as the base of the next log's. */
 static void counters_rebase(struct writer *w)
 {
-    counters_now(w, w->ctr_base);
+    counters_now(w->ctr_base);
     for (unsigned i = 0; i < FPL_HIST_BUCKETS; i++)
         w->hist_base[i] = atomic_load_explicit(&counters.hist[i], memory_order_relaxed);
     w->hist_total_base = atomic_load_explicit(&counters.hist_total_ns, memory_order_relaxed);
@@ -1039,7 +1036,9 @@ static void rotate(struct writer *w)
     flush_pending(w, mono_ns());
     while (drain_events(w, EVENTS_BATCH))
         ;
-    hiccup_drain(&w->chunk);
+    for (size_t i = 0; i < w->s->nservices; i++)
+        if (w->s->services[i].at_seam)
+            w->s->services[i].run(&w->chunk, w->jni);
     ctxlog_drain_endpoints(&w->chunk);
     struct tsc_anchor seam;
     tsc_anchor(&seam);
@@ -1108,6 +1107,22 @@ static void writer_destroy(struct writer *w)
     ctxlog_destroy(&w->ctx);
 }
 
+/* Runs the session's services of period period_ns (0: every loop) in their order. Returns
+ * the soonest any of them wants to run again (UINT64_MAX: none sooner than its period). */
+static uint64_t run_services(struct writer *w, uint64_t period_ns)
+{
+    uint64_t soonest = UINT64_MAX;
+    for (size_t i = 0; i < w->s->nservices; i++) {
+        const struct writer_service *sv = &w->s->services[i];
+        if (sv->period_ns != period_ns)
+            continue;
+        uint64_t due = sv->run(&w->chunk, w->jni);
+        if (due < soonest)
+            soonest = due;
+    }
+    return soonest;
+}
+
 static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
     (void)jvmti;
@@ -1128,7 +1143,6 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     if (lag && atoll(lag) > 0)
         w.lag_ticks = (uint64_t)atoll(lag) * (tsc_ticks_per_sec() / 1000);
 
-    cfitab_set_deadline(w.s->deadline_mono_ns);
     current = &w;
     put_header(&w); /* the preamble goes with the first chunk: flush writes it */
     put_anchor(&w);
@@ -1144,7 +1158,6 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
             break;
         }
         unsigned n = drain(&w, DRAIN_BATCH);
-        hiccup_drain(&w.chunk);
         atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed);
         int events_more = drain_events(&w, EVENTS_BATCH);
         ctxlog_drain_endpoints(&w.chunk);
@@ -1154,20 +1167,13 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
             put_anchor(&w);
             flush(&w);
             bound_maps(&w);
-            threads_purge(jni);
-            if (w.s->periodic)
-                w.s->periodic();
+            run_services(&w, PERIOD_NS);
             next_period = now + PERIOD_NS;
         }
         maybe_rotate(&w, now);
         do_sync(&w);
-        /* the session's housekeeping (unwind tables, samplers on new threads) */
-        uint64_t tasks_due = UINT64_MAX;
-        for (size_t i = 0; i < w.s->nservices; i++) {
-            uint64_t due = w.s->services[i]();
-            if (due < tasks_due)
-                tasks_due = due;
-        }
+        /* the session's housekeeping (unwind tables, samplers on new threads, ...) */
+        uint64_t tasks_due = run_services(&w, 0);
         if (n == DRAIN_BATCH || events_more || ring_rearm(w.s->ring))
             continue;
         uint64_t until = next_period < w.next_rotate ? next_period : w.next_rotate;
@@ -1187,11 +1193,6 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     while (drain(&w, UINT32_MAX) > 0)
         ;
     flush_pending(&w, mono_ns());
-    /* the unwind tables stay for the next session (libjvm's costs the writer ~0.7 s of CPU
-     * to build); snapshots replaced during this one go, once no handler runs (one that never
-     * returned, which stop_sampling stopped waiting for, may still read them) */
-    if (cfitab_replaced() && handler_inflight() == 0)
-        cfitab_reclaim();
     events_stop();
     while (drain_events(&w, SIZE_MAX))
         ;
@@ -1199,12 +1200,13 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         struct events_sink es = {&w.chunk, event_thread_id, &w, CHUNK_FLUSH_BYTES};
         events_finish(&es);
     }
-    hiccup_drain(&w.chunk); /* the probes' last intervals (they stopped with sampling) */
+    /* every sample is named; the services' last records (the probes' last intervals) */
+    for (size_t i = 0; i < w.s->nservices; i++)
+        if (w.s->services[i].end)
+            w.s->services[i].end(&w.chunk, jni);
     ctxlog_drain_endpoints(&w.chunk); /* requests named up to the stop */
     current = NULL;
     ctxlog_stop();
-    /* every sample is named: dead threads' entries need not wait for us any more */
-    threads_set_deferred_purge(jni, 0);
     put_counters(&w);
     put_anchor(&w);
     put_end(&w);
@@ -1233,6 +1235,10 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 
 int writer_prepare(struct writer_session *s)
 {
+    for (size_t i = 0; i < s->nservices; i++)
+        if (!s->services[i].run ||
+            (s->services[i].period_ns != 0 && s->services[i].period_ns != PERIOD_NS))
+            return -EINVAL;
     atomic_store_explicit(&samples_written, 0, memory_order_relaxed);
     atomic_store_explicit(&bytes_written, 0, memory_order_relaxed);
     if (wake_fd < 0 && (wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)

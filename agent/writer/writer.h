@@ -14,6 +14,8 @@
 #include "options.h"
 #include "ring.h"
 #include "tsc.h"
+#include "writer_service.h"
+
 
 /* What a profiling session hands the writer. Owned by the caller; must outlive the writer. */
 struct writer_session {
@@ -31,9 +33,6 @@ struct writer_session {
     /* Called by the writer when the duration ends: stop the engines and deactivate the
      * handler, so the ring gets no more samples. */
     void (*stop_sampling)(void);
-    /* Called by the writer once a second while sampling (may be NULL): the session's own
-     * checks (that its signal handlers are still installed). */
-    void (*periodic)(void);
     /* Called by the writer after the log is complete and closed (may be NULL): renders the
      * output when file= names a rendered format. */
     void (*finish)(void);
@@ -43,15 +42,14 @@ struct writer_session {
      * start becomes *seam: each log's HEADER gives its own start. */
     uint64_t rotate_ns;
     int (*rotate)(const struct tsc_anchor *seam);
-    /* Housekeeping of other modules the writer runs after each drain, in this order (unwind
-     * tables, CPU samplers on new threads): each returns the ns until it wants to run again,
-     * UINT64_MAX when the writer's next wakeup will do. The writer knows none of them. */
-    uint64_t (*const *services)(void);
+    /* Housekeeping of other modules, run in this order (above) */
+    const struct writer_service *services;
     size_t nservices;
 };
 
 /* Readies the writer for session s before sampling starts (the ring's wakeup, the events):
- * no JNI, so it never waits for the JVM. Returns 0 or -errno; writer_running() is 1 from
+ * no JNI, so it never waits for the JVM. Returns 0 or -errno (-EINVAL: a service with a
+ * period the writer does not keep); writer_running() is 1 from
  * here on. Control context, while no producer runs. */
 int writer_prepare(struct writer_session *s);
 

@@ -43,7 +43,7 @@ for o in $objs; do
         for a in $allowed; do [ "$s" = "$a" ] && ok=1; done
         # calls between the sigsafe objects themselves are fine
         case "$s" in
-            ring_*|tsc_*|counters*|tls_*|stackwalk_*|handler_*|envtable_*|testhook_*) ok=1 ;;
+            ring_*|tsc_*|counters*|tls_*|stackwalk_*|handler_*|signals_*|envtable_*|testhook_*) ok=1 ;;
             nativewalk_*|crashguard_*|codecache_*|context_*) ok=1 ;;
         esac
         if [ $ok = 0 ]; then

@@ -21,13 +21,15 @@
 #include "cputimer.h"
 #include "handler.h"
 #include "harness.h"
+#include "options.h"
+#include "signals.h"
 #include "perf.h"
 #include "tasks.h"
 #include "writer.h"
 
 struct counters counters;
 
-int handler_cpu_signo(void)
+int signals_cpu_signo(void)
 {
     return SIGPROF;
 }
@@ -78,6 +80,12 @@ static long run(double secs)
     return atomic_load(&hits) - before;
 }
 
+/* the session cputimer runs for: 10 ms of CPU per signal */
+static struct options opts = {.cpu_interval_ns = 10000000};
+static const struct engine_session session = {.o = &opts};
+
+static char errbuf[256];
+
 int main(void)
 {
     struct sigaction sa;
@@ -89,7 +97,7 @@ int main(void)
     pthread_create(&th, NULL, burn, NULL);
     while (!atomic_load(&burner_tid))
         usleep(1000);
-    CHECK(cputimer_engine.start(10000000) == 0); /* 10 ms of CPU per signal */
+    CHECK(cputimer_engine.start(&session, errbuf, sizeof(errbuf)) == 0); /* 10 ms of CPU per signal */
 
     long armed = run(0.5);
     tasks_thread_end(atomic_load(&burner_tid)); /* detached: ThreadEnd, the thread runs on */
@@ -104,6 +112,6 @@ int main(void)
 
     atomic_store(&stop, 1);
     pthread_join(th, NULL);
-    cputimer_engine.stop();
+    cputimer_engine.stop(&session);
     return harness_result("test_tasks");
 }

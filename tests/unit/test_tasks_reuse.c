@@ -30,13 +30,15 @@
 #include "cputimer.h"
 #include "handler.h"
 #include "harness.h"
+#include "options.h"
+#include "signals.h"
 #include "perf.h"
 #include "tasks.h"
 #include "writer.h"
 
 struct counters counters;
 
-int handler_cpu_signo(void)
+int signals_cpu_signo(void)
 {
     return SIGPROF;
 }
@@ -103,6 +105,12 @@ static int set_last_pid(int pid)
     return rc;
 }
 
+/* the session cputimer runs for: 10 ms of CPU per signal */
+static struct options opts = {.cpu_interval_ns = 10000000};
+static const struct engine_session session = {.o = &opts};
+
+static char errbuf[256];
+
 int main(void)
 {
     struct sigaction sa;
@@ -117,7 +125,7 @@ int main(void)
     while (!atomic_load(&want_tid))
         usleep(1000);
     int tid = atomic_load(&want_tid);
-    CHECK(cputimer_engine.start(10000000) == 0); /* the scan arms every thread, the old one too */
+    CHECK(cputimer_engine.start(&session, errbuf, sizeof(errbuf)) == 0); /* the scan arms every thread, the old one too */
     CHECK(tasks_armed() >= 2);
     atomic_store(&old_done, 1);
     pthread_join(old, NULL); /* ended: no ThreadEnd, its entry still armed */
@@ -127,7 +135,7 @@ int main(void)
         const char *ci = getenv("CI");
         printf("test_tasks_reuse: SKIP: cannot write /proc/sys/kernel/ns_last_pid (%s): needs "
                "root\n", strerror(-rc));
-        cputimer_engine.stop();
+        cputimer_engine.stop(&session);
         return ci && !strcmp(ci, "true") ? 1 : 77;
     }
     pthread_t th;
@@ -164,6 +172,6 @@ int main(void)
         atomic_store(&stop, 1);
         pthread_join(th, NULL);
     }
-    cputimer_engine.stop();
+    cputimer_engine.stop(&session);
     return harness_result("test_tasks_reuse");
 }

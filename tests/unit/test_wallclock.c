@@ -49,6 +49,7 @@
 #include "harness.h"
 #include "ring.h"
 #include "sample.h"
+#include "signals.h"
 #include "thread_filter.h"
 #include "threads.h"
 #include "tsc.h"
@@ -433,7 +434,7 @@ uint64_t tsc_read_sigsafe(void)
 /* the stand-in wall signal (the agent picks a free real-time signal at install) */
 #define TEST_WALL_SIGNAL (SIGRTMIN + 5)
 
-int handler_wall_signo(void)
+int signals_wall_signo(void)
 {
     return TEST_WALL_SIGNAL;
 }
@@ -489,6 +490,11 @@ void handler_wall_set_base(uint32_t slot, uint64_t cpu_ns)
 
 void handler_wall_reset_all(void)
 {
+}
+
+void handler_wall_reset(uint32_t slot)
+{
+    (void)slot;
 }
 
 /* vmstructs.c's: no JVM here, so the sampler cannot read a thread's JVM state */
