@@ -298,22 +298,33 @@ static void write_wall_ticks(const struct profile *p, FILE *f)
     fprintf(f, "\n");
 }
 
+/* 1 for the profile convert --db made from ClickHouse's rows (collector/fleet/fleetlog.c): a
+ * "sample" there is a row of sums, and its wall rows carry their upscaling as made-up ticks. */
+static int from_fleet(const struct profile *p)
+{
+    return p->header.options && strncmp(p->header.options, "fleet:", 6) == 0;
+}
+
 static void write_samples(const struct profile *p, FILE *f)
 {
     const struct profile_header *h = &p->header;
     uint64_t dstacks, dthreads, dframes, markers, mk[PROFILE_KINDS];
     char a[64];
+    int fleet = from_fleet(p);
 
     count_dangling(p, &dstacks, &dthreads, &dframes, &markers, mk);
-    fprintf(f, "\nsamples\n");
+    fprintf(f, "\nsamples%s\n",
+            fleet ? " (from ClickHouse: each row sums one minute of a host's samples of a stack, "
+                    "thread and state)"
+                  : "");
     if (!p->samples)
         fprintf(f, "  none\n");
     for (int k = 0; k < PROFILE_KINDS; k++) {
         const struct profile_total *t = &p->total[k];
         if (!t->count)
             continue;
-        fprintf(f, "  %-5s %10" PRIu64 " samples, weight %" PRIu64, kind_name(k), t->count,
-                t->weight);
+        fprintf(f, "  %-5s %10" PRIu64 " %s, weight %" PRIu64, kind_name(k), t->count,
+                fleet ? "rows" : "samples", t->weight);
         if (k == FPL_KIND_ALLOC)
             fprintf(f, " (%.1f MiB allocated, %" PRIu64 " objects, estimated)",
                     (double)t->weight / 1048576.0, t->objects);
@@ -353,7 +364,8 @@ static void write_samples(const struct profile *p, FILE *f)
             fprintf(f, " (jvm_idle: the JVM's service threads waiting for work)");
         fprintf(f, "\n");
     }
-    write_wall_ticks(p, f);
+    if (!fleet) /* its ticks are the rows' upscaling, not the sampler's */
+        write_wall_ticks(p, f);
     if (p->unknown_kind_samples)
         fprintf(f, "  %" PRIu64 " samples of an unknown kind ignored\n", p->unknown_kind_samples);
     if (dstacks || dthreads || dframes)

@@ -135,6 +135,12 @@ def db_summary_diff(t, url, logs):
         t.check(abs(g - w) <= 1e-6 * max(1, w), "summary --db: %s weight %s, the logs' %s",
                 kind, g, w)
     t.check(want["cpu"]["weight"] > 0, "summary of the logs: no CPU weight")
+    # the text: ClickHouse's rows are not called samples, and their made-up ticks not shown
+    r = t.flyprof("summary --db text", ["summary", "--db", url, "--service", "svc",
+                                        "--host", "h1"])
+    t.check(r.returncode == 0 and " rows, weight " in r.stdout and "from ClickHouse" in r.stdout
+            and "wall ticks:" not in r.stdout and " samples, weight " not in r.stdout,
+            "summary --db says rows, without wall ticks: %s", r.stdout[:600])
     # two label values of one service
     for i, log_ in enumerate(logs):
         r = push(t, "push svc2", url, [log_], "--service", "svc2", "--host", "h9",
