@@ -17,6 +17,10 @@ Attached to a JVM already running, with `flyprof start --loop 2s --keep 2` into 
 without %n (the agent puts -%n before the extension) for 7 s, then `flyprof stop`: exactly the
 newest 2 files remain, both complete and contiguous.
 
+From the Java API, the agent loaded idle: `Flyprof.start("cpu=10ms,loop=1s,keep=3,file=l-%n.fpl")`
+for 4.5 s of CPU, then `Flyprof.stop()`: exactly 3 files remain, the newest, numbered without a
+gap, each complete and contiguous with the next.
+
 `flyprof convert` of all the -agentpath files at once (one profile of several logs) gives,
 stack for stack with thread roots, the sum of the files converted one by one; `flyprof
 summary` of them all counts every file's samples, spans their durations and calls the whole
@@ -155,6 +159,20 @@ def body(t):
     t.check(len(logs) == 2 and nums[1] == nums[0] + 1 and nums[0] >= 2,
             "attached: keep=2 left files %s (want the newest two of at least three)", nums)
     check_seams(t, logs, "attached")
+
+    d = t.path("api")
+    os.makedirs(d, exist_ok=True)
+    r = t.run("api", [t.java, "-agentpath:%s=idle" % t.agent, "-cp", t.jar,
+                      ft.WORKLOAD_PKG + "ApiUse", "loop", d], 120)
+    t.check_jvm(r)
+    t.check("api start ok" in r.stdout and "api stop ok" in r.stdout,
+            "api: Flyprof.start/stop with loop= said %s", r.stdout[-400:])
+    logs = summaries(t, os.path.join(d, "l-*.fpl"), "api")
+    nums = numbers(logs)
+    t.note("api: files left %s", nums)
+    t.check(len(logs) == 3 and nums == list(range(nums[0], nums[0] + 3)) and nums[0] >= 2,
+            "api: keep=3 left files %s (want the newest three of at least four)", nums)
+    check_seams(t, logs, "api")
 
 
 if __name__ == "__main__":

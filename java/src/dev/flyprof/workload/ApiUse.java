@@ -30,11 +30,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       {@code cpu=5ms} into {@code DIR/i.fpl}, status, stop;</li>
  *   <li>{@code alloclock} (the agent loaded {@code idle}): start {@code alloc=64k,lock} into
  *       {@code DIR/al.fpl}, status, allocate 64 MiB ({@link AllocRatio#work}), contend on a
- *       monitor ({@link LockContention#phase}, 4 threads x 20), stop.</li>
+ *       monitor ({@link LockContention#phase}, 4 threads x 20), stop;</li>
+ *   <li>{@code loop} (the agent loaded {@code idle}): start {@code cpu=10ms,loop=1s,keep=3}
+ *       into {@code DIR/l-%n.fpl}, burn CPU for 4.5 s, stop.</li>
  * </ul>
  */
 public final class ApiUse {
-    static final String USAGE = "ApiUse agent|noagent|wall|render|idle|alloclock DIR";
+    static final String USAGE = "ApiUse agent|noagent|wall|render|idle|alloclock|loop DIR";
     private static volatile long sink;
 
     private ApiUse() {
@@ -240,6 +242,19 @@ public final class ApiUse {
         });
     }
 
+    /** Rotation (loop=, keep=) started from Java (the agent loaded idle). */
+    static void loop(String dir) throws Exception {
+        step("start", () -> {
+            Flyprof.start("cpu=10ms,loop=1s,keep=3,file=" + dir + "/l-%n.fpl");
+            return null;
+        });
+        burn(4.5);
+        step("stop", () -> {
+            Flyprof.stop();
+            return null;
+        });
+    }
+
     public static void main(String[] args) throws Exception {
         if (args.length != 2) {
             System.err.println("usage: " + USAGE);
@@ -254,6 +269,8 @@ public final class ApiUse {
             idle(args[1]);
         } else if (mode.equals("alloclock")) {
             alloclock(args[1]);
+        } else if (mode.equals("loop")) {
+            loop(args[1]);
         } else if (mode.equals("agent") || mode.equals("noagent")) {
             api(args[1]);
             filter();
