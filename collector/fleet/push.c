@@ -369,22 +369,51 @@ static uint64_t log_id(const struct profile *p, const struct push_opts *o)
     return h;
 }
 
+static int two_numbers(const struct chttp_url *u, const char *q, uint64_t *a, uint64_t *b,
+                       char *err, size_t errlen);
+
+#define MUTATION_WAIT_S 120 /* how long a replacing push waits for ClickHouse's delete */
+
+/* Deletes the rows of log id from table on u, and waits until ClickHouse has done it: a
+ * delete is a mutation that 18.16 runs in the background, and a query between the new rows'
+ * insert and its end would count the log twice. */
+static int delete_on(const struct chttp_url *u, const char *table, uint64_t id, char *err,
+                     size_t errlen)
+{
+    char q[320];
+    snprintf(q, sizeof(q), "ALTER TABLE %s DELETE WHERE log = %" PRIu64, table, id);
+    int rc = chttp_query(u, 0, q, NULL, 0, NULL, NULL, err, errlen);
+    snprintf(q, sizeof(q),
+             "SELECT count(), 0 FROM system.mutations WHERE database = currentDatabase() AND "
+             "table = '%s' AND is_done = 0 FORMAT TabSeparated", table);
+    for (int i = 0; rc == 0; i++) {
+        uint64_t left = 0, unused;
+        if ((rc = two_numbers(u, q, &left, &unused, err, errlen)) != 0 || left == 0)
+            break;
+        if (i >= MUTATION_WAIT_S * 10) {
+            snprintf(err, errlen, "%s: the delete of an earlier push of this log is not done "
+                     "after %d s (system.mutations of %s); try again later", u->url,
+                     MUTATION_WAIT_S, table);
+            rc = -ETIMEDOUT;
+            break;
+        }
+        nanosleep(&(struct timespec){0, 100000000}, NULL);
+    }
+    return rc;
+}
+
 /* Deletes the rows of log id: from flyprof_samples, or with a cluster from every server's
- * flyprof_samples_local (ClickHouse alters no Distributed table). */
+ * flyprof_samples_local (ClickHouse alters no Distributed table); returns once they are gone. */
 static int delete_rows(const struct chttp_url *u, const char *cluster, uint64_t id, char *err,
                        size_t errlen)
 {
-    char q[256];
-    if (!cluster) {
-        snprintf(q, sizeof(q), "ALTER TABLE flyprof_samples DELETE WHERE log = %" PRIu64, id);
-        return chttp_query(u, 0, q, NULL, 0, NULL, NULL, err, errlen);
-    }
+    if (!cluster)
+        return delete_on(u, "flyprof_samples", id, err, errlen);
     struct chttp_url *urls;
     size_t n;
     int rc = push_cluster_urls(u, cluster, &urls, &n, err, errlen);
-    snprintf(q, sizeof(q), "ALTER TABLE flyprof_samples_local DELETE WHERE log = %" PRIu64, id);
     for (size_t s = 0; s < n && rc == 0; s++)
-        rc = chttp_query(&urls[s], 0, q, NULL, 0, NULL, NULL, err, errlen);
+        rc = delete_on(&urls[s], "flyprof_samples_local", id, err, errlen);
     free(urls);
     return rc;
 }
