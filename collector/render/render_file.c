@@ -301,8 +301,9 @@ uint64_t render_file_estimate_census(const struct census *c, const struct render
                  names * EST_NAME + 2 * c->method_bytes + c->lines * 16;
         break;
     case RENDER_FILE_JFR:
-        /* a chunk's pools hold every stack it uses: at worst all of them, encoded */
-        render = EST_JFR_CHUNK + c->stacks * EST_JFR_STACK + c->frames * EST_PPROF_FRAME * 2 +
+        /* a chunk's pools hold every stack it uses: at worst all of them, encoded, copied
+         * from each stack's entry encoded once (out_jfr.c keeps them all) */
+        render = EST_JFR_CHUNK + c->stacks * EST_JFR_STACK + c->frames * EST_PPROF_FRAME * 3 +
                  c->methods * EST_JFR_METHOD + 2 * c->method_bytes;
         /* event times from the timeline (as for HTML), and per cell a weight sum, a count,
          * a bin and a selection byte while writing */
