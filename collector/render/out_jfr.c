@@ -46,20 +46,11 @@ static const char *const frame_type_names[FRAME_TYPES] = {"Java",    "Interprete
                                                           "Inlined", "C1 compiled", "Native",
                                                           "Stub",    "Kernel",      "Marker"};
 
-/* jdk.types.ThreadState values, key = profile state (enum fpl_state, then
- * PROFILE_STATE_JVM_IDLE and _OTHER) + 1: HotSpot's names where HotSpot has the state */
+/* jdk.types.ThreadState values (jfr_meta.h), key = profile state + 1 */
 #define STATES PROFILE_STATES
-static const char *const state_names[STATES] = {"STATE_UNKNOWN",
-                                                "STATE_RUNNABLE",
-                                                "STATE_BLOCKED_ON_MONITOR_ENTER",
-                                                "STATE_IN_OBJECT_WAIT",
-                                                "STATE_IN_OBJECT_WAIT_TIMED",
-                                                "STATE_PARKED",
-                                                "STATE_SLEEPING",
-                                                "STATE_IN_NATIVE",
-                                                "STATE_JVM_IDLE",
-                                                "STATE_OTHER"};
-_Static_assert(PROFILE_STATES == 10, "a JFR name per state");
+_Static_assert(PROFILE_STATES == JFR_META_STATES &&
+                   PROFILE_STATE_JVM_IDLE == JFR_META_STATE_JVM_IDLE,
+               "a JFR name per state");
 
 /* An interned string: its bytes in names.data. */
 struct name {
@@ -600,7 +591,7 @@ static int write_checkpoint(struct jfr_w *w)
     if (nframe)
         pool_fixed(w, b, JFR_TYPE_FRAME_TYPE, w->frame_gen, frame_type_names, FRAME_TYPES);
     if (nstate)
-        pool_fixed(w, b, JFR_TYPE_THREAD_STATE, w->state_gen, state_names, STATES);
+        pool_fixed(w, b, JFR_TYPE_THREAD_STATE, w->state_gen, jfr_meta_state_names, STATES);
     if (w->nomem)
         return -ENOMEM;
     return jfr_enc_end(b, off);
