@@ -896,6 +896,9 @@ static int thread_id(struct imp *m, const struct val *ref, uint64_t *id)
     fpl_put_v(&m->out, *id);
     fpl_put_v(&m->out, int_of(field_of(m, tv, "osThreadId"), 0));
     fpl_put_str(&m->out, jn[0] ? jn : on);
+    int64_t java_id = (int64_t)int_of(field_of(m, tv, "javaThreadId"), 0);
+    if (java_id > 0)
+        fpl_put_v(&m->out, (uint64_t)java_id);
     fpl_rec_end(&m->out, r);
     return 0;
 }

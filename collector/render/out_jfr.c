@@ -427,10 +427,10 @@ static void pool_threads(struct jfr_w *w, struct fpl_buf *b)
         const struct profile_thread *t = ti < p->nthreads ? &p->threads[ti] : NULL;
         const char *name = t ? t->display : PROFILE_UNKNOWN_THREAD;
         jfr_enc_long(b, (uint64_t)ti + 1);
-        jfr_enc_cstr(b, name);              /* osName */
-        jfr_enc_long(b, t ? t->os_tid : 0); /* osThreadId */
-        jfr_enc_cstr(b, name);              /* javaName */
-        jfr_enc_long(b, 0);                 /* javaThreadId: not in the log */
+        jfr_enc_cstr(b, name);               /* osName */
+        jfr_enc_long(b, t ? t->os_tid : 0);  /* osThreadId */
+        jfr_enc_cstr(b, name);               /* javaName */
+        jfr_enc_long(b, t ? t->java_id : 0); /* javaThreadId: 0 unknown */
     }
 }
 
