@@ -252,9 +252,11 @@ static int render_log(const char *out, int dump, char *err, size_t errlen)
         return -ENOMEM;
     }
     /* an HTML page has a timeline, a JFR file times its events: the samples' times are kept
-     * (bounded, timeline.h). Cells are not split by trace context here (pprof's labels, as
-     * `flyprof convert` makes them): the estimate above does not count such cells */
+     * (bounded, timeline.h). pprof's labels and JFR's flyprof.ContextSample events need the
+     * cells of each request apart, as `flyprof convert` reads them (the estimate above counts
+     * such cells) */
     int fmt = render_file_format(out, NULL, err, errlen);
+    p->cells_by_context = fmt == RENDER_FILE_PPROF || fmt == RENDER_FILE_JFR;
     if ((fmt == RENDER_FILE_HTML || fmt == RENDER_FILE_JFR) && (rc = profile_want_timeline(p)) != 0)
         snprintf(err, errlen, "out of memory");
     if (rc == 0)

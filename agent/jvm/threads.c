@@ -68,6 +68,29 @@ static void read_name(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, char *buf, s
         (*jni)->DeleteLocalRef(jni, info.context_class_loader);
 }
 
+/* java.lang.Thread's id: its `tid` field (what getId() and threadId() return, on 17 and 25),
+ * read directly so that no Java code runs in a JVMTI callback; 0 when the field is not
+ * there. The field id is looked up once; a race between two first callers finds the same. */
+static int64_t read_java_id(JNIEnv *jni, jthread thread)
+{
+    static _Atomic(jfieldID) tid_field;
+    static atomic_int missing;
+    jfieldID f = atomic_load_explicit(&tid_field, memory_order_acquire);
+    if (!f && !atomic_load_explicit(&missing, memory_order_relaxed)) {
+        jclass c = (*jni)->FindClass(jni, "java/lang/Thread");
+        f = c ? (*jni)->GetFieldID(jni, c, "tid", "J") : NULL;
+        if ((*jni)->ExceptionCheck(jni))
+            (*jni)->ExceptionClear(jni);
+        if (c)
+            (*jni)->DeleteLocalRef(jni, c);
+        if (f)
+            atomic_store_explicit(&tid_field, f, memory_order_release);
+        else
+            atomic_store_explicit(&missing, 1, memory_order_relaxed);
+    }
+    return f ? (int64_t)(*jni)->GetLongField(jni, thread, f) : 0;
+}
+
 static void set_live(uint32_t slot, int on)
 {
     uint64_t bit = 1ull << (slot % 64);
@@ -196,6 +219,7 @@ void threads_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
 {
     char name[THREADS_NAME_MAX];
     read_name(jvmti, jni, thread, name, sizeof(name));
+    int64_t java_id = read_java_id(jni, thread);
     int tid = tls_tid_sigsafe();
 
     pthread_mutex_lock(&lock);
@@ -221,6 +245,7 @@ void threads_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
         e->alive = 1;
         e->gref = (*jni)->NewGlobalRef(jni, thread);
         memcpy(e->name, name, sizeof(name));
+        e->java_id = java_id;
         e->is_agent = strncmp(name, "flyprof", 7) == 0;
         rcu_assign_pointer(slots[slot], e);
         if (!e->is_agent)
@@ -230,6 +255,7 @@ void threads_on_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
         tls_set_slot(slot + 1);
     } else {
         memcpy(e->name, name, sizeof(name));
+        e->java_id = java_id;
     }
     if (!e->is_agent) {
         const char *hang = getenv("FLYPROF_TEST_HANG_THREAD"); /* testhook.h */
@@ -389,6 +415,15 @@ int threads_name(uint32_t slot1, int tid, char *buf, size_t len)
     return e != NULL;
 }
 
+int64_t threads_java_id(uint32_t slot1, int tid)
+{
+    pthread_mutex_lock(&lock);
+    struct threads_entry *e = owned(slot1, tid);
+    int64_t id = e ? e->java_id : 0;
+    pthread_mutex_unlock(&lock);
+    return id;
+}
+
 int threads_refresh_name(jvmtiEnv *jvmti, JNIEnv *jni, uint32_t slot1, int tid)
 {
     jobject local = NULL;
@@ -456,6 +491,7 @@ static int adopt(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, intptr_t jt, int 
 {
     char name[THREADS_NAME_MAX];
     read_name(jvmti, jni, thread, name, sizeof(name));
+    int64_t java_id = read_java_id(jni, thread);
     pthread_mutex_lock(&lock);
     /* Exact, because ThreadStart and ThreadEnd take this lock too: a thread whose ThreadEnd
      * (or ThreadStart) ran since the list was taken has its tid in skip; one that ended
@@ -483,6 +519,7 @@ static int adopt(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, intptr_t jt, int 
     adopted_live++;
     e->gref = (*jni)->NewGlobalRef(jni, thread);
     memcpy(e->name, name, sizeof(name));
+    e->java_id = java_id;
     e->is_agent = strncmp(name, "flyprof", 7) == 0;
     rcu_assign_pointer(slots[slot], e);
     if (!e->is_agent)

@@ -30,6 +30,7 @@ struct threads_entry {
     uint32_t slot;
     jthread gref;               /* global ref to the java.lang.Thread */
     char name[THREADS_NAME_MAX];/* under lock */
+    int64_t java_id;            /* java.lang.Thread's id (getId, threadId); 0 unknown */
     int alive;                  /* under lock */
     /* flyprof's own threads: CPU-sampled like every thread (tasks.c), but never wall-sampled,
      * not in the live count, no JNIEnv in TLS; named in full by their slot */
@@ -74,6 +75,10 @@ uint32_t threads_words_used(void);
 /* Copies the last known name of the thread in slot (as carried by a sample: slot + 1, 0 for
  * none) into buf when that slot still belongs to tid. Returns 1 when found. Writer. */
 int threads_name(uint32_t slot1, int tid, char *buf, size_t len);
+
+/* The Java thread id (Thread.getId) of the thread in slot (slot + 1 as threads_name takes
+ * it) when that slot still belongs to tid, else 0. Writer. */
+int64_t threads_java_id(uint32_t slot1, int tid);
 
 /* Re-reads the name of the thread in slot1 (when it still belongs to tid) through JVMTI and
  * stores it. Returns 1 if the name changed. Writer thread (a JVMTI agent thread). */

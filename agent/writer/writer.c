@@ -57,6 +57,7 @@ struct wthread {
     uint32_t wall_stack;        /* stack id of its last wall sample (0: none), for repeats */
     uint8_t wall_state;         /* and that sample's thread state */
     uint64_t refreshed_ns;
+    int64_t java_id;            /* its Java thread id (0: none known) */
     char name[THREADS_NAME_MAX];
 };
 
@@ -663,14 +664,16 @@ static void os_thread_name(int tid, char *buf, size_t len)
         snprintf(buf, len, "tid-%d", tid);
 }
 
-/* The thread id for (tid, name), writing a THREAD record when the pair is new. */
-static uint32_t thread_dict_id(struct writer *w, int tid, const char *name)
+/* The thread id for (tid, Java id, name), writing a THREAD record when it is new; java_id 0:
+ * not a Java thread, or not known. */
+static uint32_t thread_dict_id(struct writer *w, int tid, int64_t java_id, const char *name)
 {
     size_t nl = strlen(name);
-    char key[sizeof(int) + THREADS_NAME_MAX];
+    char key[sizeof(int) + sizeof(int64_t) + THREADS_NAME_MAX];
     memcpy(key, &tid, sizeof(int));
-    memcpy(key + sizeof(int), name, nl);
-    uint32_t klen = (uint32_t)(sizeof(int) + nl);
+    memcpy(key + sizeof(int), &java_id, sizeof(int64_t));
+    memcpy(key + sizeof(int) + sizeof(int64_t), name, nl);
+    uint32_t klen = (uint32_t)(sizeof(int) + sizeof(int64_t) + nl);
     uint32_t id;
     if (keymap_get(&w->tnames, key, klen, &id))
         return id;
@@ -679,6 +682,8 @@ static uint32_t thread_dict_id(struct writer *w, int tid, const char *name)
     fpl_put_v(&w->chunk, id);
     fpl_put_v(&w->chunk, (uint64_t)tid);
     fpl_put_str(&w->chunk, name);
+    if (java_id > 0)
+        fpl_put_v(&w->chunk, (uint64_t)java_id); /* optional (FORMAT.md 5.3) */
     fpl_rec_end(&w->chunk, r);
     keymap_put(&w->tnames, key, klen, id);
     return id;
@@ -702,7 +707,7 @@ static uint32_t thread_id(struct writer *w, uint32_t slot1, int tid, uint64_t no
             size_t cap = w->tcache_cap ? w->tcache_cap * 2 : 256;
             struct wthread *c = realloc(w->tcache, cap * sizeof(*c));
             if (!c)
-                return thread_dict_id(w, tid, "[unknown thread]");
+                return thread_dict_id(w, tid, 0, "[unknown thread]");
             w->tcache = c;
             w->tcache_cap = cap;
         }
@@ -710,6 +715,7 @@ static uint32_t thread_id(struct writer *w, uint32_t slot1, int tid, uint64_t no
         t = &w->tcache[idx];
         t->tid = tid;
         t->name[0] = 0;
+        t->java_id = 0;
         t->slot1 = slot1;
         t->wall_stack = 0;
         t->wall_state = FPL_STATE_UNKNOWN;
@@ -722,9 +728,11 @@ static uint32_t thread_id(struct writer *w, uint32_t slot1, int tid, uint64_t no
         !hiccup_thread_name(tid, name, sizeof(name)))
         os_thread_name(tid, name, sizeof(name));
     t->refreshed_ns = now;
-    if (!t->name[0] || strcmp(name, t->name) != 0) {
+    int64_t java_id = threads_java_id(slot1, tid);
+    if (!t->name[0] || strcmp(name, t->name) != 0 || java_id != t->java_id) {
         memcpy(t->name, name, sizeof(name));
-        t->id = thread_dict_id(w, tid, name);
+        t->java_id = java_id;
+        t->id = thread_dict_id(w, tid, java_id, name);
     }
     return t->id;
 }

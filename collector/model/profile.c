@@ -400,9 +400,19 @@ static int on_thread(void *ctx, uint64_t id, uint64_t os_tid, struct reader_str 
     struct profile_thread *t = &p->threads[i];
     t->id = id;
     t->os_tid = os_tid;
+    t->java_id = 0;
     t->name = arena_str(p, name);
     t->display = t->name ? arena_display(p, "", "", t->name) : NULL;
     return t->display ? 0 : -ENOMEM;
+}
+
+static int on_thread_java_id(void *ctx, uint64_t id, uint64_t java_id)
+{
+    struct profile *p = ctx;
+    uint32_t i = dict_find(&p->thread_index, p->threads, sizeof(*p->threads), id + p->id_base);
+    if (i != PROFILE_NONE)
+        p->threads[i].java_id = java_id;
+    return 0;
 }
 
 static int on_method(void *ctx, const struct reader_method *rm)
@@ -1120,6 +1130,7 @@ static const struct reader_ops profile_ops = {
     .header = on_header,
     .anchor = on_anchor,
     .thread = on_thread,
+    .thread_java_id = on_thread_java_id,
     .method = on_method,
     .stack = on_stack,
     .sample = on_sample,

@@ -99,6 +99,7 @@ struct profile_anchor {
 struct profile_thread {
     uint64_t id;
     uint64_t os_tid;
+    uint64_t java_id;    /* Thread.getId(); 0 unknown (a JVM-internal thread, an older log) */
     const char *name;    /* as logged (an embedded NUL becomes '_') */
     const char *display; /* name made safe for one-line UTF-8 outputs, see profile_clean */
 };

@@ -1,5 +1,6 @@
 /* timeline.c: (bin, cell) pairs of sampled weight in bounded memory (see timeline.h). The
- * per-sample path is one probe of the pair index; doubling the bins rebuilds the pairs and
+ * per-sample path is one probe of the pair index (the newest bin's row, in the CPU's cache);
+ * doubling the bins rebuilds the pairs and
  * their index once (at most log2 of the log's duration in ms times). */
 #include "timeline.h"
 
@@ -26,6 +27,7 @@ void timeline_destroy(struct timeline *tl)
     free(tl->cpairs);
     free(tl->let_go);
     hashtab_destroy(&tl->let_go_index);
+    free(tl->bin_index);
     hashtab_destroy(&tl->index);
     hashtab_destroy(&tl->series_index);
     hashtab_destroy(&tl->cindex);
@@ -69,6 +71,8 @@ static int cmp_pair(const void *a, const void *b)
 }
 
 static uint32_t pair_find(const struct timeline *tl, uint32_t bin, uint32_t cell);
+static int index_add(struct timeline *tl, uint32_t bin, uint32_t cell, uint32_t k);
+static int index_clear(struct timeline *tl, size_t over);
 static int pair_new(struct timeline *tl, uint32_t bin, uint32_t cell, unsigned __int128 fp);
 
 #define DEAD (TIMELINE_OVER - 1u) /* a pair merged away while coarsening */
@@ -107,11 +111,10 @@ static int reindex(struct timeline *tl)
             tl->bin_cells[tl->pairs[i].bin]++;
     }
     tl->npairs = k;
-    hashtab_destroy(&tl->index);
-    if (hashtab_reserve(&tl->index, tl->npairs))
+    if (index_clear(tl, tl->over_pairs))
         return -ENOMEM;
     for (size_t i = 0; i < tl->npairs; i++) {
-        if (hashtab_add(&tl->index, pair_hash(tl->pairs[i].bin, tl->pairs[i].cell), (uint32_t)i))
+        if (index_add(tl, tl->pairs[i].bin, tl->pairs[i].cell, (uint32_t)i))
             return -ENOMEM;
     }
     return 0;
@@ -311,11 +314,10 @@ int timeline_ctx_add(struct timeline *tl, uint64_t ticks, uint32_t cell, uint64_
 static int coarsen(struct timeline *tl)
 {
     int rc;
+    if (index_clear(tl, tl->over_pairs))
+        return -ENOMEM;
     for (size_t i = 0; i < tl->npairs; i++)
         tl->pairs[i].bin >>= 1;
-    hashtab_destroy(&tl->index);
-    if (hashtab_reserve(&tl->index, tl->npairs))
-        return -ENOMEM;
     size_t n = tl->npairs;
     memset(tl->bin_cells, 0, sizeof(tl->bin_cells));
     for (size_t i = 0; i < n; i++) {
@@ -325,7 +327,7 @@ static int coarsen(struct timeline *tl)
             pair_add_fp(&tl->pairs[k], timeline_fp(pr));
             pr->cell = DEAD;
         } else {
-            if (hashtab_add(&tl->index, pair_hash(pr->bin, pr->cell), (uint32_t)i))
+            if (index_add(tl, pr->bin, pr->cell, (uint32_t)i))
                 return -ENOMEM;
             if (!(pr->cell & TIMELINE_OVER))
                 tl->bin_cells[pr->bin]++;
@@ -401,9 +403,52 @@ static uint32_t series_of(struct timeline *tl, uint64_t thread_id, uint8_t kind,
     return (uint32_t)tl->nseries++;
 }
 
+/* The first slot of cell in its bin's row. */
+static uint32_t row_slot(uint32_t cell)
+{
+    return (uint32_t)(fpl_hash_u64(cell) >> 32) % TIMELINE_ROW_SLOTS;
+}
+
+/* Empties the index (rows up to index_rows), ready for `over` overflow pairs. 0 or -ENOMEM. */
+static int index_clear(struct timeline *tl, size_t over)
+{
+    if (tl->bin_index)
+        memset(tl->bin_index, 0, (size_t)tl->index_rows * sizeof(*tl->bin_index));
+    tl->index_rows = 0;
+    hashtab_destroy(&tl->index);
+    return hashtab_reserve(&tl->index, over);
+}
+
+/* Indexes pair k of (bin, cell). 0 or -ENOMEM. */
+static int index_add(struct timeline *tl, uint32_t bin, uint32_t cell, uint32_t k)
+{
+    if (cell & TIMELINE_OVER)
+        return hashtab_add(&tl->index, pair_hash(bin, cell), k);
+    if (!tl->bin_index &&
+        !(tl->bin_index = calloc(TIMELINE_MAX_BINS, sizeof(*tl->bin_index)))) /* lazily paged */
+        return -ENOMEM;
+    uint32_t *row = tl->bin_index[bin];
+    uint32_t s = row_slot(cell);
+    while (row[s])
+        s = (s + 1) % TIMELINE_ROW_SLOTS; /* a row is at most half full */
+    row[s] = k + 1;
+    if (bin + 1 > tl->index_rows)
+        tl->index_rows = bin + 1;
+    return 0;
+}
+
 /* The pair of (bin, cell), or NONE. */
 static uint32_t pair_find(const struct timeline *tl, uint32_t bin, uint32_t cell)
 {
+    if (!(cell & TIMELINE_OVER)) {
+        if (!tl->bin_index || bin >= tl->index_rows)
+            return NONE;
+        const uint32_t *row = tl->bin_index[bin];
+        for (uint32_t s = row_slot(cell); row[s]; s = (s + 1) % TIMELINE_ROW_SLOTS)
+            if (tl->pairs[row[s] - 1].cell == cell)
+                return row[s] - 1;
+        return NONE;
+    }
     struct hashtab_probe pr;
     for (uint32_t k = hashtab_first(&tl->index, pair_hash(bin, cell), &pr); k != NONE;
          k = hashtab_next(&tl->index, &pr)) {
@@ -424,7 +469,7 @@ static int pair_new(struct timeline *tl, uint32_t bin, uint32_t cell, unsigned _
         tl->pairs = q;
         tl->cap = cap;
     }
-    if (hashtab_add(&tl->index, pair_hash(bin, cell), (uint32_t)tl->npairs))
+    if (index_add(tl, bin, cell, (uint32_t)tl->npairs))
         return -ENOMEM;
     tl->pairs[tl->npairs] = (struct timeline_pair){bin, cell, (uint64_t)fp, (uint64_t)(fp >> 64)};
     tl->npairs++;
@@ -533,6 +578,9 @@ void timeline_finish(struct timeline *tl)
     }
     free(start);
     free(by);
+    free(tl->bin_index);
+    tl->bin_index = NULL;
+    tl->index_rows = 0;
     hashtab_destroy(&tl->index);
     hashtab_destroy(&tl->series_index);
     hashtab_destroy(&tl->cindex);
@@ -542,7 +590,8 @@ size_t timeline_bytes(const struct timeline *tl)
 {
     return tl->cap * sizeof(*tl->pairs) + tl->series_cap * sizeof(*tl->series) +
            tl->cell_series_cap * sizeof(*tl->cell_series) +
-           hashtab_bytes(&tl->index) + hashtab_bytes(&tl->series_index) +
+           (size_t)tl->index_rows * sizeof(*tl->bin_index) + hashtab_bytes(&tl->index) +
+           hashtab_bytes(&tl->series_index) +
            tl->ccap * sizeof(*tl->cpairs) + hashtab_bytes(&tl->cindex) +
            tl->let_go_cap * sizeof(*tl->let_go) + hashtab_bytes(&tl->let_go_index);
 }

@@ -14,9 +14,10 @@
  * kind, state), without its stack; when two bins merge, the lightest cells beyond the cap go
  * there too. So totals per bin, thread, kind and state stay exact, and only the stacks of the
  * overflow weight are lost -- the same share of each bin at most, not the end of a long log.
- * Memory: 24 bytes per pair and up to 32 for its index while reading, 4 per cell: at most
- * TIMELINE_MAX_BINS * TIMELINE_BIN_CELLS (1M) cell pairs, ~56 MiB, plus overflow pairs (bins x
- * threads x states at most).
+ * Memory: 24 bytes per pair, 4 per cell, and while reading the index: 8 KiB per bin used
+ * (16 MiB for all bins) and up to 32 bytes per overflow pair: at most TIMELINE_MAX_BINS *
+ * TIMELINE_BIN_CELLS (1M) cell pairs, ~40 MiB, plus overflow pairs (bins x threads x states
+ * at most).
  *
  * Keys: a pair's key is (bin, cell), and a cell is (thread, stack, kind, state).
  *
@@ -46,6 +47,9 @@
 #define TIMELINE_FIRST_BIN_NS 1000000u /* 1 ms */
 #define TIMELINE_MAX_SPANS 8192u       /* GC pauses, stalls kept (each) */
 #define TIMELINE_MAX_CTX_PAIRS (1u << 18)
+/* a bin's row of the pair index: room for twice TIMELINE_BIN_CELLS, as two bins merging hold
+ * up to that many before the lightest are moved to overflow, at half load at most */
+#define TIMELINE_ROW_SLOTS (4u * TIMELINE_BIN_CELLS)
 
 /* TIMELINE_OVER in timeline_pair.cell: an overflow pair; the other bits index
  * timeline.series, which says whose weight it is. */
@@ -102,7 +106,13 @@ struct timeline {
     uint64_t over_samples;       /* samples sent to overflow pairs as they came (not those
                                   * moved there when bins merged) */
     uint64_t early_samples;      /* samples before the origin, put in bin 0 */
-    struct hashtab index;        /* key -> pair, while reading */
+    /* key -> pair, while reading: a cell pair through its bin's row of bin_index (open
+     * addressing by cell, pair + 1, 0 empty), an overflow pair through `index`. A log is
+     * read in time order, so nearly every sample probes the row of the newest bin, which
+     * stays in the CPU's cache where one table for all pairs would not */
+    uint32_t (*bin_index)[TIMELINE_ROW_SLOTS];
+    uint32_t index_rows;         /* rows that may hold entries: the highest bin + 1 */
+    struct hashtab index;
     /* requests: context pairs of the requests kept */
     struct timeline_ctx_pair *cpairs;
     size_t ncpairs, ccap;

@@ -16,6 +16,7 @@
 #include "fpl_format.h"
 #include "fpl_hash.h"
 #include "hashtab.h"
+#include "jfr_meta.h"
 
 #define HEADER_BYTES 68
 #define MAX_DEPTH 64         /* nesting of metadata elements and of values */
@@ -895,6 +896,9 @@ static int thread_id(struct imp *m, const struct val *ref, uint64_t *id)
     fpl_put_v(&m->out, *id);
     fpl_put_v(&m->out, int_of(field_of(m, tv, "osThreadId"), 0));
     fpl_put_str(&m->out, jn[0] ? jn : on);
+    int64_t java_id = (int64_t)int_of(field_of(m, tv, "javaThreadId"), 0);
+    if (java_id > 0)
+        fpl_put_v(&m->out, (uint64_t)java_id);
     fpl_rec_end(&m->out, r);
     return 0;
 }
@@ -962,24 +966,16 @@ static int stack_id(struct imp *m, const struct val *ref, uint64_t *id)
 /* HotSpot's and flyprof's thread-state names back to enum fpl_state. */
 static uint8_t state_of(const char *s)
 {
-    static const char *const names[] = {"STATE_UNKNOWN",
-                                        "STATE_RUNNABLE",
-                                        "STATE_BLOCKED_ON_MONITOR_ENTER",
-                                        "STATE_IN_OBJECT_WAIT",
-                                        "STATE_IN_OBJECT_WAIT_TIMED",
-                                        "STATE_PARKED",
-                                        "STATE_SLEEPING",
-                                        "STATE_IN_NATIVE"};
-    for (uint8_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-        if (strcmp(s, names[i]) == 0)
-            return i;
-    if (strcmp(s, "STATE_PARKED_TIMED") == 0)
-        return FPL_STATE_PARKED;
-    /* flyprof's own: a JVM service thread waiting for work, which the collector tells again
-     * from the thread's name or its stack (profile.h) once the state is not running */
-    if (strcmp(s, "STATE_JVM_IDLE") == 0)
-        return FPL_STATE_WAITING;
-    return FPL_STATE_UNKNOWN;
+    for (uint8_t i = 0; i < JFR_META_STATES; i++) {
+        if (strcmp(s, jfr_meta_state_names[i]) != 0)
+            continue;
+        /* flyprof's JVM-idle (a JVM service thread waiting for work) is told again by the
+         * collector from the thread's name or its stack (profile.h) once it is not running */
+        return i <= FPL_STATE_NATIVE           ? i
+               : i == JFR_META_STATE_JVM_IDLE ? FPL_STATE_WAITING
+                                               : FPL_STATE_UNKNOWN;
+    }
+    return strcmp(s, "STATE_PARKED_TIMED") == 0 ? FPL_STATE_PARKED : FPL_STATE_UNKNOWN;
 }
 
 static int sample(struct imp *m, const struct val *ev, uint64_t etype)

@@ -183,9 +183,14 @@ static int rec_thread(struct reader *r, struct fpl_cur *c)
     uint64_t id = fpl_get_v(c);
     uint64_t tid = fpl_get_v(c);
     struct reader_str name = get_str(c);
+    /* optional trailing field: absent when the body ends here */
+    uint64_t java_id = c->p < c->end ? fpl_get_v(c) : 0;
     if (c->bad || !r->ops->thread)
         return 0;
-    return r->ops->thread(r->ctx, id, tid, name);
+    int rc = r->ops->thread(r->ctx, id, tid, name);
+    if (rc == 0 && java_id && r->ops->thread_java_id)
+        rc = r->ops->thread_java_id(r->ctx, id, java_id);
+    return rc;
 }
 
 static int rec_method(struct reader *r, struct fpl_cur *c)

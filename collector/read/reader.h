@@ -156,6 +156,8 @@ struct reader_ops {
     int (*header)(void *ctx, const struct reader_header *h);
     int (*anchor)(void *ctx, uint64_t ticks, uint64_t mono_ns, uint64_t real_ns);
     int (*thread)(void *ctx, uint64_t id, uint64_t os_tid, struct reader_str name);
+    /* right after thread, when the THREAD record gives the Java thread id (may be NULL) */
+    int (*thread_java_id)(void *ctx, uint64_t id, uint64_t java_id);
     int (*method)(void *ctx, const struct reader_method *m);
     /* frames leaf first, valid only during the callback */
     int (*stack)(void *ctx, uint64_t id, const struct reader_frame *frames, size_t n);

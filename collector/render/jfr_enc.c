@@ -4,18 +4,6 @@
 #include <errno.h>
 #include <string.h>
 
-void jfr_enc_long(struct fpl_buf *b, uint64_t v)
-{
-    uint8_t t[JFR_ENC_MAX_BYTES];
-    size_t n = 0;
-    while (n < JFR_ENC_MAX_BYTES - 1 && v >= 0x80) {
-        t[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    t[n++] = (uint8_t)v; /* the ninth byte keeps all 8 of the remaining bits */
-    fpl_put_bytes(b, t, n);
-}
-
 void jfr_enc_int(struct fpl_buf *b, int32_t v)
 {
     jfr_enc_long(b, (uint32_t)v);

@@ -26,8 +26,20 @@
 #define JFR_ENC_SIZE_MAX ((1ull << 28) - 1) /* the largest size it holds */
 #define JFR_ENC_MAX_BYTES 9                 /* the longest integer */
 
-/* Appends v as a JFR integer. */
-void jfr_enc_long(struct fpl_buf *b, uint64_t v);
+/* Appends v as a JFR integer. Inline: a JFR file is mostly integers (an event is five). */
+static inline void jfr_enc_long(struct fpl_buf *b, uint64_t v)
+{
+    if (fpl_buf_reserve(b, JFR_ENC_MAX_BYTES) != 0)
+        return;
+    uint8_t *p = b->data + b->len;
+    size_t n = 0;
+    while (n < JFR_ENC_MAX_BYTES - 1 && v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v; /* the ninth byte keeps all 8 of the remaining bits */
+    b->len += n;
+}
 
 /* Appends a 32-bit value as a JFR int: negative values as their 32-bit two's complement (5
  * bytes for -1), which the readers narrow back to the same int. */

@@ -9,6 +9,17 @@
 
 #include "jfr_enc.h"
 
+const char *const jfr_meta_state_names[JFR_META_STATES] = {"STATE_UNKNOWN",
+                                                           "STATE_RUNNABLE",
+                                                           "STATE_BLOCKED_ON_MONITOR_ENTER",
+                                                           "STATE_IN_OBJECT_WAIT",
+                                                           "STATE_IN_OBJECT_WAIT_TIMED",
+                                                           "STATE_PARKED",
+                                                           "STATE_SLEEPING",
+                                                           "STATE_IN_NATIVE",
+                                                           "STATE_JVM_IDLE",
+                                                           "STATE_OTHER"};
+
 enum time_unit { NO_TIME, TIMESTAMP_TICKS, TIMESPAN_TICKS };
 
 struct field {

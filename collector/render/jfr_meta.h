@@ -52,6 +52,14 @@ enum jfr_type_id {
     JFR_EVENT_GC_PAUSE = 106,         /* flyprof.GCPause: a GC pause of hiccup mode */
 };
 
+/* jdk.types.ThreadState's values by flyprof state (enum fpl_state, then the collector's
+ * PROFILE_STATE_JVM_IDLE and PROFILE_STATE_OTHER, profile.h): HotSpot's names where HotSpot
+ * has the state, flyprof's own in the same style where it has not (JFR.md section 2). The
+ * writer's key of a state is its index + 1; the reader (jfr_import.c) maps names back. */
+#define JFR_META_STATES 10
+#define JFR_META_STATE_JVM_IDLE 8 /* PROFILE_STATE_JVM_IDLE */
+extern const char *const jfr_meta_state_names[JFR_META_STATES];
+
 /* Appends the metadata event (its size field included) to b, with start ticks and the
  * metadata id (the same id in every chunk: the readers then reuse the types they parsed).
  * Returns 0, -ENOMEM (b->failed), or -EFBIG. */

@@ -46,20 +46,11 @@ static const char *const frame_type_names[FRAME_TYPES] = {"Java",    "Interprete
                                                           "Inlined", "C1 compiled", "Native",
                                                           "Stub",    "Kernel",      "Marker"};
 
-/* jdk.types.ThreadState values, key = profile state (enum fpl_state, then
- * PROFILE_STATE_JVM_IDLE and _OTHER) + 1: HotSpot's names where HotSpot has the state */
+/* jdk.types.ThreadState values (jfr_meta.h), key = profile state + 1 */
 #define STATES PROFILE_STATES
-static const char *const state_names[STATES] = {"STATE_UNKNOWN",
-                                                "STATE_RUNNABLE",
-                                                "STATE_BLOCKED_ON_MONITOR_ENTER",
-                                                "STATE_IN_OBJECT_WAIT",
-                                                "STATE_IN_OBJECT_WAIT_TIMED",
-                                                "STATE_PARKED",
-                                                "STATE_SLEEPING",
-                                                "STATE_IN_NATIVE",
-                                                "STATE_JVM_IDLE",
-                                                "STATE_OTHER"};
-_Static_assert(PROFILE_STATES == 10, "a JFR name per state");
+_Static_assert(PROFILE_STATES == JFR_META_STATES &&
+                   PROFILE_STATE_JVM_IDLE == JFR_META_STATE_JVM_IDLE,
+               "a JFR name per state");
 
 /* An interned string: its bytes in names.data. */
 struct name {
@@ -91,7 +82,8 @@ struct minfo {
 struct stack_enc {
     size_t off;
     uint32_t len;
-    uint32_t ftypes;
+    uint16_t ftypes;
+    uint8_t reached; /* its methods are in jfr_w.reached */
 };
 
 /* A list of indices (the entries a chunk uses). */
@@ -126,6 +118,8 @@ struct jfr_w {
     struct minfo *minfo;         /* per method (+ SPECIALS) */
     uint32_t frame_gen[FRAME_TYPES], state_gen[STATES];
     struct ivec threads, stacks, methods, classes, packages, symbols;
+    struct ivec reached;     /* the methods of every stack used so far in the file */
+    uint8_t *method_reached; /* per method slot: in `reached` */
 
     struct names syms;    /* jdk.types.Symbol */
     struct names pkgs;    /* jdk.types.Package, by name */
@@ -339,6 +333,16 @@ static int32_t bci_line(const struct profile_method *m, int32_t bci)
 
 /* ---- constant pools ---- */
 
+/* Adds method slot mi to the methods the file's stacks reach, once. */
+static void reach_method(struct jfr_w *w, uint32_t mi)
+{
+    if (w->method_reached[mi])
+        return;
+    w->method_reached[mi] = 1;
+    if (ivec_push(&w->reached, mi))
+        w->nomem = 1;
+}
+
 static void stamp_method(struct jfr_w *w, uint32_t mi)
 {
     if (w->method_gen[mi] == w->chunk)
@@ -358,38 +362,43 @@ static void stamp_name(struct jfr_w *w, struct names *t, struct ivec *v, uint32_
 }
 
 /* Stamps everything the chunk's stacks reach: methods, then their classes and symbols, then
- * the classes' packages and names. */
+ * the classes' packages and names. The methods are those of every stack the file has used so
+ * far (w->reached), a superset of the chunk's own: a stack's frames are visited once in the
+ * file, not once per chunk (time-ordered chunks use most stacks again), and the methods are
+ * few beside the stacks. */
 static void stamp_reachable(struct jfr_w *w)
 {
     const struct profile *p = w->p;
     for (size_t i = 0; i < w->stacks.n; i++) {
         uint32_t si = w->stacks.v[i];
         const struct profile_stack *st = si < p->nstacks ? &p->stacks[si] : NULL;
-        if (!st)
-            stamp_method(w, (uint32_t)p->nmethods + SPECIAL_UNKNOWN_STACK);
-        else if (!st->nframes)
-            stamp_method(w, (uint32_t)p->nmethods + SPECIAL_EMPTY_STACK);
-        else {
-            struct stack_enc *c = &w->stack_enc[si];
+        struct stack_enc *c = &w->stack_enc[si];
+        if (c->reached)
+            continue;
+        c->reached = 1;
+        if (!st) {
+            reach_method(w, (uint32_t)p->nmethods + SPECIAL_UNKNOWN_STACK);
+            c->ftypes = 1u << (FPL_FRAME_MARKER + 1);
+        } else if (!st->nframes) {
+            reach_method(w, (uint32_t)p->nmethods + SPECIAL_EMPTY_STACK);
+            c->ftypes = 1u << (FPL_FRAME_MARKER + 1);
+        } else {
             for (uint32_t k = 0; k < st->nframes; k++) {
                 uint32_t m = st->frames[k].method;
-                stamp_method(w,
+                reach_method(w,
                              m == PROFILE_NONE ? (uint32_t)p->nmethods + SPECIAL_UNKNOWN_FRAME : m);
+                c->ftypes |= 1u << frame_type(p, &st->frames[k]);
             }
-            if (!c->ftypes)
-                for (uint32_t k = 0; k < st->nframes; k++)
-                    c->ftypes |= 1u << frame_type(p, &st->frames[k]);
-            for (uint32_t t = 0; t < FRAME_TYPES; t++)
-                if (c->ftypes & (1u << (t + 1)))
-                    w->frame_gen[t] = w->chunk;
         }
     }
-    if (w->stacks.n && w->frame_gen[FPL_FRAME_MARKER] != w->chunk) {
-        /* the placeholders of undefined and empty stacks are markers too */
-        for (size_t i = 0; i < w->methods.n; i++)
-            if (w->methods.v[i] >= p->nmethods)
-                w->frame_gen[FPL_FRAME_MARKER] = w->chunk;
+    for (size_t i = 0; i < w->stacks.n; i++) {
+        uint32_t ft = w->stack_enc[w->stacks.v[i]].ftypes;
+        for (uint32_t t = 0; t < FRAME_TYPES; t++)
+            if (ft & (1u << (t + 1)))
+                w->frame_gen[t] = w->chunk;
     }
+    for (size_t i = 0; i < w->reached.n; i++)
+        stamp_method(w, w->reached.v[i]);
     for (size_t i = 0; i < w->methods.n; i++) {
         const struct minfo *m = method_info(w, w->methods.v[i]);
         stamp_name(w, &w->clsname, &w->classes, m->cls);
@@ -418,10 +427,10 @@ static void pool_threads(struct jfr_w *w, struct fpl_buf *b)
         const struct profile_thread *t = ti < p->nthreads ? &p->threads[ti] : NULL;
         const char *name = t ? t->display : PROFILE_UNKNOWN_THREAD;
         jfr_enc_long(b, (uint64_t)ti + 1);
-        jfr_enc_cstr(b, name);              /* osName */
-        jfr_enc_long(b, t ? t->os_tid : 0); /* osThreadId */
-        jfr_enc_cstr(b, name);              /* javaName */
-        jfr_enc_long(b, 0);                 /* javaThreadId: not in the log */
+        jfr_enc_cstr(b, name);               /* osName */
+        jfr_enc_long(b, t ? t->os_tid : 0);  /* osThreadId */
+        jfr_enc_cstr(b, name);               /* javaName */
+        jfr_enc_long(b, t ? t->java_id : 0); /* javaThreadId: 0 unknown */
     }
 }
 
@@ -453,9 +462,9 @@ static void encode_stack(struct jfr_w *w, struct fpl_buf *b, uint32_t si)
     }
 }
 
-/* The chunk's stack traces. From the second chunk on, each stack's entry is encoded once
- * into w->stk and copied from there: time-ordered chunks each use most of the stacks again
- * (9 chunks of a 10M-sample log listed its 100k stacks 9 times). */
+/* The chunk's stack traces. Each stack's entry is encoded once into w->stk and copied from
+ * there: time-ordered chunks each use most of the stacks again (9 chunks of a 10M-sample log
+ * listed its 100k stacks 9 times). */
 static void pool_stacks(struct jfr_w *w, struct fpl_buf *b)
 {
     jfr_enc_long(b, JFR_TYPE_STACK_TRACE);
@@ -463,7 +472,7 @@ static void pool_stacks(struct jfr_w *w, struct fpl_buf *b)
     for (size_t i = 0; i < w->stacks.n; i++) {
         uint32_t si = w->stacks.v[i];
         struct stack_enc *c = &w->stack_enc[si];
-        if (!c->len && w->chunk > 1) {
+        if (!c->len) {
             c->off = w->stk.len;
             encode_stack(w, &w->stk, si);
             c->len = (uint32_t)(w->stk.len - c->off);
@@ -472,10 +481,7 @@ static void pool_stacks(struct jfr_w *w, struct fpl_buf *b)
                 return;
             }
         }
-        if (c->len)
-            fpl_put_bytes(b, w->stk.data + c->off, c->len);
-        else
-            encode_stack(w, b, si);
+        fpl_put_bytes(b, w->stk.data + c->off, c->len);
     }
 }
 
@@ -585,7 +591,7 @@ static int write_checkpoint(struct jfr_w *w)
     if (nframe)
         pool_fixed(w, b, JFR_TYPE_FRAME_TYPE, w->frame_gen, frame_type_names, FRAME_TYPES);
     if (nstate)
-        pool_fixed(w, b, JFR_TYPE_THREAD_STATE, w->state_gen, state_names, STATES);
+        pool_fixed(w, b, JFR_TYPE_THREAD_STATE, w->state_gen, jfr_meta_state_names, STATES);
     if (w->nomem)
         return -ENOMEM;
     return jfr_enc_end(b, off);
@@ -931,6 +937,8 @@ static void destroy(struct jfr_w *w)
     free(w->stack_enc);
     fpl_buf_free(&w->stk);
     free(w->method_gen);
+    free(w->method_reached);
+    free(w->reached.v);
     free(w->minfo);
     free(w->threads.v);
     free(w->stacks.v);
@@ -976,7 +984,9 @@ int out_jfr_write(const struct profile *p, const struct render_opts *o, FILE *f,
     w.stack_enc = calloc(p->nstacks + 1, sizeof(*w.stack_enc));
     w.method_gen = calloc(p->nmethods + SPECIALS, sizeof(*w.method_gen));
     w.minfo = calloc(p->nmethods + SPECIALS, sizeof(*w.minfo));
-    if (!w.thread_gen || !w.stack_gen || !w.stack_enc || !w.method_gen || !w.minfo) {
+    w.method_reached = calloc(p->nmethods + SPECIALS, 1);
+    if (!w.thread_gen || !w.stack_gen || !w.stack_enc || !w.method_gen || !w.minfo ||
+        !w.method_reached) {
         rc = -ENOMEM;
         goto out;
     }

@@ -26,7 +26,7 @@
  *   value from the chunk before.
  *
  * Memory: the chunk being written, a few arrays over the profile's threads, stacks, methods
- * and cells, each stack's encoded pool entry once a second chunk starts, and the interned
+ * and cells, each stack's encoded pool entry, and the interned
  * class, package and symbol names. Never prints except into f. Any thread.
  */
 #ifndef OUT_JFR_H

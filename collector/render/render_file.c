@@ -251,6 +251,11 @@ int render_file_write_diff(const struct profile *base, const struct profile *cur
 
 uint64_t render_file_estimate_census(const struct census *c, const struct render_opts *o, int fmt)
 {
+    /* pprof and JFR keep the cells of each request apart (profile.cells_by_context, as
+     * `flyprof convert` and the agent read for them): a sample of a request adds one at most */
+    uint64_t cells = c->cells;
+    if (fmt == RENDER_FILE_PPROF || fmt == RENDER_FILE_JFR)
+        cells += c->context_samples;
     uint64_t names = c->methods + c->threads + 16;
     /* trace context (tracectx.h): 24 bytes and an index per CONTEXT record, 16, the name and
      * an index per named root span (doubling) */
@@ -259,29 +264,29 @@ uint64_t render_file_estimate_census(const struct census *c, const struct render
                     c->frames * EST_FRAME + c->contexts * 96 + c->endpoints * 80 +
                     2 * c->endpoint_bytes;
     /* reading: the cells at their largest; after: the cells as kept */
-    uint64_t reading = EST_WINDOW + dict + c->cells * EST_CELL_READ + c->wall_ticks * EST_TICK;
-    uint64_t profile = dict + c->cells * EST_CELL;
+    uint64_t reading = EST_WINDOW + dict + cells * EST_CELL_READ + c->wall_ticks * EST_TICK;
+    uint64_t profile = dict + cells * EST_CELL;
     uint64_t render = 0;
     /* a unit per cell at most (cells of the same thread name and stack merge) */
     uint64_t seqs = c->frames * EST_SEQ + c->stacks * 64;
     switch (fmt) {
     case RENDER_FILE_COLLAPSED:
-        render = c->cells * EST_FOLD_UNIT + seqs + names * EST_NAME;
+        render = cells * EST_FOLD_UNIT + seqs + names * EST_NAME;
         break;
     case RENDER_FILE_HTML: {
         uint64_t max = o->max_nodes ? o->max_nodes : OUT_HTML_MAX_NODES;
         uint64_t nodes = c->frames + c->stacks + c->threads + 2;
         if (o->min_share >= 0 && nodes > max)
             nodes = max;
-        render = c->cells * EST_TREE_UNIT + seqs + names * EST_NAME + 2 * c->method_bytes +
+        render = cells * EST_TREE_UNIT + seqs + names * EST_NAME + 2 * c->method_bytes +
                  nodes * (EST_NODE + EST_PAGE_NODE) + 2 * c->method_bytes;
         /* the timeline (timeline.h): a pair per sample at most, up to its cap, 24 bytes and
          * 32 of index while reading, 4 per cell; writing the page (out_html_timeline.c): a
          * 48-byte row mark per pair, a node per cell, 25 bytes per tree node for the per-bin
          * sums, and the per-bin text (its size is in EST_PAGE_NODE's slack) */
         uint64_t pairs = c->samples < TIMELINE_MAX_PAIRS ? c->samples : TIMELINE_MAX_PAIRS;
-        reading += pairs * 56 + c->cells * 4;
-        render += pairs * 48 + c->cells * 8 + nodes * 29;
+        reading += pairs * 56 + cells * 4;
+        render += pairs * 48 + cells * 8 + nodes * 29;
         /* its requests: a context pair per sample with a context at most, up to the cap, 40
          * bytes (doubling: 80) and 32 of index; on the page, a 48-byte record and its text */
         uint64_t cpairs = c->context_samples < TIMELINE_MAX_CTX_PAIRS ? c->context_samples
@@ -293,23 +298,24 @@ uint64_t render_file_estimate_census(const struct census *c, const struct render
     case RENDER_FILE_TXT:
         /* one tree build at a time: the tree printed (pruned at half its threshold: small),
          * then the walk of the flat tables (which keeps next to nothing) */
-        render = c->cells * EST_TREE_UNIT + seqs + names * EST_NAME + 2 * c->method_bytes +
+        render = cells * EST_TREE_UNIT + seqs + names * EST_NAME + 2 * c->method_bytes +
                  (1u << 20);
         break;
     case RENDER_FILE_PPROF:
-        render = c->frames * EST_PPROF_FRAME + c->cells * EST_PPROF_CELL +
+        render = c->frames * EST_PPROF_FRAME + cells * EST_PPROF_CELL +
                  names * EST_NAME + 2 * c->method_bytes + c->lines * 16;
         break;
     case RENDER_FILE_JFR:
-        /* a chunk's pools hold every stack it uses: at worst all of them, encoded */
-        render = EST_JFR_CHUNK + c->stacks * EST_JFR_STACK + c->frames * EST_PPROF_FRAME * 2 +
+        /* a chunk's pools hold every stack it uses: at worst all of them, encoded, copied
+         * from each stack's entry encoded once (out_jfr.c keeps them all) */
+        render = EST_JFR_CHUNK + c->stacks * EST_JFR_STACK + c->frames * EST_PPROF_FRAME * 3 +
                  c->methods * EST_JFR_METHOD + 2 * c->method_bytes;
         /* event times from the timeline (as for HTML), and per cell a weight sum, a count,
          * a bin and a selection byte while writing */
         {
             uint64_t pairs = c->samples < TIMELINE_MAX_PAIRS ? c->samples : TIMELINE_MAX_PAIRS;
-            reading += pairs * 56 + c->cells * 4;
-            render += pairs * 24 + c->cells * 33;
+            reading += pairs * 56 + cells * 4;
+            render += pairs * 24 + cells * 33;
         }
         break;
     }

@@ -44,6 +44,19 @@ def parse_folded(text):
     return lines
 
 
+def thread_ids(t, jfr, name=None):
+    """{(Java name, javaThreadId)} of the threads of jfr's jdk.ExecutionSample events, as
+    the JDK's reader (RecordedThread.getJavaThreadId) gives them."""
+    cmd = [t.java, CHECKER, "--ids", jfr]
+    r = t.run(name or "JfrCheck --ids " + os.path.basename(jfr), cmd, 300)
+    t.check(r.returncode == 0, "JfrCheck failed on %s (exit %s): %s", jfr, r.returncode,
+            r.stderr.strip()[-2000:])
+    ids = set()
+    for m in re.finditer(r"^thread (.*)=(-?\d+)$", r.stderr, re.M):
+        ids.add((m.group(1), int(m.group(2))))
+    return ids
+
+
 def jdk_fold(t, jfr, threads=False, states=False, event="jdk.ExecutionSample", name=None,
              where=()):
     """Folds jfr's events of type event (those whose fields read as `where`'s FIELD=VALUE)

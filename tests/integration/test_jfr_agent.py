@@ -7,6 +7,9 @@ attached, and the JDK's own reader reads it.
   (java/JfrCheck.java) folds its jdk.ExecutionSample events, with thread roots, into exactly
   the lines and counts of `flyprof convert x.fpl --threads -o x.collapsed`; the worker's
   units are 1:2:3 within 5 points.
+- Java thread ids, both ways: the JDK's reader gives `split-worker` (and `main` when it has
+  samples) the javaThreadId that the workload printed from Thread.getId(), one id per name
+  (a writer that left it 0 reads as -1; one that mixed threads up gives another id).
 - attached (`flyprof attach PID -d 3 -o x.jfr` on a running Split123): the CLI reports the
   output written; RecordingFile reads it; it holds jdk.ExecutionSample events of the
   `split-worker` thread (at least 10: a CPU-bound worker gives ~100 a second, a machine loaded
@@ -22,6 +25,18 @@ import test_attach_common as ac  # noqa: E402
 import test_jfr as tj  # noqa: E402
 
 WORKER = "split-worker"
+
+
+def check_ids(t, jfr, printed, what):
+    """The Java thread ids the JDK's reader sees for the workload's threads are those it
+    printed (result main_thread_id, worker_thread_id)."""
+    ids = jc.thread_ids(t, jfr)
+    t.note("%s: thread ids %s; printed %s", what, sorted(ids)[:8], printed)
+    for name, key in ((WORKER, "worker_thread_id"), ("main", "main_thread_id")):
+        seen = {i for n, i in ids if n == name}
+        if name == WORKER or seen:
+            t.check(seen == {int(printed[key])}, "%s: %s has javaThreadId %s, the workload "
+                    "printed %s", what, name, sorted(seen), printed[key])
 
 
 def agentpath(t):
@@ -41,6 +56,7 @@ def agentpath(t):
     shares = tj.unit_shares(seen)
     for u, s in (("unitA", 1 / 6), ("unitB", 2 / 6), ("unitC", 3 / 6)):
         t.close_to(shares[u], s, 0.05, "agentpath: %s share" % u)
+    check_ids(t, jfr, r.results, "agentpath")
 
 
 def attached(t):
@@ -56,6 +72,13 @@ def attached(t):
     units = sum(n for k, n in seen.items() if k.split(";")[0] == WORKER and
                 any(tj.PKG + u in k.split(";") for u in ("unitA", "unitB", "unitC")))
     t.check(units >= 0.8 * worker, "%d of %s's %d samples are in a unit", units, WORKER, worker)
+    printed = {}
+    for line in jvm.stdout().splitlines():
+        if line.startswith("result "):
+            printed.update(kv.split("=", 1) for kv in line.split()[1:])
+    t.check("worker_thread_id" in printed, "the workload printed no thread ids: %s",
+            jvm.stdout()[-500:])
+    check_ids(t, jfr, printed, "attached")
     t.check(jvm.alive(), "the JVM died")
     jvm.stop()
 

@@ -12,7 +12,8 @@
 // printed sorted; --where keeps only the events whose field FIELD reads as VALUE (its
 // String.valueOf: `--where endpoint=GET /cpu --where cpu=true` for flyprof.ContextSample).
 // Then `events N` and `types T:N,...` (every event type seen, counted) on
-// standard error. Exits 2 naming the event when a sample lacks its thread, stack, a frame's
+// standard error, and with --ids a line `thread NAME=ID` per distinct Java name and
+// javaThreadId of the folded events' threads. Exits 2 naming the event when a sample lacks its thread, stack, a frame's
 // method or a method's class: a constant-pool key the file never defined.
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -44,13 +45,14 @@ public class JfrCheck {
     }
 
     public static void main(String[] args) throws Exception {
-        boolean threads = false, states = false;
+        boolean threads = false, states = false, ids = false;
         String type = "jdk.ExecutionSample", file = null;
         List<String[]> where = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--threads": threads = true; break;
                 case "--states": states = true; break;
+                case "--ids": ids = true; break;
                 case "--type": type = args[++i]; break;
                 case "--where": where.add(args[++i].split("=", 2)); break;
                 default: file = args[i];
@@ -58,6 +60,7 @@ public class JfrCheck {
         }
         Map<String, Long> lines = new TreeMap<>();
         Map<String, Long> types = new TreeMap<>();
+        Map<String, Long> threadIds = new TreeMap<>();
         long events = 0;
         try (RecordingFile rf = new RecordingFile(Path.of(file))) {
             while (rf.hasMoreEvents()) {
@@ -77,6 +80,7 @@ public class JfrCheck {
                     fail("no thread", e);
                 if (threads)
                     sb.append(t.getJavaName()).append(';');
+                threadIds.put(t.getJavaName() + "=" + t.getJavaThreadId(), 1L);
                 RecordedStackTrace st = e.getStackTrace();
                 if (st == null)
                     fail("no stack trace", e);
@@ -113,5 +117,8 @@ public class JfrCheck {
         for (Map.Entry<String, Long> t : types.entrySet())
             ts.append(' ').append(t.getKey()).append(':').append(t.getValue());
         System.err.println(ts);
+        if (ids)
+            for (String k : threadIds.keySet())
+                System.err.println("thread " + k);
     }
 }

@@ -20,7 +20,8 @@ package dev.flyprof.workload;
  *
  * <p>Usage: {@code Split123 [seconds]} (default 4): the worker's CPU time budget; it stops after
  * the first whole round that reaches it, so a loaded machine stretches the run rather than
- * thinning the profile. Prints {@code result} with the worker's, the main thread's and the
+ * thinning the profile. Prints {@code result} with the main thread's and the worker's Java
+ * thread ids as the worker starts, then with the worker's, the main thread's and the
  * process's CPU time, and each unit's measured CPU time.
  */
 public final class Split123 {
@@ -104,6 +105,9 @@ public final class Split123 {
         long[][] out = new long[1][];
         Thread worker = new Thread(() -> out[0] = work(durationNs), "split-worker");
         worker.start();
+        // the Java thread ids, for a test to compare with a profile's (JFR's javaThreadId)
+        Measure.result("main_thread_id", Thread.currentThread().getId(),
+                "worker_thread_id", worker.getId());
         worker.join();
         long[] r = out[0];
         double units = r[0] + r[1] + r[2];
