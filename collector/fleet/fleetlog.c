@@ -212,6 +212,18 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
     static const char q3a[] = "SELECT stack, any(frames) FROM flyprof_stacks WHERE stack GLOBAL "
                               "IN (SELECT DISTINCT stack FROM flyprof_samples WHERE ";
     static const char q3b[] = ") GROUP BY stack FORMAT TabSeparated";
+    /* the rows first, then the texts: a push inserts a log's stacks before its rows and
+     * never deletes stacks, so every row read has its text even while pushes go on */
+    rc = chttp_append(&q, &ql, &qc, q2a, sizeof(q2a) - 1);
+    rc = rc ? rc : chttp_append(&q, &ql, &qc, w, wl);
+    rc = rc ? rc : chttp_append(&q, &ql, &qc, q2b, sizeof(q2b) - 1);
+    if (rc) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    if ((rc = chttp_query(u, 0, q, NULL, 0, &out, NULL, err, errlen)) != 0)
+        goto out;
+    ql = 0;
     rc = chttp_append(&q, &ql, &qc, q3a, sizeof(q3a) - 1);
     rc = rc ? rc : chttp_append(&q, &ql, &qc, w, wl);
     rc = rc ? rc : chttp_append(&q, &ql, &qc, q3b, sizeof(q3b) - 1);
@@ -239,16 +251,10 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
             break;
         nst++;
     }
-    ql = 0;
-    rc = rc ? rc : chttp_append(&q, &ql, &qc, q2a, sizeof(q2a) - 1);
-    rc = rc ? rc : chttp_append(&q, &ql, &qc, w, wl);
-    rc = rc ? rc : chttp_append(&q, &ql, &qc, q2b, sizeof(q2b) - 1);
     if (rc) {
         snprintf(err, errlen, "out of memory");
         goto out;
     }
-    if ((rc = chttp_query(u, 0, q, NULL, 0, &out, NULL, err, errlen)) != 0)
-        goto out;
 
     if ((rc = fpl_chunk_write_preamble(fd)) != 0) {
         snprintf(err, errlen, "cannot write the fleet's log: %s", strerror(-rc));
@@ -354,6 +360,7 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
             n++;
             if (!sc)
                 break;
+            *sc = ';'; /* the text is shared: a stack keyed as both kinds is split again */
             f = sc + 1;
         }
         if (rc)
