@@ -376,24 +376,32 @@ static int two_numbers(const struct chttp_url *u, const char *q, uint64_t *a, ui
 
 /* Deletes the rows of log id from table on u, and waits until ClickHouse has done it: a
  * delete is a mutation that 18.16 runs in the background, and a query between the new rows'
- * insert and its end would count the log twice. */
+ * insert and its end would count the log twice. Waits for this log's delete only (system.
+ * mutations shows it as "DELETE WHERE log = ID"), and makes none while one is still pending
+ * (a --follow retry after a timeout would otherwise pile them up). */
 static int delete_on(const struct chttp_url *u, const char *table, uint64_t id, char *err,
                      size_t errlen)
 {
-    char q[320];
-    snprintf(q, sizeof(q), "ALTER TABLE %s DELETE WHERE log = %" PRIu64, table, id);
-    int rc = chttp_query(u, 0, q, NULL, 0, NULL, NULL, err, errlen);
+    char q[400];
     snprintf(q, sizeof(q),
              "SELECT count(), 0 FROM system.mutations WHERE database = currentDatabase() AND "
-             "table = '%s' AND is_done = 0 FORMAT TabSeparated", table);
+             "table = '%s' AND command = 'DELETE WHERE log = %" PRIu64 "' AND is_done = 0 "
+             "FORMAT TabSeparated", table, id);
+    uint64_t left = 0, unused;
+    int rc = two_numbers(u, q, &left, &unused, err, errlen);
+    if (rc == 0 && left == 0) {
+        char d[160];
+        snprintf(d, sizeof(d), "ALTER TABLE %s DELETE WHERE log = %" PRIu64, table, id);
+        rc = chttp_query(u, 0, d, NULL, 0, NULL, NULL, err, errlen);
+    }
     for (int i = 0; rc == 0; i++) {
-        uint64_t left = 0, unused;
         if ((rc = two_numbers(u, q, &left, &unused, err, errlen)) != 0 || left == 0)
             break;
         if (i >= MUTATION_WAIT_S * 10) {
-            snprintf(err, errlen, "%s: the delete of an earlier push of this log is not done "
-                     "after %d s (system.mutations of %s); try again later", u->url,
-                     MUTATION_WAIT_S, table);
+            snprintf(err, errlen, "%s: the delete of an earlier push of this log (%s, log %" PRIu64
+                     ") is not done after %d s (see system.mutations); its rows stay until it "
+                     "is, and the push is to be tried again", u->url, table, id,
+                     MUTATION_WAIT_S);
             rc = -ETIMEDOUT;
             break;
         }
