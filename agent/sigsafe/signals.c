@@ -128,9 +128,11 @@ int signals_install(unsigned flags, signals_fn cpu_fn, signals_fn wall_fn)
 {
     if (((flags & SIGNALS_CPU) && !cpu_fn) || ((flags & SIGNALS_WALL) && !wall_fn))
         return -EINVAL;
-    /* a wall handler kept for a sampler that has not ended stays, unless this session asks
-     * for the wall signal again (it can only once that sampler ended: control.c) */
-    signals_uninstall((flags & SIGNALS_WALL) ? 0 : SIGNALS_WALL);
+    /* a handler kept for a sender that has not ended (a wall sampler stuck in a JVM call)
+     * stays, unless this session asks for that signal again (it can only once the sender
+     * ended: control.c) */
+    unsigned keep = signals_kept() & ~flags;
+    signals_uninstall(keep);
     int cpu = 0, wall = 0;
     if (flags & SIGNALS_CPU) {
         cpu = usable(SIGPROF) ? SIGPROF : -EBUSY;
@@ -152,7 +154,7 @@ int signals_install(unsigned flags, signals_fn cpu_fn, signals_fn wall_fn)
     if (rc == 0 && wall > 0)
         rc = install_one(&wall_hs, wall_fn, wall, cpu);
     if (rc != 0)
-        signals_uninstall((flags & SIGNALS_WALL) ? 0 : SIGNALS_WALL);
+        signals_uninstall(keep);
     return rc == -EBUSY ? -EAGAIN : rc;
 }
 
