@@ -225,7 +225,8 @@ int nativewalk_sigsafe(void *uc, struct sample_frame *frames, int max, uintptr_t
     const struct cfitab_snap *s = atomic_load_explicit(&snapshot, memory_order_seq_cst);
     /* libunwind's cursor, for the few frames whose rule is a libunwind state: made when the
      * first such frame is met, from uc at the leaf (all its registers), else from the pc,
-     * sp and rbp the walk restored (the states met past the leaf use no other) */
+     * sp and rbp the walk restored, the other registers unknown (0): a state that needs one
+     * of them gives a caller that must then land in known code, as a frame-pointer step's */
     unw_cursor_t c;
     ucontext_t regs;
     int cursor_ok = 0;
@@ -263,7 +264,8 @@ int nativewalk_sigsafe(void *uc, struct sample_frame *frames, int max, uintptr_t
         uintptr_t npc = 0, nsp = 0, nfp = 0;
         int rs = st != CFITAB_NONE;
         if (rs && !(st & CFITAB_UNW)) {
-            if (!nativewalk_rule_step_sigsafe(&t->rules[st], pc, sp, fp, fp_lo, fp_hi, &npc, &nsp, &nfp))
+            if (!nativewalk_rule_step_sigsafe(&t->rules[st], pc, sp, fp, fp_lo, fp_hi, &npc, &nsp,
+                                              &nfp))
                 break;
             cursor_ok = 0;
         } else if (rs) {
@@ -314,9 +316,10 @@ int nativewalk_sigsafe(void *uc, struct sample_frame *frames, int max, uintptr_t
             }
             return n;
         }
-        /* a frame-pointer step must land in known code: a frame without a frame pointer gave
-         * a garbage rbp */
-        if (!rs && !find_mod(s, npc))
+        /* a frame-pointer step must land in known code (a frame without a frame pointer gave a
+         * garbage rbp), and so must a libunwind step past the leaf (made from registers the
+         * walk only partly knows) */
+        if ((!rs || ((st & CFITAB_UNW) && n > 1)) && !find_mod(s, npc))
             break;
         pc = npc;
         sp = nsp;
