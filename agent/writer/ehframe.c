@@ -306,9 +306,10 @@ static void emit(struct interp *in, uintptr_t to)
 
 static void advance(struct interp *in, uint64_t delta)
 {
-    uintptr_t to = in->loc + (uintptr_t)(delta * in->cie->code_align);
-    if (to > in->end)
-        to = in->end;
+    /* past the FDE's end (a damaged delta, however large): its end */
+    uint64_t room = in->end - in->loc, align = in->cie->code_align;
+    uintptr_t to = align && delta <= room / align ? in->loc + (uintptr_t)(delta * align)
+                                                  : in->end;
     emit(in, to);
     in->loc = to;
 }
