@@ -57,11 +57,16 @@ void tasks_engine_thread_end(int tid, uint32_t slot);
  * one-second period, so that each periodic wakeup lists them */
 #define TASKS_SCAN_NS 900000000ull
 #define TASKS_BUSY_NS 1000000000ull   /* "while it changes": since the last change */
+/* the first TASKS_STARTUP_NS of a session the count is read every TASKS_STARTUP_POLL_NS even
+ * when it did not change (the JVM's GC workers start then, one by one) */
+#define TASKS_STARTUP_NS 2000000000ull
+#define TASKS_STARTUP_POLL_NS 250000000ull
 
 /* Arms the threads that appeared since the last scan and deletes the samplers of threads that
  * are gone (see above for when it lists them). Returns the ns until it wants to be called
  * again: TASKS_POLL_NS while the thread count changed in the last TASKS_BUSY_NS, else
- * UINT64_MAX (the writer's next periodic wakeup will do). Writer thread, as often as it
+ * TASKS_STARTUP_POLL_NS in a session's first TASKS_STARTUP_NS, else UINT64_MAX (the writer's
+ * next periodic wakeup will do). Writer thread, as often as it
  * likes. */
 uint64_t tasks_refresh(void);
 
