@@ -150,11 +150,27 @@ static void put_method(struct fpl_buf *b, uint64_t id, const char *name, int cla
     fpl_rec_end(b, r);
 }
 
+/* Runs head, the selection's condition w (wl bytes), tail on u, the query built in *q (its
+ * buffer, reused); ClickHouse's answer in *answer. Returns 0 or -errno with err. */
+static int ask(const struct chttp_url *u, const char *head, const char *w, size_t wl,
+               const char *tail, char **q, size_t *qc, char **answer, char *err, size_t errlen)
+{
+    size_t ql = 0;
+    int rc = chttp_append(q, &ql, qc, head, strlen(head));
+    rc = rc ? rc : chttp_append(q, &ql, qc, w, wl);
+    rc = rc ? rc : chttp_append(q, &ql, qc, tail, strlen(tail));
+    if (rc) {
+        snprintf(err, errlen, "out of memory");
+        return rc;
+    }
+    return chttp_query(u, 0, *q, NULL, 0, answer, NULL, err, errlen);
+}
+
 int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd, uint64_t *rows,
                    char *err, size_t errlen)
 {
     char *w = NULL, *q = NULL, *out = NULL, *iv = NULL;
-    size_t wl = 0, wc = 0, ql = 0, qc = 0;
+    size_t wl = 0, wc = 0, qc = 0;
     struct fpl_buf b = {0};
     struct names threads = {0}, frames = {0}, stacks = {0};
     char *key = NULL; /* a frame's key: a byte for a class leaf or not, the name */
@@ -174,14 +190,11 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
                               "toUInt32(max(time)) "
                               "FROM flyprof_samples WHERE ";
     static const char q1b[] = " GROUP BY kind FORMAT TabSeparated";
-    rc = rc ? rc : chttp_append(&q, &ql, &qc, q1a, sizeof(q1a) - 1);
-    rc = rc ? rc : chttp_append(&q, &ql, &qc, w, wl);
-    rc = rc ? rc : chttp_append(&q, &ql, &qc, q1b, sizeof(q1b) - 1);
     if (rc) {
         snprintf(err, errlen, "out of memory");
         goto out;
     }
-    if ((rc = chttp_query(u, 0, q, NULL, 0, &iv, NULL, err, errlen)) != 0)
+    if ((rc = ask(u, q1a, w, wl, q1b, &q, &qc, &iv, err, errlen)) != 0)
         goto out;
     uint64_t interval[2] = {0, 0}, first = UINT64_MAX;
     int any = 0;
@@ -202,7 +215,6 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
         rc = -ENOENT;
         goto out;
     }
-    ql = 0;
     /* the rows by stack hash, then the frames of their stacks, each once: a stack's text in
      * every row would make the answer as many times bigger as the stack has rows (threads,
      * states, kinds). GLOBAL IN: over a cluster, the stacks' shards get the hashes. */
@@ -214,24 +226,8 @@ int fleetlog_write(const struct chttp_url *u, const struct fleet_sel *s, int fd,
     static const char q3b[] = ") GROUP BY stack FORMAT TabSeparated";
     /* the rows first, then the texts: a push inserts a log's stacks before its rows and
      * never deletes stacks, so every row read has its text even while pushes go on */
-    rc = chttp_append(&q, &ql, &qc, q2a, sizeof(q2a) - 1);
-    rc = rc ? rc : chttp_append(&q, &ql, &qc, w, wl);
-    rc = rc ? rc : chttp_append(&q, &ql, &qc, q2b, sizeof(q2b) - 1);
-    if (rc) {
-        snprintf(err, errlen, "out of memory");
-        goto out;
-    }
-    if ((rc = chttp_query(u, 0, q, NULL, 0, &out, NULL, err, errlen)) != 0)
-        goto out;
-    ql = 0;
-    rc = chttp_append(&q, &ql, &qc, q3a, sizeof(q3a) - 1);
-    rc = rc ? rc : chttp_append(&q, &ql, &qc, w, wl);
-    rc = rc ? rc : chttp_append(&q, &ql, &qc, q3b, sizeof(q3b) - 1);
-    if (rc) {
-        snprintf(err, errlen, "out of memory");
-        goto out;
-    }
-    if ((rc = chttp_query(u, 0, q, NULL, 0, &st_out, NULL, err, errlen)) != 0)
+    if ((rc = ask(u, q2a, w, wl, q2b, &q, &qc, &out, err, errlen)) != 0 ||
+        (rc = ask(u, q3a, w, wl, q3b, &q, &qc, &st_out, err, errlen)) != 0)
         goto out;
     for (char *p = st_out; *p;) {
         uint64_t sh = strtoull(field(&p), NULL, 10);

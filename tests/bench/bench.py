@@ -1545,44 +1545,39 @@ def part_server(args, report):
 
 # ------------------------------------------------------------------------------------- main
 
-def part_convert(args, report):
-    """The converter's time and memory: tests/bench/convert_bench.py, its table as it prints."""
-    log("\n== 4. convert: the collector on a synthetic log, every output ==")
+def sub_bench(args, report, key, script, quick_args):
+    """Runs tests/bench/SCRIPT (--build, --json, --tmp) and logs its lines as it prints them;
+    its JSON goes into report[key]."""
     here = os.path.dirname(os.path.abspath(__file__))
-    out = os.path.join(args.out, "convert.json")
-    cmd = [sys.executable, os.path.join(here, "convert_bench.py"), "--build", args.build,
-           "--json", out, "--tmp", os.path.join(args.out, "convert")]
+    out = os.path.join(args.out, key + ".json")
+    cmd = [sys.executable, os.path.join(here, script), "--build", args.build,
+           "--json", out, "--tmp", os.path.join(args.out, key)]
     if args.quick:
-        cmd += ["--samples", "2M", "--stacks", "20k", "--runs", "1"]
+        cmd += quick_args
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     for line in p.stdout.splitlines():
         log("  " + line)
     if p.returncode != 0:
-        log("  convert_bench failed (exit %d)" % p.returncode)
+        log("  %s failed (exit %d)" % (script, p.returncode))
         return
-    with open(out) as f:
-        report["convert"] = json.load(f)
+    if os.path.exists(out):
+        with open(out) as f:
+            report[key] = json.load(f)
+
+
+def part_convert(args, report):
+    """The converter's time and memory: tests/bench/convert_bench.py, its table as it prints."""
+    log("\n== 4. convert: the collector on a synthetic log, every output ==")
+    sub_bench(args, report, "convert", "convert_bench.py",
+              ["--samples", "2M", "--stacks", "20k", "--runs", "1"])
 
 
 def part_fleet(args, report):
     """The fleet store: tests/bench/fleet_bench.py (push rows/s; a simulated fleet-day drawn
     with convert --db), its lines as it prints them."""
     log("\n== 4b. fleet: flyprof push and convert --db against a clickhouse-server ==")
-    here = os.path.dirname(os.path.abspath(__file__))
-    out = os.path.join(args.out, "fleet.json")
-    cmd = [sys.executable, os.path.join(here, "fleet_bench.py"), "--build", args.build,
-           "--json", out, "--tmp", os.path.join(args.out, "fleet")]
-    if args.quick:
-        cmd += ["--hosts", "10", "--push-logs", "1", "--runs", "1"]
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    for line in p.stdout.splitlines():
-        log("  " + line)
-    if p.returncode != 0:
-        log("  fleet_bench failed (exit %d)" % p.returncode)
-        return
-    if os.path.exists(out):
-        with open(out) as f:
-            report["fleet"] = json.load(f)
+    sub_bench(args, report, "fleet", "fleet_bench.py",
+              ["--hosts", "10", "--push-logs", "1", "--runs", "1"])
 
 
 def find_java(arg):
