@@ -7,7 +7,9 @@ Parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof.benc
              no agent, flyprof cpu=10ms, cpu=1ms (cputimer), cpu=1ms with engine=itimer and
              engine=perf, and JFR (settings=profile, which samples every 10 ms). The
              configurations are interleaved in a shuffled order in every round; the table shows
-             the median over rounds and the spread (min-max). Process CPU time (user+sys) and
+             the median over rounds and the spread (min-max). With --peer LIB (a peer
+             profiler's agent, e.g. async-profiler's libasyncProfiler.so) also that profiler
+             at 10 ms and 1 ms ("peer cpu"), the same A/B against the no-agent run. Process CPU time (user+sys) and
              maximum RSS come from wait4()'s rusage of the JVM process, ratios are taken against
              the no-agent run of the same round. The agent's own figures (samples, handler
              cost, writer CPU, log size) come from `flyprof summary` of each run's log.
@@ -53,6 +55,9 @@ Parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof.benc
              under the threshold, some parked), each without the agent, with alloc or lock
              alone, and with cpu=10ms,wall=50ms,alloc,lock; interleaved rounds, wall time and
              process CPU (wait4) against the no-agent run, and the samples logged.
+3c. server -- CPU per request of a server under load (Server + LoadGen on loopback): no agent,
+             cpu=10ms, cpu=10ms,wall=10ms (and the --peer profiler at 10 ms), interleaved, with
+             the agent's own share of the process CPU from its log.
 4. convert -- the collector: `flyprof convert` of a synthetic log (10M samples, 100k stacks, 32
              threads; quick: 2M, 20k) into every output, plain and --threads, and `flyprof
              summary`: time, CPU and max RSS (tests/bench/convert_bench.py prints the table).
@@ -395,7 +400,26 @@ def cpu_configs(args, run_dir):
     ]
     if args.skip_engines:
         cfgs = [c for c in cfgs if "itimer" not in c[0] and "perf" not in c[0]]
+    if args.peer:
+        cfgs += [("peer cpu 10ms", 10e6, peer_opts(args, run_dir, "10ms")),
+                 ("peer cpu 1ms", 1e6, peer_opts(args, run_dir, "1ms"))]
     return cfgs
+
+
+def peer_opts(args, run_dir, interval):
+    """JVM options that load the peer profiler (--peer: async-profiler's agent library) sampling
+    CPU every `interval` from start to exit, writing collapsed stacks at exit."""
+    return lambda tag: ["-agentpath:%s=start,event=cpu,interval=%s,file=%s" % (
+        args.peer, interval, os.path.join(run_dir, tag + ".collapsed"))]
+
+
+def collapsed_samples(path):
+    """The samples of a collapsed-stacks file (the sum of its counts), or None."""
+    try:
+        with open(path) as f:
+            return sum(int(line.rsplit(" ", 1)[1]) for line in f if line.strip())
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def fixed_work_cmd(args, jvm_opts, units):
@@ -463,6 +487,9 @@ def part_cpu(args, report):
                 rec["agent"] = flyprof_summary(args.cli, fpl, run_dir, tag)
             elif name.startswith("JFR"):
                 rec["agent"] = jfr_summary(args.jfr, jfr)
+            elif name.startswith("peer"):
+                n = collapsed_samples(os.path.join(run_dir, tag + ".collapsed"))
+                rec["agent"] = {"cpu_samples": n} if n else {"error": "no collapsed output"}
             runs[name].append(rec)
     progress_done()
 
@@ -517,7 +544,7 @@ def part_cpu(args, report):
             # (not for JFR, whose cost is mostly not its execution sampler)
             row["extra_cpu_per_sample_us"] = [
                 (r["cpu_s"] - base[r["round"]]["cpu_s"]) * 1e6 / x["cpu_samples"]
-                if x.get("cpu_samples") and r["round"] in base and name.startswith("flyprof")
+                if x.get("cpu_samples") and r["round"] in base and not name.startswith("JFR")
                 else None for x, r in zip(a, rs)]
             errs = [x["error"] for x in a if x.get("error")]
             if errs:
@@ -567,6 +594,15 @@ def part_cpu(args, report):
             "per sample; JFR's B/sample: its whole recording (every event type) per execution",
             "sample. Medians over rounds, [min-max] spread."):
         log("  " + line)
+    for mine, peer in (("flyprof cpu=10ms", "peer cpu 10ms"), ("flyprof cpu=1ms", "peer cpu 1ms")):
+        if peer not in runs:
+            continue
+        theirs = {r["round"]: r for r in runs[peer]}
+        pairs = [r["cpu_s"] / theirs[r["round"]]["cpu_s"] for r in runs[mine]
+                 if r["round"] in theirs and r["rc"] == 0 and theirs[r["round"]]["rc"] == 0]
+        summary.setdefault("peer_pairs", {})[mine] = pairs
+        log("  %s against %s: process CPU %s (median of the rounds' pairs [min-max]; "
+            "below 1 is cheaper)" % (mine, peer, fmt_med(pairs, "%.4f")))
     if len(checksums) > 1:
         errors.append("FixedWork checksums differ between runs: %s" % sorted(checksums))
     for e in errors:
@@ -1467,6 +1503,8 @@ def part_server(args, report):
 
     cfgs = [("no agent", lambda tag: []), ("cpu 10ms", fp("cpu=10ms")),
             ("cpu+wall 10ms", fp("cpu=10ms,wall=10ms"))]
+    if args.peer:
+        cfgs.append(("peer cpu 10ms", peer_opts(args, run_dir, "10ms")))
     rng = random.Random(args.seed)
     runs = []
     for i in range(args.server_rounds):
@@ -1511,6 +1549,8 @@ def part_server(args, report):
     log("  %-15s %-22s %-22s %-22s" % ("configuration", "agent threads % CPU", "handlers % CPU",
                                        "agent share of process"))
     for name, _ in cfgs[1:]:
+        if name.startswith("peer"):
+            continue        # its own accounting is not in a flyprof log
         mine = [r for r in runs if r["config"] == name and "error" not in r]
         thr, hnd, share = [], [], []
         for r in mine:
@@ -1623,6 +1663,11 @@ def main():
     ap.add_argument("--server-work", type=int, default=4,
                     help="SHA-256 rounds per request (default 4)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the interleaving order")
+    ap.add_argument("--peer", default=os.environ.get("FLYPROF_BENCH_PEER"),
+                    help="a peer profiler's agent library (async-profiler's "
+                         "libasyncProfiler.so, built by you: the bench never builds or fetches "
+                         "it) to run beside flyprof in the cpu and server parts as 'peer cpu "
+                         "10ms' and 'peer cpu 1ms' (default $FLYPROF_BENCH_PEER)")
     ap.add_argument("--out", help="directory for logs and bench.json "
                                   "(default BUILD/bench/DATE-TIME)")
     args = ap.parse_args()
@@ -1634,6 +1679,9 @@ def main():
     for f in (args.agent, args.cli, args.jar):
         if not os.path.exists(f):
             raise SystemExit("bench: %s is missing; build first (scripts/setup)" % f)
+    if args.peer and not os.path.exists(args.peer):
+        raise SystemExit("bench: --peer %s: no such file" % args.peer)
+    args.peer = os.path.abspath(args.peer) if args.peer else None
     args.java = find_java(args.java)
     jdk_bin = os.path.dirname(os.path.realpath(args.java))
     args.jfr = (os.path.join(jdk_bin, "jfr") if os.path.exists(os.path.join(jdk_bin, "jfr"))
