@@ -1,13 +1,18 @@
 package dev.flyprof.workload;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+
 /**
  * A burst of distinct stacks, then a small steady set: what makes the agent's dictionaries
  * overflow their memory bound once, after which they must stay small.
  *
- * <p>Phase 1 ({@code burst} seconds): two threads recurse {@code DEPTH} levels deep, each level
- * calling the next from one of two call sites chosen by a random bit, so nearly every sample
- * has a stack never seen before. Phase 2 ({@code steady} seconds): the same two threads spin in
- * {@link #steady}, a handful of stacks.
+ * <p>Phase 1 ({@code burst} seconds of each thread's own CPU time, so that a loaded machine
+ * makes it longer rather than poorer, at most ten times as long in wall time): two threads
+ * recurse {@code DEPTH} levels deep, each level calling the next from one of two call sites
+ * chosen by a random bit, so nearly every sample has a stack never seen before. Phase 2
+ * ({@code steady} seconds of wall time from the thread's end of phase 1): the same two threads
+ * spin in {@link #steady}, a handful of stacks.
  *
  * <p>Stdout: {@code result burst_ns=... steady_ns=...}.
  *
@@ -55,12 +60,20 @@ public final class DictBurst {
         return x;
     }
 
-    static void run(long end1, long end2, long seed) {
+    static void run(long burstNs, long steadyNs, long seed) {
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         long x = seed;
-        while (System.nanoTime() < end1) {
+        long cpu0 = mx.getCurrentThreadCpuTime();
+        long cap = System.nanoTime() + 10 * burstNs;
+        for (int i = 0; ; i++) {
+            if ((i & 15) == 0 && (mx.getCurrentThreadCpuTime() - cpu0 >= burstNs
+                                  || System.nanoTime() >= cap)) {
+                break;
+            }
             x = x * 6364136223846793005L + 1442695040888963407L;
             sink += pick(x, DEPTH);
         }
+        long end2 = System.nanoTime() + steadyNs;
         while (System.nanoTime() < end2) {
             sink += steady(x);
         }
@@ -70,14 +83,14 @@ public final class DictBurst {
         double burst = Measure.seconds(args, 0, 3, USAGE);
         double steady = Measure.seconds(args, 1, 5, USAGE);
         long t0 = System.nanoTime();
-        long end1 = t0 + Measure.ns(burst);
-        long end2 = end1 + Measure.ns(steady);
-        Thread a = new Thread(() -> run(end1, end2, 1), "dict-a");
-        Thread b = new Thread(() -> run(end1, end2, 2), "dict-b");
+        long burstNs = Measure.ns(burst);
+        long steadyNs = Measure.ns(steady);
+        Thread a = new Thread(() -> run(burstNs, steadyNs, 1), "dict-a");
+        Thread b = new Thread(() -> run(burstNs, steadyNs, 2), "dict-b");
         a.start();
         b.start();
         a.join();
         b.join();
-        Measure.result("burst_ns", end1 - t0, "steady_ns", System.nanoTime() - end1);
+        Measure.result("burst_cpu_ns", burstNs, "total_ns", System.nanoTime() - t0);
     }
 }
