@@ -70,7 +70,9 @@ def profile_hot(t, jvm, go, name):
     last = churn_lines(jvm)[-1][0] if churn_lines(jvm) else 0
     os.unlink(go)
     p = t.convert(fpl)
-    w = t.thread_profile(p, "idle-churn", 20)
+    # ~200 samples on a quiet machine; 19 at load 15 (the churn got a tenth of a core): 10
+    # are enough to say whether its frames are named
+    w = t.thread_profile(p, "idle-churn", 10)
     keeper = w.weight(lambda f: any(ac.ft.method_of(x).startswith(HOT) for x in f))
     unknown = p.weight(lambda f: any(x in ("[unknown_method]", "[unloaded]") for x in p.frames(f)))
     t.note("%s: idle-churn %d samples, %d in the keeper's UnloadHot frames; [unknown_method] or "
