@@ -1,6 +1,6 @@
 /* sleepfloor.c: the floor under hiccup mode's cost (tests/bench/hiccup_bench.py): what the
- * kernel charges threads that do nothing but sleep RESOLUTION at a time, as hiccup mode's two
- * probes do, without their TSC reads, schedstat reads or histograms.
+ * kernel charges threads that do nothing but sleep RESOLUTION at a time, as hiccup mode's
+ * probe thread does, without its TSC reads, JNI call, schedstat reads or histograms.
  *
  *   sleepfloor THREADS RESOLUTION_US SECONDS
  *
