@@ -70,7 +70,9 @@ static atomic_int stopping;
 static atomic_int active;
 static int probes_live; /* control threads only: probes that may still run */
 
-/* The thread's run-queue wait so far, ns (the second field of schedstat), or 0. */
+/* The thread's run-queue wait so far, ns (the second field of schedstat), or 0. Parsed by
+ * hand: sscanf cost about as much as the kernel's formatting of the file (2% of the probe
+ * thread's CPU in a profile of it). */
 static uint64_t run_delay(int fd)
 {
     char b[96];
@@ -80,8 +82,15 @@ static uint64_t run_delay(int fd)
     if (n <= 0)
         return 0;
     b[n] = 0;
-    unsigned long long on_cpu, wait;
-    return sscanf(b, "%llu %llu", &on_cpu, &wait) == 2 ? wait : 0;
+    const char *c = b;
+    while (*c >= '0' && *c <= '9') /* the time on a CPU */
+        c++;
+    if (c == b || *c++ != ' ' || *c < '0' || *c > '9')
+        return 0;
+    uint64_t wait = 0;
+    while (*c >= '0' && *c <= '9')
+        wait = wait * 10 + (uint64_t)(*c++ - '0');
+    return wait;
 }
 
 static void reset_interval(struct interval *iv, uint64_t start, uint64_t len)
