@@ -3,13 +3,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -62,8 +60,6 @@ struct probe {
 static struct probe probes[2];
 static struct perfdata perf;
 static int perf_open_rc = -ENOENT;
-static pthread_t os_thread;
-static int os_thread_joinable;
 static jvmtiEnv *jvmti_env;
 static uint64_t res_ns, thr_ns;
 /* release by hiccup_stop; the probes' relaxed loads see it within a wake-up (nothing else is
@@ -74,7 +70,9 @@ static atomic_int stopping;
 static atomic_int active;
 static int probes_live; /* control threads only: probes that may still run */
 
-/* The thread's run-queue wait so far, ns (the second field of schedstat), or 0. */
+/* The thread's run-queue wait so far, ns (the second field of schedstat), or 0. Parsed by
+ * hand: sscanf cost about as much as the kernel's formatting of the file (2% of the probe
+ * thread's CPU in a profile of it). */
 static uint64_t run_delay(int fd)
 {
     char b[96];
@@ -84,8 +82,15 @@ static uint64_t run_delay(int fd)
     if (n <= 0)
         return 0;
     b[n] = 0;
-    unsigned long long on_cpu, wait;
-    return sscanf(b, "%llu %llu", &on_cpu, &wait) == 2 ? wait : 0;
+    const char *c = b;
+    while (*c >= '0' && *c <= '9') /* the time on a CPU */
+        c++;
+    if (c == b || *c++ != ' ' || *c < '0' || *c > '9')
+        return 0;
+    uint64_t wait = 0;
+    while (*c >= '0' && *c <= '9')
+        wait = wait * 10 + (uint64_t)(*c++ - '0');
+    return wait;
 }
 
 static void reset_interval(struct interval *iv, uint64_t start, uint64_t len)
@@ -107,8 +112,118 @@ static void push_stall(struct probe *p, const struct stall *s)
     atomic_store_explicit(&p->shead, h + 1, memory_order_release);
 }
 
-/* The probe's loop, until hiccup_stop. jni is NULL for the OS probe. */
-static void probe_loop(struct probe *p, JNIEnv *jni)
+/* One probe's side of the shared loop: its current interval and a stall whose safepoint
+ * time is still to be read. */
+struct track {
+    struct probe *p;
+    struct interval *cur;
+    uint64_t n; /* intervals published */
+    int sp;     /* reads HotSpot's safepoint counters (the Java probe, with PerfData) */
+    /* HotSpot adds a safepoint's time to sun.rt.safepointTime only after it has released the
+     * threads, so a stall's safepoint time is read one wake-up later: the stall waits in
+     * `pending` with the time counters as they were before it */
+    struct stall pending;
+    int have_pending;
+    int64_t pend_spt, pend_sync;
+    uint64_t iv_rd; /* the run-queue wait so far where the current interval began */
+};
+
+/* The counters as they were at the wake-up before, for a stall's share of them. */
+struct before {
+    uint64_t rd;           /* run-queue wait so far (schedstat), ns */
+    int64_t sp, spt, sync; /* safepoint counters (PerfData) */
+};
+
+static void track_init(struct track *k, struct probe *p, int sp, uint64_t start, uint64_t len,
+                       uint64_t rd)
+{
+    memset(k, 0, sizeof(*k));
+    k->p = p;
+    k->sp = sp;
+    k->cur = &p->slots[0];
+    k->iv_rd = rd;
+    reset_interval(k->cur, start, len);
+}
+
+static void track_flush_pending(struct track *k)
+{
+    if (!k->have_pending)
+        return;
+    k->pending.safepoint_ns = perfdata_ns(&perf, perfdata_get(perf.safepoint_time) - k->pend_spt);
+    k->pending.sync_ns = perfdata_ns(&perf, perfdata_get(perf.sync_time) - k->pend_sync);
+    push_stall(k->p, &k->pending);
+    k->have_pending = 0;
+}
+
+/* Accounts one wake-up of the probe: due is when it should have run, at when it did, rd the
+ * run-queue wait so far (valid when rd_ok: read at this wake-up, fd open). */
+static void track_wake(struct track *k, uint64_t due, uint64_t at, uint64_t rd, int rd_ok,
+                       const struct before *b)
+{
+    struct interval *cur = k->cur;
+    uint64_t late = at > due ? tsc_ticks_to_ns_sigsafe(at - due) : 0;
+    hdr_record(&cur->hist, late, 1);
+    cur->wakeups++;
+    if (late > cur->max_ns || cur->wakeups == 1) {
+        cur->max_ns = late;
+        cur->max_at = due;
+    }
+    track_flush_pending(k);
+    if (late < thr_ns)
+        return;
+    struct stall s = {due, at, 0, 0, 0, 0, 0};
+    if (rd_ok) {
+        s.run_delay_ns = rd - b->rd;
+        s.flags |= FPL_STALL_RUN_DELAY;
+    }
+    cur->stalls++;
+    cur->stalled_ns += late;
+    if (k->sp) {
+        /* the count moves when a safepoint begins: it is right already */
+        s.safepoints = (uint64_t)(perfdata_get(perf.safepoints) - b->sp);
+        s.flags |= FPL_STALL_SAFEPOINTS;
+        k->pending = s;
+        k->pend_spt = b->spt;
+        k->pend_sync = b->sync;
+        k->have_pending = 1;
+    } else {
+        push_stall(k->p, &s);
+    }
+}
+
+/* Publishes the track's interval when t passed its end, or at the last wake-up (last), with
+ * the run-queue wait rd read at this wake-up. */
+static void track_roll(struct track *k, uint64_t t, uint64_t iv_ticks, uint64_t rd, int last)
+{
+    struct probe *p = k->p;
+    if (!last && t < k->cur->end)
+        return;
+    uint64_t rel = atomic_load_explicit(&p->released, memory_order_acquire);
+    if (!last && k->n + 2 - rel > SLOTS) {
+        k->cur->end += iv_ticks; /* the writer lags: this interval covers the next too */
+        return;
+    }
+    k->cur->run_delay_ns = rd - k->iv_rd;
+    k->iv_rd = rd;
+    uint64_t boundary = k->cur->end;
+    if (last) {
+        track_flush_pending(k);
+        k->cur->end = t;
+    }
+    atomic_store_explicit(&p->published, ++k->n, memory_order_release);
+    if (!last) {
+        k->cur = &p->slots[k->n % SLOTS];
+        reset_interval(k->cur, boundary, iv_ticks);
+    }
+}
+
+/* Both probes' loop, until hiccup_stop, on the probe thread (a JVMTI agent thread). One
+ * thread measures both, so a resolution costs one wake-up, not two (a wake-up is what the
+ * probes cost, almost all of it the kernel's): it sleeps in native code, where safepoints do
+ * not hold it, and stamps the TSC as it wakes -- the OS probe, a thread the JVM does not
+ * hold -- then makes a JNI call, which enters the VM and so waits while a safepoint or a GC is
+ * in progress, and stamps again: the Java probe. */
+static void probe_loop(JNIEnv *jni)
 {
     /* timer slack (50 us by default) would count as lateness the probe asked for */
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
@@ -117,131 +232,67 @@ static void probe_loop(struct probe *p, JNIEnv *jni)
     const uint64_t res_ticks = (uint64_t)((unsigned __int128)res_ns * hz / 1000000000u);
     const uint64_t iv_ticks = (uint64_t)((unsigned __int128)INTERVAL_NS * hz / 1000000000u);
     const uint64_t thr_ticks = (uint64_t)((unsigned __int128)thr_ns * hz / 1000000000u);
-    const int java = jni != NULL;
-    const int sp = java && perf.map;
+    const int sp = perf.map != NULL;
     struct timespec nap = {(time_t)(res_ns / 1000000000u), (long)(res_ns % 1000000000u)};
-    uint64_t n = 0;
-    struct interval *cur = &p->slots[0];
-    reset_interval(cur, tsc_read_sigsafe(), iv_ticks);
-    uint64_t rd_prev = run_delay(fd);
+    struct before b = {run_delay(fd), 0, 0, 0};
+    if (sp) {
+        b.sp = perfdata_get(perf.safepoints);
+        b.spt = perfdata_get(perf.safepoint_time);
+        b.sync = perfdata_get(perf.sync_time);
+    }
+    struct track java, os;
+    uint64_t t = tsc_read_sigsafe();
+    track_init(&java, &probes[0], sp, t, iv_ticks, b.rd);
+    track_init(&os, &probes[1], 0, t, iv_ticks, b.rd);
     uint32_t since_rd = 0;
-    int64_t sp_prev = sp ? perfdata_get(perf.safepoints) : 0;
-    int64_t spt_prev = sp ? perfdata_get(perf.safepoint_time) : 0;
-    int64_t sync_prev = sp ? perfdata_get(perf.sync_time) : 0;
-    /* HotSpot adds a safepoint's time to sun.rt.safepointTime only after it has released the
-     * threads, so the stall's safepoint time is read one wake-up later: the stall waits in
-     * `pending` with the time counters as they were before it */
-    struct stall pending;
-    int have_pending = 0;
-    int64_t pend_spt = 0, pend_sync = 0;
     for (;;) {
         int last = atomic_load_explicit(&stopping, memory_order_relaxed);
         uint64_t t0 = tsc_read_sigsafe();
         if (!last)
             nanosleep(&nap, NULL);
+        uint64_t t_os = tsc_read_sigsafe();
         /* a JNI call from native code enters the VM, and so waits for a safepoint to end */
-        if (java)
-            (*jni)->ExceptionCheck(jni);
+        (*jni)->ExceptionCheck(jni);
         uint64_t t1 = tsc_read_sigsafe();
+        uint64_t rd = b.rd;
         if (!last) {
+            uint64_t due = t0 + res_ticks;
             /* the run-queue wait only where it is used: a stall's (whose "before" is then at
-             * most RD_EVERY - 1 wake-ups old), an interval's, and every RD_EVERY wake-ups */
-            int rd_now = fd >= 0 && (t1 - t0 >= res_ticks + thr_ticks || t1 >= cur->end ||
-                                     ++since_rd >= RD_EVERY);
-            uint64_t rd = rd_now ? run_delay(fd) : rd_prev;
-            if (rd_now)
+             * most RD_EVERY - 1 wake-ups old), an interval's end, and every RD_EVERY
+             * wake-ups; the Java probe is never less late than the OS probe (t1 >= t_os) */
+            int rd_now = fd >= 0 && ((t1 > due && t1 - due >= thr_ticks) || t1 >= java.cur->end ||
+                                     t1 >= os.cur->end || ++since_rd >= RD_EVERY);
+            if (rd_now) {
+                rd = run_delay(fd);
                 since_rd = 0;
-            uint64_t late = t1 - t0 > res_ticks ? tsc_ticks_to_ns_sigsafe(t1 - t0 - res_ticks) : 0;
-            hdr_record(&cur->hist, late, 1);
-            cur->wakeups++;
-            cur->run_delay_ns += rd - rd_prev;
-            if (late > cur->max_ns || cur->wakeups == 1) {
-                cur->max_ns = late;
-                cur->max_at = t0 + res_ticks;
             }
-            if (have_pending) {
-                pending.safepoint_ns =
-                    perfdata_ns(&perf, perfdata_get(perf.safepoint_time) - pend_spt);
-                pending.sync_ns = perfdata_ns(&perf, perfdata_get(perf.sync_time) - pend_sync);
-                push_stall(p, &pending);
-                have_pending = 0;
-            }
-            if (late >= thr_ns) {
-                struct stall s = {
-                    t0 + res_ticks, t1, rd - rd_prev, 0, 0, 0, fd >= 0 ? FPL_STALL_RUN_DELAY : 0};
-                cur->stalls++;
-                cur->stalled_ns += late;
-                if (sp) {
-                    /* the count moves when a safepoint begins: it is right already */
-                    s.safepoints = (uint64_t)(perfdata_get(perf.safepoints) - sp_prev);
-                    s.flags |= FPL_STALL_SAFEPOINTS;
-                    pending = s;
-                    pend_spt = spt_prev;
-                    pend_sync = sync_prev;
-                    have_pending = 1;
-                } else {
-                    push_stall(p, &s);
-                }
-            }
-            rd_prev = rd;
+            track_wake(&java, due, t1, rd, rd_now, &b);
+            track_wake(&os, due, t_os, rd, rd_now, &b);
+            b.rd = rd;
             if (sp) {
-                sp_prev = perfdata_get(perf.safepoints);
-                spt_prev = perfdata_get(perf.safepoint_time);
-                sync_prev = perfdata_get(perf.sync_time);
+                b.sp = perfdata_get(perf.safepoints);
+                b.spt = perfdata_get(perf.safepoint_time);
+                b.sync = perfdata_get(perf.sync_time);
             }
+        } else {
+            rd = run_delay(fd);
         }
-        if (last && have_pending) {
-            pending.safepoint_ns = perfdata_ns(&perf, perfdata_get(perf.safepoint_time) - pend_spt);
-            pending.sync_ns = perfdata_ns(&perf, perfdata_get(perf.sync_time) - pend_sync);
-            push_stall(p, &pending);
-            have_pending = 0;
-        }
-        if (!last && t1 < cur->end)
-            continue;
-        uint64_t rel = atomic_load_explicit(&p->released, memory_order_acquire);
-        if (!last && n + 2 - rel > SLOTS) {
-            cur->end += iv_ticks; /* the writer lags: this interval covers the next too */
-            continue;
-        }
-        uint64_t boundary = cur->end;
-        if (last)
-            cur->end = t1;
-        atomic_store_explicit(&p->published, ++n, memory_order_release);
+        track_roll(&java, t1, iv_ticks, rd, last);
+        track_roll(&os, t1, iv_ticks, rd, last);
         if (last)
             break;
-        cur = &p->slots[n % SLOTS];
-        reset_interval(cur, boundary, iv_ticks);
     }
     if (fd >= 0)
         close(fd);
-    atomic_store_explicit(&p->ended, 1, memory_order_release);
+    atomic_store_explicit(&probes[1].ended, 1, memory_order_release);
+    atomic_store_explicit(&probes[0].ended, 1, memory_order_release);
 }
 
-static void JNICALL java_probe_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
+static void JNICALL probe_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
     (void)jvmti;
-    probe_loop(arg, jni);
-}
-
-/* The OS probe's kernel tid while it runs, 0 otherwise: the writer names its samples by it
- * (hiccup_thread_name), since the kernel keeps 15 characters of its name. */
-static _Atomic int os_probe_tid;
-
-static void *os_probe_main(void *arg)
-{
-    pthread_setname_np(pthread_self(), HICCUP_OS_PROBE_COMM);
-    atomic_store_explicit(&os_probe_tid, (int)syscall(SYS_gettid), memory_order_relaxed);
-    probe_loop(arg, NULL);
-    atomic_store_explicit(&os_probe_tid, 0, memory_order_relaxed);
-    return NULL;
-}
-
-int hiccup_thread_name(int tid, char *buf, size_t len)
-{
-    if (tid <= 0 || tid != atomic_load_explicit(&os_probe_tid, memory_order_relaxed))
-        return 0;
-    snprintf(buf, len, "%s", HICCUP_OS_PROBE_NAME);
-    return 1;
+    (void)arg;
+    probe_loop(jni);
 }
 
 static void reset_probe(struct probe *p, int kind)
@@ -255,18 +306,18 @@ static void reset_probe(struct probe *p, int kind)
     atomic_store_explicit(&p->ended, 0, memory_order_relaxed);
 }
 
-/* Starts the Java probe as a JVMTI agent thread named HICCUP_JAVA_PROBE_NAME (the registry
- * treats threads named flyprof* as the agent's own: never wall-sampled). */
-static int start_java_probe(jvmtiEnv *jvmti, JNIEnv *jni)
+/* Starts the probe thread, a JVMTI agent thread named HICCUP_PROBE_NAME (the registry treats
+ * threads named flyprof* as the agent's own: never wall-sampled). */
+static int start_probe(jvmtiEnv *jvmti, JNIEnv *jni)
 {
     jclass cls = (*jni)->FindClass(jni, "java/lang/Thread");
     if (!cls)
         return -EINVAL;
     jmethodID ctor = (*jni)->GetMethodID(jni, cls, "<init>", "(Ljava/lang/String;)V");
-    jstring name = (*jni)->NewStringUTF(jni, HICCUP_JAVA_PROBE_NAME);
+    jstring name = (*jni)->NewStringUTF(jni, HICCUP_PROBE_NAME);
     jobject thread = ctor && name ? (*jni)->NewObject(jni, cls, ctor, name) : NULL;
     int rc = 0;
-    if (!thread || (*jvmti)->RunAgentThread(jvmti, thread, java_probe_main, &probes[0],
+    if (!thread || (*jvmti)->RunAgentThread(jvmti, thread, probe_main, NULL,
                                             JVMTI_THREAD_MAX_PRIORITY) != JVMTI_ERROR_NONE)
         rc = -EINVAL;
     if (thread)
@@ -281,20 +332,11 @@ static int start_java_probe(jvmtiEnv *jvmti, JNIEnv *jni)
     return rc;
 }
 
-/* Both probes of the last session have ended (their threads touch probes[] no more). */
+/* The probe thread of the last session has ended (it touches probes[] no more). */
 static int probes_ended(void)
 {
     return atomic_load_explicit(&probes[0].ended, memory_order_acquire) &&
            atomic_load_explicit(&probes[1].ended, memory_order_acquire);
-}
-
-/* Joins the OS probe thread once it has ended. */
-static void join_os_probe(void)
-{
-    if (os_thread_joinable && atomic_load_explicit(&probes[1].ended, memory_order_acquire)) {
-        pthread_join(os_thread, NULL);
-        os_thread_joinable = 0;
-    }
 }
 
 int hiccup_start(jvmtiEnv *jvmti, JNIEnv *jni, uint64_t resolution_ns, uint64_t threshold_ns,
@@ -302,7 +344,6 @@ int hiccup_start(jvmtiEnv *jvmti, JNIEnv *jni, uint64_t resolution_ns, uint64_t 
 {
     if (probes_live && probes_ended()) {
         /* a probe left behind by a slow stop (a long safepoint) has ended since */
-        join_os_probe();
         probes_live = 0;
     }
     if (probes_live) {
@@ -318,21 +359,13 @@ int hiccup_start(jvmtiEnv *jvmti, JNIEnv *jni, uint64_t resolution_ns, uint64_t 
     reset_probe(&probes[1], FPL_PROBE_OS);
     atomic_store_explicit(&stopping, 0, memory_order_relaxed);
     atomic_store_explicit(&active, 1, memory_order_release);
-    int rc = start_java_probe(jvmti, jni);
+    int rc = start_probe(jvmti, jni);
     if (rc != 0) {
         atomic_store_explicit(&active, 0, memory_order_release);
-        snprintf(err, errlen, "hiccup: cannot start the Java probe thread");
+        snprintf(err, errlen, "hiccup: cannot start the probe thread");
         return rc;
     }
     probes_live = 1;
-    int e = pthread_create(&os_thread, NULL, os_probe_main, &probes[1]);
-    if (e) {
-        atomic_store_explicit(&probes[1].ended, 1, memory_order_release);
-        hiccup_stop();
-        snprintf(err, errlen, "hiccup: cannot start the OS probe thread: %s", strerror(e));
-        return -e;
-    }
-    os_thread_joinable = 1;
     gcevents_start(jvmti, &perf);
     return 0;
 }
@@ -350,9 +383,9 @@ void hiccup_stop(void)
         return;
     atomic_store_explicit(&stopping, 1, memory_order_release);
     gcevents_stop(jvmti_env);
-    /* a probe ends within one resolution; a Java probe blocked by a very long safepoint is
-     * left behind rather than hang the caller (probes_live then stays set until the next
-     * start finds it ended) */
+    /* the probe thread ends within one resolution; blocked by a very long safepoint it is left
+     * behind rather than hang the caller (probes_live then stays set until the next start
+     * finds it ended) */
     uint64_t deadline = mono_ns() + res_ns + STOP_GRACE_NS;
     int ended = 0;
     while (mono_ns() < deadline) {
@@ -362,7 +395,6 @@ void hiccup_stop(void)
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
-    join_os_probe();
     if (ended)
         probes_live = 0;
     atomic_store_explicit(&active, 0, memory_order_release);

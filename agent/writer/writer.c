@@ -21,7 +21,6 @@
 #include "fpl_chunk.h"
 #include "fpl_codec.h"
 #include "fpl_format.h"
-#include "hiccup.h"
 #include "keymap.h"
 #include "methods.h"
 #include "nativewalk.h"
@@ -724,8 +723,7 @@ static uint32_t thread_id(struct writer *w, uint32_t slot1, int tid, uint64_t no
     char name[THREADS_NAME_MAX];
     t->slot1 = slot1;
     threads_refresh_name(w->s->jvmti, w->jni, slot1, tid);
-    if ((!threads_name(slot1, tid, name, sizeof(name)) || !name[0]) &&
-        !hiccup_thread_name(tid, name, sizeof(name)))
+    if (!threads_name(slot1, tid, name, sizeof(name)) || !name[0])
         os_thread_name(tid, name, sizeof(name));
     t->refreshed_ns = now;
     int64_t java_id = threads_java_id(slot1, tid);

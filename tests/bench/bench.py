@@ -68,10 +68,10 @@ Parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof.benc
 
 5. jitter -- flyprof jitter beside oslat (rt-tests) on the same CPUs: p99, p99.9, max and
              stalls of 10 us or more per second (jitter_bench.py).
-6. hiccup -- the CPU cost of hiccup mode's two probe threads at 1 ms and 10 ms
-             (hiccup_bench.py).
+6. hiccup -- the CPU cost of hiccup mode's probes at 1 ms and 10 ms, beside one bare thread
+             sleeping at the same resolution (hiccup_bench.py).
 
-Usage: bench.py --build DIR [--java PATH] [--quick] [--rounds N]
+Usage: bench.py --build DIR [--java PATH] [--agent LIB] [--quick] [--rounds N]
                 [--parts cpu,depth,cstack,walk,startup,filter,context,threads,events,wall,
                  alloclock,server,convert,fleet,jitter,hiccup]
                 [--out DIR]
@@ -373,6 +373,8 @@ def print_environment(env, args):
            env["perf_event_paranoid"]))
     log("  jdk         %s  (%s)" % (env["java_version"], env["java"]))
     log("  flyprof     %s, build %s" % (env["flyprof_rev"], os.path.abspath(args.build)))
+    if args.agent != os.path.join(os.path.abspath(args.build), "lib", "libflyprof.so"):
+        log("  agent       %s" % args.agent)
     log("  load avg    %s at start" % " ".join(env["loadavg"]))
     log("  output      %s" % args.out)
     log()
@@ -1668,12 +1670,14 @@ def main():
                          "libasyncProfiler.so, built by you: the bench never builds or fetches "
                          "it) to run beside flyprof in the cpu and server parts as 'peer cpu "
                          "10ms' and 'peer cpu 1ms' (default $FLYPROF_BENCH_PEER)")
+    ap.add_argument("--agent", help="the agent library to measure (default BUILD/lib/"
+                                    "libflyprof.so), e.g. an older build's for a before/after")
     ap.add_argument("--out", help="directory for logs and bench.json "
                                   "(default BUILD/bench/DATE-TIME)")
     args = ap.parse_args()
 
     args.build = os.path.abspath(args.build)
-    args.agent = os.path.join(args.build, "lib", "libflyprof.so")
+    args.agent = os.path.abspath(args.agent or os.path.join(args.build, "lib", "libflyprof.so"))
     args.cli = os.path.join(args.build, "bin", "flyprof")
     args.jar = os.path.join(args.build, "lib", "flyprof.jar")
     for f in (args.agent, args.cli, args.jar):
