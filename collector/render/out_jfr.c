@@ -132,6 +132,12 @@ struct jfr_w {
     struct fpl_buf stk;          /* the encoded stack entries */
     struct minfo *minfo;         /* per method (+ SPECIALS) */
     uint32_t *leaf_cls;          /* per method: the class key of a CLASS leaf, 0 not yet */
+    /* the methods' kinds and line tables, packed (line_tables): encoding a stack looks up a
+     * line per frame, and the profile's methods and their tables, spread over its arena among
+     * the names, missed the cache on nearly every frame */
+    uint8_t *mkind;
+    uint32_t *mline_at;       /* per method: its first entry in mlines; nmethods + 1 of them */
+    uint32_t (*mlines)[2];    /* (start bci, line), by method, each method's sorted */
     unsigned kinds;              /* bit per kind with selected cells */
     uint32_t frame_gen[FRAME_TYPES], state_gen[STATES];
     struct ivec threads, stacks, methods, classes, packages, symbols;
@@ -312,12 +318,12 @@ static const struct minfo *method_info(struct jfr_w *w, uint32_t mi)
 
 /* The frame type key of a frame: its logged type, unless its method's kind says otherwise
  * (logs before frame types, FORMAT.md 5.5, say JAVA for every frame). */
-static uint32_t frame_type(const struct profile *p, const struct profile_frame *fr)
+static uint32_t frame_type(const struct jfr_w *w, const struct profile_frame *fr)
 {
     uint8_t t = fr->type < FRAME_TYPES ? fr->type : FPL_FRAME_JAVA;
     if (fr->method == PROFILE_NONE)
         return FPL_FRAME_MARKER + 1;
-    switch (p->methods[fr->method].kind) {
+    switch (w->mkind[fr->method]) {
     case FPL_METHOD_CFUNC:
         return (t == FPL_FRAME_KERNEL ? FPL_FRAME_KERNEL : FPL_FRAME_NATIVE) + 1u;
     case FPL_METHOD_STUB:
@@ -329,23 +335,54 @@ static uint32_t frame_type(const struct profile *p, const struct profile_frame *
     }
 }
 
-/* The line of bci in m: the line of the last entry whose start_bci is at or below it; -1
- * without a bci or a table. */
-static int32_t bci_line(const struct profile_method *m, int32_t bci)
+/* Packs the methods' kinds and line tables (jfr_w.mkind, mline_at, mlines). 0 or -ENOMEM. */
+static int line_tables(struct jfr_w *w)
 {
-    if (bci < 0 || m->nlines == 0)
+    const struct profile *p = w->p;
+    size_t n = 0;
+    for (size_t i = 0; i < p->nmethods; i++)
+        n += p->methods[i].nlines;
+    if (n >= UINT32_MAX)
+        return -ENOMEM;
+    w->mkind = malloc(p->nmethods + 1);
+    w->mline_at = malloc((p->nmethods + 1) * sizeof(*w->mline_at));
+    w->mlines = malloc((n ? n : 1) * sizeof(*w->mlines));
+    if (!w->mkind || !w->mline_at || !w->mlines)
+        return -ENOMEM;
+    n = 0;
+    for (size_t i = 0; i < p->nmethods; i++) {
+        const struct profile_method *m = &p->methods[i];
+        w->mkind[i] = m->kind;
+        w->mline_at[i] = (uint32_t)n;
+        for (size_t k = 0; k < m->nlines; k++, n++) {
+            /* a bci or line past 32 bits: no line (as bci_line said before) */
+            w->mlines[n][0] = m->lines[k].start_bci > UINT32_MAX ? UINT32_MAX
+                                                                 : (uint32_t)m->lines[k].start_bci;
+            w->mlines[n][1] = m->lines[k].line > INT32_MAX ? UINT32_MAX
+                                                           : (uint32_t)m->lines[k].line;
+        }
+    }
+    w->mline_at[p->nmethods] = (uint32_t)n;
+    return 0;
+}
+
+/* The line of bci in method m: the line of the last entry whose start bci is at or below it;
+ * -1 without a bci or a table. */
+static int32_t bci_line(const struct jfr_w *w, uint32_t m, int32_t bci)
+{
+    uint32_t lo = w->mline_at[m], hi = w->mline_at[m + 1], first = lo;
+    if (bci < 0 || lo == hi)
         return -1;
-    size_t lo = 0, hi = m->nlines;
     while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (m->lines[mid].start_bci <= (uint64_t)bci)
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (w->mlines[mid][0] <= (uint32_t)bci)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo == 0 || m->lines[lo - 1].line > INT32_MAX)
+    if (lo == first || w->mlines[lo - 1][1] == UINT32_MAX)
         return -1;
-    return (int32_t)m->lines[lo - 1].line;
+    return (int32_t)w->mlines[lo - 1][1];
 }
 
 /* 1 when the stack's leaf is the CLASS frame of an alloc, lock or live sample, which JFR
@@ -475,7 +512,7 @@ static void stamp_reachable(struct jfr_w *w)
                 uint32_t m = st->frames[k].method;
                 reach_method(w,
                              m == PROFILE_NONE ? (uint32_t)p->nmethods + SPECIAL_UNKNOWN_FRAME : m);
-                c->ftypes |= 1u << frame_type(p, &st->frames[k]);
+                c->ftypes |= 1u << frame_type(w, &st->frames[k]);
             }
         }
     }
@@ -544,9 +581,9 @@ static void encode_stack(struct jfr_w *w, struct fpl_buf *b, uint32_t si)
             const struct profile_frame *fr = &st->frames[k];
             uint32_t m = fr->method;
             jfr_enc_long(b, (m == PROFILE_NONE ? p->nmethods + SPECIAL_UNKNOWN_FRAME : m) + 1);
-            jfr_enc_int(b, m == PROFILE_NONE ? -1 : bci_line(&p->methods[m], fr->bci));
+            jfr_enc_int(b, m == PROFILE_NONE ? -1 : bci_line(w, m, fr->bci));
             jfr_enc_int(b, fr->bci >= 0 ? fr->bci : -1);
-            jfr_enc_long(b, frame_type(p, fr));
+            jfr_enc_long(b, frame_type(w, fr));
         }
     }
 }
@@ -1147,6 +1184,9 @@ static void destroy(struct jfr_w *w)
         render_select_destroy(&w->xsel);
     free(w->cell_sel);
     free(w->leaf_cls);
+    free(w->mkind);
+    free(w->mline_at);
+    free(w->mlines);
     fpl_buf_free(&w->ev);
     fpl_buf_free(&w->out);
     fpl_buf_free(&w->one);
@@ -1209,7 +1249,7 @@ int out_jfr_write(const struct profile *p, const struct render_opts *o, FILE *f,
     w.leaf_cls = calloc(p->nmethods + 1, sizeof(*w.leaf_cls));
     w.cell_sel = malloc(p->nentries + 1);
     if (!w.thread_gen || !w.stack_gen || !w.stack_enc || !w.method_gen || !w.minfo ||
-        !w.method_reached || !w.leaf_cls || !w.cell_sel) {
+        !w.method_reached || !w.leaf_cls || !w.cell_sel || line_tables(&w) != 0) {
         rc = -ENOMEM;
         goto out;
     }
