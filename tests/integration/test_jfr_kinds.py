@@ -20,8 +20,9 @@ monitor, then four on one ReentrantLock, option lock). For each JFR file:
   was given, and no allocation events with --kind cpu;
 - flyprof reads the events back: `convert x.jfr --kind K` folds as the log does.
 Files: the agent's own `file=x.jfr` from -agentpath (AllocRatio, LockContention) and attached
-(`flyprof start PID -e lock,alloc -o x.jfr`, LockContention), and `flyprof convert -o x.jfr`
-of the same logs.
+(`flyprof start PID -e cpu,lock -o x.jfr` on LockContention, `-e cpu,alloc ... live` on
+LiveRatio, each waiting for a go-file), and `flyprof convert -o x.jfr` of the -agentpath
+logs.
 """
 import os
 import re
@@ -154,16 +155,15 @@ def agentpath(t, name, workload, args, options, kinds):
     return jfr, fpl
 
 
-def attached(t):
-    """flyprof start PID -e lock,alloc -o x.jfr on LockContention waiting for its go-file."""
-    name = "attached"
+def attached(t, name, workload, args, events, ready_thread, kinds, extra=()):
+    """flyprof start PID -e EVENTS -o x.jfr on a workload waiting for its go-file."""
     go, jfr, fpl = t.path(name + ".go"), t.path(name + ".jfr"), t.path(name + ".fpl")
     t.logs.append(fpl)
-    jvm = ac.Jvm(t, name, "LockContention", [150, 2, go],
+    jvm = ac.Jvm(t, name, workload, list(args) + [go],
                  jvm_options=["-XX:+EnableDynamicAgentLoading"]
-                 if ac.java_major(t.java) >= 21 else [], ready_thread="sync-0")
-    r = ac.flyprof(t, "start " + name, ["start", jvm.pid, "-e", "cpu,lock,alloc", "-o", jfr,
-                                        "log=" + fpl])
+                 if ac.java_major(t.java) >= 21 else [], ready_thread=ready_thread)
+    r = ac.flyprof(t, "start " + name, ["start", jvm.pid, "-e", events, "-o", jfr,
+                                        "log=" + fpl] + list(extra))
     ac.expect(t, r, 0)
     with open(go, "w"):
         pass
@@ -178,8 +178,8 @@ def attached(t):
         time.sleep(0.05)
     t.check(os.path.isfile(jfr), "%s: no %s after the JVM's exit", name, jfr)
     ac.check_complete(t, fpl, name)
-    check_file(t, jfr, fpl, ["lock"], name + " (agent's file=x.jfr)")
-    check_lock_threads(t, jfr, name)
+    check_file(t, jfr, fpl, kinds, name + " (agent's file=x.jfr)")
+    return jfr
 
 
 def body(t):
@@ -195,7 +195,10 @@ def body(t):
     types = jfr_counts(t, only)
     t.check(not types.get("jdk.ExecutionSample") and types.get("jdk.ThreadPark", 0) > 0,
             "--kind lock: %s", types)
-    attached(t)
+    jfr = attached(t, "attached-lock", "LockContention", [150, 2], "cpu,lock", "sync-0", ["lock"])
+    check_lock_threads(t, jfr, "attached-lock")
+    attached(t, "attached-alloc", "LiveRatio", [128], "cpu,alloc", "live-0", ["alloc", "live"],
+             extra=["live"])
 
 
 if __name__ == "__main__":
