@@ -257,6 +257,9 @@ static int render_log(const char *out, int dump, char *err, size_t errlen)
      * such cells) */
     int fmt = render_file_format(out, NULL, err, errlen);
     p->cells_by_context = fmt == RENDER_FILE_PPROF || fmt == RENDER_FILE_JFR;
+    /* JFR: an event per allocation, per lock wait (bounded, profile.h) */
+    if (fmt == RENDER_FILE_JFR)
+        profile_want_kept(p, PROFILE_MAX_KEPT);
     if ((fmt == RENDER_FILE_HTML || fmt == RENDER_FILE_JFR) && (rc = profile_want_timeline(p)) != 0)
         snprintf(err, errlen, "out of memory");
     if (rc == 0)

@@ -254,6 +254,8 @@ struct profile *cli_select_read_logs(const char *const *ins, size_t nin,
         return NULL;
     }
     p->raw_names = a->raw_names;
+    if (a->kept)
+        profile_want_kept(p, PROFILE_MAX_KEPT);
     p->cells_by_context = a->cells_by_context;
     uint64_t span = 0, root = 0;
     if (a->span)

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "fpl_format.h"
 #include "fpl_hash.h"
 
 #define HLL_M (1u << CENSUS_HLL_BITS)
@@ -71,6 +72,7 @@ static int on_sample(void *ctx, const struct reader_sample *s)
     struct census *c = ctx;
     c->samples++;
     c->context_samples += s->context_id != 0;
+    c->event_samples += s->kind >= FPL_KIND_ALLOC && s->kind <= FPL_KIND_LIVE;
     hll_add(c, fpl_hash_mix(fpl_hash_mix(fpl_hash_u64(s->thread_id), s->stack_id),
                             (uint64_t)s->kind << 8 | s->state));
     return 0;

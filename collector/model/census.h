@@ -34,6 +34,7 @@ struct census {
     uint64_t endpoints;    /* ENDPOINT records */
     uint64_t endpoint_bytes; /* their names */
     uint64_t context_samples; /* samples with a context id */
+    uint64_t event_samples;   /* ALLOC, LOCK and LIVE samples (JFR keeps them one by one) */
     struct reader_stats stats;
     uint8_t hll[1u << CENSUS_HLL_BITS]; /* internal: the sketch */
 };

@@ -790,6 +790,50 @@ static int wall_add(struct profile *p, uint32_t cell, uint64_t weight, uint64_t 
     return wall_scale(p, cell, weight, ticks, t, ctx);
 }
 
+/* Keeps an ALLOC, LOCK or LIVE sample of cell one by one (profile.kept); past
+ * profile.kept_max, adds its weight to its cell's last kept sample. 0 or -ENOMEM. */
+static int kept_add(struct profile *p, uint32_t cell, const struct reader_sample *s)
+{
+    if (cell >= p->kept_last_cap) {
+        size_t cap = p->kept_last_cap ? p->kept_last_cap : 1024;
+        while (cap <= cell)
+            cap *= 2;
+        uint32_t *q = realloc(p->kept_last, cap * sizeof(*q));
+        if (!q)
+            return -ENOMEM;
+        memset(q + p->kept_last_cap, 0, (cap - p->kept_last_cap) * sizeof(*q));
+        p->kept_last = q;
+        p->kept_last_cap = cap;
+    }
+    if (p->nkept >= p->kept_max && p->kept_last[cell]) {
+        struct profile_kept *k = &p->kept[p->kept_last[cell] - 1];
+        k->weight = k->weight + s->weight < k->weight ? UINT64_MAX : k->weight + s->weight;
+        p->kept_merged++;
+        return 0;
+    }
+    if (p->nkept == p->kept_cap) {
+        size_t cap = p->kept_cap ? p->kept_cap * 2 : 4096;
+        struct profile_kept *q = realloc(p->kept, cap * sizeof(*q));
+        if (!q)
+            return -ENOMEM;
+        p->kept = q;
+        p->kept_cap = cap;
+    }
+    p->kept[p->nkept] = (struct profile_kept){s->ticks, s->weight, cell,
+                                              s->size > UINT32_MAX ? UINT32_MAX
+                                                                   : (uint32_t)s->size};
+    p->kept_last[cell] = (uint32_t)++p->nkept;
+    return 0;
+}
+
+static int cmp_kept(const void *a, const void *b)
+{
+    const struct profile_kept *x = a, *y = b;
+    if (x->ticks != y->ticks)
+        return x->ticks < y->ticks ? -1 : 1;
+    return x->cell < y->cell ? -1 : x->cell > y->cell;
+}
+
 static int on_sample(void *ctx, const struct reader_sample *s)
 {
     struct profile *p = ctx;
@@ -850,6 +894,8 @@ static int on_sample(void *ctx, const struct reader_sample *s)
         p->entries[cell].objects += o;
         p->total[s->kind].objects += o;
     }
+    if (p->want_kept && s->kind >= FPL_KIND_ALLOC && kept_add(p, cell, s) != 0)
+        return -ENOMEM;
     /* a CPU sample's upscaled weight is its weight: set when reading finishes */
     if (s->kind == FPL_KIND_WALL)
         return wall_add(p, cell, s->weight, s->tick_id, s->ticks, s->context_id);
@@ -1176,6 +1222,8 @@ void profile_free(struct profile *p)
     free(p->ctx_entries);
     free(p->ticks);
     free(p->pending);
+    free(p->kept);
+    free(p->kept_last);
     if (p->timeline) {
         timeline_destroy(p->timeline);
         free(p->timeline);
@@ -1199,7 +1247,13 @@ static int read_done(struct profile *p, int rc)
             rc = finish_links(p);
     }
     if (rc)
-        p->nentries = p->nctx_entries = 0; /* cells of a read that failed are not a profile */
+        p->nentries = p->nctx_entries = p->nkept = 0; /* a read that failed is no profile */
+    /* a lock sample's ticks are its wait's start, logged at its end: out of order */
+    if (p->nkept)
+        qsort(p->kept, p->nkept, sizeof(*p->kept), cmp_kept);
+    free(p->kept_last);
+    p->kept_last = NULL;
+    p->kept_last_cap = 0;
     if (p->timeline) {
         if (rc)
             timeline_destroy(p->timeline);
@@ -1434,6 +1488,14 @@ int profile_want_timeline(struct profile *p)
         return -ENOMEM;
     timeline_init(p->timeline);
     return 0;
+}
+
+void profile_want_kept(struct profile *p, size_t max)
+{
+    if (!p->read_done) {
+        p->want_kept = 1;
+        p->kept_max = max;
+    }
 }
 
 void profile_set_event_sink(struct profile *p, const struct profile_event_sink *sink)

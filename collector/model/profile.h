@@ -156,6 +156,18 @@ struct profile_entry {
     unsigned __int128 upscaled;
 };
 
+/* An ALLOC, LOCK or LIVE sample as read, kept one by one (profile_want_kept): its cell (index
+ * into profile.entries), ticks, raw weight (bytes it stands for, ns waited) and the size of the
+ * object sampled (saturated at UINT32_MAX; 0 unknown). */
+struct profile_kept {
+    uint64_t ticks;
+    uint64_t weight;
+    uint32_t cell;
+    uint32_t size;
+};
+/* Kept samples at most: 24 bytes each, 96 MiB */
+#define PROFILE_MAX_KEPT (4u << 20)
+
 struct profile_total {
     uint64_t count;
     uint64_t weight;            /* raw */
@@ -305,6 +317,17 @@ struct profile {
      * was called before reading */
     struct timeline *timeline;
 
+    /* the ALLOC, LOCK and LIVE samples one by one, in time order once read, when
+     * profile_want_kept was called before reading (JFR writes an event per sample); else
+     * none. At most kept_max: a sample beyond adds its weight to the last kept sample
+     * of its cell (counted in kept_merged), so the kept weights of a cell always sum to the
+     * cell's weight. */
+    int want_kept;
+    size_t kept_max;
+    struct profile_kept *kept;
+    size_t nkept, kept_cap;
+    uint64_t kept_merged;
+
     /* clock conversion, set when reading finishes: ns = (ticks - base_ticks) * num / den */
     int time_known;
     int time_refined; /* frequency measured between two anchors */
@@ -321,6 +344,8 @@ struct profile {
     uint32_t cell_last;        /* the entry of the previous sample, PROFILE_NONE at first */
     struct hashtab ctx_cell_index; /* (context, thread, kind, state) -> ctx_entries */
     size_t ctx_entries_cap;
+    uint32_t *kept_last; /* per cell: its last kept sample + 1, while reading */
+    size_t kept_last_cap;
     struct profile_tick *ticks; /* the WALL_TICKs read, while reading */
     size_t ticks_cap;
     struct hashtab tick_index; /* tick id -> ticks index */
@@ -383,6 +408,11 @@ int profile_select_context(struct profile *p, const char *endpoint_re, const uin
  * bins with the weight of each cell in each, in bounded memory), for outputs that show time
  * (the HTML page's timeline). Call before profile_read_*. Returns 0 or -ENOMEM. */
 int profile_want_timeline(struct profile *p);
+
+/* Keeps the ALLOC, LOCK and LIVE samples one by one while reading (profile.kept), max of
+ * them at most (PROFILE_MAX_KEPT; a test's smaller bound), for outputs that write each as its
+ * own event (JFR). Call before profile_read_*. */
+void profile_want_kept(struct profile *p, size_t max);
 
 /* Hands every event read to sink (copied; NULL to stop) besides counting it. Call before
  * profile_read_*. */

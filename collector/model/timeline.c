@@ -95,6 +95,48 @@ static int cmp_trim(const void *a, const void *b)
     return x->place < y->place ? -1 : x->place > y->place;
 }
 
+/* Moves the k first of t[0..n) in cmp_trim's order (the heaviest) to its front, in no given
+ * order: a selection (Hoare's, median-of-three pivots), linear on average where sorting a
+ * bin of thousands of cells to keep its TIMELINE_BIN_CELLS heaviest was not. The keys are
+ * distinct (place), so the k chosen are those a sort would keep. */
+static void select_heaviest(struct trim *t, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n, q = k - 1;
+    if (k == 0 || k >= n)
+        return;
+    while (hi - lo > 3) {
+        size_t mid = lo + (hi - lo) / 2;
+        const struct trim *a = &t[lo], *b = &t[mid], *c = &t[hi - 1];
+        const struct trim *m;
+        if (cmp_trim(a, b) < 0)
+            m = cmp_trim(b, c) < 0 ? b : cmp_trim(a, c) < 0 ? c : a;
+        else
+            m = cmp_trim(a, c) < 0 ? a : cmp_trim(b, c) < 0 ? c : b;
+        struct trim pv = *m, x;
+        size_t i = lo - 1, j = hi;
+        for (;;) {
+            do
+                i++;
+            while (cmp_trim(&t[i], &pv) < 0);
+            do
+                j--;
+            while (cmp_trim(&t[j], &pv) > 0);
+            if (i >= j)
+                break;
+            x = t[i], t[i] = t[j], t[j] = x;
+        }
+        if (q <= j)
+            hi = j + 1;
+        else
+            lo = j + 1;
+    }
+    for (size_t i = lo + 1; i < hi; i++) /* 3 or fewer: insertion */
+        for (size_t j = i; j > lo && cmp_trim(&t[j], &t[j - 1]) < 0; j--) {
+            struct trim x = t[j];
+            t[j] = t[j - 1], t[j - 1] = x;
+        }
+}
+
 /* Rebuilds the index over the live pairs, dropping dead ones; recounts the per-bin cells. */
 static int reindex(struct timeline *tl)
 {
@@ -340,31 +382,53 @@ static int coarsen(struct timeline *tl)
         nover += pr->cell < DEAD && tl->bin_cells[pr->bin] > TIMELINE_BIN_CELLS;
     }
     if (nover) {
+        /* grouped by bin (a counting sort: bins are few), then per bin a selection of the
+         * heaviest; the others go to overflow in their pairs' order */
         struct trim *sel = malloc(nover * sizeof(*sel));
-        if (!sel)
+        size_t *at = calloc((size_t)TIMELINE_MAX_BINS + 1, sizeof(*at));
+        uint8_t *drop = calloc(n, 1);
+        if (!sel || !at || !drop) {
+            free(sel);
+            free(at);
+            free(drop);
             return -ENOMEM;
-        size_t m = 0;
+        }
         for (size_t i = 0; i < n; i++) {
             const struct timeline_pair *pr = &tl->pairs[i];
             if (pr->cell < DEAD && tl->bin_cells[pr->bin] > TIMELINE_BIN_CELLS)
-                sel[m++] = (struct trim){pr->bin, (uint32_t)i, timeline_fp(pr)};
+                at[pr->bin + 1]++;
         }
-        qsort(sel, m, sizeof(*sel), cmp_trim);
-        rc = 0;
-        for (size_t i = 0, r = 0; i < m && rc == 0; i++) {
-            r = i && sel[i].bin == sel[i - 1].bin ? r + 1 : 0;
-            if (r < TIMELINE_BIN_CELLS)
-                continue;
-            struct timeline_pair *pr = &tl->pairs[sel[i].place];
-            uint32_t over = TIMELINE_OVER | (tl->cell_series[pr->cell] - 1);
-            pr->cell = DEAD;
-            uint32_t k = pair_find(tl, sel[i].bin, over);
-            if (k != NONE)
-                pair_add_fp(&tl->pairs[k], sel[i].fp);
-            else
-                rc = pair_new(tl, sel[i].bin, over, sel[i].fp);
+        for (uint32_t b = 0; b < TIMELINE_MAX_BINS; b++)
+            at[b + 1] += at[b];
+        for (size_t i = 0; i < n; i++) {
+            const struct timeline_pair *pr = &tl->pairs[i];
+            if (pr->cell < DEAD && tl->bin_cells[pr->bin] > TIMELINE_BIN_CELLS)
+                sel[at[pr->bin]++] = (struct trim){pr->bin, (uint32_t)i, timeline_fp(pr)};
+        }
+        for (size_t i = 0; i < nover;) { /* at[b] is now bin b's end */
+            size_t end = at[sel[i].bin];
+            select_heaviest(sel + i, end - i, TIMELINE_BIN_CELLS);
+            for (size_t k = i + TIMELINE_BIN_CELLS; k < end; k++)
+                drop[sel[k].place] = 1;
+            i = end;
         }
         free(sel);
+        free(at);
+        rc = 0;
+        for (size_t i = 0; i < n && rc == 0; i++) {
+            if (!drop[i])
+                continue;
+            struct timeline_pair *pr = &tl->pairs[i];
+            unsigned __int128 fp = timeline_fp(pr);
+            uint32_t over = TIMELINE_OVER | (tl->cell_series[pr->cell] - 1);
+            pr->cell = DEAD;
+            uint32_t k = pair_find(tl, pr->bin, over);
+            if (k != NONE)
+                pair_add_fp(&tl->pairs[k], fp);
+            else
+                rc = pair_new(tl, pr->bin, over, fp);
+        }
+        free(drop);
         if (rc)
             return rc;
     }

@@ -95,6 +95,11 @@ struct imp {
     /* well-known types of the chunk (0: absent) */
     uint64_t t_string, t_thread, t_stack, t_method, t_class, t_symbol, t_ftype, t_state;
     uint64_t t_exec, t_native, t_wall;
+    uint64_t t_alloc, t_menter, t_park, t_live; /* allocation, lock and live events */
+    /* stacks with a class leaf: (class key, stack key, fpl id), found by hash */
+    uint64_t (*leafed)[3];
+    size_t nleafed, leafed_cap;
+    struct hashtab leafed_index;
     /* (method key, bci, line) seen in the chunk's stack traces, sorted */
     uint64_t (*lines)[3];
     size_t nlines, lines_cap;
@@ -452,6 +457,10 @@ static int read_metadata(struct imp *m, uint64_t off)
     m->t_exec = type_named(m, "jdk.ExecutionSample");
     m->t_native = type_named(m, "jdk.NativeMethodSample");
     m->t_wall = type_named(m, "flyprof.WallSample");
+    m->t_alloc = type_named(m, "jdk.ObjectAllocationSample");
+    m->t_menter = type_named(m, "jdk.JavaMonitorEnter");
+    m->t_park = type_named(m, "jdk.ThreadPark");
+    m->t_live = type_named(m, "flyprof.LiveObject");
     return 0;
 }
 
@@ -903,22 +912,11 @@ static int thread_id(struct imp *m, const struct val *ref, uint64_t *id)
     return 0;
 }
 
-static int stack_id(struct imp *m, const struct val *ref, uint64_t *id)
+/* Writes the STACK record of stack trace sv (NULL: none) under a new id, with a CLASS leaf
+ * frame of method leaf first when leaf is not 0. */
+static int stack_write(struct imp *m, const struct val *sv, uint64_t leaf, uint64_t *id)
 {
-    size_t k;
-    const struct val *sv;
-    int rc;
-    *id = 0;
-    if (!ref || ref->kind != V_REF || !ref->i)
-        return 0;
-    if (!pool_get(m, ref->type, ref->i, &k))
-        return fail(m, "stack trace key %llu is in no constant pool", (unsigned long long)ref->i);
-    if (m->pool_id[k]) {
-        *id = m->pool_id[k];
-        return 0;
-    }
-    if ((rc = deref(m, ref, &sv)) != 0)
-        return rc;
+    int rc = 0;
     const struct val *fr = field_of(m, sv, "frames");
     uint32_t n = fr && fr->kind == V_ARR ? fr->n : 0;
     uint64_t *mids = n ? malloc(n * sizeof(*mids)) : NULL;
@@ -946,21 +944,163 @@ static int stack_id(struct imp *m, const struct val *ref, uint64_t *id)
             rc = method_id(m, field_of(m, f, "method"), ft, &mids[i]);
     }
     if (rc == 0) {
-        *id = m->pool_id[k] = (uint32_t)++m->next_id;
+        *id = ++m->next_id;
         size_t r = fpl_rec_begin(&m->out, FPL_REC_STACK);
         fpl_put_v(&m->out, *id);
-        fpl_put_v(&m->out, n);
+        fpl_put_v(&m->out, n + (leaf != 0));
+        if (leaf) {
+            fpl_put_v(&m->out, leaf);
+            fpl_put_sv(&m->out, -1);
+        }
         for (uint32_t i = 0; i < n; i++) {
             int32_t bci = (int32_t)int_of(field_of(m, &fr->items[i], "bytecodeIndex"), 0);
             fpl_put_v(&m->out, mids[i]);
             fpl_put_sv(&m->out, types[i] >= FPL_FRAME_NATIVE ? -1 : bci);
         }
+        if (leaf)
+            fpl_put_u8(&m->out, FPL_FRAME_CLASS);
         fpl_put_bytes(&m->out, types, n);
         fpl_rec_end(&m->out, r);
     }
     free(mids);
     free(types);
     return rc;
+}
+
+static int stack_id(struct imp *m, const struct val *ref, uint64_t *id)
+{
+    size_t k;
+    const struct val *sv;
+    int rc;
+    *id = 0;
+    if (!ref || ref->kind != V_REF || !ref->i)
+        return 0;
+    if (!pool_get(m, ref->type, ref->i, &k))
+        return fail(m, "stack trace key %llu is in no constant pool", (unsigned long long)ref->i);
+    if (m->pool_id[k]) {
+        *id = m->pool_id[k];
+        return 0;
+    }
+    if ((rc = deref(m, ref, &sv)) != 0 || (rc = stack_write(m, sv, 0, id)) != 0)
+        return rc;
+    m->pool_id[k] = (uint32_t)*id;
+    return 0;
+}
+
+/* A class named as the JVM names it (java/lang/String, [B, [[Ljava/lang/Object;) as Java
+ * source names it (java.lang.String, byte[], java.lang.Object[][]), the form of flyprof's
+ * CLASS frames (FORMAT.md 6.3), into the arena. A name that starts with '[' but is no array
+ * descriptor is kept, dotted. */
+static const char *source_name(struct imp *m, const char *s)
+{
+    static const char prims[] = "ZBCSIJFD";
+    static const char *const names[] = {"boolean", "byte", "char",  "short",
+                                        "int",     "long", "float", "double"};
+    size_t dims = 0, len = strlen(s);
+    while (s[dims] == '[')
+        dims++;
+    const char *base = s + dims;
+    size_t blen = len - dims;
+    if (dims) {
+        const char *pc = blen == 1 ? strchr(prims, base[0]) : NULL;
+        if (pc && *pc) {
+            base = names[pc - prims];
+            blen = strlen(base);
+        } else if (blen > 2 && base[0] == 'L' && base[blen - 1] == ';') {
+            base++;
+            blen -= 2;
+        } else {
+            dims = 0; /* not a descriptor */
+            base = s;
+            blen = len;
+        }
+    }
+    char *d = arena_alloc(m, blen + 2 * dims + 1);
+    if (!d)
+        return NULL;
+    for (size_t i = 0; i < blen; i++)
+        d[i] = base[i] == '/' ? '.' : base[i];
+    for (size_t i = 0; i < dims; i++)
+        memcpy(d + blen + 2 * i, "[]", 2);
+    d[blen + 2 * dims] = 0;
+    return d;
+}
+
+/* The fpl id of the CLASS method of class key ref (writing its METHOD record the first
+ * time); 0 for a null class. */
+static int class_method_id(struct imp *m, const struct val *ref, uint64_t *id)
+{
+    size_t k;
+    const struct val *cv;
+    const char *name = "";
+    int rc;
+    *id = 0;
+    if (!ref || ref->kind != V_REF || !ref->i)
+        return 0;
+    if (!pool_get(m, ref->type, ref->i, &k))
+        return fail(m, "class key %llu is in no constant pool", (unsigned long long)ref->i);
+    if (m->pool_id[k]) {
+        *id = m->pool_id[k];
+        return 0;
+    }
+    if ((rc = deref(m, ref, &cv)) != 0 || (rc = text_of(m, field_of(m, cv, "name"), &name)))
+        return rc;
+    const char *src = source_name(m, name);
+    if (!src)
+        return -ENOMEM;
+    *id = m->pool_id[k] = (uint32_t)++m->next_id;
+    size_t r = fpl_rec_begin(&m->out, FPL_REC_METHOD);
+    fpl_put_v(&m->out, *id);
+    fpl_put_u8(&m->out, FPL_METHOD_CLASS);
+    fpl_put_str(&m->out, "");
+    fpl_put_str(&m->out, src);
+    fpl_put_str(&m->out, "");
+    fpl_put_str(&m->out, "");
+    fpl_put_v(&m->out, 0);
+    fpl_rec_end(&m->out, r);
+    return 0;
+}
+
+/* The fpl id of stack trace sref with the CLASS leaf of class cref in front (flyprof's
+ * alloc and lock stacks, FORMAT.md 6.4); stack_id's when the class is null. */
+static int leafed_stack_id(struct imp *m, const struct val *sref, const struct val *cref,
+                           uint64_t *id)
+{
+    uint64_t leaf, sk = sref && sref->kind == V_REF ? sref->i : 0;
+    int rc;
+    *id = 0;
+    if ((rc = class_method_id(m, cref, &leaf)) != 0)
+        return rc;
+    if (!leaf)
+        return stack_id(m, sref, id);
+    uint64_t h = fpl_hash_mix(fpl_hash_u64(leaf), sk);
+    struct hashtab_probe pr;
+    for (uint32_t i = hashtab_first(&m->leafed_index, h, &pr); i != HASHTAB_NONE;
+         i = hashtab_next(&m->leafed_index, &pr)) {
+        if (m->leafed[i][0] == leaf && m->leafed[i][1] == sk) {
+            *id = m->leafed[i][2];
+            return 0;
+        }
+    }
+    const struct val *sv = NULL;
+    if (sk && !pool_get(m, sref->type, sk, NULL))
+        return fail(m, "stack trace key %llu is in no constant pool", (unsigned long long)sk);
+    if ((rc = deref(m, sref, &sv)) != 0 || (rc = stack_write(m, sv, leaf, id)) != 0)
+        return rc;
+    if (m->nleafed == m->leafed_cap) {
+        size_t cap = m->leafed_cap ? 2 * m->leafed_cap : 256;
+        uint64_t(*q)[3] = realloc(m->leafed, cap * sizeof(*q));
+        if (!q)
+            return -ENOMEM;
+        m->leafed = q;
+        m->leafed_cap = cap;
+    }
+    m->leafed[m->nleafed][0] = leaf;
+    m->leafed[m->nleafed][1] = sk;
+    m->leafed[m->nleafed][2] = *id;
+    if (hashtab_add(&m->leafed_index, h, (uint32_t)m->nleafed++))
+        return -ENOMEM;
+    return 0;
 }
 
 /* HotSpot's and flyprof's thread-state names back to enum fpl_state. */
@@ -978,29 +1118,72 @@ static uint8_t state_of(const char *s)
     return strcmp(s, "STATE_PARKED_TIMED") == 0 ? FPL_STATE_PARKED : FPL_STATE_UNKNOWN;
 }
 
+/* The ALLOC, LOCK or LIVE sample of an allocation, lock or live event (JFR.md section 6):
+ * its thread, its stack with the event's class as the leaf, its weight and state. */
+static int event_sample(struct imp *m, const struct val *ev, uint64_t etype, uint64_t *tid,
+                        uint64_t *sid, uint64_t *weight, uint8_t *kind, uint8_t *state,
+                        uint64_t *size)
+{
+    const char *cls = etype == m->t_menter ? "monitorClass"
+                      : etype == m->t_park ? "parkedClass"
+                                           : "objectClass";
+    int rc;
+    if ((rc = thread_id(m, field_of(m, ev, "eventThread"), tid)) != 0 ||
+        (rc = leafed_stack_id(m, field_of(m, ev, "stackTrace"), field_of(m, ev, cls), sid)))
+        return rc;
+    *state = FPL_STATE_RUNNING;
+    *size = 0;
+    if (etype == m->t_menter || etype == m->t_park) {
+        /* the wait in ns, from ticks at the chunk's frequency */
+        uint64_t d = int_of(field_of(m, ev, "duration"), 0);
+        *weight = (uint64_t)((unsigned __int128)d * 1000000000u / m->tps);
+        *kind = FPL_KIND_LOCK;
+        *state = etype == m->t_park ? FPL_STATE_PARKED : FPL_STATE_BLOCKED;
+    } else {
+        *weight = int_of(field_of(m, ev, "weight"), 0);
+        *kind = etype == m->t_live ? FPL_KIND_LIVE : FPL_KIND_ALLOC;
+        if (etype == m->t_live)
+            *size = int_of(field_of(m, ev, "size"), 0);
+    }
+    return 0;
+}
+
 static int sample(struct imp *m, const struct val *ev, uint64_t etype)
 {
-    uint64_t tid, sid, ticks = int_of(field_of(m, ev, "startTime"), m->start_ticks);
+    uint64_t tid, sid, weight = 1, size = 0;
+    uint64_t ticks = int_of(field_of(m, ev, "startTime"), m->start_ticks);
     int rc;
     const char *st = "";
-    if ((rc = thread_id(m, field_of(m, ev, "sampledThread"), &tid)) != 0 ||
-        (rc = stack_id(m, field_of(m, ev, "stackTrace"), &sid)) != 0 ||
-        (rc = text_of(m, field_of(m, ev, "state"), &st)) != 0)
-        return rc;
+    uint8_t kind, state;
+    if (etype == m->t_alloc || etype == m->t_menter || etype == m->t_park ||
+        etype == m->t_live) {
+        if ((rc = event_sample(m, ev, etype, &tid, &sid, &weight, &kind, &state, &size)) != 0)
+            return rc;
+    } else {
+        if ((rc = thread_id(m, field_of(m, ev, "sampledThread"), &tid)) != 0 ||
+            (rc = stack_id(m, field_of(m, ev, "stackTrace"), &sid)) != 0 ||
+            (rc = text_of(m, field_of(m, ev, "state"), &st)) != 0)
+            return rc;
+        kind = etype == m->t_exec ? FPL_KIND_CPU : FPL_KIND_WALL;
+        state = etype == m->t_native ? FPL_STATE_NATIVE
+                : etype == m->t_exec ? FPL_STATE_RUNNING
+                                     : state_of(st);
+    }
     /* ns since the epoch: the chunk's start plus the ticks since, at its frequency */
     __int128 d = (__int128)(int64_t)(ticks - m->start_ticks) * 1000000000 / (__int128)m->tps;
     uint64_t ns = m->start_nanos + (uint64_t)(int64_t)d;
-    uint8_t kind = etype == m->t_exec ? FPL_KIND_CPU : FPL_KIND_WALL;
-    uint8_t state = etype == m->t_native ? FPL_STATE_NATIVE
-                    : etype == m->t_exec ? FPL_STATE_RUNNING
-                                         : state_of(st);
     size_t r = fpl_rec_begin(&m->out, FPL_REC_SAMPLE);
     fpl_put_sv(&m->out, (int64_t)(ns - m->prev_ticks));
     fpl_put_v(&m->out, tid);
     fpl_put_v(&m->out, sid);
-    fpl_put_v(&m->out, 1);
+    fpl_put_v(&m->out, weight);
     fpl_put_u8(&m->out, kind);
     fpl_put_u8(&m->out, state);
+    if (size) {
+        fpl_put_v(&m->out, 0); /* tick_id */
+        fpl_put_v(&m->out, 0); /* context_id */
+        fpl_put_v(&m->out, size);
+    }
     fpl_rec_end(&m->out, r);
     m->prev_ticks = ns;
     m->samples++;
@@ -1021,7 +1204,9 @@ static int read_events(struct imp *m)
         c.end = m->chunk + off + size;
         if (get_long(&c, &type))
             return fail(m, "the event at %llu is cut short", (unsigned long long)off);
-        if (type && (type == m->t_exec || type == m->t_native || type == m->t_wall)) {
+        if (type && (type == m->t_exec || type == m->t_native || type == m->t_wall ||
+                     type == m->t_alloc || type == m->t_menter || type == m->t_park ||
+                     type == m->t_live)) {
             struct val ev;
             const struct jtype *t = type_find(m, type);
             ev.kind = V_OBJ;
@@ -1059,8 +1244,11 @@ static void chunk_reset(struct imp *m)
     m->ntypes = m->nfields = m->npool = 0;
     hashtab_destroy(&m->type_index);
     hashtab_destroy(&m->pool_index);
+    hashtab_destroy(&m->leafed_index);
     memset(&m->type_index, 0, sizeof(m->type_index));
     memset(&m->pool_index, 0, sizeof(m->pool_index));
+    memset(&m->leafed_index, 0, sizeof(m->leafed_index));
+    m->nleafed = 0;
 }
 
 static int read_chunk(struct imp *m)
@@ -1163,5 +1351,6 @@ int jfr_import(const void *data, size_t len, const char *name, int fd, uint64_t 
     free(m.pool_val);
     free(m.pool_id);
     free(m.lines);
+    free(m.leafed);
     return rc;
 }

@@ -20,14 +20,22 @@ const char *const jfr_meta_state_names[JFR_META_STATES] = {"STATE_UNKNOWN",
                                                            "STATE_JVM_IDLE",
                                                            "STATE_OTHER"};
 
-enum time_unit { NO_TIME, TIMESTAMP_TICKS, TIMESPAN_TICKS };
+/* A field's unit annotation: @Timestamp, @Timespan or @DataAmount with its value. */
+enum time_unit {
+    NO_TIME,
+    TIMESTAMP_TICKS,
+    TIMESPAN_TICKS,
+    TIMESPAN_NS,       /* @Timespan("NANOSECONDS") */
+    TIMESTAMP_MS_EPOCH, /* @Timestamp("MILLISECONDS_SINCE_EPOCH") */
+    DATA_BYTES,        /* @DataAmount("BYTES") */
+};
 
 struct field {
     const char *name;
     uint32_t type;
     uint8_t cp;    /* a constant-pool key */
     uint8_t array; /* an array of the type */
-    uint8_t time;  /* enum time_unit */
+    uint8_t time;  /* enum time_unit (a unit annotation) */
     const char *label;
 };
 
@@ -121,6 +129,50 @@ static const struct field f_stall[] = {
     {"probe", JFR_TYPE_STRING, 0, 0, 0, "Probe"},
 };
 static const struct field f_gc_pause[] = {START_TIME, DURATION};
+/* the JDK's fields of its allocation and lock events, in the JDK's order and types (its
+ * metadata.xml; `jfr metadata` of a JDK 17 and a JDK 25 recording show the same) */
+#define EVENT_THREAD                                                                               \
+    {                                                                                              \
+        "eventThread", JFR_TYPE_THREAD, 1, 0, 0, "Event Thread"                                    \
+    }
+#define STACK_TRACE                                                                                \
+    {                                                                                              \
+        "stackTrace", JFR_TYPE_STACK_TRACE, 1, 0, 0, "Stack Trace"                                 \
+    }
+static const struct field f_alloc_sample[] = {
+    START_TIME,
+    EVENT_THREAD,
+    STACK_TRACE,
+    {"objectClass", JFR_TYPE_CLASS, 1, 0, 0, "Object Class"},
+    {"weight", JFR_TYPE_LONG, 0, 0, DATA_BYTES, "Sample Weight"},
+};
+static const struct field f_monitor_enter[] = {
+    START_TIME,
+    DURATION,
+    EVENT_THREAD,
+    STACK_TRACE,
+    {"monitorClass", JFR_TYPE_CLASS, 1, 0, 0, "Monitor Class"},
+    {"previousOwner", JFR_TYPE_THREAD, 1, 0, 0, "Previous Monitor Owner"},
+    {"address", JFR_TYPE_LONG, 0, 0, 0, "Monitor Address"},
+};
+static const struct field f_thread_park[] = {
+    START_TIME,
+    DURATION,
+    EVENT_THREAD,
+    STACK_TRACE,
+    {"parkedClass", JFR_TYPE_CLASS, 1, 0, 0, "Class Parked On"},
+    {"timeout", JFR_TYPE_LONG, 0, 0, TIMESPAN_NS, "Park Timeout"},
+    {"until", JFR_TYPE_LONG, 0, 0, TIMESTAMP_MS_EPOCH, "Park Until"},
+    {"address", JFR_TYPE_LONG, 0, 0, 0, "Address of Object Parked"},
+};
+static const struct field f_live_object[] = {
+    START_TIME,
+    EVENT_THREAD,
+    STACK_TRACE,
+    {"objectClass", JFR_TYPE_CLASS, 1, 0, 0, "Object Class"},
+    {"weight", JFR_TYPE_LONG, 0, 0, DATA_BYTES, "Sample Weight"},
+    {"size", JFR_TYPE_LONG, 0, 0, DATA_BYTES, "Object Size"},
+};
 
 #define ANNOTATION "java.lang.annotation.Annotation"
 #define EVENT "jdk.jfr.Event"
@@ -165,6 +217,14 @@ static const struct type types[] = {
      FIELDS(f_value_string)},
     {JFR_TYPE_DESCRIPTION,
      "jdk.jfr.Description",
+     ANNOTATION,
+     0,
+     NULL,
+     {NULL, NULL},
+     NULL,
+     FIELDS(f_value_string)},
+    {JFR_TYPE_DATA_AMOUNT,
+     "jdk.jfr.DataAmount",
      ANNOTATION,
      0,
      NULL,
@@ -264,6 +324,40 @@ static const struct type types[] = {
      {"flyprof", "Hiccups"},
      "A garbage-collection pause seen by hiccup mode",
      FIELDS(f_gc_pause)},
+    {JFR_EVENT_ALLOC_SAMPLE,
+     "jdk.ObjectAllocationSample",
+     EVENT,
+     0,
+     "Object Allocation Sample",
+     {"Java Application", NULL},
+     "An allocation sampled by flyprof (JVMTI SampledObjectAlloc); weight: the bytes it "
+     "stands for",
+     FIELDS(f_alloc_sample)},
+    {JFR_EVENT_MONITOR_ENTER,
+     "jdk.JavaMonitorEnter",
+     EVENT,
+     0,
+     "Java Monitor Blocked",
+     {"Java Application", NULL},
+     "A contended monitor wait at or above flyprof's lock threshold",
+     FIELDS(f_monitor_enter)},
+    {JFR_EVENT_THREAD_PARK,
+     "jdk.ThreadPark",
+     EVENT,
+     0,
+     "Java Thread Park",
+     {"Java Application", NULL},
+     "A park for a java.util.concurrent lock at or above flyprof's lock threshold",
+     FIELDS(f_thread_park)},
+    {JFR_EVENT_LIVE_OBJECT,
+     "flyprof.LiveObject",
+     EVENT,
+     0,
+     "Live Object Sample",
+     {"flyprof", "Memory"},
+     "A sampled allocation whose object was still reachable when profiling stopped; weight: "
+     "the bytes it stands for",
+     FIELDS(f_live_object)},
 };
 
 #define MAX_STRINGS 512
@@ -351,13 +445,25 @@ static void field(struct fpl_buf *b, struct pool *p, const struct field *f)
         jfr_enc_long(b, intern(p, "1"));
     }
     jfr_enc_long(b, nann);
-    if (f->label)
+    /* startTime and duration: @Label first; other units before the label, as the JDK has them
+     * (its `jfr print` then shows a Long.MIN_VALUE timespan or timestamp as N/A) */
+    int label_first = f->time <= TIMESPAN_TICKS;
+    if (f->label && label_first)
         annotation(b, p, JFR_TYPE_LABEL, &f->label, 1);
     if (f->time) {
-        const char *ticks = "TICKS";
-        annotation(b, p, f->time == TIMESTAMP_TICKS ? JFR_TYPE_TIMESTAMP : JFR_TYPE_TIMESPAN,
-                   &ticks, 1);
+        static const struct {
+            uint32_t type;
+            const char *value;
+        } units[] = {{0, NULL},
+                     {JFR_TYPE_TIMESTAMP, "TICKS"},
+                     {JFR_TYPE_TIMESPAN, "TICKS"},
+                     {JFR_TYPE_TIMESPAN, "NANOSECONDS"},
+                     {JFR_TYPE_TIMESTAMP, "MILLISECONDS_SINCE_EPOCH"},
+                     {JFR_TYPE_DATA_AMOUNT, "BYTES"}};
+        annotation(b, p, units[f->time].type, &units[f->time].value, 1);
     }
+    if (f->label && !label_first)
+        annotation(b, p, JFR_TYPE_LABEL, &f->label, 1);
 }
 
 static void type(struct fpl_buf *b, struct pool *p, const struct type *t)

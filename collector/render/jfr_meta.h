@@ -43,6 +43,7 @@ enum jfr_type_id {
     JFR_TYPE_TIMESTAMP = 52,   /* jdk.jfr.Timestamp */
     JFR_TYPE_TIMESPAN = 53,    /* jdk.jfr.Timespan */
     JFR_TYPE_DESCRIPTION = 54, /* jdk.jfr.Description */
+    JFR_TYPE_DATA_AMOUNT = 55, /* jdk.jfr.DataAmount */
     /* events */
     JFR_EVENT_EXECUTION_SAMPLE = 101, /* jdk.ExecutionSample */
     JFR_EVENT_WALL_SAMPLE = 102,      /* flyprof.WallSample: wall samples beside CPU ones */
@@ -50,6 +51,10 @@ enum jfr_type_id {
     JFR_EVENT_CONTEXT_SAMPLE = 104,   /* flyprof.ContextSample: a sample's trace context */
     JFR_EVENT_STALL = 105,            /* flyprof.Stall: a hiccup probe's stall */
     JFR_EVENT_GC_PAUSE = 106,         /* flyprof.GCPause: a GC pause of hiccup mode */
+    JFR_EVENT_ALLOC_SAMPLE = 107,     /* jdk.ObjectAllocationSample: an ALLOC sample */
+    JFR_EVENT_MONITOR_ENTER = 108,    /* jdk.JavaMonitorEnter: a LOCK sample on a monitor */
+    JFR_EVENT_THREAD_PARK = 109,      /* jdk.ThreadPark: a LOCK sample of a j.u.c. lock */
+    JFR_EVENT_LIVE_OBJECT = 110,      /* flyprof.LiveObject: a LIVE sample */
 };
 
 /* jdk.types.ThreadState's values by flyprof state (enum fpl_state, then the collector's

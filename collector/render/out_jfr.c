@@ -19,13 +19,21 @@
 #include "timeline.h"
 
 #define HEADER_BYTES 68
-/* Ticks are us after the profile's start: events sit at timeline bin starts (1 ms or
- * coarser), and a us tick is a byte or two shorter per event than a ns one. */
-#define NS_PER_TICK 1000ull
-#define TICKS_PER_SEC (1000000000ull / NS_PER_TICK)
-/* Tick 0 is written as TICK_BASE: parsers modeled on the JDK's chunk header (jfr-filter's,
- * among others) refuse a chunk whose start ticks, start time or duration is not positive. */
+/* Ticks are us after the profile's start when the file has no lock waits: sample events sit
+ * at timeline bin starts (1 ms or coarser), and a us tick is a byte shorter per event than a
+ * ns one. A file with lock waits counts ns, so that each wait's duration (ns, the LOCK
+ * sample's weight) is exact: the JDK's reader takes durations in ticks. */
+#define NS_PER_TICK_US 1000ull
+#define NS_PER_TICK_NS 1ull
+#define NS_PER_TICK (w->ns_per_tick)
+#define TICKS_PER_SEC (1000000000ull / w->ns_per_tick)
+/* Tick 0 is written as TICK_BASE (1 s): parsers modeled on the JDK's chunk header
+ * (jfr-filter's, among others) refuse a chunk whose start ticks, start time or duration is
+ * not positive. */
 #define TICK_BASE TICKS_PER_SEC
+/* ThreadPark's timeout and until when the park had none, as the JDK writes them (`jfr`
+ * prints N/A): the log does not record a park's timeout */
+#define NO_TIMEOUT ((uint64_t)INT64_MIN)
 #define METADATA_ID 1
 #define FLAG_COMPRESSED_INTS 1u /* the header's flag byte: LEB128 integers (format 2) */
 #define FLAG_FINAL_CHUNK 2u
@@ -97,6 +105,13 @@ struct jfr_w {
     const struct render_opts *o;
     struct render_select sel;
     int sel_open;
+    /* alloc, lock and live samples written besides sel's kind (no --kind, --kind all): bit
+     * per kind, their cells chosen by xsel (sel's options, its kind set per cell) */
+    unsigned xkinds;
+    struct render_select xsel;
+    int xsel_open;
+    uint8_t *cell_sel; /* per cell: selected */
+    uint64_t ns_per_tick;
     FILE *f;
     uint64_t chunk_bytes, chunk_ns;
     uint64_t origin_real_ns; /* the real time of tick 0 */
@@ -116,6 +131,14 @@ struct jfr_w {
     struct stack_enc *stack_enc; /* per stack (+1: undefined) */
     struct fpl_buf stk;          /* the encoded stack entries */
     struct minfo *minfo;         /* per method (+ SPECIALS) */
+    uint32_t *leaf_cls;          /* per method: the class key of a CLASS leaf, 0 not yet */
+    /* the methods' kinds and line tables, packed (line_tables): encoding a stack looks up a
+     * line per frame, and the profile's methods and their tables, spread over its arena among
+     * the names, missed the cache on nearly every frame */
+    uint8_t *mkind;
+    uint32_t *mline_at;       /* per method: its first entry in mlines; nmethods + 1 of them */
+    uint32_t (*mlines)[2];    /* (start bci, line), by method, each method's sorted */
+    unsigned kinds;              /* bit per kind with selected cells */
     uint32_t frame_gen[FRAME_TYPES], state_gen[STATES];
     struct ivec threads, stacks, methods, classes, packages, symbols;
     struct ivec reached;     /* the methods of every stack used so far in the file */
@@ -295,12 +318,12 @@ static const struct minfo *method_info(struct jfr_w *w, uint32_t mi)
 
 /* The frame type key of a frame: its logged type, unless its method's kind says otherwise
  * (logs before frame types, FORMAT.md 5.5, say JAVA for every frame). */
-static uint32_t frame_type(const struct profile *p, const struct profile_frame *fr)
+static uint32_t frame_type(const struct jfr_w *w, const struct profile_frame *fr)
 {
     uint8_t t = fr->type < FRAME_TYPES ? fr->type : FPL_FRAME_JAVA;
     if (fr->method == PROFILE_NONE)
         return FPL_FRAME_MARKER + 1;
-    switch (p->methods[fr->method].kind) {
+    switch (w->mkind[fr->method]) {
     case FPL_METHOD_CFUNC:
         return (t == FPL_FRAME_KERNEL ? FPL_FRAME_KERNEL : FPL_FRAME_NATIVE) + 1u;
     case FPL_METHOD_STUB:
@@ -312,23 +335,125 @@ static uint32_t frame_type(const struct profile *p, const struct profile_frame *
     }
 }
 
-/* The line of bci in m: the line of the last entry whose start_bci is at or below it; -1
- * without a bci or a table. */
-static int32_t bci_line(const struct profile_method *m, int32_t bci)
+/* Packs the methods' kinds and line tables (jfr_w.mkind, mline_at, mlines). 0 or -ENOMEM. */
+static int line_tables(struct jfr_w *w)
 {
-    if (bci < 0 || m->nlines == 0)
+    const struct profile *p = w->p;
+    size_t n = 0;
+    for (size_t i = 0; i < p->nmethods; i++)
+        n += p->methods[i].nlines;
+    if (n >= UINT32_MAX)
+        return -ENOMEM;
+    w->mkind = malloc(p->nmethods + 1);
+    w->mline_at = malloc((p->nmethods + 1) * sizeof(*w->mline_at));
+    w->mlines = malloc((n ? n : 1) * sizeof(*w->mlines));
+    if (!w->mkind || !w->mline_at || !w->mlines)
+        return -ENOMEM;
+    n = 0;
+    for (size_t i = 0; i < p->nmethods; i++) {
+        const struct profile_method *m = &p->methods[i];
+        w->mkind[i] = m->kind;
+        w->mline_at[i] = (uint32_t)n;
+        for (size_t k = 0; k < m->nlines; k++, n++) {
+            /* a bci or line past 32 bits: no line (as bci_line said before) */
+            w->mlines[n][0] = m->lines[k].start_bci > UINT32_MAX ? UINT32_MAX
+                                                                 : (uint32_t)m->lines[k].start_bci;
+            w->mlines[n][1] = m->lines[k].line > INT32_MAX ? UINT32_MAX
+                                                           : (uint32_t)m->lines[k].line;
+        }
+    }
+    w->mline_at[p->nmethods] = (uint32_t)n;
+    return 0;
+}
+
+/* The line of bci in method m: the line of the last entry whose start bci is at or below it;
+ * -1 without a bci or a table. */
+static int32_t bci_line(const struct jfr_w *w, uint32_t m, int32_t bci)
+{
+    uint32_t lo = w->mline_at[m], hi = w->mline_at[m + 1], first = lo;
+    if (bci < 0 || lo == hi)
         return -1;
-    size_t lo = 0, hi = m->nlines;
     while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (m->lines[mid].start_bci <= (uint64_t)bci)
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (w->mlines[mid][0] <= (uint32_t)bci)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo == 0 || m->lines[lo - 1].line > INT32_MAX)
+    if (lo == first || w->mlines[lo - 1][1] == UINT32_MAX)
         return -1;
-    return (int32_t)m->lines[lo - 1].line;
+    return (int32_t)w->mlines[lo - 1][1];
+}
+
+/* 1 when the stack's leaf is the CLASS frame of an alloc, lock or live sample, which JFR
+ * has as the event's objectClass, monitorClass or parkedClass, not as a frame; else 0. */
+static uint32_t class_leaf(const struct profile *p, const struct profile_stack *st)
+{
+    if (!st || !st->nframes || st->frames[0].method == PROFILE_NONE)
+        return 0;
+    return p->methods[st->frames[0].method].kind == FPL_METHOD_CLASS;
+}
+
+/* The JVM's internal name of a class named as Java source names it (FORMAT.md 6.3) into
+ * w->tmp: java.lang.String as java/lang/String, byte[] as [B, java.lang.Object[][] as
+ * [[Ljava/lang/Object; -- how the JDK's recordings name classes, and what its reader turns
+ * back ('/' to '.'; `jfr print` shows arrays as byte[]). Returns whether the class has a
+ * package (an array has none). */
+static int internal_name(struct jfr_w *w, const char *s)
+{
+    static const char *const prims[][2] = {{"boolean", "Z"}, {"byte", "B"}, {"char", "C"},
+                                           {"short", "S"},   {"int", "I"},  {"long", "J"},
+                                           {"float", "F"},   {"double", "D"}};
+    size_t len = strlen(s), dims = 0;
+    while (len >= 2 + 2 * dims && memcmp(s + len - 2 - 2 * dims, "[]", 2) == 0)
+        dims++;
+    size_t base = len - 2 * dims;
+    w->tmp.len = 0;
+    for (size_t i = 0; i < dims; i++)
+        fpl_put_u8(&w->tmp, '[');
+    const char *prim = NULL;
+    for (size_t i = 0; dims && i < sizeof(prims) / sizeof(prims[0]); i++)
+        if (strlen(prims[i][0]) == base && memcmp(s, prims[i][0], base) == 0)
+            prim = prims[i][1];
+    if (prim) {
+        fpl_put_bytes(&w->tmp, prim, 1);
+        return 0;
+    }
+    if (dims)
+        fpl_put_u8(&w->tmp, 'L');
+    size_t at = w->tmp.len;
+    fpl_put_bytes(&w->tmp, s, base);
+    if (dims)
+        fpl_put_u8(&w->tmp, ';');
+    if (w->tmp.failed) {
+        w->nomem = 1;
+        return 0;
+    }
+    int pkg = 0;
+    for (size_t i = at; i < at + base; i++) {
+        if (w->tmp.data[i] == '.') {
+            w->tmp.data[i] = '/';
+            pkg = 1;
+        }
+    }
+    return pkg && !dims;
+}
+
+/* The class key of stack si's CLASS leaf (0: none, a null class). */
+static uint32_t leaf_class(struct jfr_w *w, uint32_t si)
+{
+    const struct profile *p = w->p;
+    const struct profile_stack *st = si < p->nstacks ? &p->stacks[si] : NULL;
+    if (!class_leaf(p, st))
+        return 0;
+    uint32_t mi = st->frames[0].method;
+    if (!w->leaf_cls[mi]) {
+        int pkg = internal_name(w, p->methods[mi].display);
+        if (w->nomem)
+            return 0;
+        w->leaf_cls[mi] = class_key(w, (const char *)w->tmp.data, w->tmp.len, pkg);
+    }
+    return w->leaf_cls[mi];
 }
 
 /* ---- constant pools ---- */
@@ -383,11 +508,11 @@ static void stamp_reachable(struct jfr_w *w)
             reach_method(w, (uint32_t)p->nmethods + SPECIAL_EMPTY_STACK);
             c->ftypes = 1u << (FPL_FRAME_MARKER + 1);
         } else {
-            for (uint32_t k = 0; k < st->nframes; k++) {
+            for (uint32_t k = class_leaf(p, st); k < st->nframes; k++) {
                 uint32_t m = st->frames[k].method;
                 reach_method(w,
                              m == PROFILE_NONE ? (uint32_t)p->nmethods + SPECIAL_UNKNOWN_FRAME : m);
-                c->ftypes |= 1u << frame_type(p, &st->frames[k]);
+                c->ftypes |= 1u << frame_type(w, &st->frames[k]);
             }
         }
     }
@@ -442,6 +567,7 @@ static void encode_stack(struct jfr_w *w, struct fpl_buf *b, uint32_t si)
         const struct profile_stack *st = si < p->nstacks ? &p->stacks[si] : NULL;
         jfr_enc_long(b, (uint64_t)si + 1);
         jfr_enc_byte(b, 0); /* truncated: a [truncated] marker frame says so */
+        uint32_t first = class_leaf(p, st); /* the class is the event's, not a frame */
         if (!st || !st->nframes) {
             jfr_enc_long(b, 1);
             jfr_enc_long(b, p->nmethods + (st ? SPECIAL_EMPTY_STACK : SPECIAL_UNKNOWN_STACK) + 1);
@@ -450,14 +576,14 @@ static void encode_stack(struct jfr_w *w, struct fpl_buf *b, uint32_t si)
             jfr_enc_long(b, FPL_FRAME_MARKER + 1);
             return;
         }
-        jfr_enc_long(b, st->nframes);
-        for (uint32_t k = 0; k < st->nframes; k++) { /* leaf first, as JFR has them */
+        jfr_enc_long(b, st->nframes - first);
+        for (uint32_t k = first; k < st->nframes; k++) { /* leaf first, as JFR has them */
             const struct profile_frame *fr = &st->frames[k];
             uint32_t m = fr->method;
             jfr_enc_long(b, (m == PROFILE_NONE ? p->nmethods + SPECIAL_UNKNOWN_FRAME : m) + 1);
-            jfr_enc_int(b, m == PROFILE_NONE ? -1 : bci_line(&p->methods[m], fr->bci));
+            jfr_enc_int(b, m == PROFILE_NONE ? -1 : bci_line(w, m, fr->bci));
             jfr_enc_int(b, fr->bci >= 0 ? fr->bci : -1);
-            jfr_enc_long(b, frame_type(p, fr));
+            jfr_enc_long(b, frame_type(w, fr));
         }
     }
 }
@@ -700,7 +826,7 @@ static int put_settings(struct jfr_w *w)
     const struct profile *p = w->p;
     char v[64];
     int n;
-    int cpu = w->sel.kind != FPL_KIND_WALL, wall = w->sel.kind != FPL_KIND_CPU;
+    int cpu = w->kinds & (1u << FPL_KIND_CPU), wall = w->kinds & (1u << FPL_KIND_WALL);
     if (cpu) {
         put_setting(w, JFR_EVENT_EXECUTION_SAMPLE, "enabled", "true", 4);
         n = snprintf(v, sizeof(v), "%llu ns", (unsigned long long)p->header.cpu_interval_ns);
@@ -714,6 +840,15 @@ static int put_settings(struct jfr_w *w)
         n = snprintf(v, sizeof(v), "%llu ns", (unsigned long long)p->header.wall_interval_ns);
         if (p->have_header && p->header.wall_interval_ns)
             put_setting(w, id, cpu ? "period" : "wallPeriod", v, (size_t)n);
+    }
+    static const uint64_t kind_events[PROFILE_KINDS] = {
+        0, 0, JFR_EVENT_ALLOC_SAMPLE, JFR_EVENT_MONITOR_ENTER, JFR_EVENT_LIVE_OBJECT};
+    for (int k = FPL_KIND_ALLOC; k < PROFILE_KINDS; k++) {
+        if (!(w->kinds & (1u << k)))
+            continue;
+        put_setting(w, kind_events[k], "enabled", "true", 4);
+        if (k == FPL_KIND_LOCK)
+            put_setting(w, JFR_EVENT_THREAD_PARK, "enabled", "true", 4);
     }
     if (p->have_header && p->header.options[0]) {
         const char *s = p->header.options;
@@ -812,28 +947,140 @@ static int put_samples(struct jfr_w *w, const struct profile_entry *e, uint64_t 
     return 0;
 }
 
-/* Every selected cell's events at tick 0: the profile has no timeline. */
+/* The ticks (after the origin, + TICK_BASE) of a tick value of the log; TICK_BASE before
+ * the origin. */
+static uint64_t log_ticks(const struct jfr_w *w, uint64_t t)
+{
+    uint64_t real = profile_ticks_to_real_ns(w->p, t);
+    return TICK_BASE + (real > w->origin_real_ns ? (real - w->origin_real_ns) / NS_PER_TICK : 0);
+}
+
+/* Whether cell e is written: a CPU or wall cell of sel, an alloc, lock or live cell of sel or
+ * of xsel. */
+static int selected(struct jfr_w *w, const struct profile_entry *e)
+{
+    if (e->upscaled == 0)
+        return 0;
+    if (e->kind >= FPL_KIND_ALLOC && e->kind < PROFILE_KINDS && (w->xkinds & (1u << e->kind))) {
+        w->xsel.kind = e->kind;
+        return render_select_entry(&w->xsel, e);
+    }
+    return render_select_entry(&w->sel, e);
+}
+
+/* An alloc, lock or live sample of cell c, of weight (bytes; ns waited) and object size, at
+ * log ticks t, as its own event: jdk.ObjectAllocationSample, jdk.JavaMonitorEnter (a
+ * monitor: state BLOCKED) or jdk.ThreadPark (a java.util.concurrent lock: PARKED), or
+ * flyprof.LiveObject; the stack's CLASS leaf is the event's class. */
+static int put_kept(struct jfr_w *w, uint32_t c, uint64_t t, uint64_t weight, uint64_t size)
+{
+    const struct profile *p = w->p;
+    const struct profile_entry *e = &p->entries[c];
+    uint32_t ti = e->thread == PROFILE_NONE ? (uint32_t)p->nthreads : e->thread;
+    uint32_t si = e->stack == PROFILE_NONE ? (uint32_t)p->nstacks : e->stack;
+    uint64_t at = log_ticks(w, t);
+    int rc;
+    if ((rc = chunk_for(w, at)) != 0)
+        return rc;
+    if (w->thread_gen[ti] != w->chunk) {
+        w->thread_gen[ti] = w->chunk;
+        if (ivec_push(&w->threads, ti))
+            return -ENOMEM;
+    }
+    if (w->stack_gen[si] != w->chunk) {
+        w->stack_gen[si] = w->chunk;
+        if (ivec_push(&w->stacks, si))
+            return -ENOMEM;
+    }
+    uint32_t cls = leaf_class(w, si);
+    stamp_name(w, &w->clsname, &w->classes, cls);
+    w->one.len = 0;
+    if (e->kind == FPL_KIND_LOCK) {
+        /* ns ticks in a file with lock waits: the duration is the weight, exactly */
+        uint64_t d = weight / NS_PER_TICK;
+        if (at + d > w->chunk_end)
+            w->chunk_end = at + d;
+        int park = e->state == FPL_STATE_PARKED;
+        jfr_enc_long(&w->one, park ? JFR_EVENT_THREAD_PARK : JFR_EVENT_MONITOR_ENTER);
+        jfr_enc_long(&w->one, at);
+        jfr_enc_long(&w->one, d);
+        jfr_enc_long(&w->one, (uint64_t)ti + 1);
+        jfr_enc_long(&w->one, (uint64_t)si + 1);
+        jfr_enc_long(&w->one, cls);
+        if (park) {
+            jfr_enc_long(&w->one, NO_TIMEOUT); /* timeout, until: not in the log */
+            jfr_enc_long(&w->one, NO_TIMEOUT);
+        } else {
+            jfr_enc_long(&w->one, 0); /* previousOwner: not in the log */
+        }
+        jfr_enc_long(&w->one, 0); /* address: not in the log */
+    } else {
+        int live = e->kind == FPL_KIND_LIVE;
+        jfr_enc_long(&w->one, live ? JFR_EVENT_LIVE_OBJECT : JFR_EVENT_ALLOC_SAMPLE);
+        jfr_enc_long(&w->one, at);
+        jfr_enc_long(&w->one, (uint64_t)ti + 1);
+        jfr_enc_long(&w->one, (uint64_t)si + 1);
+        jfr_enc_long(&w->one, cls);
+        jfr_enc_long(&w->one, weight);
+        if (live)
+            jfr_enc_long(&w->one, size);
+    }
+    if (w->one.failed || w->nomem)
+        return -ENOMEM;
+    put_event(w);
+    return w->ev.failed ? -ENOMEM : 0;
+}
+
+/* The kept alloc, lock and live samples (profile.kept, in time order) from *ki on that were
+ * taken before log tick `before`, of selected cells. */
+static int put_kept_before(struct jfr_w *w, uint64_t before, size_t *ki)
+{
+    const struct profile *p = w->p;
+    int rc;
+    for (; *ki < p->nkept && p->kept[*ki].ticks < before; ++*ki) {
+        const struct profile_kept *k = &p->kept[*ki];
+        if (k->cell < p->nentries && w->cell_sel[k->cell] &&
+            (rc = put_kept(w, k->cell, k->ticks, k->weight, k->size)) != 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* The alloc, lock and live cells of a profile that kept no samples one by one (a caller
+ * that did not call profile_want_kept): one event per cell, of its whole weight, at its
+ * first sample's time, so sums per stack still hold. */
+static int put_event_cells(struct jfr_w *w)
+{
+    const struct profile *p = w->p;
+    int rc = 0;
+    if (p->want_kept)
+        return 0;
+    for (size_t i = 0; i < p->nentries && rc == 0; i++) {
+        const struct profile_entry *e = &p->entries[i];
+        if (w->cell_sel[i] && e->kind >= FPL_KIND_ALLOC)
+            rc = put_kept(w, (uint32_t)i, p->first_ticks, e->weight, 0);
+    }
+    return rc;
+}
+
+/* Every selected cell's events at tick 0 (the profile has no timeline); alloc, lock and live
+ * samples at their own times. */
 static int put_untimed(struct jfr_w *w)
 {
     const struct profile *p = w->p;
     int rc = 0;
     for (size_t i = 0; i < p->nentries && rc == 0; i++) {
         const struct profile_entry *e = &p->entries[i];
-        if (e->upscaled == 0 || !render_select_entry(&w->sel, e))
+        if (!w->cell_sel[i] || e->kind >= FPL_KIND_ALLOC)
             continue;
         uint64_t n = profile_fp_round(e->upscaled);
         if (n)
             rc = put_samples(w, e, n, TICK_BASE);
     }
-    return rc;
-}
-
-/* The ticks (us after the origin, + TICK_BASE) of a tick value of the log; TICK_BASE before
- * the origin. */
-static uint64_t log_ticks(const struct jfr_w *w, uint64_t t)
-{
-    uint64_t real = profile_ticks_to_real_ns(w->p, t);
-    return TICK_BASE + (real > w->origin_real_ns ? (real - w->origin_real_ns) / NS_PER_TICK : 0);
+    size_t ki = 0;
+    if (rc == 0)
+        rc = put_kept_before(w, UINT64_MAX, &ki);
+    return rc ? rc : put_event_cells(w);
 }
 
 /* Hiccup mode's stalls and GC pauses (the timeline keeps them, timeline.h) that start before
@@ -887,12 +1134,14 @@ static int put_timed(struct jfr_w *w)
         rc = -ENOMEM;
         goto out;
     }
+    /* alloc, lock and live cells: written from their samples (put_kept_before) */
     for (size_t i = 0; i < p->nentries; i++)
-        sel[i] = p->entries[i].upscaled && render_select_entry(&w->sel, &p->entries[i]);
-    size_t gi = 0, si = 0;
+        sel[i] = w->cell_sel[i] && p->entries[i].kind < FPL_KIND_ALLOC;
+    size_t gi = 0, si = 0, ki = 0;
     for (size_t k = 0; k < tl->npairs && rc == 0; k++) {
         const struct timeline_pair *pr = &tl->pairs[k];
-        if ((rc = put_spans(w, tl->origin_ticks + (uint64_t)pr->bin * tl->bin_ticks, &gi, &si)))
+        uint64_t bin_start = tl->origin_ticks + (uint64_t)pr->bin * tl->bin_ticks;
+        if ((rc = put_spans(w, bin_start, &gi, &si)) || (rc = put_kept_before(w, bin_start, &ki)))
             break;
         if ((pr->cell & TIMELINE_OVER) || pr->cell >= p->nentries || !sel[pr->cell])
             continue;
@@ -908,6 +1157,10 @@ static int put_timed(struct jfr_w *w)
     }
     if (rc == 0)
         rc = put_spans(w, UINT64_MAX, &gi, &si);
+    if (rc == 0)
+        rc = put_kept_before(w, UINT64_MAX, &ki);
+    if (rc == 0)
+        rc = put_event_cells(w);
     for (size_t i = 0; i < p->nentries && rc == 0; i++) {
         uint64_t all = sel[i] ? profile_fp_round(p->entries[i].upscaled) : 0;
         if (all > done[i]) {
@@ -927,6 +1180,13 @@ static void destroy(struct jfr_w *w)
 {
     if (w->sel_open)
         render_select_destroy(&w->sel);
+    if (w->xsel_open)
+        render_select_destroy(&w->xsel);
+    free(w->cell_sel);
+    free(w->leaf_cls);
+    free(w->mkind);
+    free(w->mline_at);
+    free(w->mlines);
     fpl_buf_free(&w->ev);
     fpl_buf_free(&w->out);
     fpl_buf_free(&w->one);
@@ -964,16 +1224,17 @@ int out_jfr_write(const struct profile *p, const struct render_opts *o, FILE *f,
         o = &defaults;
     if ((rc = render_select_init(&w.sel, p, o, err, errlen)) != 0)
         return rc; /* err names the bad regex */
-    if (w.sel.kind != FPL_KIND_CPU && w.sel.kind != FPL_KIND_WALL &&
-        w.sel.kind != PROFILE_KIND_ALL) {
-        /* jdk.ObjectAllocationSample, jdk.JavaMonitorEnter and jdk.ThreadPark are not
-         * written yet: an ExecutionSample of bytes or ns waited would be a lie */
-        render_select_destroy(&w.sel);
-        snprintf(err, errlen, "JFR output holds CPU and wall samples only (yet): write the "
-                              "alloc, lock and live samples as .html, .pb.gz or .collapsed");
-        return -EINVAL;
-    }
     w.sel_open = 1;
+    /* no --kind, or --kind all: alloc, lock and live samples too, as their own event types
+     * (JFR keeps kinds apart by type; no reader adds bytes or waits to samples) */
+    if (o->kind == PROFILE_KIND_AUTO || o->kind == PROFILE_KIND_ALL) {
+        struct render_opts xo = *o;
+        xo.kind = FPL_KIND_ALLOC;
+        if ((rc = render_select_init(&w.xsel, p, &xo, err, errlen)) != 0)
+            goto out;
+        w.xsel_open = 1;
+        w.xkinds = 1u << FPL_KIND_ALLOC | 1u << FPL_KIND_LOCK | 1u << FPL_KIND_LIVE;
+    }
     w.p = p;
     w.o = o;
     w.f = f;
@@ -985,11 +1246,23 @@ int out_jfr_write(const struct profile *p, const struct render_opts *o, FILE *f,
     w.method_gen = calloc(p->nmethods + SPECIALS, sizeof(*w.method_gen));
     w.minfo = calloc(p->nmethods + SPECIALS, sizeof(*w.minfo));
     w.method_reached = calloc(p->nmethods + SPECIALS, 1);
+    w.leaf_cls = calloc(p->nmethods + 1, sizeof(*w.leaf_cls));
+    w.cell_sel = malloc(p->nentries + 1);
     if (!w.thread_gen || !w.stack_gen || !w.stack_enc || !w.method_gen || !w.minfo ||
-        !w.method_reached) {
+        !w.method_reached || !w.leaf_cls || !w.cell_sel || line_tables(&w) != 0) {
         rc = -ENOMEM;
         goto out;
     }
+    for (size_t i = 0; i < p->nentries; i++) {
+        w.cell_sel[i] = (uint8_t)selected(&w, &p->entries[i]);
+        if (w.cell_sel[i])
+            w.kinds |= 1u << p->entries[i].kind;
+    }
+    if (w.sel.kind == PROFILE_KIND_ALL)
+        w.kinds |= 1u << FPL_KIND_CPU | 1u << FPL_KIND_WALL; /* their settings, as before */
+    else if (w.sel.kind == FPL_KIND_CPU || w.sel.kind == FPL_KIND_WALL)
+        w.kinds |= 1u << w.sel.kind;
+    w.ns_per_tick = w.kinds & (1u << FPL_KIND_LOCK) ? NS_PER_TICK_NS : NS_PER_TICK_US;
     if (p->have_header)
         w.origin_real_ns = p->header.anchor_real_ns;
     else if (p->samples)
@@ -997,7 +1270,8 @@ int out_jfr_write(const struct profile *p, const struct render_opts *o, FILE *f,
 
     rc = p->timeline && p->timeline->started ? put_timed(&w) : put_untimed(&w);
     if (rc == 0 && !w.chunk_open)
-        rc = open_chunk(&w, TICK_BASE); /* a file without samples still has a chunk */
+        rc = open_chunk(&w, 1000000000ull / w.ns_per_tick); /* a file without samples still
+                                                             * has a chunk (TICK_BASE) */
     if (rc == 0)
         rc = close_chunk(&w, 1);
     errno = 0;

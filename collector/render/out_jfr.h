@@ -9,6 +9,12 @@
  *   samples are jdk.ExecutionSample too when the file holds one kind (its state field the
  *   thread's state), flyprof.WallSample beside CPU samples (--kind all), so no reader adds
  *   the two kinds up;
+ * - alloc, lock and live samples are one event each, at their own time
+ *   (jdk.ObjectAllocationSample; jdk.JavaMonitorEnter for a monitor, jdk.ThreadPark for a
+ *   park; flyprof.LiveObject), their stack's class leaf as the event's class and their weight
+ *   as its weight (bytes) or duration (ns: a file with lock waits counts ticks in ns), from
+ *   profile.kept (profile_want_kept; without it one event per cell); without --kind and with
+ *   --kind all they come beside the CPU (and wall) samples;
  * - a stack is a jdk.types.StackTrace whose frames carry their method (class, name,
  *   descriptor), line, bytecode index and frame type; a Java method's class and name are its
  *   display name's (normalized, names.h), a C function's class is its module and a marker's
@@ -41,7 +47,8 @@
 #define OUT_JFR_CHUNK_BYTES (12ull << 20)          /* the JDK's default maxchunksize */
 #define OUT_JFR_CHUNK_NS (3600ull * 1000000000ull) /* the JDK's default chunk age, 1 h */
 
-/* Writes p's cells selected by o (kind, state, include/exclude; `threads`, `reverse` and
+/* Writes p's cells selected by o (kind -- AUTO and ALL add the alloc, lock and live samples --,
+ * state, include/exclude; `threads`, `reverse` and
  * `annotate` do not apply: a JFR sample has its thread, and frame types are always there;
  * NULL o: the defaults) to f as JFR. An empty selection gives a valid file without samples.
  * Returns 0; -EINVAL (a bad regex, kind or state: render_select_init's message); -ENOMEM;

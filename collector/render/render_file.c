@@ -317,6 +317,14 @@ uint64_t render_file_estimate_census(const struct census *c, const struct render
             reading += pairs * 56 + cells * 4;
             render += pairs * 24 + cells * 33;
         }
+        /* alloc, lock and live samples one by one (profile.kept, doubling), and an index per
+         * cell while reading */
+        {
+            uint64_t kept = c->event_samples < PROFILE_MAX_KEPT ? c->event_samples
+                                                                : PROFILE_MAX_KEPT;
+            reading += kept * 48 + cells * 4;
+            profile += kept * 48;
+        }
         break;
     }
     uint64_t after = profile + render;

@@ -9,7 +9,10 @@
 Folding rules (JFR.md): a frame is CLASS.METHOD (the class as the reader names it), METHOD
 alone when the class is "" or the frame is not Java code (C++, Kernel, Stub, Marker, or Native
 whose class has no package: the JDK's Native frames are Java methods declared native); with
-states, a wall line ends with its thread state's frame.
+states, a wall line ends with its thread state's frame. Allocation and lock events
+(jdk.ObjectAllocationSample, jdk.JavaMonitorEnter, jdk.ThreadPark, flyprof.LiveObject) end
+with their class as Java source names it (`byte[]`), as flyprof's class leaf, and with
+weights count their weight (bytes) or duration (ns).
 """
 import json
 import os
@@ -58,10 +61,11 @@ def thread_ids(t, jfr, name=None):
 
 
 def jdk_fold(t, jfr, threads=False, states=False, event="jdk.ExecutionSample", name=None,
-             where=()):
-    """Folds jfr's events of type event (those whose fields read as `where`'s FIELD=VALUE)
-    with JfrCheck on the JDK under test. Returns (lines, events, types)."""
-    cmd = [t.java, CHECKER]
+             where=(), weights=False):
+    """Folds jfr's events of type event (comma-separated types; those whose fields read as
+    `where`'s FIELD=VALUE) with JfrCheck on the JDK under test. Returns (lines, events,
+    types)."""
+    cmd = [t.java, CHECKER] + (["--weights"] if weights else [])
     for w in where:
         cmd += ["--where", w]
     cmd += ["--threads"] if threads else []
@@ -80,7 +84,36 @@ def jdk_fold(t, jfr, threads=False, states=False, event="jdk.ExecutionSample", n
     return parse_folded(r.stdout), int(m.group(1)), types
 
 
-def json_fold(t, jfr, threads=False, states=False, event="jdk.ExecutionSample"):
+PRIMS = {"Z": "boolean", "B": "byte", "C": "char", "S": "short", "I": "int", "J": "long",
+         "F": "float", "D": "double"}
+CLASS_FIELDS = ("objectClass", "monitorClass", "parkedClass")
+
+
+def source_name(n):
+    """A class named as the JVM names it (java/lang/String, [B, [[Ljava/lang/Object;) as Java
+    source names it (java.lang.String, byte[], java.lang.Object[][])."""
+    dims = len(n) - len(n.lstrip("["))
+    base = n[dims:]
+    if dims and base in PRIMS:
+        base = PRIMS[base]
+    elif dims and base.startswith("L") and base.endswith(";"):
+        base = base[1:-1]
+    elif dims:
+        return n.replace("/", ".")
+    return base.replace("/", ".") + "[]" * dims
+
+
+def iso_ns(d):
+    """An ISO-8601 duration of `jfr print --json` (PT0.004672976S, PT1M2.5S) in ns, exactly."""
+    from decimal import Decimal
+    m = re.match(r"^PT(?:(\d+)H)?(?:(\d+)M)?(?:([\d.]+)S)?$", d)
+    if not m:
+        raise ValueError("not a duration: %r" % d)
+    h, mi, sec = m.groups()
+    return int((Decimal(h or 0) * 3600 + Decimal(mi or 0) * 60 + Decimal(sec or 0)) * 10**9)
+
+
+def json_fold(t, jfr, threads=False, states=False, event="jdk.ExecutionSample", weights=False):
     """Folds the events of `jfr print --json --events EVENT` by JfrCheck's rules."""
     r = t.run("jfr print --json " + os.path.basename(jfr),
               [jdk_bin(t, "jfr"), "print", "--json", "--stack-depth", "100000", "--events",
@@ -89,10 +122,11 @@ def json_fold(t, jfr, threads=False, states=False, event="jdk.ExecutionSample"):
     doc = json.loads(r.stdout)
     lines = {}
     for e in doc["recording"]["events"]:
-        if e["type"] != event:
+        if e["type"] not in event.split(","):
             continue
         v = e["values"]
-        parts = [v["sampledThread"]["javaName"]] if threads else []
+        thread = v["sampledThread"] if "sampledThread" in v else v["eventThread"]
+        parts = [thread["javaName"]] if threads else []
         for f in reversed(v["stackTrace"]["frames"]):
             cls = f["method"]["type"]["name"].replace("/", ".")
             name = f["method"]["name"]
@@ -100,8 +134,16 @@ def json_fold(t, jfr, threads=False, states=False, event="jdk.ExecutionSample"):
             parts.append(name if not cls or cfunc or f["type"] in NOT_JAVA else cls + "." + name)
         if states and v.get("state") in STATES:
             parts.append(STATES[v["state"]])
+        for f in CLASS_FIELDS:
+            if f in v:
+                parts.append(source_name(v[f]["name"]))
+        w = 1
+        if weights and "weight" in v:
+            w = int(v["weight"])
+        elif weights and "duration" in v:
+            w = iso_ns(v["duration"])
         key = ";".join(parts)
-        lines[key] = lines.get(key, 0) + 1
+        lines[key] = lines.get(key, 0) + w
     return lines
 
 

@@ -778,6 +778,61 @@ static void test_merge(void)
     rmdir(dir);
 }
 
+/* profile_want_kept: ALLOC, LOCK and LIVE samples one by one, in time order, each cell's
+ * weights summing to the cell's; past the bound, a sample adds to its cell's last kept one
+ * (a cell not kept yet still gets one), CPU and wall samples are never kept. */
+static void test_kept(void)
+{
+    const struct reader_frame f[] = {{2, -1, FPL_FRAME_CLASS}, {1, 0, 0}};
+    struct fplgen g;
+    CHECK(fplgen_init(&g) == 0);
+    fplgen_method(&g, 1, FPL_METHOD_JAVA, "a.B", "c", "()V", "", 0, NULL);
+    fplgen_method(&g, 2, FPL_METHOD_CLASS, "", "byte[]", "", "", 0, NULL);
+    fplgen_stack(&g, 1, 2, f);
+    fplgen_stack(&g, 2, 1, f + 1);
+    /* ticks out of order: a lock sample is logged when its wait ends */
+    fplgen_sample(&g, 50, 1, 1, 1000, FPL_KIND_ALLOC, FPL_STATE_RUNNING);
+    fplgen_sample(&g, 10, 1, 1, 7000, FPL_KIND_LOCK, FPL_STATE_PARKED);
+    fplgen_sample(&g, 30, 1, 2, 1, FPL_KIND_CPU, FPL_STATE_RUNNING);
+    fplgen_sample(&g, 20, 1, 1, 9000, FPL_KIND_LOCK, FPL_STATE_BLOCKED);
+    fplgen_sample(&g, 40, 1, 1, 2000, FPL_KIND_ALLOC, FPL_STATE_RUNNING);
+    /* the bound (4) is reached here: the next ones add to their cell's last kept sample */
+    fplgen_sample(&g, 60, 1, 1, 3000, FPL_KIND_ALLOC, FPL_STATE_RUNNING);
+    fplgen_sample(&g, 70, 1, 1, 11, FPL_KIND_LOCK, FPL_STATE_PARKED);
+    fplgen_sample(&g, 5, 1, 1, 4096, FPL_KIND_LIVE, FPL_STATE_RUNNING); /* a new cell: kept */
+    CHECK(fplgen_flush(&g) == 0);
+    size_t len;
+    uint8_t *data = fplgen_bytes(&g, &len);
+    fplgen_destroy(&g);
+    struct profile *p = profile_new();
+    char err[256];
+    CHECK(data && p);
+    if (!data || !p) {
+        free(data);
+        profile_free(p);
+        return;
+    }
+    profile_want_kept(p, 4);
+    CHECK(profile_read_mem(p, data, len, "kept.fpl", err, sizeof(err)) == 0);
+    free(data);
+    CHECK_EQ_U(p->nkept, 5);
+    CHECK_EQ_U(p->kept_merged, 2);
+    static const uint64_t ticks[] = {5, 10, 20, 40, 50}, weight[] = {4096, 7011, 9000, 5000, 1000};
+    for (size_t i = 0; i < p->nkept && i < 5; i++) {
+        const struct profile_kept *k = &p->kept[i];
+        CHECK_EQ_U(k->ticks, ticks[i]);
+        CHECK_EQ_U(k->weight, weight[i]);
+        CHECK(k->cell < p->nentries && p->entries[k->cell].kind >= FPL_KIND_ALLOC);
+    }
+    for (size_t c = 0; c < p->nentries; c++) {
+        uint64_t sum = 0;
+        for (size_t i = 0; i < p->nkept; i++)
+            sum += p->kept[i].cell == c ? p->kept[i].weight : 0;
+        CHECK_EQ_U(sum, p->entries[c].kind >= FPL_KIND_ALLOC ? p->entries[c].weight : 0);
+    }
+    profile_free(p);
+}
+
 int main(void)
 {
     test_merge();
@@ -791,5 +846,6 @@ int main(void)
     test_time();
     test_names();
     test_many_cells();
+    test_kept();
     return harness_result("test_collector_profile");
 }

@@ -15,6 +15,12 @@
 // standard error, and with --ids a line `thread NAME=ID` per distinct Java name and
 // javaThreadId of the folded events' threads. Exits 2 naming the event when a sample lacks its thread, stack, a frame's
 // method or a method's class: a constant-pool key the file never defined.
+// EVENT may be several types, comma-separated. The allocation and lock events
+// (jdk.ObjectAllocationSample, jdk.JavaMonitorEnter, jdk.ThreadPark, flyprof.LiveObject) are
+// folded as flyprof folds its alloc, lock and live samples: the thread is eventThread, the
+// line ends with the event's class (objectClass, monitorClass or parkedClass) as Java source
+// names it (byte[], java.lang.String), and with --weights an event counts its weight field
+// (bytes) or its duration in ns instead of one.
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,8 +50,28 @@ public class JfrCheck {
         System.exit(2);
     }
 
+    // A class name as RecordedClass.getName() gives it ([B, [Ljava.lang.String;) as Java
+    // source names it (byte[], java.lang.String[]).
+    static String sourceName(String n) {
+        int dims = 0;
+        while (n.startsWith("[", dims))
+            dims++;
+        if (dims == 0)
+            return n;
+        String base = n.substring(dims);
+        String prim = Map.of("Z", "boolean", "B", "byte", "C", "char", "S", "short", "I", "int",
+                             "J", "long", "F", "float", "D", "double").get(base);
+        if (prim != null)
+            base = prim;
+        else if (base.startsWith("L") && base.endsWith(";"))
+            base = base.substring(1, base.length() - 1);
+        else
+            return n;
+        return base + "[]".repeat(dims);
+    }
+
     public static void main(String[] args) throws Exception {
-        boolean threads = false, states = false, ids = false;
+        boolean threads = false, states = false, ids = false, weights = false;
         String type = "jdk.ExecutionSample", file = null;
         List<String[]> where = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
@@ -53,6 +79,7 @@ public class JfrCheck {
                 case "--threads": threads = true; break;
                 case "--states": states = true; break;
                 case "--ids": ids = true; break;
+                case "--weights": weights = true; break;
                 case "--type": type = args[++i]; break;
                 case "--where": where.add(args[++i].split("=", 2)); break;
                 default: file = args[i];
@@ -66,7 +93,7 @@ public class JfrCheck {
             while (rf.hasMoreEvents()) {
                 RecordedEvent e = rf.readEvent();
                 types.merge(e.getEventType().getName(), 1L, Long::sum);
-                if (!e.getEventType().getName().equals(type))
+                if (!List.of(type.split(",")).contains(e.getEventType().getName()))
                     continue;
                 boolean keep = true;
                 for (String[] w : where)
@@ -75,7 +102,8 @@ public class JfrCheck {
                     continue;
                 events++;
                 StringBuilder sb = new StringBuilder();
-                RecordedThread t = e.getThread("sampledThread");
+                RecordedThread t = e.getThread(e.hasField("sampledThread") ? "sampledThread"
+                                                                           : "eventThread");
                 if (t == null)
                     fail("no thread", e);
                 if (threads)
@@ -102,10 +130,24 @@ public class JfrCheck {
                     if (k > 0)
                         sb.append(';');
                 }
-                String state = e.getString("state");
+                String state = e.hasField("state") ? e.getString("state") : null;
                 if (states && state != null && STATES.containsKey(state))
                     sb.append(';').append(STATES.get(state));
-                lines.merge(sb.toString(), 1L, Long::sum);
+                for (String f : List.of("objectClass", "monitorClass", "parkedClass")) {
+                    if (!e.hasField(f))
+                        continue;
+                    if (e.getClass(f) == null)
+                        fail("no " + f, e);
+                    if (sb.length() > 0 && sb.charAt(sb.length() - 1) != ';')
+                        sb.append(';');
+                    sb.append(sourceName(e.getClass(f).getName()));
+                }
+                long w = 1;
+                if (weights && e.hasField("weight"))
+                    w = e.getLong("weight");
+                else if (weights && e.hasField("duration"))
+                    w = e.getDuration().toNanos();
+                lines.merge(sb.toString(), w, Long::sum);
             }
         }
         StringBuilder out = new StringBuilder();
