@@ -231,6 +231,7 @@ static const struct type types[] = {
      {NULL, NULL},
      NULL,
      FIELDS(f_value_string)},
+    {JFR_TYPE_CONTENT_TYPE, "jdk.jfr.ContentType", ANNOTATION, 0, NULL, {NULL, NULL}, NULL, NULL, 0},
     {JFR_TYPE_THREAD, "java.lang.Thread", NULL, 0, "Thread", {NULL, NULL}, NULL, FIELDS(f_thread)},
     {JFR_TYPE_CLASS, "java.lang.Class", NULL, 0, "Java Class", {NULL, NULL}, NULL, FIELDS(f_class)},
     {JFR_TYPE_SYMBOL, "jdk.types.Symbol", NULL, 1, "Symbol", {NULL, NULL}, NULL, FIELDS(f_symbol)},
@@ -470,7 +471,13 @@ static void type(struct fpl_buf *b, struct pool *p, const struct type *t)
 {
     size_t nattr = 2 + (t->super ? 1 : 0) + (t->simple ? 1 : 0);
     size_t ncat = t->category[0] ? (t->category[1] ? 2 : 1) : 0;
-    size_t nann = (t->label ? 1 : 0) + (ncat ? 1 : 0) + (t->description ? 1 : 0);
+    /* a unit annotation is itself annotated @ContentType: the JDK's reader finds a field's
+     * unit only through that (ValueDescriptor.getContentType); without it `jfr print` shows
+     * a byte count or a Long.MIN_VALUE timespan raw */
+    int content_type = t->id == JFR_TYPE_TIMESTAMP || t->id == JFR_TYPE_TIMESPAN ||
+                       t->id == JFR_TYPE_DATA_AMOUNT;
+    size_t nann = (t->label ? 1 : 0) + (ncat ? 1 : 0) + (t->description ? 1 : 0) +
+                  (content_type ? 1 : 0);
     jfr_enc_long(b, intern(p, "class"));
     jfr_enc_long(b, nattr);
     jfr_enc_long(b, intern(p, "name"));
@@ -486,6 +493,8 @@ static void type(struct fpl_buf *b, struct pool *p, const struct type *t)
         jfr_enc_long(b, intern(p, "true"));
     }
     jfr_enc_long(b, nann + t->nfields);
+    if (content_type)
+        annotation(b, p, JFR_TYPE_CONTENT_TYPE, NULL, 0);
     if (t->label)
         annotation(b, p, JFR_TYPE_LABEL, &t->label, 1);
     if (ncat)

@@ -44,6 +44,7 @@ enum jfr_type_id {
     JFR_TYPE_TIMESPAN = 53,    /* jdk.jfr.Timespan */
     JFR_TYPE_DESCRIPTION = 54, /* jdk.jfr.Description */
     JFR_TYPE_DATA_AMOUNT = 55, /* jdk.jfr.DataAmount */
+    JFR_TYPE_CONTENT_TYPE = 56, /* jdk.jfr.ContentType: marks the unit annotations above */
     /* events */
     JFR_EVENT_EXECUTION_SAMPLE = 101, /* jdk.ExecutionSample */
     JFR_EVENT_WALL_SAMPLE = 102,      /* flyprof.WallSample: wall samples beside CPU ones */
