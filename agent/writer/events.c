@@ -478,10 +478,23 @@ static inline uint8_t *put_sv(uint8_t *p, int64_t v)
 }
 
 /* Encodes u[0..n) at p in modified UTF-8 (as the JVM writes it: U+0000 as C0 80, each
- * surrogate on its own in 3 bytes); returns the byte after it. */
+ * surrogate on its own in 3 bytes); returns the byte after it. Eight units at a time while
+ * they are all 1..0x7f (one byte each: the usual case), with SSE2, which every x86-64 has:
+ * the unit-by-unit loop was a quarter of the writer's time at 10M events/s. */
 static inline uint8_t *mutf8(uint8_t *p, const uint16_t *u, uint32_t n)
 {
-    for (uint32_t i = 0; i < n; i++) {
+    uint32_t i = 0;
+    const __m128i zero = _mm_setzero_si128(), top = _mm_set1_epi16(0x80);
+    for (; i + 8 <= n; i += 8) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(u + i));
+        /* signed compares: units from 0x8000 are negative, so they fail the first */
+        __m128i ascii = _mm_and_si128(_mm_cmpgt_epi16(v, zero), _mm_cmplt_epi16(v, top));
+        if (_mm_movemask_epi8(ascii) != 0xffff)
+            break;
+        _mm_storel_epi64((__m128i *)(void *)p, _mm_packus_epi16(v, v));
+        p += 8;
+    }
+    for (; i < n; i++) {
         uint16_t c = u[i];
         if ((uint16_t)(c - 1) < 0x7f) {
             *p++ = (uint8_t)c;
