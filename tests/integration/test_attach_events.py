@@ -11,9 +11,10 @@ consistency; a `flyprof dump` in that session holds the events drained so far (a
 session's); the JVM survives both and keeps running.
 
 Then the flood of test_events.py in a JVM started without the agent: 4 threads wait until
-`flyprof start` has bound the API, then log 250,000 events each as fast as they can at the
-default buffer size; after they are done, `flyprof stop`: the log holds every event of every
-thread in order, none dropped, and the buffers did fill (calls waited).
+`flyprof start` has returned (a file the test creates then), then log 250,000 events each as
+fast as they can at the default buffer size; after they are done, `flyprof stop`: the log
+holds every event of every thread in order, none dropped, and the buffers did fill (calls
+waited).
 """
 import os
 import sys
@@ -82,11 +83,15 @@ def test(t):
 
 
 def test_flood(t):
-    jvm = ac.Jvm(t, "flood", "EventsLog", ["flood", te.FLOOD_THREADS, te.FLOOD_ITERS, "bound"],
+    go = t.path("flood.go")
+    jvm = ac.Jvm(t, "flood", "EventsLog", ["flood", te.FLOOD_THREADS, te.FLOOD_ITERS, go],
                  ready_thread="Signal Dispatch")
     f = t.path("flood.fpl")
     t.logs.append(f)
     ac.expect(t, ac.flyprof(t, "start flood", ["start", jvm.pid, "-o", f]), 0)
+    # Events.isBound() turns true at the attach, a little before the session records events:
+    # the threads start once start has returned
+    open(go, "w").close()
     deadline = time.monotonic() + 120
     while "flood done" not in jvm.stdout() and jvm.alive() and time.monotonic() < deadline:
         time.sleep(0.1)
