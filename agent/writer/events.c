@@ -54,7 +54,7 @@ struct events_buf {
     /* the producer sets it (seq_cst) before it sleeps on tail's futex; the writer reads it
      * after a seq_cst fence that follows its store of tail, and wakes the futex when set */
     _Atomic uint32_t waiting;
-    uint64_t wtail;                             /* the writer's own copy of tail */
+    uint64_t wtail; /* the writer's own copy of tail */
     /* the producer's, read on its slow path only: 1 + the tail at which a wait for room timed
      * out (the writer did not move in wait_ns); no waiting again until the tail moves */
     uint64_t stuck_tail;
