@@ -13,7 +13,8 @@
  * internal keys by the CLI, so neither is offered. */
 #define OPTIONS_ACCEPTED                                                                           \
     "cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, wallthreads=N, filter, depth=N, "       \
-    "walk=vm|agct, file=PATH, log=PATH, threads, duration=TIME, events=N, cstack=auto|off, idle, "  \
+    "walk=vm|agct, file=PATH, log=PATH, threads, duration=TIME, events=N, eventwait=TIME, "        \
+    "cstack=auto|off, idle, "                                                                      \
     "hiccup[=TIME], stall=TIME, loop=TIME, keep=N, alloc[=BYTES], live, lock[=TIME]"
 
 enum opt_kind {
@@ -39,6 +40,7 @@ enum opt_key {
     KEY_REPLY,
     KEY_LOG,
     KEY_EVENTS,
+    KEY_EVENTWAIT,
     KEY_CSTACK,
     KEY_WALK,
     KEY_FAULTEVERY,
@@ -78,6 +80,7 @@ static const struct {
     [KEY_REPLY] = {"reply", OPT_REQUIRED, "reply=PATH", 1},
     [KEY_LOG] = {"log", OPT_REQUIRED, "log=PATH"},
     [KEY_EVENTS] = {"events", OPT_REQUIRED, "events=N"},
+    [KEY_EVENTWAIT] = {"eventwait", OPT_REQUIRED, "eventwait=TIME"},
     [KEY_CSTACK] = {"cstack", OPT_REQUIRED, "cstack=auto|off"},
     [KEY_WALK] = {"walk", OPT_REQUIRED, "walk=vm|agct"},
     /* test-only: makes every N-th stack walk fault on purpose inside the crash guard; not in
@@ -274,6 +277,7 @@ void options_defaults(struct options *o)
     o->wall_threads = OPTIONS_DEFAULT_WALL_THREADS;
     o->depth = OPTIONS_DEFAULT_DEPTH;
     o->events = OPTIONS_DEFAULT_EVENTS;
+    o->event_wait_ns = OPTIONS_DEFAULT_EVENT_WAIT_NS;
     o->cstack = OPTIONS_CSTACK_AUTO;
     memcpy(o->file, OPTIONS_DEFAULT_FILE, sizeof(OPTIONS_DEFAULT_FILE));
 }
@@ -384,6 +388,11 @@ static int apply(struct options *o, enum opt_key k, const char *v, size_t n, cha
         o->events = (uint32_t)x;
         return 0;
     }
+    case KEY_EVENTWAIT:
+        return parse_time("eventwait", v, n, 0, 0, OPTIONS_MAX_EVENT_WAIT_NS,
+                          OPTIONS_DEFAULT_EVENT_WAIT_NS, "the wait must be from 0ns to 10s",
+                          "the wait must be from 0ns (never wait) to 10s", &o->event_wait_ns,
+                          err, errlen);
     case KEY_CSTACK:
         if (n == 4 && memcmp(v, "auto", 4) == 0)
             o->cstack = OPTIONS_CSTACK_AUTO;

@@ -41,6 +41,10 @@
  *                                  events without a string); 0 (off) or
  *                                  OPTIONS_MIN_EVENTS..OPTIONS_MAX_EVENTS, default
  *                                  OPTIONS_DEFAULT_EVENTS
+ *   eventwait=TIME                 how long an Events.log call waits for the writer to drain
+ *                                  its thread's full buffer before it drops the event:
+ *                                  0ns..OPTIONS_MAX_EVENT_WAIT_NS (0: never wait), default
+ *                                  OPTIONS_DEFAULT_EVENT_WAIT_NS
  *   cstack=auto|off                native (C/C++, JVM) frames below and instead of Java
  *                                  frames; default auto (on), off: Java frames only
  *   _faultevery=N                  test-only, not listed to users: every N-th stack walk
@@ -85,6 +89,8 @@
 #define OPTIONS_DEFAULT_EVENTS 32768u    /* 512 KiB per thread that logs events */
 #define OPTIONS_MIN_EVENTS 64u
 #define OPTIONS_MAX_EVENTS (1u << 24)    /* 256 MiB per thread */
+#define OPTIONS_DEFAULT_EVENT_WAIT_NS 1000000000ull /* 1 s: see agent/writer/events.h */
+#define OPTIONS_MAX_EVENT_WAIT_NS 10000000000ull    /* 10 s */
 
 enum options_cstack {
     OPTIONS_CSTACK_OFF = 0,
@@ -120,6 +126,7 @@ struct options {
     uint64_t loop_ns;            /* loop=: a new output file every loop_ns; 0: one file */
     unsigned keep;               /* keep=: files of loop= kept; 0: all */
     uint32_t events;             /* event buffer per thread in 16-byte units; 0: events off */
+    uint64_t event_wait_ns;      /* the longest an event waits for room in a full buffer */
     int cstack;                  /* enum options_cstack; default OPTIONS_CSTACK_AUTO */
     uint64_t hiccup_ns;          /* hiccup probes' resolution; 0: hiccup mode off */
     uint64_t stall_ns;           /* stall threshold (set when hiccup_ns is) */

@@ -12,11 +12,21 @@
  * Java measured ~21 ns per call on JDK 17 here, GetStringUTFRegion + strlen ~30 ns, and asking
  * JNI for the length (GetStringLength) another ~10 ns: each JNI callback is a VM transition.
  *
- * Nothing is lost silently. A full buffer drops the event and counts it in the buffer; the
- * next event that fits carries the count (a gap record in the ring, the "dropped" field of the
- * event in the log), and drops after a thread's last event are logged when the thread ends or
- * profiling stops. A buffer passing a quarter full asks the writer to drain (a wake callback
- * that never blocks), at most once until the writer has moved on.
+ * Waiting, not losing. A buffer passing a quarter full asks the writer to drain (a wake
+ * callback that never blocks), at most once until the writer has moved on. A thread whose
+ * buffer is full anyway (it logs faster than the writer drains, or the writer did not get a
+ * core in time) wakes the writer and sleeps on a futex (the low half of the buffer's tail)
+ * until the writer has made room, at most wait_ns (agent option eventwait=, 1 s by default):
+ * so up to the writer's pace nothing is lost, and a faster thread is slowed to that pace. A
+ * profiler must not stop the application for long: a wait that runs out drops the event, and
+ * the thread then drops without waiting until the writer's tail moves again (a stuck writer
+ * costs each thread one wait, not one per event). Measured with 4 threads at 10M events/s in
+ * all on a loaded 2-core machine: 0 dropped (10% before the waits), 381 calls waited,
+ * 0.7 s in all. Counters 56-58 count the waits, their time and the ones that ran out.
+ *
+ * Nothing is lost silently. A dropped event is counted in the buffer; the next event that fits
+ * carries the count (a gap record in the ring, the "dropped" field of the event in the log),
+ * and drops after a thread's last event are logged when the thread ends or profiling stops.
  *
  * Memory: at most one buffer per live thread that has logged an event while profiling ran (it
  * keeps it until it ends or logs in a later session), plus buffers of ended threads until the
@@ -40,6 +50,10 @@
  *    the writer's acquire load: the writer reads only whole records.
  *  - buffer tail (atomic): release store by the writer after reading records pairs with the
  *    producer's acquire load: the producer overwrites only bytes the writer is done with.
+ *  - buffer waiting (atomic): a producer about to sleep stores 1, then loads tail; the writer
+ *    stores tail, then loads waiting and wakes the futex when it is set; all four seq_cst.
+ *    One of the two sees the other's store: no wakeup is lost (and FUTEX_WAIT itself returns
+ *    at once when the tail moved since the producer read it).
  *  - pending drops (atomic, relaxed): written by the producer alone; read by the writer only
  *    once the owner is gone (after `lock`, which orders it) or profiling stopped.
  *  - the list of buffers, `gone`, and the generation being drained: under `lock` (buffer
@@ -76,9 +90,10 @@ struct events_sink {
 /* Starts a session's events: buffers of units x 16 bytes (rounded up to a power of two;
  * units 0: events off for this session), clock ticks from tsc.h's clock (tsc_init done),
  * wake() called (never from a signal handler, any application thread, must not block) when a
- * buffer passes a quarter full. Control thread, before the writer starts; not while a session's
+ * buffer passes a quarter full or is full; a producer waits up to wait_ns for room in its full
+ * buffer (0: drops at once). Control thread, before the writer starts; not while a session's
  * events run. Returns 0, or -errno when the thread-exit hook cannot be set up (events off). */
-int events_start(uint32_t units, void (*wake)(void));
+int events_start(uint32_t units, uint64_t wait_ns, void (*wake)(void));
 
 /* Turns the producers off: calls return at once from now on. Writer thread, before its last
  * drain. */

@@ -1265,7 +1265,7 @@ int writer_prepare(struct writer_session *s)
     /* a handler that meets a module without unwind tables wakes us to build them */
     nativewalk_set_wake_fd(wake_fd);
     /* events are kept while this session runs; without the thread-exit hook they stay off */
-    (void)events_start(s->opts.events, writer_wake);
+    (void)events_start(s->opts.events, s->opts.event_wait_ns, writer_wake);
     pthread_mutex_lock(&mu);
     stop_requested = 0;
     running = 1;

@@ -250,6 +250,9 @@ enum fpl_counter {
     FPL_CTR_LIVE_EVICTED = 54,  /* tracked objects given up for a newer sample (table full) */
     FPL_CTR_OTHER_HANDLER = 55, /* samples not walked: the thread blocked SIGPROF/SIGVTALRM
                                  * (inside another profiler's signal handler) */
+    FPL_CTR_EVENT_WAITS = 56,   /* Events.log calls that waited for room in a full buffer */
+    FPL_CTR_EVENT_WAIT_NS = 57, /* nanoseconds those calls waited, in all */
+    FPL_CTR_EVENT_WAIT_TIMEOUTS = 58, /* waits that ran out (the writer did not drain in time) */
     FPL_CTR_SAFEREAD = 43,      /* how the agent reads JVM memory that may be unmapped, not a
                                  * count: 0 /proc/self/mem, 1 a pipe, 2 process_vm_readv,
                                  * 3 no way (enum saferead_way) */

@@ -427,6 +427,12 @@ static void write_events(const struct profile *p, FILE *f)
             "truncated %" PRIu64 " (strings cut to 63 characters), on %" PRIu64 " threads\n",
             e->recorded, e->dropped, pct(e->dropped, e->recorded + e->dropped), e->truncated,
             e->threads);
+    const uint64_t *c = p->counters;
+    if (c[FPL_CTR_EVENT_WAITS])
+        fprintf(f, "  calls that waited for the writer to drain a full buffer: %" PRIu64
+                   ", %.3f ms in all; waits that ran out (then dropped): %" PRIu64 "\n",
+                c[FPL_CTR_EVENT_WAITS], c[FPL_CTR_EVENT_WAIT_NS] / 1e6,
+                c[FPL_CTR_EVENT_WAIT_TIMEOUTS]);
 }
 
 static void write_failures(const struct profile *p, FILE *f)
@@ -1175,6 +1181,12 @@ int summary_write_json(const struct profile *p, const char *name, const char *ex
         js_u64(&b, e->truncated);
         js_key(&b, "threads", &f3);
         js_u64(&b, e->threads);
+        js_key(&b, "waits", &f3);
+        js_u64(&b, p->counters[FPL_CTR_EVENT_WAITS]);
+        js_key(&b, "wait_ns", &f3);
+        js_u64(&b, p->counters[FPL_CTR_EVENT_WAIT_NS]);
+        js_key(&b, "wait_timeouts", &f3);
+        js_u64(&b, p->counters[FPL_CTR_EVENT_WAIT_TIMEOUTS]);
         fpl_put_u8(&b, '}');
     }
     if (extra && extra[0]) {

@@ -42,7 +42,8 @@ Parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof.benc
              without the agent (the no-op), with it, and an empty static JNI native timed the
              same way (the JNI floor, tests/bench/jnifloor.c); then 4 threads logging at a
              paced total rate (EventCost rate) with the default buffers: events recorded and
-             dropped, the writer's CPU time, log bytes per second.
+             dropped, calls that waited for the writer, the writer's CPU time, log bytes per
+             second; and the writer's CPU and wake-ups per second when nobody logs.
 3. wall   -- the wall-clock sampler (wall=10ms, wallthreads=16, no CPU sampling) against the
              number of parked threads (ParkedThreads). The sampler thread's CPU time is read from
              /proc/PID/task/TID/sched ("flyprof wall sa") when all threads are up and again when
@@ -277,6 +278,11 @@ def parse_summary(text):
     if m:
         s["events_recorded"] = int(m.group(1))
         s["events_dropped"] = int(m.group(2))
+    m = re.search(r"calls that waited for the writer to drain a full buffer: (\d+), ([\d.]+) ms "
+                  r"in all; waits that ran out \(then dropped\): (\d+)", text)
+    s["events_waits"] = int(m.group(1)) if m else 0
+    s["events_wait_ms"] = float(m.group(2)) if m else 0.0
+    s["events_wait_timeouts"] = int(m.group(3)) if m else 0
     m = re.search(r"wall ticks: (\d+), on average ([\d.]+) candidate threads and ([\d.]+) chosen "
                   r"per tick; (\d+) threads signaled, (\d+) signals failed", text)
     if m:
@@ -1054,8 +1060,15 @@ def part_events(args, report):
         log("  ! %s is missing (built with the tests): no JNI floor" % floor)
         floor = None
     opts = "cpu=10ms,file=%s" % os.path.join(run_dir, "%s.fpl")
-    cfgs = [("no agent", lambda tag: []),
-            ("agent cpu=10ms", lambda tag: ["-agentpath:%s=%s" % (args.agent, opts % tag)])]
+    # the default buffers: the writer, woken at a quarter full (every loop with the string),
+    # drains on the other core while loops run; a 16 MiB buffer is woken for every 16th: the
+    # two tell the call's own cost from what the writer's draining adds to it
+    big = "events=1048576," + opts
+    cfgs = [("no agent", "none", lambda tag: []),
+            ("agent cpu=10ms", "agent",
+             lambda tag: ["-agentpath:%s=%s" % (args.agent, opts % tag)]),
+            ("agent events=1M", "agentbig",
+             lambda tag: ["-agentpath:%s=%s" % (args.agent, big % tag)])]
     # 4000 calls fit a thread's default buffer (512 KiB) even with the string (64 B each); the
     # 5 ms pause before each timed loop lets the writer drain it, so no loop times the cheaper
     # drop path; the logs' drop counts say whether that held
@@ -1068,9 +1081,9 @@ def part_events(args, report):
     drops = {c[0]: [] for c in cfgs}
     errors, loads = [], []
     for i in range(args.events_runs):
-        for name, jopts in (cfgs if i % 2 == 0 else cfgs[::-1]):
+        for name, short, jopts in (cfgs if i % 2 == 0 else cfgs[::-1]):
             progress("events: %s, run %d/%d" % (name, i + 1, args.events_runs))
-            tag = "cost%d-%s" % (i, "agent" if jopts("x") else "none")
+            tag = "cost%d-%s" % (i, short)
             cmd = [args.java] + jopts(tag) + ["-cp", args.jar, "dev.flyprof.bench.EventCost",
                                               "cost", str(calls), str(args.events_rounds),
                                               str(pause)] + ([floor] if floor else [])
@@ -1091,23 +1104,25 @@ def part_events(args, report):
     log("  %-16s %-26s %-26s %-26s %s" % ("configuration", "log(int) ns",
                                           "log(int, 18 chars) ns", "JNI floor ns",
                                           "events recorded / dropped"))
-    for name, _ in cfgs:
+    for name, _, _ in cfgs:
         p = per[name]
         d = ", ".join("%d / %d" % rd for rd in drops[name]) or "-"
         log("  %-16s %-26s %-26s %-26s %s" % (name, fmt_med(p["int"]), fmt_med(p["str"]),
                                               fmt_med(p["floor"]), d))
     log("  median [min-max] over all timed rounds. Targets: log(int) <= 15 ns, log(int, 18 "
         "chars) <= 45 ns; the seed (a patched JDK 7, 2013) measured 28 ns and 75 ns.")
+    log("  events=1M: events=1048576, 16 MiB buffers, which the writer drains during one "
+        "loop in 16 (the default's drains during every loop with the string)")
     load_note(loads, "the per-call times")
 
     # the rate the writer follows: 4 threads, half the events with the string
     rates = []
     log()
-    log("  4 threads logging for %.0f s at a paced total rate, default buffers (events=32768):"
-        % args.events_rate_seconds)
-    log("  %-14s %-14s %-12s %-12s %-10s %-16s %s" % ("target ev/s", "logged ev/s", "recorded",
-                                                      "dropped", "dropped %", "writer CPU %",
-                                                      "log MB/s"))
+    log("  4 threads logging for %.0f s at a paced total rate, default buffers (events=32768) "
+        "and wait (eventwait=1s):" % args.events_rate_seconds)
+    log("  %-12s %-12s %-10s %-8s %-10s %-16s %-20s %s" % (
+        "target ev/s", "logged ev/s", "recorded", "dropped", "dropped %", "waits (ms in all)",
+        "writer CPU % of 1", "log MB/s"))
     for total in args.events_rates:
         tag = "rate%d" % total
         progress("events: rate %d/s" % total)
@@ -1122,29 +1137,81 @@ def part_events(args, report):
         rec, dr = sm.get("events_recorded"), sm.get("events_dropped")
         dur = sm.get("duration_s")
         row = {"target": total, "logged": logged, "seconds": secs, "recorded": rec,
-               "dropped": dr, "writer_cpu_ns": sm.get("writer_cpu_ns"),
+               "dropped": dr, "waits": sm.get("events_waits"),
+               "wait_ms": sm.get("events_wait_ms"),
+               "wait_timeouts": sm.get("events_wait_timeouts"),
+               "writer_cpu_ns": sm.get("writer_cpu_ns"),
                "log_bytes": sm.get("log_bytes"), "duration_s": dur,
                "other_cores": r["other_cores"]}
         rates.append(row)
         if r["rc"] != 0:
             errors.append("rate %d: exit %s: %s" % (total, r["rc"], r["stderr"].strip()[-300:]))
-        log("  %-14d %-14s %-12s %-12s %-10s %-16s %s" % (
+        log("  %-12d %-12s %-10s %-8s %-10s %-16s %-20s %s" % (
             total, fmt(logged / secs if secs else None, "%.0f"), fmt(rec, "%d"), fmt(dr, "%d"),
             fmt(100.0 * dr / logged if dr is not None and logged else None, "%.3f"),
+            "%s (%s)" % (fmt(sm.get("events_waits"), "%d"), fmt(sm.get("events_wait_ms"),
+                                                               "%.1f")),
             fmt(100.0 * sm["writer_cpu_ns"] / 1e9 / dur if sm.get("writer_cpu_ns") and dur
-                else None),
+                else None, "%.3f"),
             fmt(sm["log_bytes"] / 1e6 / dur if sm.get("log_bytes") and dur else None, "%.1f")))
     progress_done()
-    log("  (drops at high rates come from the writer not getting the CPU or the disk in time on "
-        "a loaded machine: see the load line)")
+    log("  (a full buffer makes the call wait for the writer, at most 1 s: waits slow the "
+        "threads below the target on a loaded machine; drops mean a wait ran out)")
     load_note(loads, "the figures of this part")
+    idle = events_idle_writer(args, run_dir, opts % "idle")
     for e in errors:
         log("  ! " + e)
     log()
-    report["events"] = {"calls": calls, "rounds": args.events_rounds, "runs": args.events_runs,
+    report["events"] = {"idle_writer": idle,"calls": calls, "rounds": args.events_rounds, "runs": args.events_runs,
                         "pause_ms": pause, "errors": errors,
                         "ns_per_call": {k: v for k, v in per.items()},
                         "recorded_dropped": drops, "rates": rates}
+
+
+def events_idle_writer(args, run_dir, opts):
+    """The writer when nothing happens: 4 threads with the API bound that log nothing (EventCost
+    rate 4 0 S); the writer thread's CPU time and voluntary context switches (its wake-ups)
+    over a window that starts 2 s after it appeared (past the start's unwind-table build)."""
+    log()
+    window = 3.0
+    progress("events: idle writer")
+    out = open(os.path.join(run_dir, "idle.out"), "wb")
+    p = subprocess.Popen([args.java, "-agentpath:%s=%s" % (args.agent, opts), "-cp", args.jar,
+                          "dev.flyprof.bench.EventCost", "rate", "4", "0", str(window + 4)],
+                         stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                         cwd=run_dir, env=child_env())
+    res = {}
+    try:
+        tid, deadline = None, time.monotonic() + 30
+        while tid is None and time.monotonic() < deadline and p.poll() is None:
+            for t in os.listdir("/proc/%d/task" % p.pid):
+                if read_text("/proc/%d/task/%s/comm" % (p.pid, t)).strip() == "flyprof writer":
+                    tid = int(t)
+            time.sleep(0.05)
+        if tid is not None:
+            time.sleep(2.0)
+
+            def wakeups():
+                m = re.search(r"voluntary_ctxt_switches:\s*(\d+)",
+                              read_text("/proc/%d/task/%d/status" % (p.pid, tid)))
+                return int(m.group(1)) if m else None
+            c0, w0, t0 = thread_cpu_ns(p.pid, tid), wakeups(), time.monotonic()
+            time.sleep(window)
+            c1, w1, t1 = thread_cpu_ns(p.pid, tid), wakeups(), time.monotonic()
+            if None not in (c0, c1, w0, w1):
+                res = {"cpu_ns": c1 - c0, "wakeups": w1 - w0, "seconds": t1 - t0}
+    finally:
+        p.wait(timeout=60)
+        out.close()
+    progress_done()
+    if res:
+        log("  writer idle (API bound, 4 threads that log nothing, cpu=10ms): %.3f%% of a core "
+            "(%.2f ms CPU in %.1f s), %.1f wake-ups/s" % (
+                100.0 * res["cpu_ns"] / 1e9 / res["seconds"], res["cpu_ns"] / 1e6,
+                res["seconds"], res["wakeups"] / res["seconds"]))
+    else:
+        log("  ! writer idle: no flyprof writer thread seen")
+    return res
 
 
 # ---------------------------------------------------------------------- part 3: wall sampler

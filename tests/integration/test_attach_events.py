@@ -9,6 +9,12 @@ drops say (i = previous i + 1 + dropped), strings "loop i" exactly on odd i; a s
 is beyond the first log's last: no stale event of the old session leaks in) with the same
 consistency; a `flyprof dump` in that session holds the events drained so far (a prefix of the
 session's); the JVM survives both and keeps running.
+
+Then the flood of test_events.py in a JVM started without the agent: 4 threads wait until
+`flyprof start` has returned (a file the test creates then), then log 250,000 events each as
+fast as they can at the default buffer size; after they are done, `flyprof stop`: the log
+holds every event of every thread in order, none dropped, and the buffers did fill (calls
+waited).
 """
 import os
 import sys
@@ -16,6 +22,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_attach_common as ac  # noqa: E402
+import test_events as te  # noqa: E402
 import test_wall_fpl as fpl  # noqa: E402
 
 
@@ -71,6 +78,27 @@ def test(t):
     t.note("dump during the second session: i from %d to %d, %d recorded", first_d, last_d,
            rec_d)
     t.check(jvm.alive(), "the JVM died")
+    jvm.stop()
+    test_flood(t)
+
+
+def test_flood(t):
+    go = t.path("flood.go")
+    jvm = ac.Jvm(t, "flood", "EventsLog", ["flood", te.FLOOD_THREADS, te.FLOOD_ITERS, go],
+                 ready_thread="Signal Dispatch")
+    f = t.path("flood.fpl")
+    t.logs.append(f)
+    ac.expect(t, ac.flyprof(t, "start flood", ["start", jvm.pid, "-o", f]), 0)
+    # Events.isBound() turns true at the attach, a little before the session records events:
+    # the threads start once start has returned
+    open(go, "w").close()
+    deadline = time.monotonic() + 120
+    while "flood done" not in jvm.stdout() and jvm.alive() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    t.check("flood done" in jvm.stdout(), "the flood did not end: %r", jvm.stdout()[-300:])
+    ac.expect(t, ac.flyprof(t, "stop flood", ["stop", jvm.pid]), 0)
+    te.flood_check(t, f, "attached flood")
+    t.check(jvm.alive(), "the flood's JVM died")
     jvm.stop()
 
 

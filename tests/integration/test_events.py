@@ -13,12 +13,19 @@ through `flyprof summary` and `flyprof events`.
    interval from 1 to 2 is within 10% of the median spin the workload measured. The summary's
    recorded / dropped / truncated and the `flyprof events` table (count and p50 of 1 -> 2) and
    CSV agree with the log.
-2. A burst of 1,000,000 log(i) into a 64-event buffer (events=64): far more than the writer
-   can drain, so most are dropped; recorded + dropped == 1,000,000 exactly, each recorded i at
-   the position its drops say, the trailing drops counted.
+2. A burst of 1,000,000 log(i) into a 64-event buffer that never waits (events=64,
+   eventwait=0ns): far more than the writer can drain, so most are dropped; recorded + dropped
+   == 1,000,000 exactly, each recorded i at the position its drops say, the trailing drops
+   counted, and no call waited.
+2b. A flood at the default buffer size and wait: 4 threads log 250,000 events each (every
+   other one with a string) as fast as they can, far faster than the writer drains (each
+   buffer would overflow about 19 times), and the log holds all 1,000,000: each thread's i =
+   0, 1, 2, ... in order, none dropped, strings intact; the summary counts waits (the buffers
+   did fill), and none ran out. flood_check() is shared with test_attach_events.py.
 3. events=0: no EVENTS record at all. Without the agent: every call returns, nothing throws.
 """
 import csv
+import json
 import os
 import re
 import statistics
@@ -174,7 +181,7 @@ def test_threads(t):
 def test_burst(t):
     n = 1_000_000
     _, path = t.run_java("events_burst", "EventsLog", ["burst", n],
-                         agent_options="cpu=10ms,events=64")
+                         agent_options="cpu=10ms,events=64,eventwait=0ns")
     log = fpl.read_fpl(path)
     threads = by_thread(log)
     t.check(list(threads) == ["ev-burst"], "burst: events of %s", sorted(threads))
@@ -191,7 +198,56 @@ def test_burst(t):
     rec, drop, _, _ = summary_events(t, path)
     t.check((rec, drop) == (len(evs), dropped), "burst: summary says %d recorded, %d dropped",
             rec, drop)
+    t.check(summary_waits(t, path) == (0, 0), "burst: eventwait=0ns, yet calls waited")
     t.note("burst: %d recorded, %d dropped (%d after the last)", len(evs), dropped, trailing)
+
+
+FLOOD_THREADS, FLOOD_ITERS = 4, 250_000
+
+
+def summary_waits(t, path):
+    """(calls that waited, waits that ran out) from flyprof summary's JSON."""
+    r = t.flyprof("summary --json " + os.path.basename(path), ["summary", path, "--json"])
+    t.check(r.returncode == 0, "flyprof summary --json %s: exit status %s: %s", path,
+            r.returncode, r.stderr)
+    e = json.loads(r.stdout)["events"]
+    return e["waits"], e["wait_timeouts"]
+
+
+def flood_check(t, path, what):
+    """The flood's log: FLOOD_THREADS x FLOOD_ITERS events, each thread's in order, none
+    dropped; calls waited (the buffers filled) and no wait ran out."""
+    log = fpl.read_fpl(path)
+    threads = by_thread(log)
+    names = ["ev-flood-%d" % k for k in range(FLOOD_THREADS)]
+    t.check(sorted(threads) == names, "%s: events of %s, want %s", what, sorted(threads), names)
+    total = 0
+    for name in names:
+        evs, trailing = threads[name]
+        t.check(trailing == 0, "%s: %s dropped %d events after its last", what, name, trailing)
+        t.check(len(evs) == FLOOD_ITERS, "%s: %s has %d events, logged %d", what, name,
+                len(evs), FLOOD_ITERS)
+        for i, e in enumerate(evs):
+            want_s = "One two three four" if i & 1 else None
+            if e.n != i or e.dropped or e.s != want_s:
+                t.check(False, "%s: %s's event %d is n=%d dropped=%d s=%r, want n=%d, none "
+                        "dropped, s=%r", what, name, i, e.n, e.dropped, e.s, i, want_s)
+                break
+        total += len(evs)
+    rec, drop, _, nthreads = summary_events(t, path)
+    t.check((rec, drop, nthreads) == (FLOOD_THREADS * FLOOD_ITERS, 0, FLOOD_THREADS),
+            "%s: summary says %d recorded, %d dropped on %d threads", what, rec, drop, nthreads)
+    waits, timeouts = summary_waits(t, path)
+    t.check(waits > 0, "%s: no call waited: the flood never filled a buffer, so it proves "
+            "nothing", what)
+    t.check(timeouts == 0, "%s: %d waits ran out", what, timeouts)
+    t.note("%s: %d of %d events recorded in order, none dropped; %d calls waited", what, total,
+           FLOOD_THREADS * FLOOD_ITERS, waits)
+
+
+def test_flood(t):
+    _, path = t.run_java("events_flood", "EventsLog", ["flood", FLOOD_THREADS, FLOOD_ITERS])
+    flood_check(t, path, "flood")
 
 
 def test_off(t):
@@ -237,6 +293,7 @@ def test_cli(t, path, empty):
 def test(t):
     test_threads(t)
     test_burst(t)
+    test_flood(t)
     test_off(t)
     test_cli(t, t.path("events_threads.fpl"), t.path("events_off.fpl"))
 

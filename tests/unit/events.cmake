@@ -2,6 +2,7 @@
 # draining consumer, the log read back with the collector's reader; -tsan races them for real.
 flyprof_unit_test(test_events SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_events.c
     ${CMAKE_SOURCE_DIR}/agent/writer/events.c ${CMAKE_SOURCE_DIR}/agent/sigsafe/tls.c
-    ${CMAKE_SOURCE_DIR}/agent/sigsafe/tsc.c ${CMAKE_SOURCE_DIR}/tests/unit/fplgen.c
+    ${CMAKE_SOURCE_DIR}/agent/sigsafe/tsc.c ${CMAKE_SOURCE_DIR}/agent/sigsafe/counters.c
+    ${CMAKE_SOURCE_DIR}/tests/unit/fplgen.c
     ${CMAKE_SOURCE_DIR}/collector/format/fpl_chunk.c ${CMAKE_SOURCE_DIR}/collector/read/reader.c
     LIBS ZLIB::ZLIB SANITIZE address undefined thread JNI)

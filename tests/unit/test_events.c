@@ -8,8 +8,10 @@
  * and its buffer freed; a new session retires old buffers (and a thread that retired one frees
  * only its newer one when it ends); events=0 and a stopped session record nothing; the
  * buffers of threads alive at a session's end give their pages back, and all buffers
- * together stay within EVENTS_MAX_TOTAL_BYTES (600 threads would need 300 MiB). The -tsan
- * variant races producer and consumer for real. */
+ * together stay within EVENTS_MAX_TOTAL_BYTES (600 threads would need 300 MiB). With a wait
+ * (eventwait=), the same small buffers and slow consumer lose nothing: full buffers wait for
+ * the consumer (counted), and no wait runs out; without one, no call waits. The -tsan variant
+ * races producer and consumer for real. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -18,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "counters.h"
 #include "events.h"
 #include "fpl_format.h"
 #include "fplgen.h"
@@ -281,15 +284,16 @@ static void *produce(void *arg)
 }
 
 /* Runs nprod producers of count events each against one consumer; checks the accounting. */
-static void run(const char *what, uint32_t units, int nprod, uint32_t count, int slow,
-                int expect_drops)
+static void run(const char *what, uint32_t units, uint64_t wait_ns, int nprod, uint32_t count,
+                int slow, int expect_drops)
 {
     struct consumer c;
     memset(&c, 0, sizeof(c));
     c.slow = slow;
     CHECK(fplgen_init(&c.gen) == 0);
     atomic_store(&wakes, 0);
-    CHECK(events_start(units, on_wake) == 0);
+    counters_reset();
+    CHECK(events_start(units, wait_ns, on_wake) == 0);
     pthread_t ct, pt[MAXT];
     struct producer p[MAXT];
     pthread_create(&ct, NULL, consume, &c);
@@ -317,8 +321,19 @@ static void run(const char *what, uint32_t units, int nprod, uint32_t count, int
     }
     if (expect_drops)
         CHECK(dropped > 0 && atomic_load(&wakes) > 0);
-    printf("%s: %d x %u events, %llu recorded, %llu dropped, %d drain requests\n", what, nprod,
-           count, (unsigned long long)recorded, (unsigned long long)dropped, atomic_load(&wakes));
+    uint64_t waits = counters_get(FPL_CTR_EVENT_WAITS);
+    if (wait_ns) {
+        /* the consumer drains every 2 ms, far within the wait: full buffers wait, never drop */
+        CHECK_EQ_U(dropped, 0);
+        CHECK(!slow || waits > 0);
+        CHECK_EQ_U(counters_get(FPL_CTR_EVENT_WAIT_TIMEOUTS), 0);
+    } else {
+        CHECK_EQ_U(waits, 0);
+    }
+    printf("%s: %d x %u events, %llu recorded, %llu dropped, %d drain requests, %llu waits "
+           "(%.1f ms)\n", what, nprod, count, (unsigned long long)recorded,
+           (unsigned long long)dropped, atomic_load(&wakes), (unsigned long long)waits,
+           counters_get(FPL_CTR_EVENT_WAIT_NS) / 1e6);
     fpl_buf_free(&c.buf);
     fplgen_destroy(&c.gen);
 }
@@ -331,12 +346,12 @@ static void test_sessions(void)
     memset(&c1, 0, sizeof(c1));
     memset(&c2, 0, sizeof(c2));
     CHECK(fplgen_init(&c1.gen) == 0 && fplgen_init(&c2.gen) == 0);
-    CHECK(events_start(1024, on_wake) == 0);
+    CHECK(events_start(1024, 0, on_wake) == 0);
     events_jni_log(FAKE_ENV, NULL, 0);
     events_jni_log(FAKE_ENV, NULL, 1);
     end_session(&c1);
     events_jni_log(FAKE_ENV, NULL, 99); /* stopped: not recorded anywhere */
-    CHECK(events_start(1024, on_wake) == 0);
+    CHECK(events_start(1024, 0, on_wake) == 0);
     events_jni_log(FAKE_ENV, NULL, 0);
     end_session(&c2);
     struct check k;
@@ -349,7 +364,7 @@ static void test_sessions(void)
     struct consumer c3;
     memset(&c3, 0, sizeof(c3));
     CHECK(fplgen_init(&c3.gen) == 0);
-    CHECK(events_start(0, on_wake) == 0);
+    CHECK(events_start(0, 0, on_wake) == 0);
     events_jni_log(FAKE_ENV, NULL, 0);
     end_session(&c3);
     read_back(&c3, &k);
@@ -384,12 +399,12 @@ static void test_retire_then_exit(void)
     memset(&c2, 0, sizeof(c2));
     CHECK(fplgen_init(&c1.gen) == 0 && fplgen_init(&c2.gen) == 0);
     pthread_barrier_init(&step, NULL, 2);
-    CHECK(events_start(1024, on_wake) == 0);
+    CHECK(events_start(1024, 0, on_wake) == 0);
     pthread_t t;
     pthread_create(&t, NULL, two_sessions, NULL);
     pthread_barrier_wait(&step);
     end_session(&c1);
-    CHECK(events_start(1024, on_wake) == 0);
+    CHECK(events_start(1024, 0, on_wake) == 0);
     pthread_barrier_wait(&step);
     pthread_join(t, NULL);
     end_session(&c2);
@@ -412,7 +427,7 @@ static void test_thread_exit(void)
     struct consumer c;
     memset(&c, 0, sizeof(c));
     CHECK(fplgen_init(&c.gen) == 0);
-    CHECK(events_start(64, on_wake) == 0);
+    CHECK(events_start(64, 0, on_wake) == 0);
     pthread_t t[4];
     struct producer p[4];
     for (int i = 0; i < 4; i++) {
@@ -472,7 +487,7 @@ static long hold_threads(int nthreads, int n, uint64_t *peak_bytes)
     struct consumer c;
     memset(&c, 0, sizeof(c));
     CHECK(fplgen_init(&c.gen) == 0);
-    CHECK(events_start(32768, on_wake) == 0);
+    CHECK(events_start(32768, 0, on_wake) == 0);
     pthread_barrier_init(&hold, NULL, (unsigned)nthreads + 1);
     pthread_t *t = calloc((size_t)nthreads, sizeof(*t));
     int started = 0;
@@ -528,8 +543,11 @@ int main(void)
     test_thread_exit();
     test_memory();
     /* 1 KiB buffers and a consumer that sleeps 2 ms: drops, wraps, padding, drain requests */
-    run("small buffer, slow consumer", 64, 2, 200000, 1, 1);
+    run("small buffer, slow consumer", 64, 0, 2, 200000, 1, 1);
     /* a buffer that holds more than the consumer's pause: drops are rare, if any */
-    run("large buffer", 1u << 16, 4, 100000, 0, 0);
+    run("large buffer", 1u << 16, 0, 4, 100000, 0, 0);
+    /* the same small buffers and slow consumer, with waiting: full buffers wait, none drops */
+    run("small buffer, slow consumer, waiting", 64, 10000000000ull, 2, 10000, 1, 0);
+    run("large buffer, waiting", 1u << 16, 10000000000ull, 4, 100000, 0, 0);
     return harness_result("test_events");
 }

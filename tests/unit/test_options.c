@@ -69,6 +69,7 @@ static void check_defaults(const struct options *d)
     CHECK_EQ_U(d->threads, 0);
     CHECK_EQ_U(d->duration_ns, 0);
     CHECK_EQ_U(d->events, 32768);
+    CHECK_EQ_U(d->event_wait_ns, 1000000000ull);
     CHECK_EQ_U(d->cstack, OPTIONS_CSTACK_AUTO);
 }
 
@@ -279,6 +280,15 @@ static void test_counts(void)
     ERR("events=1k", "bad value '1k' for events");
     ERR_EXACT("events", "option 'events' needs a value (events=N)");
     ERR_EXACT("events=64,events=64", "duplicate option 'events'");
+    CHECK(OK("eventwait=0ns"));
+    CHECK_EQ_U(o.event_wait_ns, 0);
+    CHECK(OK("eventwait=250ms"));
+    CHECK_EQ_U(o.event_wait_ns, 250000000ull);
+    CHECK(OK("eventwait=10s"));
+    CHECK_EQ_U(o.event_wait_ns, 10000000000ull);
+    ERR("eventwait=11s", "bad value '11s' for eventwait: the wait must be from 0ns (never wait)");
+    ERR("eventwait=5", "bad value '5' for eventwait: give a unit");
+    ERR_EXACT("eventwait", "option 'eventwait' needs a value (eventwait=TIME)");
 }
 
 static void test_walk(void)
@@ -411,8 +421,8 @@ static void test_errors(void)
     static const char accepted[] =
         "(accepted: cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, wallthreads=N, filter, "
         "depth=N, walk=vm|agct, file=PATH, log=PATH, threads, duration=TIME, events=N, "
-        "cstack=auto|off, idle, hiccup[=TIME], stall=TIME, loop=TIME, keep=N, alloc[=BYTES], "
-        "live, lock[=TIME])";
+        "eventwait=TIME, cstack=auto|off, idle, hiccup[=TIME], stall=TIME, loop=TIME, keep=N, "
+        "alloc[=BYTES], live, lock[=TIME])";
     char want[512];
     char small[8];
     int rc;

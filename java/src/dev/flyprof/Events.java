@@ -10,10 +10,13 @@ package dev.flyprof;
  * allocation, nothing shared with other threads. It costs a JNI call and a few stores: tens of
  * nanoseconds, a fraction of what {@link System#nanoTime()} and an object would. The agent's
  * writer drains the buffers into the profile. Events are kept while profiling runs (with
- * {@code -agentpath}, after {@code flyprof attach} or {@link Flyprof#start(String)}); when a
- * thread logs faster than the writer drains, its buffer fills and events are dropped, counted
- * (per thread, at the place they went missing) and reported, never silently lost. The agent
- * option {@code events=N} sizes each thread's buffer (N events without a string).
+ * {@code -agentpath}, after {@code flyprof attach} or {@link Flyprof#start(String)}). When a
+ * thread's buffer is full, the call waits for the writer to make room, so nothing is lost and a
+ * thread that logs faster than the writer drains is slowed to its pace; the wait is bounded
+ * (agent option {@code eventwait=TIME}, 1 s by default, {@code 0ns} never waits), and an event
+ * whose wait runs out is dropped, counted (per thread, at the place it went missing) and
+ * reported, never silently lost. The agent option {@code events=N} sizes each thread's buffer
+ * (N events without a string).
  *
  * <p>Without the agent, or while profiling is stopped, every call returns at once and throws
  * nothing.

@@ -21,7 +21,8 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>{@code EventCost rate THREADS EVENTS_PER_SEC_PER_THREAD SECONDS}: THREADS threads
  * {@code ev-rate-K} each log at the given rate for SECONDS (half the events with the 18-character
- * string), in batches of one millisecond's worth on an absolute schedule; prints
+ * string), in batches of one millisecond's worth on an absolute schedule (a rate of 0: they
+ * log nothing and sleep for SECONDS, the writer's idle cost); prints
  * {@code result events=N seconds=S} with the events actually logged and the time it took.
  */
 public final class EventCost {
@@ -87,6 +88,11 @@ public final class EventCost {
     }
 
     static long rateThread(long perSec, double seconds) {
+        if (perSec == 0) {
+            // idle: the API is bound, nobody logs (what the writer costs when nothing happens)
+            LockSupport.parkNanos((long) (seconds * 1e9));
+            return 0;
+        }
         long batch = Math.max(1, perSec / 1000);
         long start = System.nanoTime();
         long batches = (long) (seconds * 1000);

@@ -14,6 +14,13 @@ import java.util.Arrays;
  *       median_ns=M mean_ns=A} and a {@code result events=TOTAL} line;</li>
  *   <li>{@code burst COUNT}: a thread {@code ev-burst} logs {@code log(i)} for i = 0 ..
  *       COUNT-1 as fast as it can (far faster than a small buffer drains);</li>
+ *   <li>{@code flood N ITER [GO_FILE]}: N threads {@code ev-flood-K} each log {@code log(i)}
+ *       (even i) and {@code log(i, "One two three four")} (odd i) for i = 0 .. ITER-1 as fast as
+ *       they can, all at once (they start together), far faster than the writer drains. With
+ *       GO_FILE the threads first wait until that file exists (the test creates it once
+ *       {@code flyprof start} has returned: the API is bound at the attach, a little before the
+ *       session records events), and the JVM prints {@code flood done} and keeps running until
+ *       it is killed;</li>
  *   <li>{@code loop}: a thread {@code ev-loop} logs {@code log(i)} (even i) and
  *       {@code log(i, "loop " + i)} (odd i) for i = 0, 1, 2, ... with a 1 ms sleep every 200
  *       events, until the JVM is killed (for attach);</li>
@@ -23,7 +30,9 @@ import java.util.Arrays;
  * {@link #text} is the string of iteration i on worker K; the tests rebuild it the same way.
  */
 public final class EventsLog {
-    static final String USAGE = "EventsLog threads N ITER SPIN_NS | burst COUNT | loop | noagent";
+    static final String USAGE =
+            "EventsLog threads N ITER SPIN_NS | burst COUNT | flood N ITER [GO_FILE] | loop "
+            + "| noagent";
     static final String[] SUFFIX = {
         "One two three four", "\u00fcn\u00efc\u00f8d\u00e9", "\u20ac \u65e5\u672c\u8a9e",
         "clef \ud834\udd1e end", "nul\u0000byte",
@@ -100,6 +109,40 @@ public final class EventsLog {
         System.out.println("result events=" + count);
     }
 
+    static void flood(int n, int iters, String goFile) throws Exception {
+        while (goFile != null && !new java.io.File(goFile).exists()) {
+            Thread.sleep(10);
+        }
+        java.util.concurrent.CyclicBarrier go = new java.util.concurrent.CyclicBarrier(n);
+        Thread[] ts = new Thread[n];
+        for (int k = 0; k < n; k++) {
+            ts[k] = new Thread(() -> {
+                try {
+                    go.await();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+                for (int i = 0; i < iters; i++) {
+                    if ((i & 1) == 0) {
+                        Events.log(i);
+                    } else {
+                        Events.log(i, "One two three four");
+                    }
+                }
+            }, "ev-flood-" + k);
+            ts[k].start();
+        }
+        for (Thread t : ts) {
+            t.join();
+        }
+        System.out.println("result events=" + ((long) n * iters));
+        if (goFile != null) {
+            System.out.println("flood done");
+            System.out.flush();
+            Thread.sleep(Long.MAX_VALUE);
+        }
+    }
+
     static void loop() throws InterruptedException {
         Thread t = new Thread(() -> {
             try {
@@ -147,6 +190,10 @@ public final class EventsLog {
                 break;
             case "burst":
                 burst(Integer.parseInt(args[1]));
+                break;
+            case "flood":
+                flood(Integer.parseInt(args[1]), Integer.parseInt(args[2]),
+                        args.length > 3 ? args[3] : null);
                 break;
             case "loop":
                 loop();
