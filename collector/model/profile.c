@@ -522,6 +522,13 @@ static int cell_match(const struct profile *p, const struct profile_entry *e,
            e->state == s->state && e->context_id == cell_context(p, s);
 }
 
+/* The hash of the sample's cell key in p->cell_index. */
+static uint64_t cell_key_hash(const struct profile *p, const struct reader_sample *s)
+{
+    uint64_t h = cell_hash(s->thread_id, s->stack_id, s->kind, s->state);
+    return cell_context(p, s) ? fpl_hash_mix(h, cell_context(p, s)) : h;
+}
+
 /* The index of the cell of the sample's key in p->entries, a new one (zero weight and count)
  * when the key is new; PROFILE_NONE when out of memory or cells. Cells are numbered in the
  * order their first sample was read, so the cells' order does not depend on the hash. */
@@ -530,9 +537,7 @@ static uint32_t agg_cell(struct profile *p, const struct reader_sample *s)
     /* a thread in a hot loop repeats its cell: try the previous one first */
     if (p->cell_last < p->nentries && cell_match(p, &p->entries[p->cell_last], s))
         return p->cell_last;
-    uint64_t h = cell_hash(s->thread_id, s->stack_id, s->kind, s->state);
-    if (cell_context(p, s))
-        h = fpl_hash_mix(h, cell_context(p, s));
+    uint64_t h = cell_key_hash(p, s);
     struct hashtab_probe pr;
     for (uint32_t k = hashtab_first(&p->cell_index, h, &pr); k != HASHTAB_NONE;
          k = hashtab_next(&p->cell_index, &pr)) {
@@ -790,6 +795,28 @@ static int wall_add(struct profile *p, uint32_t cell, uint64_t weight, uint64_t 
     return wall_scale(p, cell, weight, ticks, t, ctx);
 }
 
+/* The sample as the profile keeps it: s itself, or *known with the ids of the log being read
+ * (profile_read_files) and its state mapped. */
+static const struct reader_sample *sample_known(const struct profile *p,
+                                                const struct reader_sample *s,
+                                                struct reader_sample *known)
+{
+    if (s->state <= FPL_STATE_NATIVE && !p->id_base)
+        return s;
+    *known = *s;
+    /* a state of a newer agent: one "other", apart from the collector's own states */
+    if (s->state > FPL_STATE_NATIVE)
+        known->state = PROFILE_STATE_OTHER;
+    /* the ids of a log after the first (0: none, for ticks and contexts) */
+    known->thread_id += p->id_base;
+    known->stack_id += p->id_base;
+    if (known->tick_id)
+        known->tick_id += p->id_base;
+    if (known->context_id)
+        known->context_id += p->id_base;
+    return known;
+}
+
 static int on_sample(void *ctx, const struct reader_sample *s)
 {
     struct profile *p = ctx;
@@ -799,20 +826,7 @@ static int on_sample(void *ctx, const struct reader_sample *s)
         p->unknown_kind_samples++;
         return 0;
     }
-    if (s->state > FPL_STATE_NATIVE || p->id_base) {
-        known = *s;
-        /* a state of a newer agent: one "other", apart from the collector's own states */
-        if (s->state > FPL_STATE_NATIVE)
-            known.state = PROFILE_STATE_OTHER;
-        /* the ids of a log after the first (0: none, for ticks and contexts) */
-        known.thread_id += p->id_base;
-        known.stack_id += p->id_base;
-        if (known.tick_id)
-            known.tick_id += p->id_base;
-        if (known.context_id)
-            known.context_id += p->id_base;
-        s = &known;
-    }
+    s = sample_known(p, s, &known);
     if (p->window.set) {
         const struct profile_window *w = &p->window;
         if (!w->resolved) {
@@ -855,6 +869,42 @@ static int on_sample(void *ctx, const struct reader_sample *s)
         return wall_add(p, cell, s->weight, s->tick_id, s->ticks, s->context_id);
     return sample_noted(p, cell, s->ticks, s->weight,
                         (unsigned __int128)s->weight << PROFILE_FP_SHIFT, s->context_id);
+}
+
+/* A run of samples (reader_ops.samples). A big profile's cells do not fit in the caches, and
+ * a sample's cell costs two memory accesses that depend on each other (its index slot, then
+ * the cell): done one sample after the other they leave the core waiting twice per sample.
+ * So the slots of the whole run are fetched first, then the cells they point at, the
+ * accesses of all the samples overlapping; then on_sample adds each sample, in order, its
+ * lookup finding what it needs in the cache. Only the timing changes: the prefetches are
+ * hints, and a slot moved by a growing table is merely looked up again. */
+static int on_samples(void *ctx, const struct reader_sample *s, size_t n)
+{
+    struct profile *p = ctx;
+    const struct hashtab *t = &p->cell_index;
+    uint64_t h[READER_BATCH];
+
+    if (t->cap && n > 1 && n <= READER_BATCH) {
+        for (size_t i = 0; i < n; i++) {
+            struct reader_sample known;
+            h[i] = cell_key_hash(p, sample_known(p, &s[i], &known));
+            __builtin_prefetch(&t->slots[(uint32_t)h[i] & (t->cap - 1)]);
+        }
+        for (size_t i = 0; i < n; i++) {
+            struct hashtab_probe pr;
+            uint32_t k = hashtab_first(t, h[i], &pr);
+            if (k != HASHTAB_NONE && k < p->nentries) {
+                __builtin_prefetch(&p->entries[k]);
+                __builtin_prefetch(&p->entries[k].count);
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        int rc = on_sample(p, &s[i]);
+        if (rc)
+            return rc;
+    }
+    return 0;
 }
 
 /* GC pauses and probe stalls of hiccup mode go on the timeline's time axis. */
@@ -1133,7 +1183,7 @@ static const struct reader_ops profile_ops = {
     .thread_java_id = on_thread_java_id,
     .method = on_method,
     .stack = on_stack,
-    .sample = on_sample,
+    .samples = on_samples,
     .counters = on_counters,
     .handler_hist = on_hist,
     .end = on_end,
