@@ -1117,26 +1117,71 @@ static int jvm_idle(const struct profile *p, uint32_t thread, uint32_t stack, in
     return 0;
 }
 
+/* A dictionary's ids mapped to its indices by an array (map[id], PROFILE_NONE for an id not
+ * defined), when its ids are dense (an agent numbers them 1, 2, 3...): resolving millions of
+ * frames and cells then reads one array instead of probing a hash table each time. NULL when
+ * the ids are too sparse for it (several logs' ids, a damaged log) or memory is short:
+ * dict_find then. *nmap gets the array's length. */
+static uint32_t *dense_map(const void *base, size_t stride, size_t n, size_t *nmap)
+{
+    uint64_t max = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t id;
+        memcpy(&id, (const char *)base + i * stride, sizeof(id));
+        max = id > max ? id : max;
+    }
+    if (!n || max > 4 * (uint64_t)n + 1024)
+        return NULL;
+    uint32_t *map = malloc(((size_t)max + 1) * sizeof(*map));
+    if (!map)
+        return NULL;
+    memset(map, 0xff, ((size_t)max + 1) * sizeof(*map)); /* PROFILE_NONE */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t id;
+        memcpy(&id, (const char *)base + i * stride, sizeof(id));
+        map[id] = (uint32_t)i;
+    }
+    *nmap = (size_t)max + 1;
+    return map;
+}
+
+/* The index of id: by the dense map when there is one, else by the hash index. */
+static uint32_t link_id(const uint32_t *map, size_t nmap, const struct hashtab *t,
+                        const void *base, size_t stride, uint64_t id)
+{
+    if (map)
+        return id < nmap ? map[id] : PROFILE_NONE;
+    return dict_find(t, base, stride, id);
+}
+
 /* Resolves ids to indices once, so outputs never search, and completes the cells' upscaled
  * weights and the totals; marks the wall cells of JVM service threads waiting for work. */
 static int finish_links(struct profile *p)
 {
+    size_t nm = 0, ns = 0, nt = 0;
+    uint32_t *mm = dense_map(p->methods, sizeof(*p->methods), p->nmethods, &nm);
     for (size_t s = 0; s < p->nstacks; s++) {
         struct profile_frame *f = (struct profile_frame *)p->stacks[s].frames;
         for (uint32_t k = 0; k < p->stacks[s].nframes; k++)
-            f[k].method =
-                dict_find(&p->method_index, p->methods, sizeof(*p->methods), f[k].method_id);
+            f[k].method = link_id(mm, nm, &p->method_index, p->methods, sizeof(*p->methods),
+                                  f[k].method_id);
     }
+    free(mm);
+    uint32_t *sm = dense_map(p->stacks, sizeof(*p->stacks), p->nstacks, &ns);
+    uint32_t *tm = dense_map(p->threads, sizeof(*p->threads), p->nthreads, &nt);
     for (size_t k = 0; k < p->nentries; k++) {
         struct profile_entry *e = &p->entries[k];
-        e->thread = dict_find(&p->thread_index, p->threads, sizeof(*p->threads), e->thread_id);
-        e->stack = dict_find(&p->stack_index, p->stacks, sizeof(*p->stacks), e->stack_id);
+        e->thread = link_id(tm, nt, &p->thread_index, p->threads, sizeof(*p->threads),
+                            e->thread_id);
+        e->stack = link_id(sm, ns, &p->stack_index, p->stacks, sizeof(*p->stacks), e->stack_id);
         if (e->kind != FPL_KIND_WALL)
             e->upscaled = (unsigned __int128)e->weight << PROFILE_FP_SHIFT;
         else if (jvm_idle(p, e->thread, e->stack, e->state))
             e->state = PROFILE_STATE_JVM_IDLE;
         profile_fp_add(&p->total[e->kind].upscaled, e->upscaled);
     }
+    free(sm);
+    free(tm);
     for (size_t k = 0; k < p->nctx_entries; k++) {
         struct profile_entry *e = &p->ctx_entries[k];
         e->thread = dict_find(&p->thread_index, p->threads, sizeof(*p->threads), e->thread_id);
