@@ -20,7 +20,26 @@
 #include "names.h"
 #include "timeline.h"
 
-#define ARENA_BLOCK (64u << 10)
+#define ARENA_BLOCK (1u << 20)
+#define PREFAULT_MIN (1u << 20) /* regions this big are populated in one call */
+
+/* Maps the pages of [a, a + n) that lie wholly inside it, before they are written: a big
+ * profile's arrays take hundreds of MB, and on a virtual machine the page fault that maps each
+ * 4 KiB page on its first write costs more than writing it (a tenth of the read was spent in
+ * faults); one madvise maps a region's pages at once. A hint: its failure (an older kernel)
+ * changes nothing. */
+static void prefault(void *a, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+    uintptr_t pg = 4096;
+    uintptr_t lo = ((uintptr_t)a + pg - 1) & ~(pg - 1), hi = ((uintptr_t)a + n) & ~(pg - 1);
+    if (n >= PREFAULT_MIN && hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#else
+    (void)a;
+    (void)n;
+#endif
+}
 
 struct profile_arena_block {
     struct profile_arena_block *next;
@@ -39,6 +58,8 @@ static void *arena_alloc(struct profile *p, size_t n)
         struct profile_arena_block *nb = malloc(sizeof(*nb) + cap);
         if (!nb)
             return NULL;
+        if (b && cap == ARENA_BLOCK) /* a profile past its first block is a big one */
+            prefault(nb->data, cap);
         nb->used = 0;
         nb->cap = cap;
         if (b && cap != ARENA_BLOCK) {
@@ -222,9 +243,11 @@ static void *grow(void *arr, size_t *cap, size_t n, size_t elem)
     if (n >= PROFILE_NONE - 1)
         return NULL;
     size_t c = *cap ? *cap * 2 : 16;
-    void *q = realloc(arr, c * elem);
-    if (q)
+    char *q = realloc(arr, c * elem);
+    if (q) {
+        prefault(q + *cap * elem, (c - *cap) * elem);
         *cap = c;
+    }
     return q;
 }
 
@@ -522,6 +545,13 @@ static int cell_match(const struct profile *p, const struct profile_entry *e,
            e->state == s->state && e->context_id == cell_context(p, s);
 }
 
+/* The hash of the sample's cell key in p->cell_index. */
+static uint64_t cell_key_hash(const struct profile *p, const struct reader_sample *s)
+{
+    uint64_t h = cell_hash(s->thread_id, s->stack_id, s->kind, s->state);
+    return cell_context(p, s) ? fpl_hash_mix(h, cell_context(p, s)) : h;
+}
+
 /* The index of the cell of the sample's key in p->entries, a new one (zero weight and count)
  * when the key is new; PROFILE_NONE when out of memory or cells. Cells are numbered in the
  * order their first sample was read, so the cells' order does not depend on the hash. */
@@ -530,9 +560,7 @@ static uint32_t agg_cell(struct profile *p, const struct reader_sample *s)
     /* a thread in a hot loop repeats its cell: try the previous one first */
     if (p->cell_last < p->nentries && cell_match(p, &p->entries[p->cell_last], s))
         return p->cell_last;
-    uint64_t h = cell_hash(s->thread_id, s->stack_id, s->kind, s->state);
-    if (cell_context(p, s))
-        h = fpl_hash_mix(h, cell_context(p, s));
+    uint64_t h = cell_key_hash(p, s);
     struct hashtab_probe pr;
     for (uint32_t k = hashtab_first(&p->cell_index, h, &pr); k != HASHTAB_NONE;
          k = hashtab_next(&p->cell_index, &pr)) {
@@ -834,6 +862,28 @@ static int cmp_kept(const void *a, const void *b)
     return x->cell < y->cell ? -1 : x->cell > y->cell;
 }
 
+/* The sample as the profile keeps it: s itself, or *known with the ids of the log being read
+ * (profile_read_files) and its state mapped. */
+static const struct reader_sample *sample_known(const struct profile *p,
+                                                const struct reader_sample *s,
+                                                struct reader_sample *known)
+{
+    if (s->state <= FPL_STATE_NATIVE && !p->id_base)
+        return s;
+    *known = *s;
+    /* a state of a newer agent: one "other", apart from the collector's own states */
+    if (s->state > FPL_STATE_NATIVE)
+        known->state = PROFILE_STATE_OTHER;
+    /* the ids of a log after the first (0: none, for ticks and contexts) */
+    known->thread_id += p->id_base;
+    known->stack_id += p->id_base;
+    if (known->tick_id)
+        known->tick_id += p->id_base;
+    if (known->context_id)
+        known->context_id += p->id_base;
+    return known;
+}
+
 static int on_sample(void *ctx, const struct reader_sample *s)
 {
     struct profile *p = ctx;
@@ -843,20 +893,7 @@ static int on_sample(void *ctx, const struct reader_sample *s)
         p->unknown_kind_samples++;
         return 0;
     }
-    if (s->state > FPL_STATE_NATIVE || p->id_base) {
-        known = *s;
-        /* a state of a newer agent: one "other", apart from the collector's own states */
-        if (s->state > FPL_STATE_NATIVE)
-            known.state = PROFILE_STATE_OTHER;
-        /* the ids of a log after the first (0: none, for ticks and contexts) */
-        known.thread_id += p->id_base;
-        known.stack_id += p->id_base;
-        if (known.tick_id)
-            known.tick_id += p->id_base;
-        if (known.context_id)
-            known.context_id += p->id_base;
-        s = &known;
-    }
+    s = sample_known(p, s, &known);
     if (p->window.set) {
         const struct profile_window *w = &p->window;
         if (!w->resolved) {
@@ -901,6 +938,42 @@ static int on_sample(void *ctx, const struct reader_sample *s)
         return wall_add(p, cell, s->weight, s->tick_id, s->ticks, s->context_id);
     return sample_noted(p, cell, s->ticks, s->weight,
                         (unsigned __int128)s->weight << PROFILE_FP_SHIFT, s->context_id);
+}
+
+/* A run of samples (reader_ops.samples). A big profile's cells do not fit in the caches, and
+ * a sample's cell costs two memory accesses that depend on each other (its index slot, then
+ * the cell): done one sample after the other they leave the core waiting twice per sample.
+ * So the slots of the whole run are fetched first, then the cells they point at, the
+ * accesses of all the samples overlapping; then on_sample adds each sample, in order, its
+ * lookup finding what it needs in the cache. Only the timing changes: the prefetches are
+ * hints, and a slot moved by a growing table is merely looked up again. */
+static int on_samples(void *ctx, const struct reader_sample *s, size_t n)
+{
+    struct profile *p = ctx;
+    const struct hashtab *t = &p->cell_index;
+    uint64_t h[READER_BATCH];
+
+    if (t->cap && n > 1 && n <= READER_BATCH) {
+        for (size_t i = 0; i < n; i++) {
+            struct reader_sample known;
+            h[i] = cell_key_hash(p, sample_known(p, &s[i], &known));
+            __builtin_prefetch(&t->slots[(uint32_t)h[i] & (t->cap - 1)]);
+        }
+        for (size_t i = 0; i < n; i++) {
+            struct hashtab_probe pr;
+            uint32_t k = hashtab_first(t, h[i], &pr);
+            if (k != HASHTAB_NONE && k < p->nentries) {
+                __builtin_prefetch(&p->entries[k]);
+                __builtin_prefetch(&p->entries[k].count);
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        int rc = on_sample(p, &s[i]);
+        if (rc)
+            return rc;
+    }
+    return 0;
 }
 
 /* GC pauses and probe stalls of hiccup mode go on the timeline's time axis. */
@@ -1113,26 +1186,71 @@ static int jvm_idle(const struct profile *p, uint32_t thread, uint32_t stack, in
     return 0;
 }
 
+/* A dictionary's ids mapped to its indices by an array (map[id], PROFILE_NONE for an id not
+ * defined), when its ids are dense (an agent numbers them 1, 2, 3...): resolving millions of
+ * frames and cells then reads one array instead of probing a hash table each time. NULL when
+ * the ids are too sparse for it (several logs' ids, a damaged log) or memory is short:
+ * dict_find then. *nmap gets the array's length. */
+static uint32_t *dense_map(const void *base, size_t stride, size_t n, size_t *nmap)
+{
+    uint64_t max = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t id;
+        memcpy(&id, (const char *)base + i * stride, sizeof(id));
+        max = id > max ? id : max;
+    }
+    if (!n || max > 4 * (uint64_t)n + 1024)
+        return NULL;
+    uint32_t *map = malloc(((size_t)max + 1) * sizeof(*map));
+    if (!map)
+        return NULL;
+    memset(map, 0xff, ((size_t)max + 1) * sizeof(*map)); /* PROFILE_NONE */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t id;
+        memcpy(&id, (const char *)base + i * stride, sizeof(id));
+        map[id] = (uint32_t)i;
+    }
+    *nmap = (size_t)max + 1;
+    return map;
+}
+
+/* The index of id: by the dense map when there is one, else by the hash index. */
+static uint32_t link_id(const uint32_t *map, size_t nmap, const struct hashtab *t,
+                        const void *base, size_t stride, uint64_t id)
+{
+    if (map)
+        return id < nmap ? map[id] : PROFILE_NONE;
+    return dict_find(t, base, stride, id);
+}
+
 /* Resolves ids to indices once, so outputs never search, and completes the cells' upscaled
  * weights and the totals; marks the wall cells of JVM service threads waiting for work. */
 static int finish_links(struct profile *p)
 {
+    size_t nm = 0, ns = 0, nt = 0;
+    uint32_t *mm = dense_map(p->methods, sizeof(*p->methods), p->nmethods, &nm);
     for (size_t s = 0; s < p->nstacks; s++) {
         struct profile_frame *f = (struct profile_frame *)p->stacks[s].frames;
         for (uint32_t k = 0; k < p->stacks[s].nframes; k++)
-            f[k].method =
-                dict_find(&p->method_index, p->methods, sizeof(*p->methods), f[k].method_id);
+            f[k].method = link_id(mm, nm, &p->method_index, p->methods, sizeof(*p->methods),
+                                  f[k].method_id);
     }
+    free(mm);
+    uint32_t *sm = dense_map(p->stacks, sizeof(*p->stacks), p->nstacks, &ns);
+    uint32_t *tm = dense_map(p->threads, sizeof(*p->threads), p->nthreads, &nt);
     for (size_t k = 0; k < p->nentries; k++) {
         struct profile_entry *e = &p->entries[k];
-        e->thread = dict_find(&p->thread_index, p->threads, sizeof(*p->threads), e->thread_id);
-        e->stack = dict_find(&p->stack_index, p->stacks, sizeof(*p->stacks), e->stack_id);
+        e->thread = link_id(tm, nt, &p->thread_index, p->threads, sizeof(*p->threads),
+                            e->thread_id);
+        e->stack = link_id(sm, ns, &p->stack_index, p->stacks, sizeof(*p->stacks), e->stack_id);
         if (e->kind != FPL_KIND_WALL)
             e->upscaled = (unsigned __int128)e->weight << PROFILE_FP_SHIFT;
         else if (jvm_idle(p, e->thread, e->stack, e->state))
             e->state = PROFILE_STATE_JVM_IDLE;
         profile_fp_add(&p->total[e->kind].upscaled, e->upscaled);
     }
+    free(sm);
+    free(tm);
     for (size_t k = 0; k < p->nctx_entries; k++) {
         struct profile_entry *e = &p->ctx_entries[k];
         e->thread = dict_find(&p->thread_index, p->threads, sizeof(*p->threads), e->thread_id);
@@ -1179,7 +1297,7 @@ static const struct reader_ops profile_ops = {
     .thread_java_id = on_thread_java_id,
     .method = on_method,
     .stack = on_stack,
-    .sample = on_sample,
+    .samples = on_samples,
     .counters = on_counters,
     .handler_hist = on_hist,
     .end = on_end,

@@ -72,6 +72,9 @@ struct reader {
     uint64_t s2_gen;
     uint64_t s2_thread, s2_tick;
     int s2_have_thread;
+    /* samples decoded and not delivered yet (ops.samples) */
+    struct reader_sample batch[READER_BATCH];
+    size_t nbatch;
 };
 
 struct s2_thread {
@@ -243,6 +246,23 @@ static int rec_stack(struct reader *r, struct fpl_cur *c)
     return r->ops->stack(r->ctx, id, r->frames, n);
 }
 
+/* Delivers the samples held back for ops.samples. */
+static int flush_samples(struct reader *r)
+{
+    size_t n = r->nbatch;
+    r->nbatch = 0;
+    return n ? r->ops->samples(r->ctx, r->batch, n) : 0;
+}
+
+/* Hands a decoded sample to ops.sample, or holds it back for ops.samples. */
+static int deliver_sample(struct reader *r, const struct reader_sample *s)
+{
+    if (!r->ops->samples)
+        return r->ops->sample ? r->ops->sample(r->ctx, s) : 0;
+    r->batch[r->nbatch++] = *s;
+    return r->nbatch == READER_BATCH ? flush_samples(r) : 0;
+}
+
 static int rec_sample(struct reader *r, struct fpl_cur *c, uint64_t *last_ticks)
 {
     struct reader_sample s;
@@ -262,9 +282,9 @@ static int rec_sample(struct reader *r, struct fpl_cur *c, uint64_t *last_ticks)
     s.tick_id = c->p < c->end ? fpl_get_v(c) : 0;
     s.context_id = c->p < c->end ? fpl_get_v(c) : 0;
     s.size = c->p < c->end ? fpl_get_v(c) : 0;
-    if (c->bad || !r->ops->sample)
+    if (c->bad)
         return 0;
-    return r->ops->sample(r->ctx, &s);
+    return deliver_sample(r, &s);
 }
 
 /* The entry of thread id in the chunk's SAMPLE2 table: found, or a new one (gen 0 set to
@@ -355,9 +375,7 @@ static int rec_sample2(struct reader *r, struct fpl_cur *c, uint64_t *last_ticks
     t->context_id = s.context_id;
     r->s2_thread = s.thread_id;
     r->s2_have_thread = 1;
-    if (!r->ops->sample)
-        return 0;
-    return r->ops->sample(r->ctx, &s);
+    return deliver_sample(r, &s);
 }
 
 static int rec_counters(struct reader *r, struct fpl_cur *c)
@@ -627,12 +645,16 @@ static int read_payload(struct reader *r, const uint8_t *p, size_t len)
         uint64_t blen = fpl_get_v(&c);
         if (c.bad || blen > (uint64_t)(c.end - c.p)) {
             r->st->chunks_bad_framing++;
-            return 0;
+            break;
         }
         struct fpl_cur body = {c.p, c.p + blen, 0};
         c.p += blen;
         r->skipped = 0;
-        int rc = read_record(r, type, &body, &last_ticks);
+        int rc = 0;
+        if (r->nbatch && type != FPL_REC_SAMPLE && type != FPL_REC_SAMPLE2)
+            rc = flush_samples(r); /* the samples come before what follows them */
+        if (rc == 0)
+            rc = read_record(r, type, &body, &last_ticks);
         if (rc)
             return rc;
         if (r->skipped)
@@ -642,7 +664,7 @@ static int read_payload(struct reader *r, const uint8_t *p, size_t len)
         else
             r->st->records++;
     }
-    return 0;
+    return flush_samples(r);
 }
 
 /* Reads into the window at buf + have until it holds want bytes or the input ends. */

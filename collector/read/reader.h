@@ -2,13 +2,13 @@
  *
  * The reader validates the preamble, walks the chunks (sync word, length, CRC-32 over the
  * sequence number and payload), decodes the records of every chunk that verifies and hands
- * them to callbacks, one record at a time: a log of any size is read in memory proportional to
- * its largest chunk. A damaged chunk is skipped by scanning forward for the next sync word
- * whose chunk verifies; a chunk cut off at the end of the file is ignored. Inside a chunk,
- * every record is framed by its body length: a record of an unknown type, or one whose fields
- * do not decode within its body, is skipped and the chunk goes on; bytes after the fields this
- * reader knows are ignored (newer writers append fields). All of it is counted in struct
- * reader_stats.
+ * them to callbacks, one record at a time (or consecutive samples in runs, reader_ops.samples):
+ * a log of any size is read in memory proportional to its largest chunk. A damaged chunk is
+ * skipped by scanning forward for the next sync word whose chunk verifies; a chunk cut off at
+ * the end of the file is ignored. Inside a chunk, every record is framed by its body length: a
+ * record of an unknown type, or one whose fields do not decode within its body, is skipped and
+ * the chunk goes on; bytes after the fields this reader knows are ignored (newer writers append
+ * fields). All of it is counted in struct reader_stats.
  *
  * Never prints, never exits. Any thread; one read at a time per callback context.
  */
@@ -150,6 +150,9 @@ struct reader_event {
                           * callback only */
 };
 
+/* The most samples one call of reader_ops.samples delivers. */
+#define READER_BATCH 64
+
 /* Callbacks; any may be NULL. A callback returning non-zero stops the read, and reader_read*
  * returns that value. Enum fields are passed through unchecked: the consumer decides. */
 struct reader_ops {
@@ -162,6 +165,11 @@ struct reader_ops {
     /* frames leaf first, valid only during the callback */
     int (*stack)(void *ctx, uint64_t id, const struct reader_frame *frames, size_t n);
     int (*sample)(void *ctx, const struct reader_sample *s);
+    /* When set, replaces sample: runs of consecutive samples of a chunk, in the order logged,
+     * at most READER_BATCH at a time, delivered before the next record of another type (and
+     * at the chunk's end), so a consumer can overlap the memory accesses of several samples.
+     * s[0..n) is valid only during the callback. */
+    int (*samples)(void *ctx, const struct reader_sample *s, size_t n);
     int (*counters)(void *ctx, const struct reader_counter *c, size_t n);
     /* buckets[i] counts handler runs whose time fell into fpl_hist_bucket i */
     int (*handler_hist)(void *ctx, const uint64_t *buckets, size_t n, uint64_t max_ns,

@@ -56,7 +56,11 @@ struct fold {
     size_t nowned, owned_cap;
     /* names, interned by text */
     const char **names;
+    uint32_t *name_len; /* strlen of each name */
     size_t nnames, names_cap;
+    /* per name k, tok[2k] and tok[2k + 1]: the rank of the name followed by the end of the
+     * line, and by ';', among all such tokens in byte order (rank_tokens) */
+    uint32_t *tok;
     struct hashtab name_index;
     uint32_t *method_name; /* per method slot (+1: undefined method; x FOLD_TYPES with
                             * annotate): name + 1, 0 not yet */
@@ -78,24 +82,32 @@ struct fold {
  * fold), NONE when out of memory. */
 static uint32_t name_id(struct fold *f, const char *s)
 {
-    uint64_t h = fpl_hash_str(s);
+    size_t len = strlen(s);
+    uint64_t h = fpl_hash_bytes(s, len);
     struct hashtab_probe pr;
     for (uint32_t k = hashtab_first(&f->name_index, h, &pr); k != NONE;
          k = hashtab_next(&f->name_index, &pr)) {
-        if (strcmp(f->names[k], s) == 0)
+        if (f->name_len[k] == len && memcmp(f->names[k], s, len) == 0)
             return k;
     }
+    if (len > UINT32_MAX)
+        return NONE;
     if (f->nnames == f->names_cap) {
         size_t cap = f->names_cap ? f->names_cap * 2 : 256;
         const char **q = cap < NONE ? realloc(f->names, cap * sizeof(*q)) : NULL;
         if (!q)
             return NONE;
         f->names = q;
+        uint32_t *l = realloc(f->name_len, cap * sizeof(*l));
+        if (!l)
+            return NONE;
+        f->name_len = l;
         f->names_cap = cap;
     }
     if (hashtab_add(&f->name_index, h, (uint32_t)f->nnames))
         return NONE;
     f->names[f->nnames] = s;
+    f->name_len[f->nnames] = (uint32_t)len;
     return (uint32_t)f->nnames++;
 }
 
@@ -224,6 +236,26 @@ static int unit_same(const struct unit *a, const struct unit *b)
 /* Adds u's weight to the unit with its key, creating it. */
 static int unit_add(struct fold *f, const struct unit *u)
 {
+    /* Without pre names (one output has the same number on every line) a unit is its
+     * sequence, and a new sequence is made by the cell that adds its unit right after: unit k
+     * is sequence k, found without hashing (a big profile has a cell per thread and stack). */
+    if (u->npre == 0 && u->seq < f->nunits && f->units[u->seq].seq == u->seq &&
+        f->units[u->seq].npre == 0) {
+        profile_fp_add(&f->units[u->seq].fp, u->fp);
+        return 0;
+    }
+    if (u->npre == 0 && u->seq == f->nunits && f->unit_index.n == 0) {
+        if (f->nunits == f->units_cap) {
+            size_t cap = f->units_cap ? f->units_cap * 2 : 1024;
+            struct unit *q = cap < NONE ? realloc(f->units, cap * sizeof(*q)) : NULL;
+            if (!q)
+                return -ENOMEM;
+            f->units = q;
+            f->units_cap = cap;
+        }
+        f->units[f->nunits++] = *u;
+        return 0;
+    }
     uint64_t h = unit_hash(u);
     struct hashtab_probe pr;
     for (uint32_t k = hashtab_first(&f->unit_index, h, &pr); k != NONE;
@@ -296,6 +328,37 @@ static int cmp_names(const char *a, int more_a, const char *b, int more_b)
     }
 }
 
+/* Byte order of two tokens (name * 2 + 1 when ';' follows the name, + 0 when the line
+ * ends after it). */
+static int cmp_token(const void *pa, const void *pb, void *ctx)
+{
+    const struct fold *f = ctx;
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    return cmp_names(f->names[a >> 1], (int)(a & 1), f->names[b >> 1], (int)(b & 1));
+}
+
+/* Fills f->tok: a name followed by what comes after it in a line is a token, and as no name
+ * holds ';' no token is a prefix of another one, so the byte order of two lines is the order
+ * of their first differing tokens: once the tokens are ranked, lines compare as arrays of
+ * ranks, without reading their names' text again. */
+static int rank_tokens(struct fold *f)
+{
+    size_t n = 2 * f->nnames;
+    uint32_t *order = malloc((n ? n : 1) * sizeof(*order));
+    f->tok = malloc((n ? n : 1) * sizeof(*f->tok));
+    if (!order || !f->tok) {
+        free(order);
+        return -ENOMEM;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        order[i] = i;
+    qsort_r(order, n, sizeof(*order), cmp_token, f);
+    for (uint32_t i = 0; i < n; i++)
+        f->tok[order[i]] = i;
+    free(order);
+    return 0;
+}
+
 /* Byte order of two stack sequences' joined texts. */
 static int cmp_seq(const void *pa, const void *pb, void *ctx)
 {
@@ -307,7 +370,8 @@ static int cmp_seq(const void *pa, const void *pb, void *ctx)
         i++;
     if (i == n) /* one is a prefix of the other: the shorter line ends first */
         return x->len < y->len ? -1 : x->len > y->len;
-    return cmp_names(f->names[a[i]], i + 1 < x->len, f->names[b[i]], i + 1 < y->len);
+    uint32_t ta = f->tok[2 * a[i] + (i + 1 < x->len)], tb = f->tok[2 * b[i] + (i + 1 < y->len)];
+    return ta < tb ? -1 : 1;
 }
 
 /* Byte order of two units' lines: the pre names (each followed by ';': a stack follows),
@@ -318,45 +382,70 @@ static int cmp_unit(const void *pa, const void *pb, void *ctx)
     const struct unit *x = &f->units[*(const uint32_t *)pa], *y = &f->units[*(const uint32_t *)pb];
     for (int i = 0; i < x->npre && i < y->npre; i++) {
         if (x->pre[i] != y->pre[i])
-            return cmp_names(f->names[x->pre[i]], 1, f->names[y->pre[i]], 1);
+            return f->tok[2 * x->pre[i] + 1] < f->tok[2 * y->pre[i] + 1] ? -1 : 1;
     }
     /* within one output every line has the same number of pre names */
     uint32_t rx = f->seqs[x->seq].rank, ry = f->seqs[y->seq].rank;
     return rx < ry ? -1 : rx > ry;
 }
 
-static void put_name(struct fpl_buf *b, const char *name)
+#define OUT_FLUSH (1u << 20) /* the lines are written in blocks of about this many bytes */
+
+/* Writes the bytes gathered in b to out and empties b. */
+static int flush_out(struct fpl_buf *b, FILE *out)
 {
-    if (b->len)
-        fpl_put_u8(b, ';');
-    fpl_put_bytes(b, name, strlen(name));
+    if (b->failed)
+        return -ENOMEM;
+    errno = 0;
+    if (b->len && fwrite(b->data, 1, b->len, out) != b->len)
+        return errno ? -errno : -EIO;
+    b->len = 0;
+    return 0;
 }
 
-/* Writes the line of unit u with weight w (rounded; nothing when it rounds to 0). */
+/* Adds the line of unit u with weight w (rounded; nothing when it rounds to 0) to the block b,
+ * which goes to out once it holds OUT_FLUSH bytes. */
 static int write_line(const struct fold *f, const struct unit *u, unsigned __int128 w,
-                      struct fpl_buf *line, FILE *out)
+                      struct fpl_buf *b, FILE *out)
 {
     uint64_t weight = profile_fp_round(w);
     if (weight == 0)
         return 0;
     const struct seq *s = &f->seqs[u->seq];
-    line->len = 0;
+    size_t need = 22; /* " " + 20 digits + "\n" */
     for (int i = 0; i < u->npre; i++)
-        put_name(line, f->names[u->pre[i]]);
+        need += f->name_len[u->pre[i]] + 1;
     for (uint32_t i = 0; i < s->len; i++)
-        put_name(line, f->names[f->elems[s->off + i]]);
-    if (line->failed)
+        need += f->name_len[f->elems[s->off + i]] + 1;
+    if (fpl_buf_reserve(b, need) != 0)
         return -ENOMEM;
-    errno = 0;
-    if (fwrite(line->data, 1, line->len, out) != line->len ||
-        fprintf(out, " %llu\n", (unsigned long long)weight) < 0)
-        return errno ? -errno : -EIO;
-    return 0;
+    char *o = (char *)b->data + b->len;
+    for (uint32_t i = 0; i < (uint32_t)u->npre + s->len; i++) {
+        uint32_t name = i < u->npre ? u->pre[i] : f->elems[s->off + i - u->npre];
+        if (i)
+            *o++ = ';';
+        memcpy(o, f->names[name], f->name_len[name]);
+        o += f->name_len[name];
+    }
+    char digits[20];
+    int nd = 0;
+    do {
+        digits[nd++] = (char)('0' + weight % 10);
+        weight /= 10;
+    } while (weight);
+    *o++ = ' ';
+    while (nd)
+        *o++ = digits[--nd];
+    *o++ = '\n';
+    b->len = (size_t)(o - (char *)b->data);
+    return b->len >= OUT_FLUSH ? flush_out(b, out) : 0;
 }
 
 static void fold_destroy(struct fold *f)
 {
     free(f->names);
+    free(f->name_len);
+    free(f->tok);
     hashtab_destroy(&f->name_index);
     free(f->method_name);
     for (size_t i = 0; i < f->nowned; i++)
@@ -402,6 +491,8 @@ static int write_folded(const struct profile *p, int kind, int threads, struct r
     hashtab_destroy(&f.unit_index); /* merged: only the order matters from here */
 
     /* rank the sequences by their text; equal texts share a rank so their lines merge */
+    if (rank_tokens(&f) != 0)
+        goto nomem;
     size_t n = f.nseqs > f.nunits ? f.nseqs : f.nunits;
     order = malloc((n ? n : 1) * sizeof(*order));
     if (!order)
@@ -428,6 +519,8 @@ static int write_folded(const struct profile *p, int kind, int threads, struct r
         rc = write_line(&f, u, w, &line, out);
         i = j;
     }
+    if (rc == 0)
+        rc = flush_out(&line, out);
     if (rc == -ENOMEM)
         goto nomem;
     if (rc == 0 && fflush(out) != 0)

@@ -126,6 +126,10 @@ struct pprof_w {
     uint32_t nlocs, nfuncs;
 
     uint32_t *method_func; /* per method index: function id, 0 none yet */
+    /* the location of each (method, entry of its line table): loc_cache[loc_off[mi] + k] for
+     * entry k - 1 (k = 0: no line), 0 not known yet; NULL when too big to keep */
+    size_t *loc_off;
+    uint32_t *loc_cache;
     uint32_t special_func[SPECIALS];
     struct stack_enc *stack_enc; /* per stack index */
     struct stack_enc none_enc;   /* the undefined stack */
@@ -356,10 +360,9 @@ static uint32_t method_function(struct pprof_w *w, uint32_t mi)
     return w->method_func[mi] = add_function(w, name, sys, file, start);
 }
 
-/* The source line of bci in m: the line of the last entry whose start_bci is at or below it
- * (the table is sorted by start_bci); 0 without a bci or a table. Clamped to 32 bits, as a
- * location key holds it. */
-static uint32_t bci_line(const struct profile_method *m, int32_t bci)
+/* The entry of m's line table that holds bci, plus 1: the last entry whose start_bci is at
+ * or below it (the table is sorted by start_bci); 0 without a bci, a table or such an entry. */
+static size_t bci_entry(const struct profile_method *m, int32_t bci)
 {
     if (bci < 0 || m->nlines == 0)
         return 0;
@@ -371,9 +374,14 @@ static uint32_t bci_line(const struct profile_method *m, int32_t bci)
         else
             hi = mid;
     }
-    if (lo == 0)
-        return 0;
-    uint64_t line = m->lines[lo - 1].line;
+    return lo;
+}
+
+/* The source line of entry k - 1 of m's line table (bci_entry); 0 for k = 0. Clamped to 32
+ * bits, as a location key holds it. */
+static uint32_t entry_line(const struct profile_method *m, size_t k)
+{
+    uint64_t line = k ? m->lines[k - 1].line : 0;
     return line > UINT32_MAX ? UINT32_MAX : (uint32_t)line;
 }
 
@@ -417,12 +425,24 @@ static uint32_t location(struct pprof_w *w, uint32_t fid, uint32_t line)
     return id;
 }
 
+/* The location of a frame. Its (method, line table entry) is looked up in loc_cache first: a
+ * big profile has millions of frames over some 100k locations, and the location map is
+ * bigger than the caches, so probing it for every frame left the core waiting on memory; the
+ * first time, the function and location are made as before (same ids, same order). */
 static uint32_t frame_location(struct pprof_w *w, const struct profile_frame *fr)
 {
     if (fr->method == PROFILE_NONE)
         return location(w, special_function(w, SPECIAL_UNKNOWN_FRAME), 0);
+    const struct profile_method *m = &w->p->methods[fr->method];
+    size_t k = bci_entry(m, fr->bci);
+    uint32_t *slot = w->loc_cache ? &w->loc_cache[w->loc_off[fr->method] + k] : NULL;
+    if (slot && *slot)
+        return *slot;
     uint32_t fid = method_function(w, fr->method);
-    return location(w, fid, bci_line(&w->p->methods[fr->method], fr->bci));
+    uint32_t id = location(w, fid, entry_line(m, k));
+    if (slot)
+        *slot = id;
+    return id;
 }
 
 /* The encoded location_id field of stack index si (PROFILE_NONE: the undefined stack), encoded
@@ -736,6 +756,8 @@ static void destroy(struct pprof_w *w)
     strtab_destroy(&w->st);
     locmap_destroy(&w->lm);
     free(w->method_func);
+    free(w->loc_off);
+    free(w->loc_cache);
     free(w->stack_enc);
     free(w->thread_str);
 }
@@ -746,6 +768,14 @@ static int setup(struct pprof_w *w, const struct profile *p, FILE *f)
     w->f = f;
     w->zout = malloc(GZ_OUT);
     w->method_func = calloc(p->nmethods ? p->nmethods : 1, sizeof(*w->method_func));
+    w->loc_off = malloc((p->nmethods ? p->nmethods : 1) * sizeof(*w->loc_off));
+    size_t slots = 0;
+    for (size_t i = 0; w->loc_off && i < p->nmethods; i++) {
+        w->loc_off[i] = slots;
+        slots += p->methods[i].nlines + 1;
+    }
+    if (w->loc_off && slots <= (1u << 28)) /* else the map alone (a damaged log's tables) */
+        w->loc_cache = calloc(slots ? slots : 1, sizeof(*w->loc_cache));
     w->stack_enc = calloc(p->nstacks ? p->nstacks : 1, sizeof(*w->stack_enc));
     w->thread_str = calloc(p->nthreads ? p->nthreads : 1, sizeof(*w->thread_str));
     if (!w->zout || !w->method_func || !w->stack_enc || !w->thread_str)

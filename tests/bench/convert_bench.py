@@ -9,7 +9,9 @@ second, user+system CPU, max RSS (wait4's rusage of the child) and output size; 
 page also its tree nodes and what its node budget merged. The same conversions through fplconv
 (the CLI's code path, timed inside, once each) split the time into reading + aggregating the log
 and writing the output. Prints figures only: never passes or fails on them (a benchmark, not a
-test); the issue's bound is 400 MiB RSS for every row. Needs the tree built (bin/flyprof,
+test); then the rows that issue 22 sets targets for beside them: folded >= 10M samples/s, HTML
+and pprof >= 5M, and 400 MiB RSS for every row, per wall second and per CPU second (the machine
+is shared: the load average is printed before and after). Needs the tree built (bin/flyprof,
 tests/fplsynth, tests/fplconv). scripts/bench runs it as its `convert` part.
 
     python3 tests/bench/convert_bench.py --build BUILD [--samples 10M] [--stacks 100k]
@@ -25,6 +27,10 @@ import subprocess
 import sys
 import tempfile
 import time
+
+# issue 22's throughput targets for `flyprof convert` (samples per second), and its memory bound
+TARGETS = {"folded": 10e6, "html": 5e6, "pprof": 5e6}
+RSS_BOUND = 400 << 20
 
 
 def count(s):
@@ -105,8 +111,9 @@ def main():
                           "-t", str(a.threads), "-d", str(a.depth), "-w", str(a.wall)],
                          check=True, stdout=subprocess.PIPE, text=True).stdout.strip()
     print("%s (%.1f s)" % (out, time.perf_counter() - t0))
-    print("input: %s, %s; pinned to CPU %s; best of %d runs\n"
-          % (fpl, mib(os.path.getsize(fpl)), cpu if cpu is not None else "none", a.runs))
+    print("input: %s, %s; pinned to CPU %s; best of %d runs; load average %.1f\n"
+          % (fpl, mib(os.path.getsize(fpl)), cpu if cpu is not None else "none", a.runs,
+             os.getloadavg()[0]))
 
     results = []
     outputs = [("folded", ".collapsed"), ("html", ".html"), ("pprof", ".pb.gz"),
@@ -155,6 +162,19 @@ def main():
                                 "notes": notes})
             if ext and os.path.exists(dst) and not a.keep:
                 os.unlink(dst)  # a --threads folded file is GBs: one at a time on disk
+    rows = [r for r in results if r["tool"] == "flyprof" and r["output"] in TARGETS]
+    if rows:
+        print("\nissue 22's targets (flyprof convert, %d samples):" % a.samples)
+        print("  %-8s %14s %14s %12s %10s  %s" % ("output", "samples/s", "samples/cpu-s",
+                                                 "target", "max RSS", "met (wall / cpu / RSS)"))
+        yes = lambda ok: "yes" if ok else "no"
+        for r in rows:
+            t = TARGETS[r["output"]]
+            print("  %-8s %14s %14s %12s %10s  %s / %s / %s" % (
+                r["output"], "{:,.0f}".format(r["samples_per_s"]),
+                "{:,.0f}".format(r["samples_per_cpu_s"]), ">= {:,.0f}".format(t),
+                mib(r["max_rss"]), yes(r["samples_per_s"] >= t), yes(r["samples_per_cpu_s"] >= t),
+                yes(r["max_rss"] <= RSS_BOUND)))
     flyprof_rss = [r["max_rss"] for r in results if r["tool"] == "flyprof"]
     if flyprof_rss:
         worst = max(results, key=lambda r: r["max_rss"] if r["tool"] == "flyprof" else 0)

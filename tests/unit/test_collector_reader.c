@@ -911,6 +911,100 @@ static void test_callback_error(void)
     fplgen_destroy(&g);
 }
 
+/* What ops.sample or ops.samples delivered, and the STACK records between: one event each,
+ * in the order delivered (a sample's ticks, or 1000000 + a stack's id). */
+struct trace {
+    uint64_t ev[400];
+    size_t n;
+    size_t calls, max_run, mixed; /* samples calls; most in one; calls spanning two chunks */
+    size_t stop_after;            /* samples calls before returning -EIO; 0: never */
+};
+
+static void trace_add(struct trace *t, uint64_t ev)
+{
+    if (t->n < sizeof(t->ev) / sizeof(t->ev[0]))
+        t->ev[t->n++] = ev;
+}
+
+static int tr_sample(void *ctx, const struct reader_sample *x)
+{
+    trace_add(ctx, x->ticks);
+    return 0;
+}
+
+static int tr_samples(void *ctx, const struct reader_sample *x, size_t n)
+{
+    struct trace *t = ctx;
+    t->calls++;
+    t->max_run = n > t->max_run ? n : t->max_run;
+    /* the second chunk's ticks start at 100000 */
+    if (n && (x[0].ticks >= 100000) != (x[n - 1].ticks >= 100000))
+        t->mixed++;
+    for (size_t i = 0; i < n; i++)
+        trace_add(t, x[i].ticks);
+    return t->stop_after && t->calls == t->stop_after ? -EIO : 0;
+}
+
+static int tr_stack(void *ctx, uint64_t id, const struct reader_frame *f, size_t n)
+{
+    (void)f;
+    (void)n;
+    trace_add(ctx, 1000000 + id);
+    return 0;
+}
+
+/* ops.samples delivers exactly what ops.sample does, in the same order relative to the other
+ * records: runs of at most READER_BATCH, cut by any other record and by the chunk's end; a bad
+ * sample record is left out of its run; a non-zero return stops the read. */
+static void test_sample_runs(void)
+{
+    struct fplgen g;
+    struct reader_stats st;
+    struct trace one = {0}, runs = {0}, stop = {.stop_after = 2};
+    char err[256];
+    size_t len;
+    struct reader_frame f[1] = {{1, 0, 0}};
+
+    CHECK(fplgen_init(&g) == 0);
+    fplgen_thread(&g, 1, 11, "a");
+    for (uint64_t i = 1; i <= 150; i++) {
+        if (i == 40) { /* two records between two samples */
+            fplgen_stack(&g, 40, 1, f);
+            fplgen_stack(&g, 41, 1, f);
+        }
+        if (i == 100)
+            fplgen_record(&g, FPL_REC_SAMPLE, "\x02\x01", 2); /* bad: fields missing */
+        fplgen_sample(&g, 1000 + i, 1, 1, 1, FPL_KIND_CPU, 0);
+    }
+    CHECK(fplgen_flush(&g) == 0);
+    for (uint64_t i = 0; i < 70; i++)
+        fplgen_sample(&g, 100000 + i, 1, 1, 1, FPL_KIND_CPU, 0);
+    fplgen_stack(&g, 7, 1, f); /* the last record of the log */
+    CHECK(fplgen_flush(&g) == 0);
+    uint8_t *data = fplgen_bytes(&g, &len);
+    CHECK(data != NULL);
+    if (data) {
+        struct reader_ops a = {.sample = tr_sample, .stack = tr_stack};
+        struct reader_ops b = {.sample = tr_sample, .samples = tr_samples, .stack = tr_stack};
+        CHECK(reader_read_mem(data, len, "x", &a, &one, NULL, err, sizeof(err)) == 0);
+        CHECK(reader_read_mem(data, len, "x", &b, &runs, &st, err, sizeof(err)) == 0);
+        CHECK_EQ_U(st.bad_records, 1);
+        CHECK_EQ_U(one.n, 150 + 70 + 3);
+        CHECK_EQ_U(runs.n, one.n);
+        CHECK(memcmp(one.ev, runs.ev, one.n * sizeof(one.ev[0])) == 0);
+        CHECK(one.ev[39] == 1000000 + 40 && one.ev[40] == 1000000 + 41 && one.ev[41] == 1040);
+        CHECK_EQ_U(runs.max_run, READER_BATCH);
+        CHECK_EQ_U(runs.mixed, 0);
+        /* 1-39, 40-103, 104-150; 64 + 6 in the second chunk */
+        CHECK_EQ_U(runs.calls, 5);
+        CHECK(reader_read_mem(data, len, "x", &b, &stop, NULL, err, sizeof(err)) == -EIO);
+        CHECK_EQ_U(stop.calls, 2);
+        CHECK_EQ_U(stop.n, 39 + 2 + 64);
+    }
+    free(data);
+    fplgen_destroy(&g);
+}
+
 int main(void)
 {
     test_varints();
@@ -924,5 +1018,6 @@ int main(void)
     test_format_example();
     test_preamble();
     test_callback_error();
+    test_sample_runs();
     return harness_result("test_collector_reader");
 }
