@@ -3,7 +3,7 @@
 
 #include <stdatomic.h>
 
-#include "threads.h"
+#include "slots.h"
 
 static _Atomic uint64_t bits[THREADS_WORDS];
 

@@ -21,9 +21,9 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "slots.h"
+
 #define THREADS_NAME_MAX 128
-#define THREADS_MAX 32768               /* slots: the most Java threads alive at once */
-#define THREADS_WORDS (THREADS_MAX / 64)
 
 struct threads_entry {
     int tid;

@@ -5,7 +5,7 @@
 
 #include <stdatomic.h>
 
-#include "threads.h"
+#include "slots.h"
 
 #define READ_TRIES 4
 

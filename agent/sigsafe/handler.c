@@ -25,9 +25,9 @@
 #include "nativewalk.h"
 #include "sample.h"
 #include "signals.h"
+#include "slots.h"
 #include "stackwalk.h"
 #include "testhook.h"
-#include "threads.h"
 #include "tls.h"
 #include "tsc.h"
 
