@@ -122,6 +122,28 @@ def check_file(t, jfr, fpl, kinds, what, cpu=True):
         t.check(per_type.get("jdk.ExecutionSample", 0) > 0, "%s: no jdk.ExecutionSample "
                 "beside the %s events (no --kind: every kind)", what, "/".join(kinds))
     check_layout(t, jfr)
+    check_units(t, jfr, kinds, what)
+
+
+def check_units(t, jfr, kinds, what):
+    """`jfr print` shows units: an allocation's weight as a data amount (kB, MB...), a park's
+    missing timeout as N/A. Both come from the unit annotations' @ContentType, which the JDK's
+    reader needs to know a field's unit at all (JMC and IntelliJ read the same metadata)."""
+    events = [e for k in kinds if k in ("alloc", "lock") for e in EVENTS[k].split(",")]
+    if not events:
+        return
+    r = t.run("jfr print " + os.path.basename(jfr), [jc.jdk_bin(t, "jfr"), "print",
+              "--stack-depth", "1", "--events", ",".join(events), jfr], 120)
+    t.check(r.returncode == 0, "%s: jfr print failed: %s", what, r.stderr[-1000:])
+    if "alloc" in kinds:
+        weights = re.findall(r"^\s*weight = (.*)$", r.stdout, re.M)
+        raw = [w for w in weights if not re.search(r"(bytes?|[kMG]B)$", w)]
+        t.check(weights and not raw, "%s: %d ObjectAllocationSample weights, %d without a data "
+                "unit (e.g. %s)", what, len(weights), len(raw), raw[:2])
+    if "lock" in kinds:
+        timeouts = re.findall(r"^\s*timeout = (.*)$", r.stdout, re.M)
+        t.check(timeouts and all(x == "N/A" for x in timeouts), "%s: ThreadPark timeouts %s, "
+                "want N/A (no timeout known)", what, sorted(set(timeouts))[:3])
 
 
 def check_lock_threads(t, jfr, what):
