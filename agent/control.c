@@ -728,8 +728,10 @@ static int setup_walker(JNIEnv *jni, intptr_t env_off, const struct options *o, 
         told = 1;
         fprintf(stderr, "flyprof: %s\n", why);
     }
-    rc = stackwalk_configure(vm && !o->walk_agct ? STACKWALK_VM : STACKWALK_AGCT, flag, env_off,
-                             o->fault_every);
+    enum stackwalk_mode mode = !vm || o->walk_agct == 1 ? STACKWALK_AGCT
+                               : o->walk_agct == 2      ? STACKWALK_CHECK
+                                                        : STACKWALK_VM;
+    rc = stackwalk_configure(mode, flag, env_off, o->fault_every);
     if (rc != 0)
         snprintf(err, errlen, "cannot set up the stack walker: %s", strerror(-rc));
     return rc;

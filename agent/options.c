@@ -13,8 +13,8 @@
  * internal keys by the CLI, so neither is offered. */
 #define OPTIONS_ACCEPTED                                                                           \
     "cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, wallthreads=N, filter, depth=N, "       \
-    "walk=vm|agct, file=PATH, log=PATH, threads, duration=TIME, events=N, eventwait=TIME, "        \
-    "cstack=auto|off, idle, "                                                                      \
+    "walk=vm|agct|check, file=PATH, log=PATH, threads, duration=TIME, events=N, "                \
+    "eventwait=TIME, cstack=auto|off, idle, "                                                      \
     "hiccup[=TIME], stall=TIME, loop=TIME, keep=N, alloc[=BYTES], live, lock[=TIME]"
 
 enum opt_kind {
@@ -82,7 +82,7 @@ static const struct {
     [KEY_EVENTS] = {"events", OPT_REQUIRED, "events=N"},
     [KEY_EVENTWAIT] = {"eventwait", OPT_REQUIRED, "eventwait=TIME"},
     [KEY_CSTACK] = {"cstack", OPT_REQUIRED, "cstack=auto|off"},
-    [KEY_WALK] = {"walk", OPT_REQUIRED, "walk=vm|agct"},
+    [KEY_WALK] = {"walk", OPT_REQUIRED, "walk=vm|agct|check"},
     /* test-only: makes every N-th stack walk fault on purpose inside the crash guard; not in
      * the list of accepted options a user sees */
     [KEY_FAULTEVERY] = {"_faultevery", OPT_REQUIRED, "_faultevery=N", 1},
@@ -330,9 +330,13 @@ static int apply(struct options *o, enum opt_key k, const char *v, size_t n, cha
             o->walk_agct = 1;
             return 0;
         }
-        return fail(err, errlen, "walk=%s: expected vm (AsyncGetCallTrace, completed from "
-                    "HotSpot's structures where it gives up) or agct (AsyncGetCallTrace alone)",
-                    quote(&q, v, n));
+        if (n == 5 && memcmp(v, "check", 5) == 0) {
+            o->walk_agct = 2;
+            return 0;
+        }
+        return fail(err, errlen, "walk=%s: expected vm (HotSpot's structures, "
+                    "AsyncGetCallTrace where they do not say), agct (AsyncGetCallTrace alone) "
+                    "or check (both, counting where they differ)", quote(&q, v, n));
     case KEY_FAULTEVERY:
         return parse_count("_faultevery", v, n, UINT32_MAX / 2, &o->fault_every, err, errlen);
     case KEY_FILTER:

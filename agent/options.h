@@ -141,7 +141,8 @@ struct options {
                                    * rendered format; "" when absent */
     char reply[OPTIONS_FILE_MAX]; /* internal reply=PATH: where the attach CLI reads an
                                    * action's result; "" when absent */
-    int walk_agct;                /* walk=agct: AsyncGetCallTrace alone, no recovery */
+    int walk_agct;                /* walk=agct (1): AsyncGetCallTrace alone, no recovery;
+                                   * walk=check (2): both walkers, compared */
     unsigned fault_every;         /* test-only _faultevery=N: every N-th walk faults on
                                    * purpose inside the crash guard; 0: never */
     uint64_t safety_ns;           /* internal safety=TIME (duration_ns holds the stop in force) */

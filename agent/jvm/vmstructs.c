@@ -410,6 +410,7 @@ int vmstructs_walker_setup(intptr_t env_offset, char *err, size_t errlen)
     l.nm_level_bytes = t && strcmp(t, "int") == 0 ? 4 : 1;
     l.nm_vep = (int)vmstructs_offset("nmethod", "_verified_entry_point");
     l.nm_vep_offset = (int)vmstructs_offset("nmethod", "_verified_entry_offset");
+    l.nm_compile_id = (int)vmstructs_offset("nmethod", "_compile_id");
     /* the interpreter's code: one stub queue, fixed at startup */
     const uintptr_t *interp = vmstructs_static("AbstractInterpreter", "_code");
     int64_t qbuf = vmstructs_offset("StubQueue", "_stub_buffer");

@@ -166,6 +166,12 @@ int codecache_find_sigsafe(uintptr_t pc, struct codecache_blob *b)
 {
     if (!codecache_contains_sigsafe(pc))
         return 0;
+    if (pc >= lay.interp_lo && pc < lay.interp_hi) {
+        /* the interpreter: one fixed blob, which its callers need not read */
+        *b = (struct codecache_blob){.blob = lay.interp_lo, .code_begin = lay.interp_lo,
+                                     .code_end = lay.interp_hi, .kind = CODECACHE_INTERPRETER};
+        return 1;
+    }
     uintptr_t ga = rd_ptr((uintptr_t)lay.heaps_addr);
     if (!ga)
         return 0;
@@ -185,11 +191,70 @@ int codecache_find_sigsafe(uintptr_t pc, struct codecache_blob *b)
     return 0;
 }
 
+/* What codecache_jmethod_sigsafe found for a Method*, kept for the next walk: the chain from
+ * a Method* to its jmethodID (ConstMethod, ConstantPool, InstanceKlass, the jmethodID array)
+ * is five dependent loads, cache misses a millisecond after the last sample. An entry holds
+ * while the jmethodID still points at the Method* and the Method* at the same ConstMethod: a
+ * Method* freed with its class and its memory reused by another fails one of them (a freed
+ * jmethodID is cleared; a slot reused for a new Method* at the same address comes with a new
+ * ConstMethod). A sequence lock per entry, taken with a compare-and-swap, never waited for. */
+#define JMEMO_SLOTS 2048
+
+struct jmemo {
+    _Atomic uint32_t seq; /* odd while written, 0 never written */
+    _Atomic uintptr_t method, id, cm;
+};
+
+static struct jmemo jmemo[JMEMO_SLOTS];
+
+static struct jmemo *jmemo_slot(uintptr_t method)
+{
+    return &jmemo[((uint64_t)method * 0x9e3779b97f4a7c15u) >> (64 - 11)];
+}
+
+_Static_assert(JMEMO_SLOTS == 1 << 11, "jmemo_slot takes the hash's top 11 bits");
+
+static jmethodID jmemo_find(uintptr_t method)
+{
+    struct jmemo *e = jmemo_slot(method);
+    /* acquire: pairs with the release that ended the entry's last write */
+    uint32_t s1 = atomic_load_explicit(&e->seq, memory_order_acquire);
+    if (!s1 || (s1 & 1) || atomic_load_explicit(&e->method, memory_order_acquire) != method)
+        return NULL;
+    /* acquires: these loads happen before the second seq load */
+    uintptr_t id = atomic_load_explicit(&e->id, memory_order_acquire);
+    uintptr_t cm = atomic_load_explicit(&e->cm, memory_order_acquire);
+    if (atomic_load_explicit(&e->seq, memory_order_relaxed) != s1)
+        return NULL;
+    if (rd_ptr(id) != method || rd_ptr(method + (uintptr_t)lay.method_const) != cm)
+        return NULL;
+    return (jmethodID)id;
+}
+
+static void jmemo_keep(uintptr_t method, uintptr_t id, uintptr_t cm)
+{
+    struct jmemo *e = jmemo_slot(method);
+    uint32_t s = atomic_load_explicit(&e->seq, memory_order_relaxed);
+    if ((s & 1) || !atomic_compare_exchange_strong_explicit(&e->seq, &s, s + 1,
+                                                            memory_order_relaxed,
+                                                            memory_order_relaxed))
+        return;
+    /* releases: a reader that sees one of these sees the odd seq before it */
+    atomic_store_explicit(&e->method, method, memory_order_release);
+    atomic_store_explicit(&e->id, id, memory_order_release);
+    atomic_store_explicit(&e->cm, cm, memory_order_release);
+    /* release: the fields are complete before a reader can see the even seq */
+    atomic_store_explicit(&e->seq, s + 2, memory_order_release);
+}
+
 jmethodID codecache_jmethod_sigsafe(uintptr_t method)
 {
     if (!atomic_load_explicit(&have_layout, memory_order_acquire) || !method ||
         lay.ik_jmethod_ids < 0 || (method & 7))
         return NULL;
+    jmethodID known = jmemo_find(method);
+    if (known)
+        return known;
     uintptr_t cm = rd_ptr(method + (uintptr_t)lay.method_const);
     if (!cm || (cm & 7))
         return NULL;
@@ -202,6 +267,7 @@ jmethodID codecache_jmethod_sigsafe(uintptr_t method)
     uintptr_t id = rd_ptr(ids + ((uintptr_t)idnum + 1) * sizeof(uintptr_t));
     if (!id || (id & 7) || rd_ptr(id) != method)
         return NULL;
+    jmemo_keep(method, id, cm);
     return (jmethodID)id;
 }
 
@@ -244,14 +310,14 @@ static _Atomic uint32_t seq;
 static void stub_copy(struct stub *to, struct stub *from)
 {
     atomic_store_explicit(&to->start, atomic_load_explicit(&from->start, memory_order_relaxed),
-                          memory_order_relaxed);
+                          memory_order_release);
     atomic_store_explicit(&to->end, atomic_load_explicit(&from->end, memory_order_relaxed),
-                          memory_order_relaxed);
+                          memory_order_release);
     atomic_store_explicit(&to->name, atomic_load_explicit(&from->name, memory_order_relaxed),
-                          memory_order_relaxed);
+                          memory_order_release);
     atomic_store_explicit(&to->qualified,
                           atomic_load_explicit(&from->qualified, memory_order_relaxed),
-                          memory_order_relaxed);
+                          memory_order_release);
 }
 
 int codecache_add_stub(uintptr_t start, uintptr_t end, const char *name, const char *qualified)
@@ -272,17 +338,16 @@ int codecache_add_stub(uintptr_t start, uintptr_t end, const char *name, const c
         return -ENOSPC;
     uint32_t s = atomic_load_explicit(&seq, memory_order_relaxed);
     atomic_store_explicit(&seq, s + 1, memory_order_relaxed);
-    /* release fence: the odd seq is visible before any entry changes (pairs with the
-     * readers' acquire fence before their second seq load) */
-    atomic_thread_fence(memory_order_release);
+    /* the entries' stores are releases: a reader that sees one sees the odd seq before it
+     * (pairs with the readers' acquire loads of the entries before their second seq load) */
     if (!replace) {
         for (uint32_t i = n; i > lo; i--)
             stub_copy(&stubs[i], &stubs[i - 1]);
     }
-    atomic_store_explicit(&stubs[lo].start, start, memory_order_relaxed);
-    atomic_store_explicit(&stubs[lo].end, end, memory_order_relaxed);
-    atomic_store_explicit(&stubs[lo].name, name, memory_order_relaxed);
-    atomic_store_explicit(&stubs[lo].qualified, qualified, memory_order_relaxed);
+    atomic_store_explicit(&stubs[lo].start, start, memory_order_release);
+    atomic_store_explicit(&stubs[lo].end, end, memory_order_release);
+    atomic_store_explicit(&stubs[lo].name, name, memory_order_release);
+    atomic_store_explicit(&stubs[lo].qualified, qualified, memory_order_release);
     if (!replace)
         atomic_store_explicit(&nstubs, n + 1, memory_order_relaxed);
     /* release: the entries are complete before a reader can see the even seq */
@@ -302,20 +367,19 @@ const char *codecache_stub_name_sigsafe(uintptr_t pc, uintptr_t *start, const ch
     uint32_t lo = 0, hi = n;
     while (lo < hi) { /* the first entry starting after pc */
         uint32_t mid = lo + (hi - lo) / 2;
-        if (atomic_load_explicit(&stubs[mid].start, memory_order_relaxed) <= pc)
+        if (atomic_load_explicit(&stubs[mid].start, memory_order_acquire) <= pc)
             lo = mid + 1;
         else
             hi = mid;
     }
     const char *name = NULL, *qname = NULL;
     uintptr_t st = 0;
-    if (lo > 0 && pc < atomic_load_explicit(&stubs[lo - 1].end, memory_order_relaxed)) {
-        name = atomic_load_explicit(&stubs[lo - 1].name, memory_order_relaxed);
-        qname = atomic_load_explicit(&stubs[lo - 1].qualified, memory_order_relaxed);
-        st = atomic_load_explicit(&stubs[lo - 1].start, memory_order_relaxed);
+    if (lo > 0 && pc < atomic_load_explicit(&stubs[lo - 1].end, memory_order_acquire)) {
+        name = atomic_load_explicit(&stubs[lo - 1].name, memory_order_acquire);
+        qname = atomic_load_explicit(&stubs[lo - 1].qualified, memory_order_acquire);
+        st = atomic_load_explicit(&stubs[lo - 1].start, memory_order_acquire);
     }
-    /* acquire fence: the entry loads above happen before the second seq load */
-    atomic_thread_fence(memory_order_acquire);
+    /* the entry loads above are acquires: they happen before the second seq load */
     if (atomic_load_explicit(&seq, memory_order_relaxed) != s1)
         return NULL;
     if (name && start)

@@ -38,6 +38,7 @@ struct codecache_layout {
     int nm_level, nm_level_bytes;   /* nmethod::_comp_level: int (17) or CompLevel, 1 byte */
     int nm_vep;                     /* nmethod::_verified_entry_point, an address (JDK 17) */
     int nm_vep_offset;              /* nmethod::_verified_entry_offset from code_begin, u2 (21+) */
+    int nm_compile_id;              /* nmethod::_compile_id (int), -1 when unknown */
     uintptr_t interp_lo, interp_hi; /* the template interpreter's code */
     uintptr_t call_stub_return;     /* StubRoutines::_call_stub_return_address */
     int entry_frame_wrapper;        /* frame::entry_frame_call_wrapper_offset, in words from

@@ -15,7 +15,9 @@
 #include <ucontext.h>
 
 #include "codecache.h"
+#include "counters.h"
 #include "crashguard.h"
+#include "framecache.h"
 
 /* AGCT's ABI (not in any JDK header). */
 struct agct_trace {
@@ -448,47 +450,55 @@ static uintptr_t unwind_interpreter(const struct codecache_thread *th, const str
     return rbx;
 }
 
-/* AGCT failed at uc (unknown_Java, not_walkable_Java): unwinds the one frame it could not
- * (a stub's, compiled code's prologue or epilogue, the interpreter building a frame) and
- * walks from its caller. Returns the frame count, that frame first, or 0; *start is set to the
- * caller's registers, where AGCT's frames begin. */
-static int recover(struct crashguard *g, JNIEnv *env, const ucontext_t *uc,
-                   struct sample_frame *frames, int depth, struct regs *start)
+/* The one frame at uc that AGCT cannot walk (a stub's, compiled code's entry, prologue or
+ * epilogue, the interpreter building a frame), unwound: *lead is that frame and *c its
+ * caller's registers. Returns 1, or 0 when it cannot be unwound exactly. */
+static int unwind_leaf(const struct codecache_thread *th, const ucontext_t *uc,
+                       struct sample_frame *lead, struct regs *c)
 {
-    struct codecache_thread th;
     struct codecache_blob b;
-    if (depth < 2 || !codecache_thread_sigsafe(env, &th))
-        return 0;
     const greg_t *gr = uc->uc_mcontext.gregs;
     struct regs r = {(uintptr_t)gr[REG_RIP], (uintptr_t)gr[REG_RSP], (uintptr_t)gr[REG_RBP]};
     if (!codecache_find_sigsafe(r.pc, &b))
         return 0;
-    struct regs c;
-    struct sample_frame lead;
     if (b.kind == CODECACHE_STUB) {
         uintptr_t stub_start = 0;
         const char *name = stub_name(&b, r.pc, &stub_start);
-        if (!unwind_stub(&th, &b, stub_start, &r, &c))
+        if (!unwind_stub(th, &b, stub_start, &r, c))
             return 0;
-        lead.lineno = SAMPLE_FRAME_PACK(SAMPLE_FT_STUB, -1);
-        lead.method_id = (jmethodID)(uintptr_t)name;
+        lead->lineno = SAMPLE_FRAME_PACK(SAMPLE_FT_STUB, -1);
+        lead->method_id = (jmethodID)(uintptr_t)name;
     } else if (b.kind == CODECACHE_NMETHOD) {
         jmethodID id = codecache_jmethod_sigsafe(b.method);
-        if (!id || !unwind_nmethod(&th, &b, &r, &c))
+        if (!id || !unwind_nmethod(th, &b, &r, c))
             return 0;
         /* the method itself, whose frame is being built or torn down: no bytecode index */
-        lead.method_id = id;
-        lead.lineno = b.level == 0 ? -3
-                                   : SAMPLE_FRAME_PACK(b.level <= 3 ? SAMPLE_FT_C1
-                                                                    : SAMPLE_FT_COMPILED, -1);
+        lead->method_id = id;
+        lead->lineno = b.level == 0 ? -3
+                                    : SAMPLE_FRAME_PACK(b.level <= 3 ? SAMPLE_FT_C1
+                                                                     : SAMPLE_FT_COMPILED, -1);
     } else {
-        uintptr_t m = unwind_interpreter(&th, &r, (uintptr_t)gr[REG_RBX], &c);
+        uintptr_t m = unwind_interpreter(th, &r, (uintptr_t)gr[REG_RBX], c);
         jmethodID id = m ? codecache_jmethod_sigsafe(m) : NULL;
         if (!id)
             return 0;
-        lead.method_id = id;
-        lead.lineno = SAMPLE_FRAME_PACK(SAMPLE_FT_INTERPRETED, 0);
+        lead->method_id = id;
+        lead->lineno = SAMPLE_FRAME_PACK(SAMPLE_FT_INTERPRETED, 0);
     }
+    return 1;
+}
+
+/* AGCT failed at uc (unknown_Java, not_walkable_Java): unwinds the one frame it could not
+ * (unwind_leaf) and walks from its caller. Returns the frame count, that frame first, or 0;
+ * *start is set to the caller's registers, where AGCT's frames begin. */
+static int recover(struct crashguard *g, JNIEnv *env, const ucontext_t *uc,
+                   struct sample_frame *frames, int depth, struct regs *start)
+{
+    struct codecache_thread th;
+    struct regs c;
+    struct sample_frame lead;
+    if (depth < 2 || !codecache_thread_sigsafe(env, &th) || !unwind_leaf(&th, uc, &lead, &c))
+        return 0;
     ucontext_t cu = *uc;
     /* a compiled caller: one byte back, inside the call instruction. AGCT looks up the debug
      * info at the first PcDesc after pc, and the one at the return address itself describes
@@ -749,9 +759,11 @@ static uint32_t read_stream_int(uintptr_t *p, uint32_t base)
  * information (what AGCT's vframeStream reads): the PcDesc recorded at exactly that pc (a
  * call's return address has one), then its chain of scopes, innermost first, each a Method*
  * (an index into the nmethod's metadata) and a bci. Every Method* must have a jmethodID that
- * points back at it, and the outermost must be the nmethod's own. Returns the frames written
- * to frames[0..room), typed inlined then C1 or compiled, or -1. */
-static int compiled_frames(const struct codecache_blob *b, uintptr_t pc,
+ * points back at it, and the outermost must be the nmethod's own. With `near`, pc is where a
+ * signal stopped the code, and the PcDesc is the first one after it, as AGCT takes it for the
+ * frame it starts from (PcDescs record the end of the code they describe). Returns the frames
+ * written to frames[0..room), typed inlined then C1 or compiled, or -1. */
+static int compiled_frames(const struct codecache_blob *b, uintptr_t pc, int near,
                            struct sample_frame *frames, int room)
 {
     const struct codecache_layout *l = codecache_layout_sigsafe();
@@ -776,22 +788,22 @@ static int compiled_frames(const struct codecache_blob *b, uintptr_t pc,
     if (!base || !scopes || !meta || lo_off < 0 || hi_off <= lo_off ||
         (uint32_t)(hi_off - lo_off) % size || (uint32_t)(hi_off - lo_off) / size > 1u << 20)
         return -1;
-    /* the PcDescs are sorted by pc offset */
-    int32_t want = (int32_t)(pc - b->code_begin);
+    /* the PcDescs are sorted by pc offset: the first at or after want */
+    int32_t want = (int32_t)(pc - b->code_begin) + (near ? 1 : 0);
     uintptr_t pcs = base + (uintptr_t)lo_off;
-    uint32_t lo = 0, hi = (uint32_t)(hi_off - lo_off) / size, scope = 0;
+    uint32_t count = (uint32_t)(hi_off - lo_off) / size;
+    uint32_t lo = 0, hi = count, scope = 0;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        uintptr_t d = pcs + (uintptr_t)mid * size;
-        int32_t at = rd32(d + (uintptr_t)l->pcdesc_pc);
-        if (at == want) {
-            scope = (uint32_t)rd32(d + (uintptr_t)l->pcdesc_scope);
-            break;
-        }
-        if (at < want)
+        if (rd32(pcs + (uintptr_t)mid * size + (uintptr_t)l->pcdesc_pc) < want)
             lo = mid + 1;
         else
             hi = mid;
+    }
+    if (lo < count) {
+        uintptr_t d = pcs + (uintptr_t)lo * size;
+        if (near || rd32(d + (uintptr_t)l->pcdesc_pc) == want)
+            scope = (uint32_t)rd32(d + (uintptr_t)l->pcdesc_scope);
     }
     int n = 0;
     uintptr_t method = 0;
@@ -824,10 +836,13 @@ static int compiled_frames(const struct codecache_blob *b, uintptr_t pc,
  * frame size), native method wrappers, and calls from the VM into Java (the call stub's
  * JavaCallWrapper says where the thread left the Java frames before; an empty one is the
  * bottom). Anything else -- a deoptimization, an adapter, a continuation, a value out of
- * bounds -- ends the walk without a result: never a guess. Returns the frames written to
+ * bounds -- ends the walk without a result: never a guess. `after`: r's pc is a return address
+ * that AGCT would be given one byte back (the caller of a frame recovery unwound), so a
+ * compiled first frame takes the first PcDesc at or after it rather than one exactly there
+ * (a leaf call, into an arraycopy stub say, records none). Returns the frames written to
  * frames[0..depth) (depth reached: the stack is cut there, as AGCT cuts it), or 0. */
 static int walk_frames(const struct codecache_thread *th, struct regs r,
-                       struct sample_frame *frames, int depth)
+                       struct sample_frame *frames, int depth, int after)
 {
     const struct codecache_layout *l = codecache_layout_sigsafe();
     int n = 0;
@@ -836,10 +851,21 @@ static int walk_frames(const struct codecache_thread *th, struct regs r,
     for (int steps = 0; n < depth; steps++) {
         struct codecache_blob b;
         struct regs c;
-        if (steps > depth + 64 || r.sp < th->stack_lo || r.sp >= th->stack_hi || (r.sp & 7) ||
-            !codecache_find_sigsafe(r.pc, &b))
+        int fs;
+        if (steps > depth + 64 || r.sp < th->stack_lo || r.sp >= th->stack_hi || (r.sp & 7))
             return 0;
-        if (b.kind == CODECACHE_INTERPRETER) {
+        int at = steps == 0 && after;
+        int k = framecache_lookup_sigsafe(r.pc - (uintptr_t)at, at, frames + n, depth - n, &fs);
+        if (k > 0) {
+            n += k;
+            c.sp = r.sp + (uintptr_t)fs * sizeof(uintptr_t);
+            if (c.sp > th->stack_hi)
+                return 0;
+            c.pc = rd(c.sp - 8);
+            c.fp = rd(c.sp - 16);
+        } else if (!codecache_find_sigsafe(r.pc, &b)) {
+            return 0;
+        } else if (b.kind == CODECACHE_INTERPRETER) {
             if (r.fp < r.sp || r.fp >= th->stack_hi - 16 || (r.fp & 7))
                 return 0;
             uintptr_t m = rd(r.fp - 24);
@@ -864,13 +890,17 @@ static int walk_frames(const struct codecache_thread *th, struct regs r,
                 if (!id)
                     return 0;
                 frames[n].method_id = id;
-                frames[n++].lineno = -3;
+                frames[n].lineno = -3;
+                k = 1;
             } else {
-                int k = compiled_frames(&b, r.pc, frames + n, depth - n);
+                k = compiled_frames(&b, r.pc - (uintptr_t)at, at, frames + n, depth - n);
                 if (k <= 0)
                     return 0;
-                n += k;
             }
+            if (k < depth - n) /* whole, not cut at depth */
+                framecache_store_sigsafe(r.pc - (uintptr_t)at, at, b.blob, b.frame_size,
+                                         frames + n, k);
+            n += k;
             c.sp = r.sp + (uintptr_t)b.frame_size * sizeof(uintptr_t);
             if (c.sp > th->stack_hi)
                 return 0;
@@ -916,7 +946,7 @@ static int walk_blocked(const struct codecache_thread *th, struct sample_frame *
     if (!codecache_find_sigsafe(r.pc, &b))
         return 0;
     if (b.kind != CODECACHE_STUB)
-        return walk_frames(th, r, frames, depth);
+        return walk_frames(th, r, frames, depth, 0);
     struct regs c;
     if (b.frame_size <= 0)
         return 0;
@@ -927,12 +957,133 @@ static int walk_blocked(const struct codecache_thread *th, struct sample_frame *
     c.fp = rd(c.sp - 16);
     if (!caller_ok(th, r.sp, &c))
         return 0;
-    int n = walk_frames(th, c, frames + 1, depth - 1);
+    int n = walk_frames(th, c, frames + 1, depth - 1, 0);
     if (n <= 0)
         return 0;
     frames[0].lineno = SAMPLE_FRAME_PACK(SAMPLE_FT_STUB, -1);
     frames[0].method_id = (jmethodID)(uintptr_t)stub_name(&b, r.pc, NULL);
     return n + 1;
+}
+
+/* Whether the interpreted frame at r, where a signal stopped a thread running Java code, is
+ * one AGCT starts from (frame::is_interpreted_frame_valid): fp above sp by at least the
+ * frame's fixed part (nine words down to its initial expression stack), not absurdly far, a
+ * Method* with a jmethodID pointing back at it, a bcp inside its bytecodes (a native method
+ * run by the interpreter has none). A frame being built or torn down fails one of them, or
+ * is its caller's whole frame, which AGCT takes for the top as well. */
+static int interpreted_top_ok(const struct codecache_thread *th, const struct regs *r)
+{
+    const struct codecache_layout *l = codecache_layout_sigsafe();
+    uintptr_t fp = r->fp, sp = r->sp;
+    if ((fp & 7) || fp <= sp || fp - 9 * sizeof(uintptr_t) < sp || fp >= th->stack_hi - 16 ||
+        fp - sp > (1024 + 65536) * sizeof(uintptr_t))
+        return 0;
+    uintptr_t m = rd(fp - 24);
+    if (!codecache_jmethod_sigsafe(m))
+        return 0;
+    int native = *(const volatile uint16_t *)(m + (uintptr_t)l->method_access) & 0x0100;
+    return native || interpreted_bci(fp, m) >= 0;
+}
+
+/* A thread running Java code stopped where AGCT gives up and recover() unwinds one frame to
+ * call AGCT again from its caller (unwind_leaf: a stub, compiled code's entry or prologue, the
+ * interpreter building a frame): the same, the caller's frames read by walk_frames. Returns
+ * the frame count, that frame first, or 0. */
+static int walk_leaf(const struct codecache_thread *th, const ucontext_t *uc,
+                     struct sample_frame *frames, int depth)
+{
+    struct sample_frame lead;
+    struct regs c;
+    if (depth < 2 || !unwind_leaf(th, uc, &lead, &c))
+        return 0;
+    int n = walk_frames(th, c, frames + 1, depth - 1, 1);
+    if (n <= 0)
+        return 0;
+    frames[0] = lead;
+    return n + 1;
+}
+
+/* The whole Java stack by HotSpot's structures alone (walk_frames), where the result is what
+ * AGCT would give (recovery included), so that AGCT need not run: AGCT costs about 1.5 us a
+ * frame here (it checks and looks up more than a walk needs, in cold memory), the walk with
+ * its caches (framecache.h, the jmethodID memo) a fraction of that. It starts from:
+ * - a thread out of Java code (native, VM, blocked) with a whole frame anchor: the anchor's
+ *   pc is a return address, and its frame is read as AGCT reads its known-valid frames;
+ * - a thread in Java code (no frame anchor: AGCT prefers a walkable one) stopped
+ *   - in a compiled method's body: its frames from the first PcDesc after the pc, as AGCT's
+ *     is_decipherable_compiled_frame takes them, the caller from the frame size;
+ *   - in the interpreter, in a frame AGCT accepts (interpreted_top_ok);
+ *   - where AGCT gives up and recovery unwinds one frame (a stub, compiled code's entry or
+ *     prologue, the interpreter building a frame): that frame, then walk_frames (walk_leaf).
+ * Not in an epilogue, where AGCT's answer (the caller its frame size says) is kept, nor a
+ * native method's wrapper. Anything the walk cannot read exactly (a deoptimized frame, an
+ * adapter, a PcDesc missing, a jmethodID not made yet) ends it without a result, and AGCT
+ * walks. walk=check compares the two on every sample. Returns the frame count, or 0. */
+static int walk_own(const struct codecache_thread *th, const ucontext_t *uc,
+                    struct sample_frame *frames, int depth)
+{
+    if (th->state != 8 && th->state != 9) {
+        if (!th->last_sp || !th->last_pc || (th->last_sp & 7) || th->last_sp < th->stack_lo + 8 ||
+            th->last_sp >= th->stack_hi)
+            return 0;
+        struct regs r = {th->last_pc, th->last_sp, th->last_fp};
+        return walk_frames(th, r, frames, depth, 0);
+    }
+    if (!uc || th->last_sp)
+        return 0;
+    const greg_t *gr = uc->uc_mcontext.gregs;
+    struct regs r = {(uintptr_t)gr[REG_RIP], (uintptr_t)gr[REG_RSP], (uintptr_t)gr[REG_RBP]}, c;
+    struct codecache_blob b;
+    int fs;
+    if (r.sp < th->stack_lo || r.sp >= th->stack_hi || (r.sp & 7))
+        return 0;
+    /* cached: a pc whose frame passed every check below when it was decoded */
+    int n = framecache_lookup_sigsafe(r.pc, 1, frames, depth, &fs);
+    if (n <= 0) {
+        if (!codecache_find_sigsafe(r.pc, &b))
+            return 0;
+        if (b.kind == CODECACHE_INTERPRETER && interpreted_top_ok(th, &r))
+            return walk_frames(th, r, frames, depth, 0);
+        if (b.kind == CODECACHE_NMETHOD && b.level == 0)
+            return 0; /* a native method's wrapper: AGCT reads it */
+        if (b.kind != CODECACHE_NMETHOD || b.frame_size <= 0 || b.frame_complete < 0 ||
+            !b.vep || r.pc < b.vep || r.pc < b.code_begin + (uintptr_t)b.frame_complete)
+            return walk_leaf(th, uc, frames, depth);
+        if (unwind_epilogue(&r, &c))
+            return 0; /* AGCT's caller of an epilogue is what its frame size says */
+        n = compiled_frames(&b, r.pc, 1, frames, depth);
+        if (n <= 0)
+            return 0;
+        fs = b.frame_size;
+        if (n < depth)
+            framecache_store_sigsafe(r.pc, 1, b.blob, fs, frames, n);
+    }
+    if (n == depth)
+        return n;
+    c.sp = r.sp + (uintptr_t)fs * sizeof(uintptr_t);
+    if (c.sp > th->stack_hi)
+        return 0;
+    c.pc = rd(c.sp - 8);
+    c.fp = rd(c.sp - 16);
+    if (c.sp <= r.sp)
+        return 0;
+    int m = walk_frames(th, c, frames + n, depth - n, 0);
+    return m > 0 ? n + m : 0;
+}
+
+/* A fingerprint of frames[0..n): methods and bytecode indexes, not types (AGCT's frames are
+ * typed only where the walk alongside them could). */
+static uint64_t frames_hash(const struct sample_frame *frames, int n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15u ^ (uint64_t)n;
+    for (int i = 0; i < n; i++) {
+        h ^= (uint64_t)(uintptr_t)frames[i].method_id;
+        h *= 0xff51afd7ed558ccdu;
+        h ^= (uint64_t)(uint32_t)sample_frame_bci(frames[i].lineno);
+        h *= 0xc4ceb9fe1a85ec53u;
+        h ^= h >> 29;
+    }
+    return h;
 }
 
 /* Where AGCT started walking the thread interrupted at uc: the context itself when the
@@ -972,7 +1123,17 @@ int stackwalk_java_sigsafe(JNIEnv *env, void *uc, struct sample_frame *frames, i
     struct codecache_thread th;
     struct regs start;
     int have_start = 0, first = 0;
-    int vm = mode == STACKWALK_VM && codecache_thread_sigsafe(env, &th);
+    int vm = mode != STACKWALK_AGCT && codecache_thread_sigsafe(env, &th);
+    int own = 0;
+    uint64_t own_hash = 0;
+    if (vm && (own = walk_own(&th, uc, frames, depth)) > 0) {
+        if (mode == STACKWALK_VM) {
+            crashguard_leave(&g);
+            counters_add_sigsafe(FPL_CTR_OWN_WALKS, 1);
+            return own;
+        }
+        own_hash = frames_hash(frames, own); /* walk=check: AGCT's frames are the sample's */
+    }
     if (vm)
         have_start = agct_start(&th, uc, &start);
     int n = call_agct(&g, env, uc, frames, depth);
@@ -1009,6 +1170,11 @@ int stackwalk_java_sigsafe(JNIEnv *env, void *uc, struct sample_frame *frames, i
     if (n > 0 && have_start)
         type_frames(&th, start, frames, first, n);
     crashguard_leave(&g);
+    if (own > 0) {
+        counters_add_sigsafe(FPL_CTR_WALK_CHECKED, 1);
+        if (n != own || frames_hash(frames, n) != own_hash)
+            counters_add_sigsafe(FPL_CTR_WALK_DIFFERED, 1);
+    }
     return n;
 }
 

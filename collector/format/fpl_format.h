@@ -253,6 +253,11 @@ enum fpl_counter {
     FPL_CTR_EVENT_WAITS = 56,   /* Events.log calls that waited for room in a full buffer */
     FPL_CTR_EVENT_WAIT_NS = 57, /* nanoseconds those calls waited, in all */
     FPL_CTR_EVENT_WAIT_TIMEOUTS = 58, /* waits that ran out (the writer did not drain in time) */
+    FPL_CTR_OWN_WALKS = 59,     /* Java stacks read from HotSpot's structures alone, without
+                                 * AsyncGetCallTrace (walk=vm) */
+    FPL_CTR_WALK_CHECKED = 60,  /* walk=check: stacks walked both ways, by the walker and AGCT */
+    FPL_CTR_WALK_DIFFERED = 61, /* walk=check: of those, the stacks where they differed (methods,
+                                 * bytecode indexes or depth) */
     FPL_CTR_SAFEREAD = 43,      /* how the agent reads JVM memory that may be unmapped, not a
                                  * count: 0 /proc/self/mem, 1 a pipe, 2 process_vm_readv,
                                  * 3 no way (enum saferead_way) */

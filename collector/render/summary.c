@@ -461,6 +461,15 @@ static void write_failures(const struct profile *p, FILE *f)
         if (v)
             fprintf(f, "    %-22s %10" PRIu64 "  (AGCT %d)\n", fpl_agct_name(-n), v, -n);
     }
+    if (c[FPL_CTR_OWN_WALKS])
+        fprintf(f, "  Java stacks read from HotSpot's structures, without AsyncGetCallTrace: %"
+                   PRIu64 " (%.1f%% of samples pushed)\n",
+                c[FPL_CTR_OWN_WALKS], pct(c[FPL_CTR_OWN_WALKS], c[FPL_CTR_SAMPLES]));
+    if (c[FPL_CTR_WALK_CHECKED])
+        fprintf(f, "  walk=check: stacks walked both ways %" PRIu64 ", differed %" PRIu64
+                   " (%.3f%%)\n",
+                c[FPL_CTR_WALK_CHECKED], c[FPL_CTR_WALK_DIFFERED],
+                pct(c[FPL_CTR_WALK_DIFFERED], c[FPL_CTR_WALK_CHECKED]));
     if (c[FPL_CTR_AGCT_RECOVERED])
         fprintf(f,
                 "  walks recovered where AsyncGetCallTrace gave up (from HotSpot's structures): %"
@@ -1030,6 +1039,12 @@ static void js_agent(struct fpl_buf *b, const struct profile *p)
     js_u64(b, p->counters[FPL_CTR_AGCT_RECOVERED]);
     js_key(b, "walks_by_frame_pointer", &first);
     js_u64(b, p->counters[FPL_CTR_FP_WALKS]);
+    js_key(b, "walks_own", &first);
+    js_u64(b, p->counters[FPL_CTR_OWN_WALKS]);
+    js_key(b, "walks_checked", &first);
+    js_u64(b, p->counters[FPL_CTR_WALK_CHECKED]);
+    js_key(b, "walks_differed", &first);
+    js_u64(b, p->counters[FPL_CTR_WALK_DIFFERED]);
     js_key(b, "endpoint_drops", &first);
     js_u64(b, p->counters[FPL_CTR_ENDPOINT_DROPS]);
     js_key(b, "context_lost", &first);

@@ -19,9 +19,10 @@ Parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof.benc
              cpu=1ms, on FixedWork (Java code), NativeFrames (JNI and zlib: a native walk on
              every sample) and GcChurn (G1: GC threads, native stacks only), interleaved;
              with the CPU coverage (weight x interval over the process CPU time).
-1d. walk  -- the stack walker's cost and success, default (walk=vm: AGCT completed from
-             HotSpot's structures) against walk=agct (AGCT alone): handler p50/p99 and the
-             share of samples whose stack is a marker alone, at cpu=1ms, on FixedWork
+1d. walk  -- the stack walker's cost and success, default (walk=vm: the walker's own read
+             of HotSpot's structures, AGCT where it cannot be exact, recovery where AGCT gives
+             up) against walk=agct (AGCT alone): handler p50/p99, the share of samples whose
+             stack is a marker alone and of those the walker read alone, at cpu=1ms, on FixedWork
              (ordinary code) and on StubLoops' stub-heavy loops (arraycopy, vtable, itable,
              intrinsics), 2 s of the worker's CPU each.
 1e. startup -- the first second of a profile (GcChurn, G1, cpu=10ms), loaded at startup,
@@ -269,6 +270,8 @@ def parse_summary(text):
     m = re.search(r"log size: (\d+) bytes", text)
     if m:
         s["log_bytes"] = int(m.group(1))
+    m = re.search(r"without AsyncGetCallTrace: (\d+)", text)
+    s["own_walks"] = int(m.group(1)) if m else 0
     m = re.search(r"native walks that went on by frame pointer [^:]*: (\d+)", text)
     s["fp_walks"] = int(m.group(1)) if m else 0
     m = re.search(r"ring drops: (\d+)", text)
@@ -626,8 +629,8 @@ def part_cpu(args, report):
 def part_walk(args, report):
     run_dir = os.path.join(args.out, "walk")
     os.makedirs(run_dir, exist_ok=True)
-    log("== 1c. Stack walker: default (walk=vm) against AsyncGetCallTrace alone (walk=agct), "
-        "cpu=1ms ==")
+    log("== 1c. Stack walker: default (walk=vm: the walker, AsyncGetCallTrace where it cannot be "
+        "exact) against AsyncGetCallTrace alone (walk=agct), cpu=1ms ==")
     if not getattr(args, "units", None):
         progress("calibrating FixedWork ...")
         args.units = calibrate(args, run_dir)
@@ -641,8 +644,8 @@ def part_walk(args, report):
     rows = {}
     errors = []
     loads = []
-    log("  %-22s %-6s %12s %12s %12s %8s" % ("workload", "walk", "handler p50", "p99", "lost%",
-                                            "samples"))
+    log("  %-22s %-6s %12s %12s %12s %8s %8s" % ("workload", "walk", "handler p50", "p99",
+                                                 "lost%", "samples", "own%"))
     for name, main in workloads:
         for walk in ("vm", "agct"):
             progress("walk: %s, %s" % (name, walk))
@@ -658,13 +661,17 @@ def part_walk(args, report):
             s = flyprof_summary(args.cli, fpl, run_dir, tag)
             rows["%s walk=%s" % (name, walk)] = s
             progress_done()
-            log("  %-22s %-6s %9s us %9s us %11s%% %8s" % (
+            own = (100.0 * s["own_walks"] / s["cpu_samples"]
+                   if s.get("cpu_samples") else None)
+            log("  %-22s %-6s %9s us %9s us %11s%% %8s %7s%%" % (
                 name, walk,
                 fmt(s.get("handler_p50_ns") and s["handler_p50_ns"] / 1e3, "%.1f"),
                 fmt(s.get("handler_p99_ns") and s["handler_p99_ns"] / 1e3, "%.1f"),
-                fmt(s.get("cpu_failed_pct"), "%.2f"), fmt(s.get("cpu_samples"), "%d")))
+                fmt(s.get("cpu_failed_pct"), "%.2f"), fmt(s.get("cpu_samples"), "%d"),
+                fmt(own, "%.1f")))
     log("  lost%: samples whose stack is a marker alone (a failed walk), of all the process's "
-        "CPU samples.")
+        "CPU samples; own%: samples whose Java frames the walker read without AsyncGetCallTrace "
+        "(the JVM's own threads have none).")
     load_note(loads, "the handler times")
     for e in errors:
         log("  ! " + e)

@@ -7,5 +7,5 @@
 # test name and its timeout in seconds: JVM runs paced by the workers' CPU seconds (3-9 s each,
 # two to four runs), with room for a loaded machine
 set(_walk_tests walk_faults:420 walk_arraycopy:420 walk_dispatch:600 walk_intrinsics:420
-    walk_javac:600 walk_monitor:420)
+    walk_javac:600 walk_monitor:420 walk_own:900)
 flyprof_int_tests(TESTS ${_walk_tests})

@@ -44,7 +44,7 @@ for o in $objs; do
         # calls between the sigsafe objects themselves are fine
         case "$s" in
             ring_*|tsc_*|counters*|tls_*|stackwalk_*|handler_*|signals_*|envtable_*|testhook_*) ok=1 ;;
-            nativewalk_*|crashguard_*|codecache_*|context_*) ok=1 ;;
+            nativewalk_*|crashguard_*|codecache_*|context_*|framecache_*) ok=1 ;;
         esac
         if [ $ok = 0 ]; then
             echo "NOT ASYNC-SIGNAL-SAFE: $(basename "$o") imports $s"

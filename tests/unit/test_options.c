@@ -299,11 +299,15 @@ static void test_walk(void)
     CHECK_EQ_U(o.walk_agct, 1);
     CHECK(OK("walk=vm,cpu=1ms"));
     CHECK_EQ_U(o.walk_agct, 0);
-    ERR_EXACT("walk=rbp", "walk=rbp: expected vm (AsyncGetCallTrace, completed from HotSpot's "
-                          "structures where it gives up) or agct (AsyncGetCallTrace alone)");
+    CHECK(OK("walk=check"));
+    CHECK_EQ_U(o.walk_agct, 2);
+    ERR_EXACT("walk=rbp", "walk=rbp: expected vm (HotSpot's structures, AsyncGetCallTrace where "
+                          "they do not say), agct (AsyncGetCallTrace alone) or check (both, "
+                          "counting where they differ)");
     ERR("walk=AGCT", "walk=AGCT: expected vm");
     ERR("walk=agct ", "walk=agct : expected vm");
-    ERR_EXACT("walk", "option 'walk' needs a value (walk=vm|agct)");
+    ERR("walk=checks", "walk=checks: expected vm");
+    ERR_EXACT("walk", "option 'walk' needs a value (walk=vm|agct|check)");
     ERR_EXACT("walk=vm,walk=agct", "duplicate option 'walk'");
 }
 
@@ -420,7 +424,7 @@ static void test_errors(void)
 {
     static const char accepted[] =
         "(accepted: cpu[=TIME], wall[=TIME], engine=cputimer|itimer|perf, wallthreads=N, filter, "
-        "depth=N, walk=vm|agct, file=PATH, log=PATH, threads, duration=TIME, events=N, "
+        "depth=N, walk=vm|agct|check, file=PATH, log=PATH, threads, duration=TIME, events=N, "
         "eventwait=TIME, cstack=auto|off, idle, hiccup[=TIME], stall=TIME, loop=TIME, keep=N, "
         "alloc[=BYTES], live, lock[=TIME])";
     char want[512];
