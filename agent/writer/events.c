@@ -84,6 +84,14 @@ static void (*wake_fn)(void);
  * count), the writer logs the increase under thread id 0 */
 static _Atomic uint64_t nomem_drops;
 static uint64_t nomem_logged; /* writer */
+/* 1 while the writer polls the buffers every EVENTS_POLL_NS (events_set_polling), and the
+ * clock when its last drain began: a producer leaves a polling writer that drained within
+ * late_ticks asleep until its buffer is half full. Relaxed both ways: hints that order
+ * nothing; a producer that reads them stale wakes the writer once needlessly, or at half full
+ * instead of a quarter. */
+static _Atomic int writer_polls;
+static _Atomic uint64_t drained_at;
+static uint64_t late_ticks; /* 1.5 poll periods in clock ticks; set in events_start */
 /* bytes of every buffer not yet freed (relaxed: a budget, no data published with it) */
 static _Atomic uint64_t total_bytes;
 
@@ -172,6 +180,8 @@ int events_start(uint32_t units, uint64_t wait, void (*wake)(void))
     wait_ns = wait;
     use_tsc = tsc_is_tsc();
     wake_fn = wake;
+    atomic_store_explicit(&writer_polls, 0, memory_order_relaxed); /* the new writer sleeps */
+    late_ticks = tsc_ticks_per_sec() / (1000000000ull / EVENTS_POLL_NS) * 3 / 2;
     pthread_mutex_lock(&lock);
     if (++last_gen == 0)
         last_gen = 1;
@@ -318,15 +328,21 @@ static int __attribute__((noinline)) wait_room(struct events_buf *b, uint64_t h,
 /* Head passed check_at: when the buffer is more than a quarter full, ask the writer to drain
  * (once per position of its tail) and look again 1/16 of the buffer later; otherwise look
  * again when it could be a quarter full. A quarter, not a half: the writer then has three
- * quarters of the buffer's time to get scheduled on a loaded machine. */
+ * quarters of the buffer's time to get scheduled on a loaded machine. But a writer that polls
+ * and drained less than 1.5 poll periods ago comes on its own within EVENTS_POLL_NS: it is
+ * woken only once the buffer is half full. */
 static void __attribute__((noinline)) fill_check(struct events_buf *b, uint64_t h)
 {
+    uint64_t size = b->mask + 1;
     b->tail_seen = atomic_load_explicit(&b->tail, memory_order_acquire);
-    if (h - b->tail_seen <= (b->mask + 1) / 4) {
-        b->check_at = b->tail_seen + (b->mask + 1) / 4;
+    if (h - b->tail_seen <= size / 4) {
+        b->check_at = b->tail_seen + size / 4;
         return;
     }
-    b->check_at = h + (b->mask + 1) / 16;
+    b->check_at = h + size / 16;
+    if (h - b->tail_seen <= size / 2 && atomic_load_explicit(&writer_polls, memory_order_relaxed) &&
+        clock_read() - atomic_load_explicit(&drained_at, memory_order_relaxed) < late_ticks)
+        return;
     if (b->woke_for != b->tail_seen + 1) {
         b->woke_for = b->tail_seen + 1;
         if (wake_fn)
@@ -455,6 +471,11 @@ void JNICALL events_jni_log_str(JNIEnv *jni, jclass cls, jint n, jstring s, jint
 }
 
 /* ---- the writer's side ---- */
+
+void events_set_polling(int on)
+{
+    atomic_store_explicit(&writer_polls, on, memory_order_relaxed);
+}
 
 static const struct events_rec *rec_at(const struct events_buf *b, uint64_t pos)
 {
@@ -671,6 +692,7 @@ static size_t snapshot(void)
 size_t events_drain(const struct events_sink *s, size_t max, int *more)
 {
     *more = 0;
+    atomic_store_explicit(&drained_at, clock_read(), memory_order_relaxed);
     pthread_mutex_lock(&lock);
     uint32_t gen = drain_gen;
     size_t n = gen ? snapshot() : 0;

@@ -39,6 +39,11 @@
 #define ROTATE_TICKS 4                     /* wall ticks a log of loop= begins with */
 #define DRAIN_BATCH 4096                   /* records between checks of the clock */
 #define EVENTS_BATCH 65536                 /* events (dev.flyprof.Events) per loop, at most */
+/* the writer polls the event buffers (events.h) until no event came for this long; every
+ * EVENTS_POLL_NS, or a quarter of that after a drain of EVENTS_BUSY events or more (a thread
+ * logging at millions a second fills a quarter of its buffer in a millisecond) */
+#define EVENTS_IDLE_NS 200000000ull
+#define EVENTS_BUSY 1024
 /* Dictionary maps are cleared past these sizes so memory stays bounded; ids keep growing, so
  * the log stays unambiguous (an entry is just written again when next used). */
 #define MAX_MAP_BYTES (64u << 20)
@@ -86,6 +91,10 @@ struct writer {
     uint32_t s2_thread, s2_tick;
     int s2_have_thread;
     uint32_t chunk_samples;     /* samples in the chunk being built */
+    /* events polled every EVENTS_POLL_NS (events_set_polling) until this time: EVENTS_IDLE_NS
+     * after the last drain that found events; 0: not polling */
+    uint64_t events_poll_until;
+    size_t events_drained; /* events the last drain_events moved */
     int preamble_written;
     int header_landed;          /* a chunk with the HEADER record was written */
     int told;                   /* the first lost chunk was said on stderr */
@@ -954,7 +963,8 @@ static uint32_t event_thread_id(void *ctx, uint32_t slot1, int tid)
 }
 
 /* Moves up to max events of the threads' buffers into the log, flushing full chunks. Returns
- * 1 when more are waiting. */
+ * 1 when more are waiting. While events come, the writer polls for them (events.h): each
+ * drain that finds some extends the polling by EVENTS_IDLE_NS. */
 static int drain_events(struct writer *w, size_t max);
 
 /* The running writer's state, for writer_yield (writer thread only). */
@@ -980,6 +990,12 @@ static int drain_events(struct writer *w, size_t max)
         if (w->chunk.len >= CHUNK_FLUSH_BYTES)
             flush(w);
     } while (more && total < max);
+    w->events_drained = total;
+    if (total) {
+        if (!w->events_poll_until)
+            events_set_polling(1);
+        w->events_poll_until = mono_ns() + EVENTS_IDLE_NS;
+    }
     return more;
 }
 
@@ -1196,6 +1212,14 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         if (w.s->deadline_mono_ns && w.s->deadline_mono_ns < until)
             until = w.s->deadline_mono_ns;
         now = mono_ns();
+        if (w.events_poll_until && now >= w.events_poll_until) {
+            /* no event for EVENTS_IDLE_NS: sleep until a buffer wakes us (a quarter full) */
+            events_set_polling(0);
+            w.events_poll_until = 0;
+        }
+        uint64_t poll = w.events_drained >= EVENTS_BUSY ? EVENTS_POLL_NS / 4 : EVENTS_POLL_NS;
+        if (w.events_poll_until && now + poll < until)
+            until = now + poll;
         if (until > now && tasks_due < until - now)
             until = now + tasks_due;
         if (wait_stop(until > now ? until - now : 0))

@@ -1067,9 +1067,10 @@ def part_events(args, report):
         log("  ! %s is missing (built with the tests): no JNI floor" % floor)
         floor = None
     opts = "cpu=10ms,file=%s" % os.path.join(run_dir, "%s.fpl")
-    # the default buffers: the writer, woken at a quarter full (every loop with the string),
-    # drains on the other core while loops run; a 16 MiB buffer is woken for every 16th: the
-    # two tell the call's own cost from what the writer's draining adds to it
+    # the default buffers: the writer, polling each millisecond while events come (events.h),
+    # drains on the other core, in a loop or in the pause after it; a 16 MiB buffer could take
+    # 16 loops without a drain: the two tell the call's own cost from what the writer's
+    # draining adds to it
     big = "events=1048576," + opts
     cfgs = [("no agent", "none", lambda tag: []),
             ("agent cpu=10ms", "agent",
@@ -1118,8 +1119,8 @@ def part_events(args, report):
                                               fmt_med(p["floor"]), d))
     log("  median [min-max] over all timed rounds. Targets: log(int) <= 15 ns, log(int, 18 "
         "chars) <= 45 ns; the seed (a patched JDK 7, 2013) measured 28 ns and 75 ns.")
-    log("  events=1M: events=1048576, 16 MiB buffers, which the writer drains during one "
-        "loop in 16 (the default's drains during every loop with the string)")
+    log("  events=1M: events=1048576, 16 MiB buffers; the writer polls the buffers each "
+        "millisecond while events come (a loop takes ~0.2 ms), in both configurations")
     load_note(loads, "the per-call times")
 
     # the rate the writer follows: 4 threads, half the events with the string

@@ -12,3 +12,8 @@ endforeach()
 target_include_directories(fplsynth PRIVATE ${CMAKE_SOURCE_DIR}/collector/format)
 target_link_libraries(fplsynth PRIVATE ZLIB::ZLIB m)
 target_link_libraries(fplconv PRIVATE flyprof_render)
+# The two encodings fplsynth writes (SAMPLE, SAMPLE2) of one seed convert to the same outputs.
+add_test(NAME convert_synth_encodings
+    COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/synth_encodings.sh $<TARGET_FILE:fplsynth>
+        ${CMAKE_BINARY_DIR}/bin/flyprof ${CMAKE_CURRENT_BINARY_DIR}/synth_encodings)
+set_tests_properties(convert_synth_encodings PROPERTIES LABELS unit TIMEOUT 300)

@@ -2,7 +2,9 @@
 """convert_bench: how fast and in how much memory `flyprof convert` renders a big .fpl log.
 
 Writes a synthetic log with fplsynth (default 10M samples over 100k distinct stacks, Zipf
-popularity, mean depth 40, 32 threads: see tests/bench/fplsynth.c), then renders it on one core
+popularity, mean depth 40, 32 threads, samples as SAMPLE2 records as the agent writes them, or
+SAMPLE records with --log-version 1: see tests/bench/fplsynth.c; the encoding and its bytes per
+sample are printed), then renders it on one core
 (`taskset -c 0`) into every output -- folded, HTML, pprof, JFR, text, each plain and with --threads,
 and `flyprof summary` -- several times, and prints for each: the best wall time, samples per
 second, user+system CPU, max RSS (wait4's rusage of the child) and output size; for the HTML
@@ -15,7 +17,7 @@ is shared: the load average is printed before and after). Needs the tree built (
 tests/fplsynth, tests/fplconv). scripts/bench runs it as its `convert` part.
 
     python3 tests/bench/convert_bench.py --build BUILD [--samples 10M] [--stacks 100k]
-        [--wall 0.2] [--runs 3] [--formats folded,html,pprof,text,summary] [--keep]
+        [--wall 0.2] [--log-version 1|2] [--runs 3] [--formats folded,html,pprof,text,summary] [--keep]
         [--json OUT.json]
 """
 import argparse
@@ -86,6 +88,8 @@ def main():
     ap.add_argument("--threads", type=count, default=32)
     ap.add_argument("--depth", type=count, default=40, help="mean stack depth")
     ap.add_argument("--wall", type=float, default=0.0, help="fraction of wall samples")
+    ap.add_argument("--log-version", type=int, choices=(1, 2), default=2,
+                    help="samples as SAMPLE2 records (2, what the agent writes) or SAMPLE (1)")
     ap.add_argument("--runs", type=int, default=3, help="runs per conversion (best kept)")
     ap.add_argument("--formats", default="folded,html,pprof,jfr,text,summary",
                     help="outputs to render (default all: folded,html,pprof,jfr,text,summary)")
@@ -108,9 +112,18 @@ def main():
 
     t0 = time.perf_counter()
     out = subprocess.run([synth, "-o", fpl, "-n", str(a.samples), "-u", str(a.stacks),
-                          "-t", str(a.threads), "-d", str(a.depth), "-w", str(a.wall)],
+                          "-t", str(a.threads), "-d", str(a.depth), "-w", str(a.wall),
+                          "-v", str(a.log_version)],
                          check=True, stdout=subprocess.PIPE, text=True).stdout.strip()
     print("%s (%.1f s)" % (out, time.perf_counter() - t0))
+    m = re.search(r"samples as (\w+) records \(log version (\d)\): ([\d.]+) bytes per sample, "
+                  r"([\d.]+) with", out)
+    enc = {"record": m.group(1), "log_version": int(m.group(2)),
+           "sample_bytes": float(m.group(3)), "log_bytes_per_sample": float(m.group(4))} if m else {}
+    if enc:
+        print("encoding: %s records (log version %d), %.2f bytes per sample record, %.2f bytes "
+              "of log per sample" % (enc["record"], enc["log_version"], enc["sample_bytes"],
+                                     enc["log_bytes_per_sample"]))
     print("input: %s, %s; pinned to CPU %s; best of %d runs; load average %.1f\n"
           % (fpl, mib(os.path.getsize(fpl)), cpu if cpu is not None else "none", a.runs,
              os.getloadavg()[0]))
@@ -188,6 +201,7 @@ def main():
         with open(a.json, "w") as f:
             json.dump({"samples": a.samples, "stacks": a.stacks, "threads": a.threads,
                        "depth": a.depth, "wall": a.wall, "input_size": os.path.getsize(fpl),
+                       "encoding": enc,
                        "synth": out, "results": results}, f, indent=2)
     if a.keep:
         print("kept %s" % tmp)

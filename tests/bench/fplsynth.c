@@ -17,7 +17,11 @@
  * - with -r MS every thread serves back-to-back traced requests of MS ms of the log's time
  *   each (dev.flyprof.Context): every sample carries its request's context, a root span of
  *   its own, named with one of 8 endpoints (CONTEXT and ENDPOINT records where a request
- *   starts).
+ *   starts);
+ * - samples are SAMPLE2 records (FORMAT.md 5.18), the encoding the agent writes, each field
+ *   the chunk's chains imply left out as the agent's writer leaves it out; -v 1 writes SAMPLE
+ *   records (5.6) instead, the first agents' encoding. The two logs of a seed hold the same
+ *   samples (the same random draws), so what a reader makes of them must be the same.
  *
  * Deterministic for a given seed. Uses the agent's encoder (fpl_codec.h) and chunk framing
  * (fpl_chunk.c). Prints what it wrote on stdout.
@@ -41,7 +45,7 @@
 #define PACKAGES 64
 
 struct synth {
-    uint64_t samples, stacks, methods, threads, depth, seed, request_ms;
+    uint64_t samples, stacks, methods, threads, depth, seed, request_ms, version;
     double zipf, wall;
     const char *out;
 
@@ -51,6 +55,7 @@ struct synth {
     struct fpl_buf chunk;
     uint64_t last_ticks; /* of the previous sample in the chunk */
     uint64_t bytes;
+    uint64_t sample_bytes; /* of the SAMPLE or SAMPLE2 records, with their type and length */
 
     uint32_t *frames; /* all stacks' frames root first: method index (0-based) */
     int32_t *bcis;
@@ -62,6 +67,19 @@ struct synth {
     uint32_t *rank_stack;
     uint64_t *thread_ctx; /* per thread: the context of its current request (-r) */
     uint64_t contexts;
+
+    /* SAMPLE2's chains in the chunk being built (FORMAT.md 5.18), restarted by flush_chunk */
+    struct s2_chain *s2; /* per thread: its previous SAMPLE2 in the chunk */
+    uint64_t s2_thread;  /* the previous SAMPLE2's thread, when s2_have_thread */
+    int s2_have_thread;
+    uint64_t s2_tick; /* the tick id of the chunk's previous SAMPLE2 with a TICK field */
+};
+
+struct s2_chain {
+    uint32_t seq1; /* 1 + the chunk (seq) of the thread's previous SAMPLE2; other: none yet */
+    uint32_t stack;
+    uint64_t ctx;
+    uint8_t kind, state;
 };
 
 static uint64_t rnd(struct synth *s)
@@ -90,7 +108,9 @@ static int flush_chunk(struct synth *s)
     int rc = fpl_chunk_write(s->fd, s->seq++, s->chunk.data, s->chunk.len);
     s->bytes += FPL_CHUNK_HEADER_SIZE + s->chunk.len;
     s->chunk.len = 0;
-    s->last_ticks = 0; /* sample deltas restart in every chunk */
+    s->last_ticks = 0; /* sample deltas restart in every chunk, and so do SAMPLE2's chains */
+    s->s2_have_thread = 0;
+    s->s2_tick = 0;
     return rc;
 }
 
@@ -294,9 +314,10 @@ static uint64_t request_ctx(struct synth *s, uint64_t th, uint64_t t, uint64_t t
     return id;
 }
 
-static void put_sample(struct synth *s, uint64_t ticks, uint64_t thread, uint32_t st,
-                       uint64_t weight, uint8_t kind, uint8_t state, uint64_t tick_id,
-                       uint64_t ctx)
+/* One sample as a SAMPLE record (-v 1). */
+static void put_sample1(struct synth *s, uint64_t ticks, uint64_t thread, uint32_t st,
+                        uint64_t weight, uint8_t kind, uint8_t state, uint64_t tick_id,
+                        uint64_t ctx)
 {
     struct fpl_buf *b = &s->chunk;
     size_t r = fpl_rec_begin(b, FPL_REC_SAMPLE);
@@ -312,6 +333,68 @@ static void put_sample(struct synth *s, uint64_t ticks, uint64_t thread, uint32_
     if (ctx)
         fpl_put_v(b, ctx);
     fpl_rec_end(b, r);
+}
+
+/* One sample as a SAMPLE2 record: the fields the chunk's chains imply are left out, as the
+ * agent's writer leaves them out (a thread's first sample in a chunk has its thread, kind and
+ * stack). */
+static void put_sample2(struct synth *s, uint64_t ticks, uint64_t thread, uint32_t st,
+                        uint64_t weight, uint8_t kind, uint8_t state, uint64_t tick_id,
+                        uint64_t ctx)
+{
+    struct s2_chain *c = &s->s2[thread];
+    int found = c->seq1 == s->seq + 1;
+    uint8_t f = 0;
+    if (!s->s2_have_thread || thread != s->s2_thread)
+        f |= FPL_S2_THREAD;
+    if (!found || c->kind != kind || c->state != state)
+        f |= FPL_S2_KIND;
+    if (!found || c->stack != st)
+        f |= FPL_S2_STACK;
+    if (weight != 1)
+        f |= FPL_S2_WEIGHT;
+    if (tick_id)
+        f |= FPL_S2_TICK;
+    if (found ? c->ctx != ctx : ctx != 0)
+        f |= FPL_S2_CONTEXT;
+    struct fpl_buf *b = &s->chunk;
+    size_t r = fpl_rec_begin(b, FPL_REC_SAMPLE2);
+    fpl_put_u8(b, f);
+    fpl_put_sv(b, (int64_t)(ticks - s->last_ticks));
+    s->last_ticks = ticks;
+    if (f & FPL_S2_THREAD)
+        fpl_put_v(b, thread + 1);
+    if (f & FPL_S2_KIND) {
+        fpl_put_u8(b, kind);
+        fpl_put_u8(b, state);
+    }
+    if (f & FPL_S2_STACK)
+        fpl_put_v(b, (uint64_t)st + 1);
+    if (f & FPL_S2_WEIGHT)
+        fpl_put_v(b, weight);
+    if (f & FPL_S2_TICK) {
+        fpl_put_sv(b, (int64_t)(tick_id - s->s2_tick));
+        s->s2_tick = tick_id;
+    }
+    if (f & FPL_S2_CONTEXT)
+        fpl_put_v(b, ctx);
+    fpl_rec_end(b, r);
+    *c = (struct s2_chain){
+        .seq1 = s->seq + 1, .stack = st, .ctx = ctx, .kind = kind, .state = state};
+    s->s2_thread = thread;
+    s->s2_have_thread = 1;
+}
+
+static void put_sample(struct synth *s, uint64_t ticks, uint64_t thread, uint32_t st,
+                       uint64_t weight, uint8_t kind, uint8_t state, uint64_t tick_id,
+                       uint64_t ctx)
+{
+    size_t before = s->chunk.len;
+    if (s->version == 1)
+        put_sample1(s, ticks, thread, st, weight, kind, state, tick_id, ctx);
+    else
+        put_sample2(s, ticks, thread, st, weight, kind, state, tick_id, ctx);
+    s->sample_bytes += s->chunk.len - before;
 }
 
 static void put_counters(struct synth *s, uint64_t samples)
@@ -425,8 +508,9 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: fplsynth -o OUT.fpl [-n SAMPLES] [-u STACKS] [-m METHODS] [-t THREADS]\n"
                "                [-d MEAN_DEPTH] [-z ZIPF_S] [-w WALL_FRACTION] [-s SEED]\n"
-               "                [-r REQUEST_MS]\n"
-               "  defaults: -n 10M -u 100k -m 20k -t 32 -d 40 -z 1.0 -w 0 -s 1, no requests\n"
+               "                [-r REQUEST_MS] [-v 1|2]\n"
+               "  defaults: -n 10M -u 100k -m 20k -t 32 -d 40 -z 1.0 -w 0 -s 1, no requests,\n"
+               "  -v 2 (samples as SAMPLE2 records, as the agent writes them; 1: SAMPLE)\n"
                "  counts take k, M, G suffixes\n");
 }
 
@@ -438,6 +522,7 @@ int main(int argc, char **argv)
                       .threads = 32,
                       .depth = 40,
                       .seed = 1,
+                      .version = 2,
                       .zipf = 1.0,
                       .wall = 0};
     for (int i = 1; i < argc; i++) {
@@ -478,6 +563,9 @@ int main(int argc, char **argv)
         case 'r':
             cnt = &s.request_ms;
             break;
+        case 'v':
+            cnt = &s.version;
+            break;
         case 'z':
             s.zipf = atof(v);
             break;
@@ -495,13 +583,16 @@ int main(int argc, char **argv)
         }
     }
     if (!s.out || !s.stacks || !s.methods || !s.threads || s.stacks > UINT32_MAX - 1 ||
-        s.methods > UINT32_MAX - 1 || s.depth < 1 || s.wall < 0 || s.wall > 1 || s.zipf < 0) {
-        fprintf(stderr, "fplsynth: need -o, and positive -u -m -t -d, -w in [0, 1], -z >= 0\n");
+        s.methods > UINT32_MAX - 1 || s.depth < 1 || s.wall < 0 || s.wall > 1 || s.zipf < 0 ||
+        (s.version != 1 && s.version != 2)) {
+        fprintf(stderr, "fplsynth: need -o, and positive -u -m -t -d, -w in [0, 1], -z >= 0, "
+                        "-v 1 or 2\n");
         return 2;
     }
     s.rng = s.seed;
     s.thread_ctx = calloc(s.threads, sizeof(*s.thread_ctx));
-    if (!s.thread_ctx || build_stacks(&s) != 0) {
+    s.s2 = calloc(s.threads, sizeof(*s.s2));
+    if (!s.thread_ctx || !s.s2 || build_stacks(&s) != 0) {
         fprintf(stderr, "fplsynth: out of memory\n");
         return 1;
     }
@@ -523,11 +614,16 @@ int main(int argc, char **argv)
     for (uint64_t m = 0; m < s.methods; m++)
         mused += s.method_written[m];
     printf("fplsynth: %s: %llu samples, %llu stacks (%llu used, mean depth %.1f), %llu methods "
-           "used, %llu threads, %.1f%% wall, %u chunks, %llu bytes\n",
+           "used, %llu threads, %.1f%% wall, %u chunks, %llu bytes\n"
+           "fplsynth: samples as %s records (log version %llu): %.2f bytes per sample, %.2f "
+           "with the dictionaries and the rest of the log\n",
            s.out, (unsigned long long)s.samples, (unsigned long long)s.stacks,
            (unsigned long long)used, (double)s.stack_off[s.stacks] / (double)s.stacks,
            (unsigned long long)mused, (unsigned long long)s.threads, s.wall * 100, s.seq,
-           (unsigned long long)s.bytes);
+           (unsigned long long)s.bytes, s.version == 1 ? "SAMPLE" : "SAMPLE2",
+           (unsigned long long)s.version,
+           s.samples ? (double)s.sample_bytes / (double)s.samples : 0.0,
+           s.samples ? (double)s.bytes / (double)s.samples : 0.0);
     if (s.request_ms)
         printf("fplsynth: %llu requests of %llu ms\n", (unsigned long long)s.contexts,
                (unsigned long long)s.request_ms);
@@ -540,5 +636,7 @@ int main(int argc, char **argv)
     free(s.method_written);
     free(s.cdf);
     free(s.rank_stack);
+    free(s.s2);
+    free(s.thread_ctx);
     return 0;
 }

@@ -10,8 +10,9 @@
  * buffers of threads alive at a session's end give their pages back, and all buffers
  * together stay within EVENTS_MAX_TOTAL_BYTES (600 threads would need 300 MiB). With a wait
  * (eventwait=), the same small buffers and slow consumer lose nothing: full buffers wait for
- * the consumer (counted), and no wait runs out; without one, no call waits. The -tsan variant
- * races producer and consumer for real. */
+ * the consumer (counted), and no wait runs out; without one, no call waits. A buffer wakes a
+ * sleeping writer at a quarter full, a polling one at half full unless it is late. The -tsan
+ * variant races producer and consumer for real. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -377,6 +378,58 @@ static void test_sessions(void)
     fplgen_destroy(&c3.gen);
 }
 
+/* When a buffer wakes the writer (16 KiB buffers: a quarter is 256 events without a string,
+ * half 512): a sleeping writer at a quarter full, once until it drains; a polling writer that
+ * drained lately only at half full; a polling writer late by more than 1.5 poll periods at a
+ * quarter again. The polling case is timed (a drain less than 1.5 ms before the quarter), so
+ * it gets five tries: an implementation that ignores polling wakes in every one. */
+static void log_n(int n)
+{
+    for (int i = 0; i < n; i++)
+        events_jni_log(FAKE_ENV, NULL, i);
+}
+
+static void test_wake_thresholds(void)
+{
+    struct consumer c;
+    memset(&c, 0, sizeof(c));
+    CHECK(fplgen_init(&c.gen) == 0);
+    CHECK(events_start(1024, 0, on_wake) == 0);
+    atomic_store(&wakes, 0);
+    log_n(300); /* 4800 bytes: past a quarter */
+    CHECK_EQ_U(atomic_load(&wakes), 1);
+
+    events_set_polling(1);
+    int quiet = 0;
+    for (int attempt = 0; attempt < 5 && !quiet; attempt++) {
+        drain_all(&c);
+        move_to_log(&c);
+        atomic_store(&wakes, 0);
+        log_n(450); /* 7200 bytes: past a quarter, under half */
+        quiet = atomic_load(&wakes) == 0;
+    }
+    CHECK(quiet);
+    log_n(100); /* 8800 bytes: past half */
+    CHECK_EQ_U(atomic_load(&wakes), 1);
+
+    drain_all(&c);
+    move_to_log(&c);
+    usleep(5000); /* the polling writer is late */
+    atomic_store(&wakes, 0);
+    log_n(300);
+    CHECK_EQ_U(atomic_load(&wakes), 1);
+
+    events_set_polling(0);
+    drain_all(&c);
+    move_to_log(&c);
+    atomic_store(&wakes, 0);
+    log_n(300);
+    CHECK_EQ_U(atomic_load(&wakes), 1);
+    end_session(&c);
+    fpl_buf_free(&c.buf);
+    fplgen_destroy(&c.gen);
+}
+
 /* A thread that logs in two sessions and then ends: its first buffer was retired when it
  * logged in the second, and only the second is released at its end (ASan: no double free). */
 static pthread_barrier_t step;
@@ -539,6 +592,7 @@ int main(void)
     fake_fns.GetStringRegion = fake_get_string_region;
     tsc_init(5, 0);
     test_sessions();
+    test_wake_thresholds();
     test_retire_then_exit();
     test_thread_exit();
     test_memory();
