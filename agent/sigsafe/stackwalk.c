@@ -1004,9 +1004,9 @@ static int walk_leaf(const struct codecache_thread *th, const ucontext_t *uc,
 }
 
 /* The whole Java stack by HotSpot's structures alone (walk_frames), where the result is what
- * AGCT would give (recovery included), so that AGCT need not run: AGCT costs about 1.5 us a
- * frame here (it checks and looks up more than a walk needs, in cold memory), the walk with
- * its caches (framecache.h, the jmethodID memo) a fraction of that. It starts from:
+ * AGCT would give (recovery included), so that AGCT need not run: AGCT costs about 1,500
+ * cycles a frame here (it checks and looks up more than a walk needs, in cold memory), the
+ * walk with its caches (framecache.h, the jmethodID memo) a third to a half of that. It starts from:
  * - a thread out of Java code (native, VM, blocked) with a whole frame anchor: the anchor's
  *   pc is a return address, and its frame is read as AGCT reads its known-valid frames;
  * - a thread in Java code (no frame anchor: AGCT prefers a walkable one) stopped

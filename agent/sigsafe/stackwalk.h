@@ -2,7 +2,7 @@
  * AsyncGetCallTrace (AGCT) reads them, AGCT itself where they cannot be read exactly, and
  * recovery from them where AGCT gives up; crash-guarded.
  *
- * AGCT costs about 1.5 us a frame here, most of it cache misses in the JVM's metadata. The
+ * AGCT costs about 1,500 cycles (0.7 us) a frame here, mostly cache misses in JVM metadata. The
  * walker (walk_own in stackwalk.c) reads the same frames -- compiled ones from the nmethod's
  * debug information, kept per pc (framecache.h), interpreted ones from their Method* and bcp --
  * and gives AGCT's answer, checked on every sample by walk=check (STACKWALK_CHECK); where it
