@@ -141,6 +141,13 @@ void timeline_start(struct timeline *tl, uint64_t origin_ticks, uint64_t ticks_p
 int timeline_add(struct timeline *tl, uint64_t ticks, uint32_t cell, uint64_t thread_id,
                  uint8_t kind, uint8_t state, unsigned __int128 fp);
 
+/* timeline_add, with the caller's memo of the cell's series (*series: its index + 1, 0 not
+ * known yet; the timeline fills it): a sample that goes to its series' overflow pair reads
+ * the series there instead of in the timeline's array over every cell, a cache miss per
+ * sample in a log of millions of cells. *series must be 0 or what this timeline wrote. */
+int timeline_add_series(struct timeline *tl, uint64_t ticks, uint32_t cell, uint64_t thread_id,
+                        uint8_t kind, uint8_t state, unsigned __int128 fp, uint32_t *series);
+
 /* Adds fp, the upscaled weight of a sample taken at ticks in cell, to its context's pair: ctx
  * is its CONTEXT id, root the root span that id stands for (which requests are kept is decided
  * by it). Call right after timeline_add of the same sample. Returns 0 or -ENOMEM. */
