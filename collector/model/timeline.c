@@ -544,16 +544,6 @@ static int pair_new(struct timeline *tl, uint32_t bin, uint32_t cell, unsigned _
     return 0;
 }
 
-/* Adds fp to the pair (bin, cell), new or not. */
-static int pair_put(struct timeline *tl, uint32_t bin, uint32_t cell, unsigned __int128 fp)
-{
-    uint32_t k = pair_find(tl, bin, cell);
-    if (k == NONE)
-        return pair_new(tl, bin, cell, fp);
-    pair_add_fp(&tl->pairs[k], fp);
-    return 0;
-}
-
 int timeline_add(struct timeline *tl, uint64_t ticks, uint32_t cell, uint64_t thread_id,
                  uint8_t kind, uint8_t state, unsigned __int128 fp)
 {
@@ -624,7 +614,23 @@ int timeline_add_series(struct timeline *tl, uint64_t ticks, uint32_t cell, uint
     if (tl->bin_cells[bin] < TIMELINE_BIN_CELLS)
         return pair_new(tl, bin, cell, fp);
     tl->over_samples++;
-    return pair_put(tl, bin, TIMELINE_OVER | (s - 1), fp);
+    uint32_t over = TIMELINE_OVER | (s - 1);
+    uint32_t *hint = &tl->over_hint[(s - 1) % TIMELINE_OVER_HINTS];
+    if (*hint && *hint <= tl->npairs && tl->pairs[*hint - 1].bin == bin &&
+        tl->pairs[*hint - 1].cell == over) {
+        pair_add_fp(&tl->pairs[*hint - 1], fp);
+        return 0;
+    }
+    k = pair_find(tl, bin, over);
+    if (k != NONE) {
+        pair_add_fp(&tl->pairs[k], fp);
+    } else {
+        if ((rc = pair_new(tl, bin, over, fp)) != 0)
+            return rc;
+        k = (uint32_t)tl->npairs - 1;
+    }
+    *hint = k + 1;
+    return 0;
 }
 
 int timeline_span_add(struct timeline *tl, int gc, uint64_t probe, uint64_t start, uint64_t end)

@@ -54,6 +54,7 @@
 /* TIMELINE_OVER in timeline_pair.cell: an overflow pair; the other bits index
  * timeline.series, which says whose weight it is. */
 #define TIMELINE_OVER 0x80000000u
+#define TIMELINE_OVER_HINTS 256u
 
 struct timeline_pair {
     uint32_t bin;
@@ -98,6 +99,11 @@ struct timeline {
     uint32_t *cell_series; /* per cell: its series + 1 (0: not seen yet) */
     size_t cell_series_cap;
     uint32_t bin_cells[TIMELINE_MAX_BINS]; /* cell pairs per bin */
+    /* by series (modulo): the index + 1 of its latest overflow pair, a hint checked against
+     * the pair before use (samples come in time order: most of a full bin's samples go to
+     * the same few overflow pairs, which the index over every bin finds through a cache
+     * miss) */
+    uint32_t over_hint[TIMELINE_OVER_HINTS];
     /* hiccup mode's GC pauses and probe stalls (FORMAT.md 5.13, 5.14), for the same time
      * axis: the first TIMELINE_MAX_SPANS of each, in log order; the rest only counted */
     struct timeline_span *gcs, *stalls;
