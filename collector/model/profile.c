@@ -660,7 +660,7 @@ static int timeline_note(struct profile *p, uint32_t cell, uint64_t ticks, unsig
         else if (p->anchors)
             timeline_start(tl, p->first_anchor.ticks, 0);
     }
-    const struct profile_entry *e = &p->entries[cell];
+    struct profile_entry *e = &p->entries[cell];
     /* a lock sample is a wait from its ticks on, weight ns long: spread over the wait in
      * LOCK_PIECES equal parts (a wait of a millisecond or more), so the timeline shows when
      * the thread waited, not only when it began */
@@ -680,7 +680,8 @@ static int timeline_note(struct profile *p, uint32_t cell, uint64_t ticks, unsig
         unsigned __int128 f = i + 1 == pieces ? left : part;
         uint64_t at = pieces == 1 ? ticks : ticks + span * (2 * i + 1) / (2 * pieces);
         left -= f;
-        int rc = timeline_add(tl, at, cell, e->thread_id, e->kind, e->state, f);
+        int rc = timeline_add_series(tl, at, cell, e->thread_id, e->kind, e->state, f,
+                                     &e->tl_series);
         if (!rc && d)
             rc = timeline_ctx_add(tl, at, cell, ctx, d->root, f);
         if (rc)

@@ -144,6 +144,9 @@ struct profile_entry {
     uint32_t stack;  /* index into profile.stacks, or PROFILE_NONE */
     uint8_t kind;    /* enum fpl_kind */
     uint8_t state;   /* enum fpl_state, or PROFILE_STATE_JVM_IDLE / _OTHER */
+    /* the timeline's series of the cell + 1, 0 not yet (timeline_add_series): kept here, in
+     * the line the sample just touched, and in what was padding */
+    uint32_t tl_series;
     /* the samples' CONTEXT id (tracectx_find) when profile.cells_by_context, and in the
      * rows of profile.ctx_entries; else 0 */
     uint64_t context_id;

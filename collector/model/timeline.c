@@ -544,32 +544,26 @@ static int pair_new(struct timeline *tl, uint32_t bin, uint32_t cell, unsigned _
     return 0;
 }
 
-/* Adds fp to the pair (bin, cell), new or not. */
-static int pair_put(struct timeline *tl, uint32_t bin, uint32_t cell, unsigned __int128 fp)
-{
-    uint32_t k = pair_find(tl, bin, cell);
-    if (k == NONE)
-        return pair_new(tl, bin, cell, fp);
-    pair_add_fp(&tl->pairs[k], fp);
-    return 0;
-}
-
 int timeline_add(struct timeline *tl, uint64_t ticks, uint32_t cell, uint64_t thread_id,
                  uint8_t kind, uint8_t state, unsigned __int128 fp)
 {
-    int rc;
-    if (!tl->started)
-        timeline_start(tl, ticks, 0);
-    if (cell >= DEAD)
-        return -ERANGE;
-    /* the cell's series, once per cell: where its weight goes when its bin is full */
+    return timeline_add_series(tl, ticks, cell, thread_id, kind, state, fp, NULL);
+}
+
+/* The series + 1 of cell, set in tl->cell_series (and *memo) on first use; 0 when out of
+ * memory. */
+static uint32_t cell_series(struct timeline *tl, uint32_t cell, uint64_t thread_id, uint8_t kind,
+                            uint8_t state, uint32_t *memo)
+{
+    if (memo && *memo)
+        return *memo;
     if (cell >= tl->cell_series_cap) {
         size_t cap = tl->cell_series_cap ? tl->cell_series_cap : 1024;
         while (cap <= cell)
             cap *= 2;
         uint32_t *q = realloc(tl->cell_series, cap * sizeof(*q));
         if (!q)
-            return -ENOMEM;
+            return 0;
         memset(q + tl->cell_series_cap, 0, (cap - tl->cell_series_cap) * sizeof(*q));
         tl->cell_series = q;
         tl->cell_series_cap = cap;
@@ -577,9 +571,22 @@ int timeline_add(struct timeline *tl, uint64_t ticks, uint32_t cell, uint64_t th
     if (!tl->cell_series[cell]) {
         uint32_t s = series_of(tl, thread_id, kind, state);
         if (s == NONE)
-            return -ENOMEM;
+            return 0;
         tl->cell_series[cell] = s + 1;
     }
+    if (memo)
+        *memo = tl->cell_series[cell];
+    return tl->cell_series[cell];
+}
+
+int timeline_add_series(struct timeline *tl, uint64_t ticks, uint32_t cell, uint64_t thread_id,
+                        uint8_t kind, uint8_t state, unsigned __int128 fp, uint32_t *memo)
+{
+    int rc;
+    if (!tl->started)
+        timeline_start(tl, ticks, 0);
+    if (cell >= DEAD)
+        return -ERANGE;
     if (ticks < tl->origin_ticks) {
         tl->early_samples++;
         ticks = tl->origin_ticks;
@@ -598,10 +605,32 @@ int timeline_add(struct timeline *tl, uint64_t ticks, uint32_t cell, uint64_t th
         pair_add_fp(&tl->pairs[k], fp);
         return 0;
     }
+    /* the cell's series, where its weight goes when its bin is full; coarsen needs it for
+     * every cell with a pair. Looked up when the cell's pair is not found, not per sample:
+     * the array over every cell missed the cache on most samples of a log of millions */
+    uint32_t s = cell_series(tl, cell, thread_id, kind, state, memo);
+    if (!s)
+        return -ENOMEM;
     if (tl->bin_cells[bin] < TIMELINE_BIN_CELLS)
         return pair_new(tl, bin, cell, fp);
     tl->over_samples++;
-    return pair_put(tl, bin, TIMELINE_OVER | (tl->cell_series[cell] - 1), fp);
+    uint32_t over = TIMELINE_OVER | (s - 1);
+    uint32_t *hint = &tl->over_hint[(s - 1) % TIMELINE_OVER_HINTS];
+    if (*hint && *hint <= tl->npairs && tl->pairs[*hint - 1].bin == bin &&
+        tl->pairs[*hint - 1].cell == over) {
+        pair_add_fp(&tl->pairs[*hint - 1], fp);
+        return 0;
+    }
+    k = pair_find(tl, bin, over);
+    if (k != NONE) {
+        pair_add_fp(&tl->pairs[k], fp);
+    } else {
+        if ((rc = pair_new(tl, bin, over, fp)) != 0)
+            return rc;
+        k = (uint32_t)tl->npairs - 1;
+    }
+    *hint = k + 1;
+    return 0;
 }
 
 int timeline_span_add(struct timeline *tl, int gc, uint64_t probe, uint64_t start, uint64_t end)

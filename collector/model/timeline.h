@@ -54,6 +54,7 @@
 /* TIMELINE_OVER in timeline_pair.cell: an overflow pair; the other bits index
  * timeline.series, which says whose weight it is. */
 #define TIMELINE_OVER 0x80000000u
+#define TIMELINE_OVER_HINTS 256u
 
 struct timeline_pair {
     uint32_t bin;
@@ -98,6 +99,11 @@ struct timeline {
     uint32_t *cell_series; /* per cell: its series + 1 (0: not seen yet) */
     size_t cell_series_cap;
     uint32_t bin_cells[TIMELINE_MAX_BINS]; /* cell pairs per bin */
+    /* by series (modulo): the index + 1 of its latest overflow pair, a hint checked against
+     * the pair before use (samples come in time order: most of a full bin's samples go to
+     * the same few overflow pairs, which the index over every bin finds through a cache
+     * miss) */
+    uint32_t over_hint[TIMELINE_OVER_HINTS];
     /* hiccup mode's GC pauses and probe stalls (FORMAT.md 5.13, 5.14), for the same time
      * axis: the first TIMELINE_MAX_SPANS of each, in log order; the rest only counted */
     struct timeline_span *gcs, *stalls;
@@ -140,6 +146,13 @@ void timeline_start(struct timeline *tl, uint64_t origin_ticks, uint64_t ticks_p
  * kind and state are the cell's (for an overflow pair). Returns 0 or -ENOMEM. */
 int timeline_add(struct timeline *tl, uint64_t ticks, uint32_t cell, uint64_t thread_id,
                  uint8_t kind, uint8_t state, unsigned __int128 fp);
+
+/* timeline_add, with the caller's memo of the cell's series (*series: its index + 1, 0 not
+ * known yet; the timeline fills it): a sample that goes to its series' overflow pair reads
+ * the series there instead of in the timeline's array over every cell, a cache miss per
+ * sample in a log of millions of cells. *series must be 0 or what this timeline wrote. */
+int timeline_add_series(struct timeline *tl, uint64_t ticks, uint32_t cell, uint64_t thread_id,
+                        uint8_t kind, uint8_t state, unsigned __int128 fp, uint32_t *series);
 
 /* Adds fp, the upscaled weight of a sample taken at ticks in cell, to its context's pair: ctx
  * is its CONTEXT id, root the root span that id stands for (which requests are kept is decided

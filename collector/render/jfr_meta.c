@@ -165,14 +165,53 @@ static const struct field f_thread_park[] = {
     {"until", JFR_TYPE_LONG, 0, 0, TIMESTAMP_MS_EPOCH, "Park Until"},
     {"address", JFR_TYPE_LONG, 0, 0, 0, "Address of Object Parked"},
 };
-static const struct field f_live_object[] = {
+#define LIVE_OBJECT                                                                                \
+    START_TIME, EVENT_THREAD, STACK_TRACE,                                                         \
+        {"objectClass", JFR_TYPE_CLASS, 1, 0, 0, "Object Class"},                                  \
+        {"weight", JFR_TYPE_LONG, 0, 0, DATA_BYTES, "Sample Weight"},                              \
+    {                                                                                              \
+        "size", JFR_TYPE_LONG, 0, 0, DATA_BYTES, "Object Size"                                     \
+    }
+static const struct field f_live_object[] = {LIVE_OBJECT};
+/* The context events of alloc, lock and live events: the event's own fields, in its order,
+ * then the context's (flyprof.ContextSample's names), so a reader folds them as it folds the
+ * event and filters them by request. */
+#define CONTEXT_FIELDS                                                                             \
+    {"spanId", JFR_TYPE_LONG, 0, 0, 0, "Span Id"},                                                 \
+        {"rootSpanId", JFR_TYPE_LONG, 0, 0, 0, "Root Span Id"},                                    \
+    {                                                                                              \
+        "endpoint", JFR_TYPE_STRING, 0, 0, 0, "Endpoint"                                          \
+    }
+static const struct field f_alloc_context[] = {
     START_TIME,
     EVENT_THREAD,
     STACK_TRACE,
     {"objectClass", JFR_TYPE_CLASS, 1, 0, 0, "Object Class"},
     {"weight", JFR_TYPE_LONG, 0, 0, DATA_BYTES, "Sample Weight"},
-    {"size", JFR_TYPE_LONG, 0, 0, DATA_BYTES, "Object Size"},
+    CONTEXT_FIELDS,
 };
+static const struct field f_monitor_context[] = {
+    START_TIME,
+    DURATION,
+    EVENT_THREAD,
+    STACK_TRACE,
+    {"monitorClass", JFR_TYPE_CLASS, 1, 0, 0, "Monitor Class"},
+    {"previousOwner", JFR_TYPE_THREAD, 1, 0, 0, "Previous Monitor Owner"},
+    {"address", JFR_TYPE_LONG, 0, 0, 0, "Monitor Address"},
+    CONTEXT_FIELDS,
+};
+static const struct field f_park_context[] = {
+    START_TIME,
+    DURATION,
+    EVENT_THREAD,
+    STACK_TRACE,
+    {"parkedClass", JFR_TYPE_CLASS, 1, 0, 0, "Class Parked On"},
+    {"timeout", JFR_TYPE_LONG, 0, 0, TIMESPAN_NS, "Park Timeout"},
+    {"until", JFR_TYPE_LONG, 0, 0, TIMESTAMP_MS_EPOCH, "Park Until"},
+    {"address", JFR_TYPE_LONG, 0, 0, 0, "Address of Object Parked"},
+    CONTEXT_FIELDS,
+};
+static const struct field f_live_context[] = {LIVE_OBJECT, CONTEXT_FIELDS};
 
 #define ANNOTATION "java.lang.annotation.Annotation"
 #define EVENT "jdk.jfr.Event"
@@ -359,6 +398,42 @@ static const struct type types[] = {
      "A sampled allocation whose object was still reachable when profiling stopped; weight: "
      "the bytes it stands for",
      FIELDS(f_live_object)},
+    {JFR_EVENT_ALLOC_CONTEXT,
+     "flyprof.ObjectAllocationSampleContext",
+     EVENT,
+     0,
+     "Allocation Sample Trace Context",
+     {"flyprof", "Profiling"},
+     "The trace context of a jdk.ObjectAllocationSample taken while its thread worked for a "
+     "span: the same fields, then the context's",
+     FIELDS(f_alloc_context)},
+    {JFR_EVENT_MONITOR_CONTEXT,
+     "flyprof.JavaMonitorEnterContext",
+     EVENT,
+     0,
+     "Monitor Blocked Trace Context",
+     {"flyprof", "Profiling"},
+     "The trace context of a jdk.JavaMonitorEnter taken while its thread worked for a span: "
+     "the same fields, then the context's",
+     FIELDS(f_monitor_context)},
+    {JFR_EVENT_PARK_CONTEXT,
+     "flyprof.ThreadParkContext",
+     EVENT,
+     0,
+     "Thread Park Trace Context",
+     {"flyprof", "Profiling"},
+     "The trace context of a jdk.ThreadPark taken while its thread worked for a span: the "
+     "same fields, then the context's",
+     FIELDS(f_park_context)},
+    {JFR_EVENT_LIVE_CONTEXT,
+     "flyprof.LiveObjectContext",
+     EVENT,
+     0,
+     "Live Object Trace Context",
+     {"flyprof", "Profiling"},
+     "The trace context of a flyprof.LiveObject allocated while its thread worked for a "
+     "span: the same fields, then the context's",
+     FIELDS(f_live_context)},
 };
 
 #define MAX_STRINGS 512

@@ -56,6 +56,11 @@ enum jfr_type_id {
     JFR_EVENT_MONITOR_ENTER = 108,    /* jdk.JavaMonitorEnter: a LOCK sample on a monitor */
     JFR_EVENT_THREAD_PARK = 109,      /* jdk.ThreadPark: a LOCK sample of a j.u.c. lock */
     JFR_EVENT_LIVE_OBJECT = 110,      /* flyprof.LiveObject: a LIVE sample */
+    /* the trace context of an alloc, lock or live event: its fields, then the context's */
+    JFR_EVENT_ALLOC_CONTEXT = 111,  /* flyprof.ObjectAllocationSampleContext */
+    JFR_EVENT_MONITOR_CONTEXT = 112, /* flyprof.JavaMonitorEnterContext */
+    JFR_EVENT_PARK_CONTEXT = 113,   /* flyprof.ThreadParkContext */
+    JFR_EVENT_LIVE_CONTEXT = 114,   /* flyprof.LiveObjectContext */
 };
 
 /* jdk.types.ThreadState's values by flyprof state (enum fpl_state, then the collector's

@@ -870,6 +870,14 @@ static int put_settings(struct jfr_w *w)
     return w->ev.failed ? -ENOMEM : 0;
 }
 
+/* Appends a context's fields (span, root span, endpoint) to w->ctx. */
+static void put_context(struct jfr_w *w, const struct tracectx_def *cd)
+{
+    jfr_enc_long(&w->ctx, cd->span);
+    jfr_enc_long(&w->ctx, cd->root);
+    jfr_enc_cstr(&w->ctx, tracectx_endpoint(&w->p->ctx, cd->root));
+}
+
 /* Writes n sample events of cell e at ticks. */
 static int put_samples(struct jfr_w *w, const struct profile_entry *e, uint64_t n, uint64_t ticks)
 {
@@ -914,9 +922,7 @@ static int put_samples(struct jfr_w *w, const struct profile_entry *e, uint64_t 
             jfr_enc_long(&w->ctx, (uint64_t)si + 1);
             jfr_enc_long(&w->ctx, state + 1);
             jfr_enc_byte(&w->ctx, e->kind == FPL_KIND_CPU);
-            jfr_enc_long(&w->ctx, cd->span);
-            jfr_enc_long(&w->ctx, cd->root);
-            jfr_enc_cstr(&w->ctx, tracectx_endpoint(&p->ctx, cd->root));
+            put_context(w, cd);
         }
         if (w->one.failed || w->ctx.failed)
             return -ENOMEM;
@@ -966,6 +972,24 @@ static int selected(struct jfr_w *w, const struct profile_entry *e)
         return render_select_entry(&w->xsel, e);
     }
     return render_select_entry(&w->sel, e);
+}
+
+/* The context event type of an alloc, lock or live event type. Every event type id is
+ * below 128: one byte in LEB128, so a context event is its event's bytes with that byte
+ * changed and the context appended. */
+_Static_assert(JFR_EVENT_LIVE_CONTEXT < 128, "event type ids of one byte");
+static uint8_t context_type(uint8_t type)
+{
+    switch (type) {
+    case JFR_EVENT_ALLOC_SAMPLE:
+        return JFR_EVENT_ALLOC_CONTEXT;
+    case JFR_EVENT_MONITOR_ENTER:
+        return JFR_EVENT_MONITOR_CONTEXT;
+    case JFR_EVENT_THREAD_PARK:
+        return JFR_EVENT_PARK_CONTEXT;
+    default:
+        return JFR_EVENT_LIVE_CONTEXT;
+    }
 }
 
 /* An alloc, lock or live sample of cell c, of weight (bytes; ns waited) and object size, at
@@ -1028,6 +1052,17 @@ static int put_kept(struct jfr_w *w, uint32_t c, uint64_t t, uint64_t weight, ui
     if (w->one.failed || w->nomem)
         return -ENOMEM;
     put_event(w);
+    /* a sample of a request: its context right after it, as for samples (JFR.md) */
+    const struct tracectx_def *cd = e->context_id ? tracectx_find(&p->ctx, e->context_id) : NULL;
+    if (cd) {
+        w->ctx.len = 0;
+        jfr_enc_long(&w->ctx, context_type(w->one.data[0]));
+        fpl_put_bytes(&w->ctx, w->one.data + 1, w->one.len - 1);
+        put_context(w, cd);
+        if (w->ctx.failed)
+            return -ENOMEM;
+        put_body(w, &w->ctx);
+    }
     return w->ev.failed ? -ENOMEM : 0;
 }
 

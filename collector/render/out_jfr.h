@@ -22,7 +22,7 @@
  * - events at the start of the timeline bin their samples fell in when the profile has a
  *   timeline (profile_want_timeline; otherwise all at the profile's start); a sample of a
  *   request (cells split by context, profile.cells_by_context) gets a flyprof.ContextSample
- *   beside it; hiccup mode's stalls and GC pauses (kept by the timeline) are flyprof.Stall
+ *   beside it, an alloc, lock or live event of a request its flyprof.<event>Context; hiccup mode's stalls and GC pauses (kept by the timeline) are flyprof.Stall
  *   and flyprof.GCPause events;
  * - threads (name and OS id), jdk.ActiveSetting events with the sampling settings and the
  *   agent's options at each chunk's start;

@@ -56,7 +56,10 @@ enum {
 
 #define GZ_OUT (64u << 10)       /* deflate output buffer */
 #define FLUSH_BYTES (256u << 10) /* samples are deflated once this many bytes are encoded */
-#define GZ_LEVEL 6
+/* deflate's fastest level: on the bench's 10M-sample log it costs a quarter less CPU than
+ * the default 6 (3.5 against 4.6 s) for a file an eighth bigger (20.8 against 18.5 MB); the
+ * payload is the same and pprof's readers only inflate it */
+#define GZ_LEVEL 1
 #define PREFETCH 8 /* cells fetched ahead */
 
 /* The one mapping every location belongs to. Without a mapping, pprof adds one of its own and

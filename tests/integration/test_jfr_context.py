@@ -22,9 +22,23 @@ Asserted:
   running TracedRequests) its file has ContextSample events of GET /cpu, no more than its
   sample events. The agent used to render without the cells of each request, so its file
   had none.
+- alloc, lock and live events of a request have their context too: ContextKinds
+  (java/ContextKinds.java: requests of GET /monitor and GET /park allocate, keep objects
+  alive and wait for a monitor or a ReentrantLock; the `outside` thread does the same with no
+  context) under alloc, lock and live, -agentpath (the agent's file=x.jfr and convert of its
+  log, whose context events must equal the file's) and attached (`flyprof start`, the
+  agent's file): per kind and per endpoint, the
+  flyprof.<event>Context events folded with thread roots, class leaves and weights (bytes,
+  ns waited) are exactly `convert --kind K --endpoint E --threads`; so are those of the
+  request with the most events of each kind against `--root-span R`; the `outside` thread
+  has none; every alloc and lock context event has an event of its own type beside it (no
+  more context events than events).
 """
+import json
 import os
+import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import flyprof_test as ft  # noqa: E402
@@ -33,6 +47,19 @@ import test_attach_common as ac  # noqa: E402
 
 SECONDS = 4
 PKG = "dev.flyprof.workload.TracedRequests."
+KINDS_WORKLOAD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "java",
+                              "ContextKinds.java")
+KINDS_OPTIONS = "alloc=16k,lock=1ms,live"
+ENDPOINTS = ("GET /monitor", "GET /park")
+# per kind: the events, and their context events
+KIND_EVENTS = {
+    "alloc": ("jdk.ObjectAllocationSample", "flyprof.ObjectAllocationSampleContext"),
+    "lock": ("jdk.JavaMonitorEnter,jdk.ThreadPark",
+             "flyprof.JavaMonitorEnterContext,flyprof.ThreadParkContext"),
+    "live": ("flyprof.LiveObject", "flyprof.LiveObjectContext"),
+}
+ALL_EVENTS = ",".join(e for e, _ in KIND_EVENTS.values())
+ALL_CONTEXTS = ",".join(c for _, c in KIND_EVENTS.values())
 
 
 def test(t):
@@ -109,11 +136,107 @@ def attached(t):
     jvm.stop()
 
 
+def busiest_root(t, jfr, event):
+    """The rootSpanId with the most events of type(s) event, from `jfr print --json`."""
+    r = t.run("jfr print --json " + event, [jc.jdk_bin(t, "jfr"), "print", "--json",
+              "--stack-depth", "1", "--events", event, jfr], 300)
+    t.check(r.returncode == 0, "jfr print --json failed on %s: %s", jfr, r.stderr[-2000:])
+    roots = {}
+    for e in json.loads(r.stdout)["recording"]["events"]:
+        root = e["values"]["rootSpanId"]
+        roots[root] = roots.get(root, 0) + 1
+    t.check(roots, "no %s events in %s", event, jfr)
+    return max(roots, key=lambda k: (roots[k], k))
+
+
+def check_kinds(t, jfr, fpl, what, kinds=("alloc", "lock", "live")):
+    """jfr's context events of each kind against `convert --kind K` of fpl, per endpoint and
+    for the busiest request."""
+    _, _, types = jc.jdk_fold(t, jfr, event="jdk.ObjectAllocationSample")
+    t.note("%s: event types %s", what, types)
+    for k in kinds:
+        events, ctx = KIND_EVENTS[k]
+        for ev, cev in zip(events.split(","), ctx.split(",")):
+            if k != "live":  # a live object's context came with its allocation's
+                t.check(types.get(cev, 0) <= types.get(ev, 0), "%s: %d %s events, %d %s",
+                        what, types.get(cev, 0), cev, types.get(ev, 0), ev)
+        for ep in ENDPOINTS:
+            seen, n, _ = jc.jdk_fold(t, jfr, threads=True, event=ctx, weights=True,
+                                     where=["endpoint=" + ep],
+                                     name="JfrCheck %s %s %s" % (what, k, ep))
+            want = jc.folded(t, fpl, ["--kind", k, "--endpoint", "^%s$" % ep, "--threads"],
+                             "%s-%s-%s" % (what, k, ep.split("/")[1]))
+            t.check(n >= 5, "%s: only %d %s context events of %s", what, n, k, ep)
+            jc.same(t, seen, want, "%s: %s context events of %s vs folded --kind %s --endpoint"
+                    % (what, k, ep, k))
+        root = busiest_root(t, jfr, ctx)
+        seen, n, _ = jc.jdk_fold(t, jfr, threads=True, event=ctx, weights=True,
+                                 where=["rootSpanId=%d" % root],
+                                 name="JfrCheck %s %s root %d" % (what, k, root))
+        want = jc.folded(t, fpl, ["--kind", k, "--root-span", str(root), "--threads"],
+                         "%s-%s-root" % (what, k))
+        t.check(n > 0, "%s: no %s context events of root span %d", what, k, root)
+        jc.same(t, seen, want, "%s: %s context events of root span %d vs folded --root-span"
+                % (what, k, root))
+    every, _, _ = jc.jdk_fold(t, jfr, threads=True, event=ALL_CONTEXTS)
+    out = sum(v for key, v in every.items() if key.split(";")[0] == "outside")
+    t.check(out == 0, "%s: %d context events on the thread outside every request", what, out)
+    plain, _, _ = jc.jdk_fold(t, jfr, threads=True, event=ALL_EVENTS)
+    t.check(any(key.split(";")[0] == "outside" for key in plain), "%s: the outside thread "
+            "has no alloc or lock events (the check above proves nothing)", what)
+
+
+def kinds_agentpath(t):
+    """ContextKinds under -agentpath: the agent's own file=x.jfr and convert of its log."""
+    jfr, fpl = t.path("kinds.jfr"), t.path("kinds.fpl")
+    t.logs.append(fpl)
+    cmd = [t.java, "-agentpath:%s=%s,file=%s,log=%s" % (t.agent, KINDS_OPTIONS, jfr, fpl),
+           "-cp", t.jar, KINDS_WORKLOAD, str(SECONDS)]
+    r = t.run("agentpath ContextKinds", cmd, 180)
+    t.check_jvm(r)
+    t.check(r.results.get("bound") == "true", "Context was not bound by the agent")
+    t.check(os.path.isfile(jfr), "no %s after the JVM's exit", jfr)
+    check_kinds(t, jfr, fpl, "agent's file")
+    # convert of the log writes the same context events (the agent renders through it)
+    conv = jc.convert_jfr(t, fpl, [], "kinds-converted")
+    seen, _, _ = jc.jdk_fold(t, conv, threads=True, weights=True, event=ALL_CONTEXTS)
+    want, _, _ = jc.jdk_fold(t, jfr, threads=True, weights=True, event=ALL_CONTEXTS)
+    jc.same(t, seen, want, "convert vs the agent's file: alloc, lock and live context events")
+
+
+def kinds_attached(t):
+    """ContextKinds attached with flyprof start, the agent's own file at the JVM's exit."""
+    go, jfr, fpl = t.path("kinds-att.go"), t.path("kinds-att.jfr"), t.path("kinds-att.fpl")
+    t.logs.append(fpl)
+    jvm = ac.Jvm(t, "kinds_attached", KINDS_WORKLOAD, [SECONDS, go],
+                 jvm_options=["-XX:+EnableDynamicAgentLoading"]
+                 if ac.java_major(t.java) >= 21 else [], ready_thread="holder")
+    r = ac.flyprof(t, "start ContextKinds", ["start", jvm.pid, "-e", "alloc,lock", "-o", jfr,
+                                             "log=" + fpl] + KINDS_OPTIONS.split(","))
+    ac.expect(t, r, 0)
+    with open(go, "w"):
+        pass
+    try:
+        jvm.proc.wait(timeout=180)
+    except subprocess.TimeoutExpired:
+        pass
+    t.check(jvm.stop() == 0, "attached ContextKinds: the JVM failed")
+    for _ in range(100):  # the agent renders at VMDeath, before the JVM exits
+        if os.path.isfile(jfr):
+            break
+        time.sleep(0.05)
+    t.check(os.path.isfile(jfr), "no %s after the JVM's exit", jfr)
+    check_kinds(t, jfr, fpl, "attached")
+
+
 def body(t):
     test(t)
     agent_file(t)
     attached(t)
+    kinds_agentpath(t)
+    kinds_attached(t)
 
 
 if __name__ == "__main__":
-    ac.main(body, "trace context in JFR: flyprof.ContextSample")
+    ac.main(body, "trace context in JFR: flyprof.ContextSample and the alloc, lock and live "
+            "events' context events")
