@@ -452,14 +452,18 @@ static uintptr_t unwind_interpreter(const struct codecache_thread *th, const str
 
 /* The one frame at uc that AGCT cannot walk (a stub's, compiled code's entry, prologue or
  * epilogue, the interpreter building a frame), unwound: *lead is that frame and *c its
- * caller's registers. Returns 1, or 0 when it cannot be unwound exactly. */
+ * caller's registers. `found`: the blob holding uc's pc when the caller has it, else NULL.
+ * Returns 1, or 0 when it cannot be unwound exactly. */
 static int unwind_leaf(const struct codecache_thread *th, const ucontext_t *uc,
-                       struct sample_frame *lead, struct regs *c)
+                       const struct codecache_blob *found, struct sample_frame *lead,
+                       struct regs *c)
 {
     struct codecache_blob b;
     const greg_t *gr = uc->uc_mcontext.gregs;
     struct regs r = {(uintptr_t)gr[REG_RIP], (uintptr_t)gr[REG_RSP], (uintptr_t)gr[REG_RBP]};
-    if (!codecache_find_sigsafe(r.pc, &b))
+    if (found)
+        b = *found;
+    else if (!codecache_find_sigsafe(r.pc, &b))
         return 0;
     if (b.kind == CODECACHE_STUB) {
         uintptr_t stub_start = 0;
@@ -497,7 +501,8 @@ static int recover(struct crashguard *g, JNIEnv *env, const ucontext_t *uc,
     struct codecache_thread th;
     struct regs c;
     struct sample_frame lead;
-    if (depth < 2 || !codecache_thread_sigsafe(env, &th) || !unwind_leaf(&th, uc, &lead, &c))
+    if (depth < 2 || !codecache_thread_sigsafe(env, &th) ||
+        !unwind_leaf(&th, uc, NULL, &lead, &c))
         return 0;
     ucontext_t cu = *uc;
     /* a compiled caller: one byte back, inside the call instruction. AGCT looks up the debug
@@ -987,14 +992,14 @@ static int interpreted_top_ok(const struct codecache_thread *th, const struct re
 
 /* A thread running Java code stopped where AGCT gives up and recover() unwinds one frame to
  * call AGCT again from its caller (unwind_leaf: a stub, compiled code's entry or prologue, the
- * interpreter building a frame): the same, the caller's frames read by walk_frames. Returns
- * the frame count, that frame first, or 0. */
+ * interpreter building a frame): the same, the caller's frames read by walk_frames. b holds
+ * uc's pc. Returns the frame count, that frame first, or 0. */
 static int walk_leaf(const struct codecache_thread *th, const ucontext_t *uc,
-                     struct sample_frame *frames, int depth)
+                     const struct codecache_blob *b, struct sample_frame *frames, int depth)
 {
     struct sample_frame lead;
     struct regs c;
-    if (depth < 2 || !unwind_leaf(th, uc, &lead, &c))
+    if (depth < 2 || !unwind_leaf(th, uc, b, &lead, &c))
         return 0;
     int n = walk_frames(th, c, frames + 1, depth - 1, 1);
     if (n <= 0)
@@ -1048,7 +1053,7 @@ static int walk_own(const struct codecache_thread *th, const ucontext_t *uc,
             return 0; /* a native method's wrapper: AGCT reads it */
         if (b.kind != CODECACHE_NMETHOD || b.frame_size <= 0 || b.frame_complete < 0 ||
             !b.vep || r.pc < b.vep || r.pc < b.code_begin + (uintptr_t)b.frame_complete)
-            return walk_leaf(th, uc, frames, depth);
+            return walk_leaf(th, uc, &b, frames, depth);
         if (unwind_epilogue(&r, &c))
             return 0; /* AGCT's caller of an epilogue is what its frame size says */
         n = compiled_frames(&b, r.pc, 1, frames, depth);
