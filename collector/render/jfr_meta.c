@@ -139,32 +139,28 @@ static const struct field f_gc_pause[] = {START_TIME, DURATION};
     {                                                                                              \
         "stackTrace", JFR_TYPE_STACK_TRACE, 1, 0, 0, "Stack Trace"                                 \
     }
-static const struct field f_alloc_sample[] = {
-    START_TIME,
-    EVENT_THREAD,
-    STACK_TRACE,
-    {"objectClass", JFR_TYPE_CLASS, 1, 0, 0, "Object Class"},
-    {"weight", JFR_TYPE_LONG, 0, 0, DATA_BYTES, "Sample Weight"},
-};
-static const struct field f_monitor_enter[] = {
-    START_TIME,
-    DURATION,
-    EVENT_THREAD,
-    STACK_TRACE,
-    {"monitorClass", JFR_TYPE_CLASS, 1, 0, 0, "Monitor Class"},
-    {"previousOwner", JFR_TYPE_THREAD, 1, 0, 0, "Previous Monitor Owner"},
-    {"address", JFR_TYPE_LONG, 0, 0, 0, "Monitor Address"},
-};
-static const struct field f_thread_park[] = {
-    START_TIME,
-    DURATION,
-    EVENT_THREAD,
-    STACK_TRACE,
-    {"parkedClass", JFR_TYPE_CLASS, 1, 0, 0, "Class Parked On"},
-    {"timeout", JFR_TYPE_LONG, 0, 0, TIMESPAN_NS, "Park Timeout"},
-    {"until", JFR_TYPE_LONG, 0, 0, TIMESTAMP_MS_EPOCH, "Park Until"},
-    {"address", JFR_TYPE_LONG, 0, 0, 0, "Address of Object Parked"},
-};
+/* each event's fields, so that its context event (below) repeats them in the same order */
+#define ALLOC_SAMPLE                                                                               \
+    START_TIME, EVENT_THREAD, STACK_TRACE,                                                         \
+        {"objectClass", JFR_TYPE_CLASS, 1, 0, 0, "Object Class"},                                  \
+    {                                                                                              \
+        "weight", JFR_TYPE_LONG, 0, 0, DATA_BYTES, "Sample Weight"                                 \
+    }
+#define MONITOR_ENTER                                                                              \
+    START_TIME, DURATION, EVENT_THREAD, STACK_TRACE,                                               \
+        {"monitorClass", JFR_TYPE_CLASS, 1, 0, 0, "Monitor Class"},                                \
+        {"previousOwner", JFR_TYPE_THREAD, 1, 0, 0, "Previous Monitor Owner"},                     \
+    {                                                                                              \
+        "address", JFR_TYPE_LONG, 0, 0, 0, "Monitor Address"                                       \
+    }
+#define THREAD_PARK                                                                                \
+    START_TIME, DURATION, EVENT_THREAD, STACK_TRACE,                                               \
+        {"parkedClass", JFR_TYPE_CLASS, 1, 0, 0, "Class Parked On"},                               \
+        {"timeout", JFR_TYPE_LONG, 0, 0, TIMESPAN_NS, "Park Timeout"},                             \
+        {"until", JFR_TYPE_LONG, 0, 0, TIMESTAMP_MS_EPOCH, "Park Until"},                          \
+    {                                                                                              \
+        "address", JFR_TYPE_LONG, 0, 0, 0, "Address of Object Parked"                              \
+    }
 #define LIVE_OBJECT                                                                                \
     START_TIME, EVENT_THREAD, STACK_TRACE,                                                         \
         {"objectClass", JFR_TYPE_CLASS, 1, 0, 0, "Object Class"},                                  \
@@ -172,6 +168,9 @@ static const struct field f_thread_park[] = {
     {                                                                                              \
         "size", JFR_TYPE_LONG, 0, 0, DATA_BYTES, "Object Size"                                     \
     }
+static const struct field f_alloc_sample[] = {ALLOC_SAMPLE};
+static const struct field f_monitor_enter[] = {MONITOR_ENTER};
+static const struct field f_thread_park[] = {THREAD_PARK};
 static const struct field f_live_object[] = {LIVE_OBJECT};
 /* The context events of alloc, lock and live events: the event's own fields, in its order,
  * then the context's (flyprof.ContextSample's names), so a reader folds them as it folds the
@@ -182,35 +181,9 @@ static const struct field f_live_object[] = {LIVE_OBJECT};
     {                                                                                              \
         "endpoint", JFR_TYPE_STRING, 0, 0, 0, "Endpoint"                                          \
     }
-static const struct field f_alloc_context[] = {
-    START_TIME,
-    EVENT_THREAD,
-    STACK_TRACE,
-    {"objectClass", JFR_TYPE_CLASS, 1, 0, 0, "Object Class"},
-    {"weight", JFR_TYPE_LONG, 0, 0, DATA_BYTES, "Sample Weight"},
-    CONTEXT_FIELDS,
-};
-static const struct field f_monitor_context[] = {
-    START_TIME,
-    DURATION,
-    EVENT_THREAD,
-    STACK_TRACE,
-    {"monitorClass", JFR_TYPE_CLASS, 1, 0, 0, "Monitor Class"},
-    {"previousOwner", JFR_TYPE_THREAD, 1, 0, 0, "Previous Monitor Owner"},
-    {"address", JFR_TYPE_LONG, 0, 0, 0, "Monitor Address"},
-    CONTEXT_FIELDS,
-};
-static const struct field f_park_context[] = {
-    START_TIME,
-    DURATION,
-    EVENT_THREAD,
-    STACK_TRACE,
-    {"parkedClass", JFR_TYPE_CLASS, 1, 0, 0, "Class Parked On"},
-    {"timeout", JFR_TYPE_LONG, 0, 0, TIMESPAN_NS, "Park Timeout"},
-    {"until", JFR_TYPE_LONG, 0, 0, TIMESTAMP_MS_EPOCH, "Park Until"},
-    {"address", JFR_TYPE_LONG, 0, 0, 0, "Address of Object Parked"},
-    CONTEXT_FIELDS,
-};
+static const struct field f_alloc_context[] = {ALLOC_SAMPLE, CONTEXT_FIELDS};
+static const struct field f_monitor_context[] = {MONITOR_ENTER, CONTEXT_FIELDS};
+static const struct field f_park_context[] = {THREAD_PARK, CONTEXT_FIELDS};
 static const struct field f_live_context[] = {LIVE_OBJECT, CONTEXT_FIELDS};
 
 #define ANNOTATION "java.lang.annotation.Annotation"
