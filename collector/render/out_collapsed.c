@@ -233,6 +233,20 @@ static int unit_same(const struct unit *a, const struct unit *b)
     return 1;
 }
 
+/* Makes room for one more unit. Returns 0, or -ENOMEM. */
+static int units_room(struct fold *f)
+{
+    if (f->nunits < f->units_cap)
+        return 0;
+    size_t cap = f->units_cap ? f->units_cap * 2 : 1024;
+    struct unit *q = cap < NONE ? realloc(f->units, cap * sizeof(*q)) : NULL;
+    if (!q)
+        return -ENOMEM;
+    f->units = q;
+    f->units_cap = cap;
+    return 0;
+}
+
 /* Adds u's weight to the unit with its key, creating it. */
 static int unit_add(struct fold *f, const struct unit *u)
 {
@@ -245,14 +259,8 @@ static int unit_add(struct fold *f, const struct unit *u)
         return 0;
     }
     if (u->npre == 0 && u->seq == f->nunits && f->unit_index.n == 0) {
-        if (f->nunits == f->units_cap) {
-            size_t cap = f->units_cap ? f->units_cap * 2 : 1024;
-            struct unit *q = cap < NONE ? realloc(f->units, cap * sizeof(*q)) : NULL;
-            if (!q)
-                return -ENOMEM;
-            f->units = q;
-            f->units_cap = cap;
-        }
+        if (units_room(f))
+            return -ENOMEM;
         f->units[f->nunits++] = *u;
         return 0;
     }
@@ -265,14 +273,8 @@ static int unit_add(struct fold *f, const struct unit *u)
             return 0;
         }
     }
-    if (f->nunits == f->units_cap) {
-        size_t cap = f->units_cap ? f->units_cap * 2 : 1024;
-        struct unit *q = cap < NONE ? realloc(f->units, cap * sizeof(*q)) : NULL;
-        if (!q)
-            return -ENOMEM;
-        f->units = q;
-        f->units_cap = cap;
-    }
+    if (units_room(f))
+        return -ENOMEM;
     if (hashtab_add(&f->unit_index, h, (uint32_t)f->nunits))
         return -ENOMEM;
     f->units[f->nunits++] = *u;
