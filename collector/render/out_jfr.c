@@ -878,6 +878,23 @@ static void put_context(struct jfr_w *w, const struct tracectx_def *cd)
     jfr_enc_cstr(&w->ctx, tracectx_endpoint(&w->p->ctx, cd->root));
 }
 
+/* Marks thread ti and stack si used in the chunk being written, so that its pools hold
+ * them. Returns 0, or -ENOMEM. */
+static int chunk_use(struct jfr_w *w, uint32_t ti, uint32_t si)
+{
+    if (w->thread_gen[ti] != w->chunk) {
+        w->thread_gen[ti] = w->chunk;
+        if (ivec_push(&w->threads, ti))
+            return -ENOMEM;
+    }
+    if (w->stack_gen[si] != w->chunk) {
+        w->stack_gen[si] = w->chunk;
+        if (ivec_push(&w->stacks, si))
+            return -ENOMEM;
+    }
+    return 0;
+}
+
 /* Writes n sample events of cell e at ticks. */
 static int put_samples(struct jfr_w *w, const struct profile_entry *e, uint64_t n, uint64_t ticks)
 {
@@ -894,16 +911,8 @@ static int put_samples(struct jfr_w *w, const struct profile_entry *e, uint64_t 
     while (n) {
         if ((rc = chunk_for(w, ticks)) != 0)
             return rc;
-        if (w->thread_gen[ti] != w->chunk) {
-            w->thread_gen[ti] = w->chunk;
-            if (ivec_push(&w->threads, ti))
-                return -ENOMEM;
-        }
-        if (w->stack_gen[si] != w->chunk) {
-            w->stack_gen[si] = w->chunk;
-            if (ivec_push(&w->stacks, si))
-                return -ENOMEM;
-        }
+        if (chunk_use(w, ti, si))
+            return -ENOMEM;
         w->state_gen[state] = w->chunk;
         w->one.len = 0;
         jfr_enc_long(&w->one, type);
@@ -1006,16 +1015,8 @@ static int put_kept(struct jfr_w *w, uint32_t c, uint64_t t, uint64_t weight, ui
     int rc;
     if ((rc = chunk_for(w, at)) != 0)
         return rc;
-    if (w->thread_gen[ti] != w->chunk) {
-        w->thread_gen[ti] = w->chunk;
-        if (ivec_push(&w->threads, ti))
-            return -ENOMEM;
-    }
-    if (w->stack_gen[si] != w->chunk) {
-        w->stack_gen[si] = w->chunk;
-        if (ivec_push(&w->stacks, si))
-            return -ENOMEM;
-    }
+    if (chunk_use(w, ti, si))
+        return -ENOMEM;
     uint32_t cls = leaf_class(w, si);
     stamp_name(w, &w->clsname, &w->classes, cls);
     w->one.len = 0;
