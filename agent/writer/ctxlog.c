@@ -1,4 +1,4 @@
-/* ctxlog.c: CONTEXT dictionary and ENDPOINT queue (see ctxlog.h). */
+/* ctxlog.c: CONTEXT and ENDPOINT_NAME dictionaries, and the endpoint queue (see ctxlog.h). */
 #include "ctxlog.h"
 
 #include <errno.h>
@@ -8,6 +8,7 @@
 
 #include "counters.h"
 #include "fpl_format.h"
+#include "fpl_hash.h"
 
 struct endpoint {
     uint64_t root;
@@ -25,7 +26,9 @@ int ctxlog_init(struct ctxlog *c)
     c->pairs = calloc(2 * CTXLOG_CACHE, sizeof(*c->pairs));
     c->ids = calloc(CTXLOG_CACHE, sizeof(*c->ids));
     c->next = 1;
-    if (!c->pairs || !c->ids) {
+    c->names = calloc(CTXLOG_NAMES, sizeof(*c->names));
+    c->next_name = 1;
+    if (!c->pairs || !c->ids || !c->names) {
         ctxlog_destroy(c);
         return -ENOMEM;
     }
@@ -36,8 +39,10 @@ void ctxlog_destroy(struct ctxlog *c)
 {
     free(c->pairs);
     free(c->ids);
+    free(c->names);
     c->pairs = NULL;
     c->ids = NULL;
+    c->names = NULL;
 }
 
 /* A cache slot for the pair: spans are random 64-bit ids in most tracers, but some count up,
@@ -73,6 +78,8 @@ void ctxlog_forget(struct ctxlog *c)
 {
     if (c->ids)
         memset(c->ids, 0, CTXLOG_CACHE * sizeof(*c->ids));
+    for (size_t i = 0; c->names && i < CTXLOG_NAMES; i++)
+        c->names[i].id = 0;
 }
 
 void ctxlog_start(void)
@@ -116,14 +123,43 @@ int ctxlog_endpoint(uint64_t root, const char *name, size_t len, void (*wake)(vo
     return 0;
 }
 
-void ctxlog_drain_endpoints(struct fpl_buf *b)
+/* The ENDPOINT_NAME id of a name, writing its record into b when the name is new to the
+ * cache (a slot taken by another name is given to this one: ids only grow, as for pairs). */
+static uint32_t name_id(struct ctxlog *c, struct fpl_buf *b, const char *name, uint16_t len)
+{
+    struct ctxlog_name *n = &c->names[fpl_hash_bytes(name, len) & (CTXLOG_NAMES - 1)];
+    if (n->id && n->len == len && memcmp(n->name, name, len) == 0)
+        return n->id;
+    n->id = c->next_name++;
+    if (!c->next_name)
+        c->next_name = 1; /* 2^32 names: wrap, skipping 0 (readers let a later one replace) */
+    n->len = len;
+    memcpy(n->name, name, len);
+    size_t r = fpl_rec_begin(b, FPL_REC_ENDPOINT_NAME);
+    fpl_put_v(b, n->id);
+    fpl_put_v(b, len);
+    fpl_put_bytes(b, name, len);
+    fpl_rec_end(b, r);
+    return n->id;
+}
+
+void ctxlog_drain_endpoints(struct ctxlog *c, struct fpl_buf *b)
 {
     pthread_mutex_lock(&mu);
     for (size_t i = 0; i < queued; i++) {
-        size_t r = fpl_rec_begin(b, FPL_REC_ENDPOINT);
-        fpl_put_v(b, queue[i].root);
-        fpl_put_v(b, queue[i].len);
-        fpl_put_bytes(b, queue[i].name, queue[i].len);
+        const struct endpoint *e = &queue[i];
+        if (c->names) {
+            uint32_t id = name_id(c, b, e->name, e->len);
+            size_t r = fpl_rec_begin(b, FPL_REC_ENDPOINT2);
+            fpl_put_v(b, e->root);
+            fpl_put_v(b, id);
+            fpl_rec_end(b, r);
+            continue;
+        }
+        size_t r = fpl_rec_begin(b, FPL_REC_ENDPOINT); /* no cache: the name each time */
+        fpl_put_v(b, e->root);
+        fpl_put_v(b, e->len);
+        fpl_put_bytes(b, e->name, e->len);
         fpl_rec_end(b, r);
     }
     queued = 0;

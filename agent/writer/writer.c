@@ -1014,7 +1014,7 @@ static void do_sync(struct writer *w)
     w->lag_ticks = lag;
     while (drain_events(w, SIZE_MAX))
         ;
-    ctxlog_drain_endpoints(&w->chunk);
+    ctxlog_drain_endpoints(&w->ctx, &w->chunk);
     put_counters(w);
     flush(w);
     pthread_mutex_lock(&mu);
@@ -1071,7 +1071,7 @@ static void rotate(struct writer *w)
     for (size_t i = 0; i < w->s->nservices; i++)
         if (w->s->services[i].at_seam)
             w->s->services[i].run(&w->chunk, w->jni);
-    ctxlog_drain_endpoints(&w->chunk);
+    ctxlog_drain_endpoints(&w->ctx, &w->chunk);
     struct tsc_anchor seam;
     tsc_anchor(&seam);
     put_counters(w);
@@ -1192,7 +1192,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
         unsigned n = drain(&w, DRAIN_BATCH);
         atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed);
         int events_more = drain_events(&w, EVENTS_BATCH);
-        ctxlog_drain_endpoints(&w.chunk);
+        ctxlog_drain_endpoints(&w.ctx, &w.chunk);
         uint64_t now = mono_ns();
         if (now >= next_period) {
             put_counters(&w);
@@ -1244,7 +1244,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     for (size_t i = 0; i < w.s->nservices; i++)
         if (w.s->services[i].end)
             w.s->services[i].end(&w.chunk, jni);
-    ctxlog_drain_endpoints(&w.chunk); /* requests named up to the stop */
+    ctxlog_drain_endpoints(&w.ctx, &w.chunk); /* requests named up to the stop */
     current = NULL;
     ctxlog_stop();
     put_counters(&w);

@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #define FPL_MAGIC "FLYPROF"          /* 8 bytes with its NUL */
-#define FPL_VERSION 2            /* what writers write: 2 may hold SAMPLE2 records */
+#define FPL_VERSION 3            /* what writers write: 2 may hold SAMPLE2 records, 3 ENDPOINT2 */
 #define FPL_VERSION_MIN 1        /* the oldest readers still read */
 #define FPL_PREAMBLE_SIZE 16
 #define FPL_CHUNK_SYNC 0x43504c46u   /* "FLPC" little-endian */
@@ -102,6 +102,12 @@ enum fpl_rec {
      * [v weight], [sv tick_id delta], [v context_id], [v size]: a field whose flag is clear
      * is elided, its value taken from the chunk's previous samples as the flag says */
     FPL_REC_SAMPLE2 = 18,
+    /* an endpoint name, dictionary (version 3, FORMAT.md 5.19): v name_id (> 0), str name.
+     * Written before the first ENDPOINT2 that uses name_id. */
+    FPL_REC_ENDPOINT_NAME = 19,
+    /* the endpoint a request served, by name (version 3, 5.20): v root_span_id, v name_id:
+     * as ENDPOINT with the ENDPOINT_NAME's name */
+    FPL_REC_ENDPOINT2 = 20,
 };
 
 /* FPL_REC_SAMPLE2's flags: which fields the record holds. An elided field's value: */

@@ -13,6 +13,7 @@
 #include "fpl_chunk.h"
 #include "fpl_codec.h"
 #include "fpl_format.h"
+#include "namedict.h"
 
 /* READER_READ_MIN: the least a read from a file asks for; READER_SCAN: the bytes searched for
  * a sync word at a time in a damaged region. Tests build the reader with tiny ones so that
@@ -72,6 +73,7 @@ struct reader {
     uint64_t s2_gen;
     uint64_t s2_thread, s2_tick;
     int s2_have_thread;
+    struct namedict names; /* ENDPOINT_NAME records: ENDPOINT2's names */
     /* samples decoded and not delivered yet (ops.samples) */
     struct reader_sample batch[READER_BATCH];
     size_t nbatch;
@@ -561,6 +563,31 @@ static int rec_endpoint(struct reader *r, struct fpl_cur *c)
     return r->ops->endpoint(r->ctx, root, name);
 }
 
+static int rec_endpoint_name(struct reader *r, struct fpl_cur *c)
+{
+    uint64_t id = fpl_get_v(c);
+    struct reader_str name = get_str(c);
+    if (!c->bad && id == 0)
+        c->bad = 1; /* ids start at 1 */
+    if (c->bad)
+        return 0;
+    return namedict_put(&r->names, id, name.s, name.len);
+}
+
+/* ENDPOINT2: delivered as an ENDPOINT record with its ENDPOINT_NAME's name; a name id not
+ * defined before it makes a bad record (its definition was in a chunk lost or damaged). */
+static int rec_endpoint2(struct reader *r, struct fpl_cur *c)
+{
+    uint64_t root = fpl_get_v(c);
+    uint64_t id = fpl_get_v(c);
+    struct reader_str name;
+    if (!c->bad && !(name.s = namedict_get(&r->names, id, &name.len)))
+        c->bad = 1;
+    if (c->bad || !r->ops->endpoint)
+        return 0;
+    return r->ops->endpoint(r->ctx, root, name);
+}
+
 static int rec_pause_stats(struct reader *r, struct fpl_cur *c)
 {
     struct reader_pause_stats p;
@@ -621,6 +648,10 @@ static int read_record(struct reader *r, uint8_t type, struct fpl_cur *body, uin
         return rec_context(r, body);
     case FPL_REC_ENDPOINT:
         return rec_endpoint(r, body);
+    case FPL_REC_ENDPOINT_NAME:
+        return rec_endpoint_name(r, body);
+    case FPL_REC_ENDPOINT2:
+        return rec_endpoint2(r, body);
     default:
         r->st->unknown_records++;
         r->skipped = 1;
@@ -956,6 +987,7 @@ static int read_src(struct src *s, const char *name, const struct reader_ops *op
     free(r.buckets);
     free(r.events);
     free(r.s2);
+    namedict_destroy(&r.names);
     if (rc == -ENOMEM)
         fail(err, errlen, rc, "'%s': out of memory", name);
     else if (rc < 0 && s->err)

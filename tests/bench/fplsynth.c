@@ -16,11 +16,11 @@
  *   (16 chosen of 16 to 64 candidates), in a mix of thread states;
  * - with -r MS every thread serves back-to-back traced requests of MS ms of the log's time
  *   each (dev.flyprof.Context): every sample carries its request's context, a root span of
- *   its own, named with one of 8 endpoints (CONTEXT and ENDPOINT records where a request
- *   starts);
+ *   its own, named with one of 8 endpoints (CONTEXT and ENDPOINT2 records where a request
+ *   starts, each name once as an ENDPOINT_NAME record);
  * - samples are SAMPLE2 records (FORMAT.md 5.18), the encoding the agent writes, each field
  *   the chunk's chains imply left out as the agent's writer leaves it out; -v 1 writes SAMPLE
- *   records (5.6) instead, the first agents' encoding. The two logs of a seed hold the same
+ *   records (5.6) and ENDPOINT records (5.17) instead, the first agents' encoding. The two logs of a seed hold the same
  *   samples (the same random draws), so what a reader makes of them must be the same.
  *
  * Deterministic for a given seed. Uses the agent's encoder (fpl_codec.h) and chunk framing
@@ -67,6 +67,7 @@ struct synth {
     uint32_t *rank_stack;
     uint64_t *thread_ctx; /* per thread: the context of its current request (-r) */
     uint64_t contexts;
+    uint8_t named[8]; /* per endpoint: its ENDPOINT_NAME record is written */
 
     /* SAMPLE2's chains in the chunk being built (FORMAT.md 5.18), restarted by flush_chunk */
     struct s2_chain *s2; /* per thread: its previous SAMPLE2 in the chunk */
@@ -287,7 +288,7 @@ static uint32_t pick_stack(struct synth *s)
 }
 
 /* With -r: the context of the request thread th serves at ticks t (t0: the log's start), its
- * CONTEXT and ENDPOINT records written when it is new. 0 without -r. */
+ * CONTEXT and ENDPOINT2 records written when it is new (ENDPOINT with -v 1). 0 without -r. */
 static uint64_t request_ctx(struct synth *s, uint64_t th, uint64_t t, uint64_t t0)
 {
     static const char *const endpoints[8] = {"GET /orders",   "POST /orders", "GET /report",
@@ -306,9 +307,24 @@ static uint64_t request_ctx(struct synth *s, uint64_t th, uint64_t t, uint64_t t
         fpl_put_v(&s->chunk, id);
         fpl_put_v(&s->chunk, id);
         fpl_rec_end(&s->chunk, r);
-        r = fpl_rec_begin(&s->chunk, FPL_REC_ENDPOINT);
+        if (s->version == 1) {
+            r = fpl_rec_begin(&s->chunk, FPL_REC_ENDPOINT);
+            fpl_put_v(&s->chunk, id);
+            fpl_put_str(&s->chunk, endpoints[id % 8]);
+            fpl_rec_end(&s->chunk, r);
+            return id;
+        }
+        /* as the agent writes them: each name once, then its id (FORMAT.md 5.19, 5.20) */
+        if (!s->named[id % 8]) {
+            s->named[id % 8] = 1;
+            r = fpl_rec_begin(&s->chunk, FPL_REC_ENDPOINT_NAME);
+            fpl_put_v(&s->chunk, id % 8 + 1);
+            fpl_put_str(&s->chunk, endpoints[id % 8]);
+            fpl_rec_end(&s->chunk, r);
+        }
+        r = fpl_rec_begin(&s->chunk, FPL_REC_ENDPOINT2);
         fpl_put_v(&s->chunk, id);
-        fpl_put_str(&s->chunk, endpoints[id % 8]);
+        fpl_put_v(&s->chunk, id % 8 + 1);
         fpl_rec_end(&s->chunk, r);
     }
     return id;

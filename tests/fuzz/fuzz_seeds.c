@@ -103,6 +103,12 @@ static int rich(const char *dir)
     fplgen_record(&g, FPL_REC_SAMPLE, cs3, sizeof(cs3));
     fplgen_record(&g, FPL_REC_SAMPLE, cs4, sizeof(cs4));
     fplgen_record(&g, FPL_REC_ENDPOINT, ep_a, sizeof(ep_a));
+    /* version 3's endpoint names: a name, a request by its id, one by an undefined id (bad) */
+    uint8_t en1[] = {1, 6, 'G', 'E', 'T', ' ', '/', 'c'};
+    uint8_t e2a[] = {30, 1}, e2b[] = {40, 9};
+    fplgen_record(&g, FPL_REC_ENDPOINT_NAME, en1, sizeof(en1));
+    fplgen_record(&g, FPL_REC_ENDPOINT2, e2a, sizeof(e2a));
+    fplgen_record(&g, FPL_REC_ENDPOINT2, e2b, sizeof(e2b));
     /* version 2's SAMPLE2: whole, all elided, another thread with weight and tick, one with a
      * size, and one that elides what no earlier record set (bad) */
     uint8_t s2a[] = {FPL_S2_THREAD | FPL_S2_KIND | FPL_S2_STACK | FPL_S2_CONTEXT, 0, 1,

@@ -100,6 +100,12 @@ def check_log(t, path, served, what):
     log = d.log
     t.check(log.contexts, "%s: no CONTEXT records in the log", what)
     t.check(len(log.endpoints) >= 40, "%s: only %d ENDPOINT records", what, len(log.endpoints))
+    # version 3: each name once (ENDPOINT_NAME), each request by its id (ENDPOINT2)
+    t.check(log.endpoint2 >= len(log.endpoints), "%s: %d ENDPOINT2 records for %d named "
+            "requests", what, log.endpoint2, len(log.endpoints))
+    t.check(log.endpoint_name_records <= 2 * len(HANDLERS), "%s: %d ENDPOINT_NAME records "
+            "for %d names: names are not written once", what, log.endpoint_name_records,
+            len(HANDLERS))
 
     # --endpoint picks each endpoint's samples
     for ep, handlers in sorted(HANDLERS.items()):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""wall_fpl: a small, independent reader of .fpl logs (collector/format/FORMAT.md, versions 1 and 2) for the
+"""wall_fpl: a small, independent reader of .fpl logs (collector/format/FORMAT.md, versions 1 to 3) for the
 wall-clock tests, and its own test.
 
 The wall-clock tests need facts the rendered outputs do not show (yet), or show only in
@@ -34,6 +34,7 @@ REC_HEADER, REC_ANCHOR, REC_THREAD, REC_METHOD, REC_STACK, REC_SAMPLE = 1, 2, 3,
 REC_COUNTERS, REC_HIST, REC_END, REC_WALL_TICK = 7, 8, 9, 10
 REC_EVENTS = 11
 REC_CONTEXT, REC_ENDPOINT, REC_SAMPLE2 = 16, 17, 18
+REC_ENDPOINT_NAME, REC_ENDPOINT2 = 19, 20
 S2_THREAD, S2_KIND, S2_STACK, S2_WEIGHT, S2_TICK, S2_CONTEXT, S2_SIZE = 1, 2, 4, 8, 16, 32, 64
 EVENT_STRING, EVENT_TRUNCATED, EVENT_DROPPED = 1, 2, 4
 
@@ -204,7 +205,10 @@ class Log:
         self.events = []        # Event, in log order
         self.event_drops = []   # (thread_id, dropped after its last event)
         self.contexts = {}      # context id -> (span, root)
-        self.endpoints = {}     # root span id -> name (the last ENDPOINT record)
+        self.endpoints = {}     # root span id -> name (the last ENDPOINT or ENDPOINT2 record)
+        self.endpoint_names = {}  # ENDPOINT_NAME id -> name
+        self.endpoint2 = 0      # ENDPOINT2 records read
+        self.endpoint_name_records = 0
 
     def wall_samples(self):
         return [s for s in self.samples if s.kind == KIND_WALL]
@@ -335,6 +339,19 @@ def _record(log, typ, b, state):
     elif typ == REC_ENDPOINT:
         root = b.v()
         log.endpoints[root] = b.str()
+    elif typ == REC_ENDPOINT_NAME:
+        nid = b.v()
+        if nid == 0:
+            raise FplError("ENDPOINT_NAME with id 0")
+        log.endpoint_names[nid] = b.str()
+        log.endpoint_name_records += 1
+    elif typ == REC_ENDPOINT2:
+        root, nid = b.v(), b.v()
+        if nid not in log.endpoint_names:
+            raise FplError("ENDPOINT2 of root %d uses name id %d before its ENDPOINT_NAME"
+                           % (root, nid))
+        log.endpoints[root] = log.endpoint_names[nid]
+        log.endpoint2 += 1
     # HANDLER_HIST and unknown types: skipped by their length
 
 
@@ -343,7 +360,7 @@ def parse(data):
     if len(data) < 16 or data[:8] != MAGIC:
         raise FplError("not a flyprof log")
     version = struct.unpack_from("<H", data, 8)[0]
-    if version not in (1, 2):
+    if version not in (1, 2, 3):
         raise FplError("unsupported version %d" % version)
     log = Log()
     off, seq = 16, 0

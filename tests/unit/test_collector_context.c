@@ -1,6 +1,8 @@
-/* test_collector_context: trace context in the collector (FORMAT.md 5.16, 5.17), on a log
- * made here: CONTEXT records, samples carrying context ids, ENDPOINT records written before
- * and *after* the samples they name. Checks the selection by endpoint (which needs the names
+/* test_collector_context: trace context in the collector (FORMAT.md 5.16, 5.17, 5.19, 5.20),
+ * on a log made here: CONTEXT records, samples carrying context ids, ENDPOINT records written
+ * before and *after* the samples they name -- and the same log with the names as version 3
+ * writes them (ENDPOINT_NAME once, ENDPOINT2 per request), which must read the same, and
+ * ENDPOINT2's damage (a name id never defined, one defined twice). Checks the selection by endpoint (which needs the names
  * before the samples: the first pass), by span and by root span, samples without a context
  * left out by any of them, an undefined context id counted, cells kept apart by context only
  * when asked, and the summary's endpoints (JSON) with their requests, CPU and wall time. */
@@ -27,8 +29,42 @@ static void put_context(struct fplgen *g, uint64_t id, uint64_t span, uint64_t r
     fpl_buf_free(&b);
 }
 
+/* Endpoints as version 3 writes them (ENDPOINT_NAME, ENDPOINT2) rather than ENDPOINT: */
+static int as_v3;
+static const char *v3_names[64]; /* name id - 1 -> the name its ENDPOINT_NAME gave */
+static size_t v3_nnames;
+
+static void put_name(struct fplgen *g, uint64_t id, const char *name)
+{
+    struct fpl_buf b = {0};
+    fpl_put_v(&b, id);
+    fpl_put_str(&b, name);
+    fplgen_record(g, FPL_REC_ENDPOINT_NAME, b.data, b.len);
+    fpl_buf_free(&b);
+}
+
+static void put_endpoint2(struct fplgen *g, uint64_t root, uint64_t name_id)
+{
+    struct fpl_buf b = {0};
+    fpl_put_v(&b, root);
+    fpl_put_v(&b, name_id);
+    fplgen_record(g, FPL_REC_ENDPOINT2, b.data, b.len);
+    fpl_buf_free(&b);
+}
+
 static void put_endpoint(struct fplgen *g, uint64_t root, const char *name)
 {
+    if (as_v3) {
+        size_t k = 0;
+        while (k < v3_nnames && strcmp(v3_names[k], name) != 0)
+            k++;
+        if (k == v3_nnames && k < sizeof(v3_names) / sizeof(v3_names[0])) {
+            v3_names[v3_nnames++] = name;
+            put_name(g, k + 1, name);
+        }
+        put_endpoint2(g, root, k + 1);
+        return;
+    }
     struct fpl_buf b = {0};
     fpl_put_v(&b, root);
     fpl_put_str(&b, name);
@@ -186,13 +222,58 @@ static void test_many_endpoints(void)
     free(data);
 }
 
-int main(void)
+/* ENDPOINT2's damage: a name id with no ENDPOINT_NAME before it is a bad record (the request
+ * stays unnamed); a name id defined again names the requests after it with the new name. */
+static void test_endpoint2_damage(void)
 {
+    struct fplgen g;
+    if (fplgen_init(&g) != 0)
+        return;
+    struct fplgen_header h = {.pid = 1, .ticks_per_sec = 1000000000, .cpu_interval_ns = CPU_NS,
+                              .depth = 64, .options = "", .jvm_name = "", .jvm_version = "",
+                              .command = ""};
+    fplgen_header(&g, &h);
+    fplgen_thread(&g, 1, 100, "worker");
+    fplgen_method(&g, 1, FPL_METHOD_JAVA, "A", "cpu", "()V", "", 0, NULL);
+    struct reader_frame fa = {1, 0, 0};
+    fplgen_stack(&g, 1, 1, &fa);
+    put_endpoint2(&g, 10, 7); /* id 7: never defined */
+    put_name(&g, 1, "GET /x");
+    put_endpoint2(&g, 20, 1);
+    put_name(&g, 1, "GET /y"); /* id 1 again: a new name */
+    put_endpoint2(&g, 30, 1);
+    put_name(&g, 0, "GET /zero"); /* id 0: a bad record */
+    for (uint64_t i = 0; i < 3; i++)
+        put_context(&g, 1 + i, 10 * (i + 1), 10 * (i + 1));
+    fplgen_flush(&g);
+    for (uint64_t i = 0; i < 3; i++)
+        put_sample(&g, 1, i + 1, FPL_KIND_CPU, FPL_STATE_RUNNING, 1 + i);
+    fplgen_end(&g, 5000);
+    fplgen_flush(&g);
     size_t len = 0;
-    uint8_t *data = build(&len);
-    CHECK(data != NULL);
-    if (!data)
-        return harness_result("test_collector_context");
+    uint8_t *data = fplgen_bytes(&g, &len);
+    fplgen_destroy(&g);
+    struct profile *p = data ? read_sel(data, len, NULL, NULL, NULL, TOTALS) : NULL;
+    CHECK(p != NULL);
+    if (p) {
+        CHECK(tracectx_endpoint(&p->ctx, 10) == NULL);
+        CHECK(tracectx_endpoint(&p->ctx, 20) &&
+              strcmp(tracectx_endpoint(&p->ctx, 20), "GET /x") == 0);
+        CHECK(tracectx_endpoint(&p->ctx, 30) &&
+              strcmp(tracectx_endpoint(&p->ctx, 30), "GET /y") == 0);
+        CHECK_EQ_U(p->stats.bad_records, 2);
+        profile_free(p);
+    }
+    if (data) {
+        check_sel(data, len, "^GET /x$", NULL, NULL, 2, 0);
+        check_sel(data, len, "^GET /y$", NULL, NULL, 3, 0);
+    }
+    free(data);
+}
+
+/* The selections, names, totals and cells of build()'s log. */
+static void check_log(const uint8_t *data, size_t len)
+{
     uint64_t ten = 10, eleven = 11, twenty = 20, none = 12345;
 
     check_sel(data, len, NULL, NULL, NULL, 3 + 2 + 7 + 5 + 1, 5); /* no selection: all */
@@ -264,7 +345,22 @@ int main(void)
     p = read_sel(data, len, NULL, NULL, NULL, BY_CTX);
     CHECK(p && p->nentries == 7 && p->nctx_entries == 0);
     profile_free(p);
-    free(data);
+}
+
+int main(void)
+{
+    for (as_v3 = 0; as_v3 < 2; as_v3++) {
+        size_t len = 0;
+        v3_nnames = 0;
+        uint8_t *data = build(&len);
+        CHECK(data != NULL);
+        if (!data)
+            break;
+        check_log(data, len);
+        free(data);
+    }
+    as_v3 = 0; /* test_many_endpoints' names are in a reused buffer: ENDPOINT records */
+    test_endpoint2_damage();
     test_many_endpoints();
     return harness_result("test_collector_context");
 }
