@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #define FPL_MAGIC "FLYPROF"          /* 8 bytes with its NUL */
-#define FPL_VERSION 3            /* what writers write: 2 may hold SAMPLE2 records, 3 ENDPOINT2 */
+#define FPL_VERSION 3 /* what writers write: 2 may hold SAMPLE2, 3 ENDPOINT2 and STACK2 */
 #define FPL_VERSION_MIN 1        /* the oldest readers still read */
 #define FPL_PREAMBLE_SIZE 16
 #define FPL_CHUNK_SYNC 0x43504c46u   /* "FLPC" little-endian */
@@ -108,7 +108,17 @@ enum fpl_rec {
     /* the endpoint a request served, by name (version 3, 5.20): v root_span_id, v name_id:
      * as ENDPOINT with the ENDPOINT_NAME's name */
     FPL_REC_ENDPOINT2 = 20,
+    /* a stack as new leaf frames on the root side of an earlier one (version 3, 5.21),
+     * dictionary: v stack_id, v back (1..FPL_STACK2_RING: the back-th previous STACK or STACK2
+     * record of the chunk), v shared (frames at its root end taken from that one), v nnew,
+     * nnew x (v method_id, sv bci), nnew x u8 frame type; leaf first, as STACK */
+    FPL_REC_STACK2 = 21,
 };
+
+/* A STACK2's base: one of the chunk's last FPL_STACK2_RING stack records; its frames, new and
+ * shared, FPL_STACK2_MAX_FRAMES at most (more: a bad record). */
+#define FPL_STACK2_RING 16
+#define FPL_STACK2_MAX_FRAMES 65536
 
 /* FPL_REC_SAMPLE2's flags: which fields the record holds. An elided field's value: */
 enum fpl_s2_flag {

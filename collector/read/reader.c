@@ -13,6 +13,7 @@
 #include "fpl_chunk.h"
 #include "fpl_codec.h"
 #include "fpl_format.h"
+#include "fpl_stackring.h"
 #include "namedict.h"
 
 /* READER_READ_MIN: the least a read from a file asks for; READER_SCAN: the bytes searched for
@@ -74,6 +75,9 @@ struct reader {
     uint64_t s2_thread, s2_tick;
     int s2_have_thread;
     struct namedict names; /* ENDPOINT_NAME records: ENDPOINT2's names */
+    struct fpl_stackring sring; /* the chunk's last stack records: STACK2's bases */
+    struct fpl_sframe *sframes; /* scratch: a stack record's frames for sring */
+    size_t sframes_cap;
     /* samples decoded and not delivered yet (ops.samples) */
     struct reader_sample batch[READER_BATCH];
     size_t nbatch;
@@ -224,12 +228,30 @@ static int rec_method(struct reader *r, struct fpl_cur *c)
     return r->ops->method(r->ctx, &m);
 }
 
+/* Pushes the stack record just decoded (r->frames[0..n), or a bad one: ok 0) into the chunk's
+ * ring, as the writer did (fpl_stackring.h), so that STACK2's positions agree. */
+static int ring_push(struct reader *r, size_t n, int ok)
+{
+    if (!ok)
+        return fpl_stackring_push(&r->sring, NULL, 0);
+    void *q = scratch(r->sframes, &r->sframes_cap, n, sizeof(*r->sframes));
+    if (!q)
+        return -ENOMEM;
+    r->sframes = q;
+    for (size_t i = 0; i < n; i++) {
+        r->sframes[i].method_id = r->frames[i].method_id;
+        r->sframes[i].bci = r->frames[i].bci;
+        r->sframes[i].type = r->frames[i].type;
+    }
+    return fpl_stackring_push(&r->sring, r->sframes, n);
+}
+
 static int rec_stack(struct reader *r, struct fpl_cur *c)
 {
     uint64_t id = fpl_get_v(c);
     size_t n = get_count(c, 2);
     if (c->bad)
-        return 0;
+        return ring_push(r, 0, 0);
     void *q = scratch(r->frames, &r->frames_cap, n, sizeof(*r->frames));
     if (!q)
         return -ENOMEM;
@@ -243,8 +265,47 @@ static int rec_stack(struct reader *r, struct fpl_cur *c)
     if (!c->bad && (size_t)(c->end - c->p) >= n)
         for (size_t i = 0; i < n; i++)
             r->frames[i].type = fpl_get_u8(c);
-    if (c->bad || !r->ops->stack)
-        return 0;
+    int rc = ring_push(r, n, !c->bad);
+    if (rc || c->bad || !r->ops->stack)
+        return rc;
+    return r->ops->stack(r->ctx, id, r->frames, n);
+}
+
+/* STACK2 (version 3): new leaf frames, then the root-side frames of a recent stack record. A
+ * base that is not in the ring (back out of range, or a bad record there), more shared frames
+ * than it has, or more than FPL_STACK2_MAX_FRAMES in all make a bad record. */
+static int rec_stack2(struct reader *r, struct fpl_cur *c)
+{
+    uint64_t id = fpl_get_v(c);
+    uint64_t back = fpl_get_v(c);
+    uint64_t shared = fpl_get_v(c);
+    size_t fresh = get_count(c, 3); /* a frame: a method id, a bci and a type */
+    size_t bn = 0;
+    const struct fpl_sframe *base = c->bad ? NULL : fpl_stackring_get(&r->sring, back, &bn);
+    if (!base || shared > bn || fresh + shared > FPL_STACK2_MAX_FRAMES) {
+        c->bad = 1;
+        return ring_push(r, 0, 0);
+    }
+    size_t n = fresh + (size_t)shared;
+    void *q = scratch(r->frames, &r->frames_cap, n, sizeof(*r->frames));
+    if (!q)
+        return -ENOMEM;
+    r->frames = q;
+    for (size_t i = 0; i < fresh; i++) {
+        r->frames[i].method_id = fpl_get_v(c);
+        r->frames[i].bci = fpl_get_sv(c);
+    }
+    for (size_t i = 0; i < fresh; i++)
+        r->frames[i].type = fpl_get_u8(c);
+    for (size_t i = 0; i < shared; i++) {
+        const struct fpl_sframe *b = &base[bn - (size_t)shared + i];
+        r->frames[fresh + i].method_id = b->method_id;
+        r->frames[fresh + i].bci = b->bci;
+        r->frames[fresh + i].type = b->type;
+    }
+    int rc = ring_push(r, n, !c->bad);
+    if (rc || c->bad || !r->ops->stack)
+        return rc;
     return r->ops->stack(r->ctx, id, r->frames, n);
 }
 
@@ -648,6 +709,8 @@ static int read_record(struct reader *r, uint8_t type, struct fpl_cur *body, uin
         return rec_context(r, body);
     case FPL_REC_ENDPOINT:
         return rec_endpoint(r, body);
+    case FPL_REC_STACK2:
+        return rec_stack2(r, body);
     case FPL_REC_ENDPOINT_NAME:
         return rec_endpoint_name(r, body);
     case FPL_REC_ENDPOINT2:
@@ -667,6 +730,7 @@ static int read_payload(struct reader *r, const uint8_t *p, size_t len)
     struct fpl_cur c = {p, p + len, 0};
     uint64_t last_ticks = 0; /* sample deltas restart in every chunk */
     r->s2_gen++; /* so do SAMPLE2's chains */
+    fpl_stackring_reset(&r->sring); /* and STACK2's bases */
     r->s2_used = 0;
     r->s2_have_thread = 0;
     r->s2_tick = 0;
@@ -988,6 +1052,8 @@ static int read_src(struct src *s, const char *name, const struct reader_ops *op
     free(r.events);
     free(r.s2);
     namedict_destroy(&r.names);
+    fpl_stackring_destroy(&r.sring);
+    free(r.sframes);
     if (rc == -ENOMEM)
         fail(err, errlen, rc, "'%s': out of memory", name);
     else if (rc < 0 && s->err)

@@ -71,6 +71,14 @@ static int rich(const char *dir)
     fplgen_stack(&g, 3, 3, s3);
     fplgen_stack(&g, 4, 1, s4);
     fplgen_stack(&g, 5, 2, s5);
+    /* version 3's STACK2: on stack 5 (1 back), on that STACK2 (1 back, all its frames), and
+     * one whose base is beyond the chunk's stack records (bad) */
+    uint8_t st2a[] = {6, 1, 1, 1, 2, 0x04, FPL_FRAME_C1};
+    uint8_t st2b[] = {7, 1, 2, 0};
+    uint8_t st2c[] = {8, 12, 0, 0};
+    fplgen_record(&g, FPL_REC_STACK2, st2a, sizeof(st2a));
+    fplgen_record(&g, FPL_REC_STACK2, st2b, sizeof(st2b));
+    fplgen_record(&g, FPL_REC_STACK2, st2c, sizeof(st2c));
     uint64_t t = 2000;
     for (int i = 0; i < 40; i++) {
         t += 2000000 + (uint64_t)i * 1000;

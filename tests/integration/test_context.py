@@ -100,6 +100,8 @@ def check_log(t, path, served, what):
     log = d.log
     t.check(log.contexts, "%s: no CONTEXT records in the log", what)
     t.check(len(log.endpoints) >= 40, "%s: only %d ENDPOINT records", what, len(log.endpoints))
+    # version 3: stacks as new frames on a recent one (STACK2), read back by this reader too
+    t.check(log.stack2 > 0, "%s: no STACK2 records (stacks %d)", what, len(log.stacks))
     # version 3: each name once (ENDPOINT_NAME), each request by its id (ENDPOINT2)
     t.check(log.endpoint2 >= len(log.endpoints), "%s: %d ENDPOINT2 records for %d named "
             "requests", what, log.endpoint2, len(log.endpoints))

@@ -34,7 +34,8 @@ REC_HEADER, REC_ANCHOR, REC_THREAD, REC_METHOD, REC_STACK, REC_SAMPLE = 1, 2, 3,
 REC_COUNTERS, REC_HIST, REC_END, REC_WALL_TICK = 7, 8, 9, 10
 REC_EVENTS = 11
 REC_CONTEXT, REC_ENDPOINT, REC_SAMPLE2 = 16, 17, 18
-REC_ENDPOINT_NAME, REC_ENDPOINT2 = 19, 20
+REC_ENDPOINT_NAME, REC_ENDPOINT2, REC_STACK2 = 19, 20, 21
+STACK2_RING = 16
 S2_THREAD, S2_KIND, S2_STACK, S2_WEIGHT, S2_TICK, S2_CONTEXT, S2_SIZE = 1, 2, 4, 8, 16, 32, 64
 EVENT_STRING, EVENT_TRUNCATED, EVENT_DROPPED = 1, 2, 4
 
@@ -209,6 +210,7 @@ class Log:
         self.endpoint_names = {}  # ENDPOINT_NAME id -> name
         self.endpoint2 = 0      # ENDPOINT2 records read
         self.endpoint_name_records = 0
+        self.stack2 = 0         # STACK2 records read
 
     def wall_samples(self):
         return [s for s in self.samples if s.kind == KIND_WALL]
@@ -231,7 +233,7 @@ class Log:
 def chunk_state():
     """What _record carries from one record to the next of a chunk: the delta chain and
     SAMPLE2's chains, all restarting in every chunk."""
-    return {"prev": 0, "thread": None, "tick": 0, "threads": {}}
+    return {"prev": 0, "thread": None, "tick": 0, "threads": {}, "stacks": []}
 
 
 def _record(log, typ, b, state):
@@ -298,6 +300,19 @@ def _record(log, typ, b, state):
         frames = [(b.v(), b.sv()) for _ in range(n)]
         types = [b.u8() for _ in range(n)] if b.left() >= n else [0] * n
         log.stacks[sid] = [f + (t,) for f, t in zip(frames, types)]
+        state["stacks"].append(log.stacks[sid])
+    elif typ == REC_STACK2:
+        sid, back, shared, n = b.v(), b.v(), b.v(), b.v()
+        ring = state["stacks"][-STACK2_RING:]
+        if not 1 <= back <= len(ring) or shared > len(ring[-back]):
+            raise FplError("STACK2 %d: no base %d back with %d frames" % (sid, back, shared))
+        base = ring[-back]
+        frames = [(b.v(), b.sv()) for _ in range(n)]
+        types = [b.u8() for _ in range(n)]
+        log.stacks[sid] = [f + (t,) for f, t in zip(frames, types)] + \
+            (base[len(base) - shared:] if shared else [])
+        state["stacks"].append(log.stacks[sid])
+        log.stack2 += 1
     elif typ == REC_END:
         log.end_ticks = b.u64()
     elif typ == REC_METHOD:

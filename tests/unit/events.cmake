@@ -5,5 +5,5 @@ flyprof_unit_test(test_events SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_events
     ${CMAKE_SOURCE_DIR}/agent/sigsafe/tsc.c ${CMAKE_SOURCE_DIR}/agent/sigsafe/counters.c
     ${CMAKE_SOURCE_DIR}/tests/unit/fplgen.c
     ${CMAKE_SOURCE_DIR}/collector/format/fpl_chunk.c ${CMAKE_SOURCE_DIR}/collector/read/reader.c
-    ${CMAKE_SOURCE_DIR}/collector/read/namedict.c
+    ${CMAKE_SOURCE_DIR}/collector/read/namedict.c ${CMAKE_SOURCE_DIR}/collector/format/fpl_stackring.c
     LIBS ZLIB::ZLIB SANITIZE address undefined thread JNI)

@@ -5,7 +5,7 @@
 flyprof_unit_test(test_collector_stream
     SOURCES ${CMAKE_SOURCE_DIR}/tests/unit/test_collector_stream.c
         ${CMAKE_SOURCE_DIR}/tests/unit/fplgen.c ${CMAKE_SOURCE_DIR}/collector/read/reader.c
-    ${CMAKE_SOURCE_DIR}/collector/read/namedict.c
+    ${CMAKE_SOURCE_DIR}/collector/read/namedict.c ${CMAKE_SOURCE_DIR}/collector/format/fpl_stackring.c
         ${CMAKE_SOURCE_DIR}/collector/format/fpl_chunk.c
     LIBS ZLIB::ZLIB SANITIZE address undefined DEFINES READER_READ_MIN=64 READER_SCAN=16)
 foreach(_v test_collector_stream test_collector_stream-asan)

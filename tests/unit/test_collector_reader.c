@@ -705,6 +705,66 @@ static void test_sample2(void)
     fplgen_destroy(&g);
 }
 
+/* Whether seen stack k is id with frames (method, bci, type) triples m[0..n). */
+static int stack_is(const struct seen *s, int k, uint64_t id, const int64_t (*m)[3], size_t n)
+{
+    if (k >= s->nstack || s->stack[k].id != id || s->stack[k].n != n)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (s->stack[k].f[i].method_id != (uint64_t)m[i][0] || s->stack[k].f[i].bci != m[i][1] ||
+            s->stack[k].f[i].type != m[i][2])
+            return 0;
+    return 1;
+}
+
+/* STACK2 (FORMAT.md 5.21): FORMAT.md's example byte for byte; a base further back, a base
+ * that is itself a STACK2, and every shared count from 0 to all; then the bad ones, which still
+ * count as positions (a base nobody may use): back 0, back past the chunk's stack records,
+ * more shared frames than the base has, a bad record as base; and in the next chunk the ring
+ * starts empty. */
+static void test_stack2(void)
+{
+    struct fplgen g;
+    struct seen s;
+    struct reader_stats st;
+    char err[256];
+    CHECK(fplgen_init(&g) == 0);
+    fplgen_record(&g, FPL_REC_STACK, "\x07\x03\x01\x00\x02\x02\x03\x02\x00\x00\x00", 11);
+    fplgen_record(&g, FPL_REC_STACK2, "\x08\x01\x02\x01\x04\x0a\x00", 7);
+    /* stack 9: base 2 back (stack 7), all 3 shared, no new frame */
+    fplgen_record(&g, FPL_REC_STACK2, "\x09\x02\x03\x00", 4);
+    /* stack 10: base 2 back (stack 8, a STACK2), 1 shared (method 3), 2 new (5 native, 6) */
+    fplgen_record(&g, FPL_REC_STACK2, "\x0a\x02\x01\x02\x05\x01\x06\x00\x05\x00", 10);
+    /* stack 11: none shared, 1 new */
+    fplgen_record(&g, FPL_REC_STACK2, "\x0b\x01\x00\x01\x07\x00\x01", 7);
+    /* bad: back 0; back 7 (6 records so far, this one is the 6th); 5 shared of stack 11's 1 */
+    fplgen_record(&g, FPL_REC_STACK2, "\x0c\x00\x00\x00", 4);
+    fplgen_record(&g, FPL_REC_STACK2, "\x0d\x07\x00\x00", 4);
+    fplgen_record(&g, FPL_REC_STACK2, "\x0e\x03\x05\x00", 4);
+    /* bad: based on the bad record right before it */
+    fplgen_record(&g, FPL_REC_STACK2, "\x0f\x01\x00\x00", 4);
+    /* good again: 5 back is stack 11 (the bad ones count) */
+    fplgen_record(&g, FPL_REC_STACK2, "\x10\x05\x01\x00", 4);
+    CHECK(fplgen_flush(&g) == 0);
+    /* a new chunk: nothing to build on */
+    fplgen_record(&g, FPL_REC_STACK2, "\x11\x01\x00\x00", 4);
+    CHECK(fplgen_flush(&g) == 0);
+    CHECK(read_gen(&g, &s, &st, err, sizeof(err)) == 0);
+    CHECK_EQ_U(st.bad_records, 5);
+    CHECK_EQ_U(s.nstack, 6);
+    static const int64_t s7[][3] = {{1, 0, 0}, {2, 1, 0}, {3, 1, 0}};
+    static const int64_t s8[][3] = {{4, 5, 0}, {2, 1, 0}, {3, 1, 0}};
+    static const int64_t s10[][3] = {{5, -1, 5}, {6, 0, 0}, {3, 1, 0}};
+    static const int64_t s11[][3] = {{7, 0, 1}};
+    CHECK(stack_is(&s, 0, 7, s7, 3));
+    CHECK(stack_is(&s, 1, 8, s8, 3));
+    CHECK(stack_is(&s, 2, 9, s7, 3));
+    CHECK(stack_is(&s, 3, 10, s10, 3));
+    CHECK(stack_is(&s, 4, 11, s11, 1));
+    CHECK(stack_is(&s, 5, 16, s11, 1));
+    fplgen_destroy(&g);
+}
+
 /* A count that the bytes left in the body cannot hold is damage, not an allocation request:
  * each of the four counted records is a bad record, and the chunk goes on. */
 static void test_huge_counts(void)
@@ -1013,6 +1073,7 @@ int main(void)
     test_trailing_bytes();
     test_bad_records();
     test_sample2();
+    test_stack2();
     test_huge_counts();
     test_sequence();
     test_format_example();
