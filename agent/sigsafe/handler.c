@@ -379,10 +379,14 @@ static void take_sample(struct sample_rec *h, void *uc)
         return;
     }
     struct sample_frame *f = scratch + (size_t)k * buf_frames;
-    /* native frames first (leaf first), down to the first Java frame */
-    struct nativewalk_java jc;
+    /* native frames first (leaf first), down to the first Java frame. None when the thread
+     * was stopped in Java code: known from the pc and the code cache's bounds (libjvm statics,
+     * always mapped: no guard needed) before the guard is armed, which costs more than that
+     * check on a cold cache, and is armed again for the Java walk anyway */
+    struct nativewalk_java jc = {0};
     int nn = 0;
-    if (cstack) {
+    uintptr_t pc = (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+    if (cstack && !nativewalk_is_java_sigsafe(pc)) {
         /* the native walk reads the stack through unwind rules: guarded like the Java walk */
         struct crashguard g;
         if (sigsetjmp(g.jb, 0) == 0) {

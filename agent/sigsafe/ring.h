@@ -64,6 +64,7 @@
 #include <stdint.h>
 
 #define RING_MIN_CAPACITY 4096u
+#define RING_PAGE 4096u /* the smallest page size: ring_init writes one byte per page */
 #define RING_HEADER_SIZE 8u
 #define RING_HDR_BUSY (UINT64_C(1) << 32)
 #define RING_HDR_DISCARD (UINT64_C(1) << 33)
@@ -83,8 +84,9 @@ struct ring {
 };
 
 /* Allocates capacity bytes (rounded up to a power of two, at least RING_MIN_CAPACITY) with
- * mmap, prefaulted so that producers do not page-fault. Returns 0, -EINVAL (capacity too
- * large) or -errno from mmap. Setup context (not a signal handler). */
+ * mmap, prefaulted and written once per page so that producers do not fault (see ring.c).
+ * Returns 0, -EINVAL (capacity too large) or -errno from mmap. Setup context (not a signal
+ * handler). */
 int ring_init(struct ring *r, size_t capacity);
 
 /* Releases the memory; a second call is a no-op. No producer or consumer may be running. */

@@ -860,8 +860,30 @@ static int walk_frames(const struct codecache_thread *th, struct regs r,
         if (steps > depth + 64 || r.sp < th->stack_lo || r.sp >= th->stack_hi || (r.sp & 7))
             return 0;
         int at = steps == 0 && after;
-        int k = framecache_lookup_sigsafe(r.pc - (uintptr_t)at, at, frames + n, depth - n, &fs);
-        if (k > 0) {
+        /* the interpreter's and the call stub's pcs are never in the frame table (it holds
+         * compiled frames): a lookup would only bring in a cold line of it, and the call stub's
+         * return address is known without a code-heap search */
+        int interp = r.pc >= l->interp_lo && r.pc < l->interp_hi;
+        int entry = r.pc == l->call_stub_return && l->call_wrapper_anchor >= 0;
+        int k = interp || entry
+                    ? 0
+                    : framecache_lookup_sigsafe(r.pc - (uintptr_t)at, at, frames + n, depth - n,
+                                                &fs);
+        if (entry) {
+            uintptr_t w = rd(r.fp + (uintptr_t)((intptr_t)l->entry_frame_wrapper * 8));
+            if (!w)
+                return 0;
+            uintptr_t a = w + (uintptr_t)l->call_wrapper_anchor;
+            c.sp = rd(a + (uintptr_t)l->anchor_sp);
+            if (!c.sp)
+                return n; /* the first call into Java on this thread: the bottom */
+            c.fp = rd(a + (uintptr_t)l->anchor_fp);
+            c.pc = rd(a + (uintptr_t)l->anchor_pc);
+            if (c.sp < th->stack_lo + 8 || c.sp >= th->stack_hi)
+                return 0;
+            if (!c.pc)
+                c.pc = rd(c.sp - 8);
+        } else if (k > 0) {
             n += k;
             c.sp = r.sp + (uintptr_t)fs * sizeof(uintptr_t);
             if (c.sp > th->stack_hi)
@@ -911,20 +933,6 @@ static int walk_frames(const struct codecache_thread *th, struct regs r,
                 return 0;
             c.pc = rd(c.sp - 8);
             c.fp = rd(c.sp - 16);
-        } else if (r.pc == l->call_stub_return && l->call_wrapper_anchor >= 0) {
-            uintptr_t w = rd(r.fp + (uintptr_t)((intptr_t)l->entry_frame_wrapper * 8));
-            if (!w)
-                return 0;
-            uintptr_t a = w + (uintptr_t)l->call_wrapper_anchor;
-            c.sp = rd(a + (uintptr_t)l->anchor_sp);
-            if (!c.sp)
-                return n; /* the first call into Java on this thread: the bottom */
-            c.fp = rd(a + (uintptr_t)l->anchor_fp);
-            c.pc = rd(a + (uintptr_t)l->anchor_pc);
-            if (c.sp < th->stack_lo + 8 || c.sp >= th->stack_hi)
-                return 0;
-            if (!c.pc)
-                c.pc = rd(c.sp - 8);
         } else {
             return 0;
         }
