@@ -2,7 +2,8 @@
 # (the agent's encoder and chunk framing, nothing of the collector), fplconv converts one with
 # the collector library and times reading and writing apart. Built with the tests, into
 # BUILD/tests; never run by ctest.
-add_executable(fplsynth ${CMAKE_CURRENT_LIST_DIR}/fplsynth.c ${CMAKE_SOURCE_DIR}/collector/format/fpl_chunk.c)
+add_executable(fplsynth ${CMAKE_CURRENT_LIST_DIR}/fplsynth.c ${CMAKE_SOURCE_DIR}/collector/format/fpl_chunk.c
+    ${CMAKE_SOURCE_DIR}/collector/format/fpl_stackring.c)
 add_executable(fplconv ${CMAKE_CURRENT_LIST_DIR}/fplconv.c)
 foreach(_t fplsynth fplconv)
     set_target_properties(${_t} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)

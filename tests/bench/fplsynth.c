@@ -20,7 +20,9 @@
  *   starts, each name once as an ENDPOINT_NAME record);
  * - samples are SAMPLE2 records (FORMAT.md 5.18), the encoding the agent writes, each field
  *   the chunk's chains imply left out as the agent's writer leaves it out; -v 1 writes SAMPLE
- *   records (5.6) and ENDPOINT records (5.17) instead, the first agents' encoding. The two logs of a seed hold the same
+ *   records (5.6) and ENDPOINT records (5.17) instead, the first agents' encoding; stacks as
+ *   the agent writes them, STACK2 records (5.21) where one shares two frames or more with one
+ *   of the chunk's last 16 (STACK records with -v 1). The two logs of a seed hold the same
  *   samples (the same random draws), so what a reader makes of them must be the same.
  *
  * Deterministic for a given seed. Uses the agent's encoder (fpl_codec.h) and chunk framing
@@ -38,6 +40,7 @@
 #include "fpl_chunk.h"
 #include "fpl_codec.h"
 #include "fpl_format.h"
+#include "fpl_stackring.h"
 
 #define CHUNK_BYTES (256u << 10) /* the agent's flush size */
 #define TPS 3000000000ull        /* a 3 GHz TSC */
@@ -68,6 +71,8 @@ struct synth {
     uint64_t *thread_ctx; /* per thread: the context of its current request (-r) */
     uint64_t contexts;
     uint8_t named[8]; /* per endpoint: its ENDPOINT_NAME record is written */
+    struct fpl_stackring sring;  /* the chunk's last stacks, for STACK2 (not with -v 1) */
+    struct fpl_sframe *sframes;  /* scratch: a stack's frames, leaf first */
 
     /* SAMPLE2's chains in the chunk being built (FORMAT.md 5.18), restarted by flush_chunk */
     struct s2_chain *s2; /* per thread: its previous SAMPLE2 in the chunk */
@@ -112,6 +117,7 @@ static int flush_chunk(struct synth *s)
     s->last_ticks = 0; /* sample deltas restart in every chunk, and so do SAMPLE2's chains */
     s->s2_have_thread = 0;
     s->s2_tick = 0;
+    fpl_stackring_reset(&s->sring); /* and STACK2's bases */
     return rc;
 }
 
@@ -187,15 +193,40 @@ static void define_stack(struct synth *s, uint32_t st)
         }
     }
     struct fpl_buf *b = &s->chunk;
-    size_t r = fpl_rec_begin(b, FPL_REC_STACK);
-    fpl_put_v(b, (uint64_t)st + 1);
-    fpl_put_v(b, z - a);
-    for (size_t k = z; k-- > a;) { /* leaf first */
-        fpl_put_v(b, (uint64_t)s->frames[k] + 1);
-        fpl_put_sv(b, s->bcis[k]);
+    size_t n = z - a;
+    for (size_t i = 0; i < n; i++) { /* leaf first */
+        s->sframes[i].method_id = (uint64_t)s->frames[z - 1 - i] + 1;
+        s->sframes[i].bci = s->bcis[z - 1 - i];
+        s->sframes[i].type = FPL_FRAME_JAVA; /* what a STACK without types reads as */
+    }
+    unsigned back = 0;
+    size_t shared = s->version == 1 ? 0 : fpl_stackring_best(&s->sring, s->sframes, n, &back);
+    size_t r;
+    if (shared >= 2) { /* as the agent writes it (FORMAT.md 5.21) */
+        r = fpl_rec_begin(b, FPL_REC_STACK2);
+        fpl_put_v(b, (uint64_t)st + 1);
+        fpl_put_v(b, back);
+        fpl_put_v(b, shared);
+        fpl_put_v(b, n - shared);
+        for (size_t i = 0; i < n - shared; i++) {
+            fpl_put_v(b, s->sframes[i].method_id);
+            fpl_put_sv(b, s->sframes[i].bci);
+        }
+        for (size_t i = 0; i < n - shared; i++)
+            fpl_put_u8(b, FPL_FRAME_JAVA);
+    } else {
+        r = fpl_rec_begin(b, FPL_REC_STACK);
+        fpl_put_v(b, (uint64_t)st + 1);
+        fpl_put_v(b, n);
+        for (size_t i = 0; i < n; i++) {
+            fpl_put_v(b, s->sframes[i].method_id);
+            fpl_put_sv(b, s->sframes[i].bci);
+        }
     }
     fpl_rec_end(b, r);
     s->stack_written[st] = 1;
+    if (s->version != 1 && fpl_stackring_push(&s->sring, s->sframes, n) != 0)
+        s->chunk.failed = 1; /* out of memory: the run fails (flush_chunk) */
 }
 
 /* The call tree: stack k keeps a root-side prefix of a random earlier stack, then grows. */
@@ -208,8 +239,9 @@ static int build_stacks(struct synth *s)
     s->home = malloc(s->stacks * sizeof(*s->home));
     s->stack_written = calloc(s->stacks, 1);
     s->method_written = calloc(s->methods, 1);
+    s->sframes = malloc(MAX_DEPTH * sizeof(*s->sframes));
     if (!s->frames || !s->bcis || !s->stack_off || !s->home || !s->stack_written ||
-        !s->method_written)
+        !s->method_written || !s->sframes)
         return -ENOMEM;
     size_t n = 0;
     uint64_t span = s->depth > 5 ? s->depth - 5 : 0;
@@ -646,6 +678,8 @@ int main(int argc, char **argv)
     fpl_buf_free(&s.chunk);
     free(s.frames);
     free(s.bcis);
+    free(s.sframes);
+    fpl_stackring_destroy(&s.sring);
     free(s.stack_off);
     free(s.home);
     free(s.stack_written);

@@ -1,7 +1,8 @@
 #!/bin/sh
-# convert_synth_encodings: fplsynth's two encodings of a seed (-v 1: SAMPLE records, -v 2:
-# SAMPLE2, what the agent writes) hold the same samples, so every output `flyprof convert`
-# makes of them must be byte for byte the same. Wall samples answering ticks, requests'
+# convert_synth_encodings: fplsynth's two encodings of a seed (-v 1: SAMPLE, STACK and
+# ENDPOINT records, -v 2: SAMPLE2, STACK2 and ENDPOINT2, what the agent writes) hold the same
+# samples, stacks and names, so every output `flyprof convert` makes of them must be byte for
+# byte the same. Wall samples answering ticks, requests'
 # contexts, overrun weights and several chunks (SAMPLE2's chains restart in each) are all in
 # the log. And the SAMPLE2 log must be the smaller one: a synth that wrote SAMPLE records
 # under either option would pass the comparison.

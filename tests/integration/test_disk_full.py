@@ -128,7 +128,7 @@ class Checked:
                     self.undefined.append("chunk %d: a sample uses %s %d" % (seq, what, i))
             if s.context_id and s.context_id not in log.contexts:
                 self.undefined.append("chunk %d: a sample uses context %d" % (seq, s.context_id))
-        elif typ == wf.REC_STACK:
+        elif typ in (wf.REC_STACK, wf.REC_STACK2):
             sid = wf._Body(body).v()
             for m, _, _ in log.stacks[sid]:
                 if m not in log.methods:
