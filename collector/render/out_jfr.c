@@ -1156,17 +1156,22 @@ static int put_spans(struct jfr_w *w, uint64_t before, size_t *gi, size_t *si)
  * (timeline.h), in bin order. A cell's events up to a bin are its weight so far rounded, so
  * each cell ends with exactly its rounded weight, as in put_untimed; weight the timeline kept
  * without its cell (a bin's overflow) is written at the cell's last bin. */
+_Static_assert(PROFILE_FP_SHIFT == 32, "a cell's rounding remainder fits 32 bits");
+#define HALF_FP ((int64_t)1 << (PROFILE_FP_SHIFT - 1))
 static int put_timed(struct jfr_w *w)
 {
     const struct profile *p = w->p;
     const struct timeline *tl = p->timeline;
     size_t n = p->nentries ? p->nentries : 1;
-    unsigned __int128 *sum = calloc(n, sizeof(*sum));
+    /* per cell: its weight so far minus the events written (fixed point): within half an
+     * event, so 32 bits hold it (a cell's running sum would take 16 bytes, and 1.3M cells of
+     * the bench's 10M-sample log are 21 MB of them) */
+    int32_t *rem = calloc(n, sizeof(*rem));
     uint64_t *done = calloc(n, sizeof(*done));
     uint32_t *last = calloc(n, sizeof(*last));
     uint8_t *sel = malloc(n);
     int rc = 0;
-    if (!sum || !done || !last || !sel) {
+    if (!rem || !done || !last || !sel) {
         rc = -ENOMEM;
         goto out;
     }
@@ -1182,13 +1187,17 @@ static int put_timed(struct jfr_w *w)
         if ((pr->cell & TIMELINE_OVER) || pr->cell >= p->nentries || !sel[pr->cell])
             continue;
         uint32_t c = pr->cell;
-        profile_fp_add(&sum[c], timeline_fp(pr));
-        uint64_t upto = profile_fp_round(sum[c]);
+        /* the events due: the weight so far rounded (halves up, as profile_fp_round) minus
+         * those written, i.e. rem + the pair's weight rounded; rem keeps what is left */
+        unsigned __int128 u = timeline_fp(pr) + (unsigned __int128)((int64_t)rem[c] + HALF_FP);
+        unsigned __int128 due = u >> PROFILE_FP_SHIFT;
+        rem[c] = (int32_t)((int64_t)(uint32_t)u - HALF_FP);
         last[c] = pr->bin;
-        if (upto > done[c]) {
+        if (due) {
+            uint64_t m = due > UINT64_MAX - done[c] ? UINT64_MAX - done[c] : (uint64_t)due;
             uint64_t at = log_ticks(w, tl->origin_ticks + (uint64_t)pr->bin * tl->bin_ticks);
-            rc = put_samples(w, &p->entries[c], upto - done[c], at);
-            done[c] = upto;
+            rc = put_samples(w, &p->entries[c], m, at);
+            done[c] += m;
         }
     }
     if (rc == 0)
@@ -1205,7 +1214,7 @@ static int put_timed(struct jfr_w *w)
         }
     }
 out:
-    free(sum);
+    free(rem);
     free(done);
     free(last);
     free(sel);
