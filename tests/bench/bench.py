@@ -67,6 +67,8 @@ Parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof.benc
              per second (synthetic logs), and seconds to draw one service's flame graph over a
              simulated day of 50 hosts at 100 Hz (rows made inside ClickHouse; quick: 10 hosts)
              (tests/bench/fleet_bench.py).
+4c. logbytes -- log bytes per sample by record type, whole and in the second half of a run:
+             the demo (cpu+wall+context) and FixedWork at cpu=10ms (logbytes_bench.py).
 
 5. jitter -- flyprof jitter beside oslat (rt-tests) on the same CPUs: p99, p99.9, max and
              stalls of 10 us or more per second (jitter_bench.py).
@@ -75,7 +77,7 @@ Parts, each run on real JVMs with the workloads of flyprof.jar (dev.flyprof.benc
 
 Usage: bench.py --build DIR [--java PATH] [--agent LIB] [--quick] [--rounds N]
                 [--parts cpu,depth,cstack,walk,startup,filter,context,threads,events,wall,
-                 alloclock,server,convert,fleet,jitter,hiccup]
+                 alloclock,server,convert,fleet,logbytes,jitter,hiccup]
                 [--out DIR]
 `scripts/bench` builds (scripts/setup) and runs this.
 """
@@ -95,6 +97,7 @@ import time
 
 import hiccup_bench
 import jitter_bench
+import logbytes_bench
 
 HEAP = ["-Xms256m", "-Xmx256m", "-XX:+AlwaysPreTouch"]
 SAMPLER_COMM = "flyprof wall sa"   # "flyprof wall sampler", cut to 15 chars by the kernel
@@ -1717,10 +1720,10 @@ def main():
     ap.add_argument("--quick", action="store_true", help="about 2 minutes instead of 10")
     ap.add_argument("--parts",
                     default="cpu,depth,cstack,walk,startup,filter,context,threads,events,wall,"
-                    "alloclock,server,convert,fleet,jitter,hiccup",
+                    "alloclock,server,convert,fleet,logbytes,jitter,hiccup",
                     help="which parts to run (default all: cpu,depth,cstack,walk,startup,"
                          "filter,context,threads,events,wall,alloclock,server,convert,fleet,"
-                         "jitter,hiccup)")
+                         "logbytes,jitter,hiccup)")
     ap.add_argument("--rounds", type=int, help="CPU overhead rounds (default 5, quick 2)")
     ap.add_argument("--work-seconds", type=float,
                     help="CPU seconds of work per FixedWork thread, without the agent "
@@ -1806,6 +1809,7 @@ def main():
                      ("wall", part_wall), ("alloclock", part_alloclock),
                      ("server", part_server), ("convert", part_convert),
                      ("fleet", part_fleet),
+                     ("logbytes", lambda a, r: logbytes_bench.part_logbytes(a, r, log)),
                      ("jitter", lambda a, r: jitter_bench.part_jitter(a, r, log)),
                      ("hiccup", lambda a, r: hiccup_bench.part_hiccup(a, r, log))):
         if part in parts:
