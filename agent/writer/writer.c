@@ -497,7 +497,9 @@ static void put_stack_record(struct writer *w, uint32_t id, const uint32_t *pair
         }
     }
     unsigned back = 0;
-    size_t shared = f && n ? fpl_stackring_best(&w->sring, f, n, &back) : 0;
+    size_t shared = f && n && n <= FPL_STACK2_MAX_FRAMES
+                        ? fpl_stackring_best(&w->sring, f, n, &back)
+                        : 0;
     size_t r;
     if (shared >= 2) {
         uint32_t fresh = n - (uint32_t)shared;
