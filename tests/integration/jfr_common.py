@@ -5,7 +5,9 @@
   of events it folded and the count of every event type it read;
 - `json_fold(t, jfr, ...)` folds `jfr print --json` of the same JDK by the same rules (the
   `jfr` tool's own parser and JSON writer, a second way through the JDK's reader);
-- `folded(t, fpl, args)` is `flyprof convert` to folded lines, parsed.
+- `folded(t, fpl, args)` is `flyprof convert` to folded lines, parsed;
+- `attach_to_exit(t, ...)` profiles a workload attached (`flyprof start -o x.jfr log=x.fpl`)
+  until it exits, the agent's own .jfr written at the JVM's death.
 Folding rules (JFR.md): a frame is CLASS.METHOD (the class as the reader names it), METHOD
 alone when the class is "" or the frame is not Java code (C++, Kernel, Stub, Marker, or Native
 whose class has no package: the JDK's Native frames are Java methods declared native); with
@@ -17,6 +19,8 @@ weights count their weight (bytes) or duration (ns).
 import json
 import os
 import re
+import subprocess
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHECKER = os.path.join(HERE, "java", "JfrCheck.java")
@@ -229,3 +233,32 @@ def check_event_layout(t, jfr):
             "jdk.ExecutionSample's fields: %s", fields)
     t.check(re.search(r'@Timestamp\("TICKS"\)\s+long startTime;', m.group(1)),
             "startTime is not @Timestamp(\"TICKS\"):%s", m.group(1))
+
+
+def attach_to_exit(t, name, workload, args, events, ready_thread, extra=(), timeout=240):
+    """Starts workload (its last argument a go-file it waits for), attaches with `flyprof
+    start PID -e EVENTS -o NAME.jfr log=NAME.fpl EXTRA...` once ready_thread runs, lets it go
+    and waits for its exit; checks the JVM ended well and the agent's file=x.jfr is there.
+    Returns (jfr, fpl)."""
+    import test_attach_common as ac
+    go, jfr, fpl = t.path(name + ".go"), t.path(name + ".jfr"), t.path(name + ".fpl")
+    t.logs.append(fpl)
+    jvm = ac.Jvm(t, name, workload, list(args) + [go],
+                 jvm_options=["-XX:+EnableDynamicAgentLoading"]
+                 if ac.java_major(t.java) >= 21 else [], ready_thread=ready_thread)
+    r = ac.flyprof(t, "start " + name, ["start", jvm.pid, "-e", events, "-o", jfr,
+                                        "log=" + fpl] + list(extra))
+    ac.expect(t, r, 0)
+    with open(go, "w"):
+        pass
+    try:
+        jvm.proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        pass
+    t.check(jvm.stop() == 0, "%s: the JVM failed", name)
+    for _ in range(100):  # the agent renders at VMDeath, before the JVM exits
+        if os.path.isfile(jfr):
+            break
+        time.sleep(0.05)
+    t.check(os.path.isfile(jfr), "%s: no %s after the JVM's exit", name, jfr)
+    return jfr, fpl

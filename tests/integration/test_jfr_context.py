@@ -36,9 +36,7 @@ Asserted:
 """
 import json
 import os
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import flyprof_test as ft  # noqa: E402
@@ -206,26 +204,8 @@ def kinds_agentpath(t):
 
 def kinds_attached(t):
     """ContextKinds attached with flyprof start, the agent's own file at the JVM's exit."""
-    go, jfr, fpl = t.path("kinds-att.go"), t.path("kinds-att.jfr"), t.path("kinds-att.fpl")
-    t.logs.append(fpl)
-    jvm = ac.Jvm(t, "kinds_attached", KINDS_WORKLOAD, [SECONDS, go],
-                 jvm_options=["-XX:+EnableDynamicAgentLoading"]
-                 if ac.java_major(t.java) >= 21 else [], ready_thread="holder")
-    r = ac.flyprof(t, "start ContextKinds", ["start", jvm.pid, "-e", "alloc,lock", "-o", jfr,
-                                             "log=" + fpl] + KINDS_OPTIONS.split(","))
-    ac.expect(t, r, 0)
-    with open(go, "w"):
-        pass
-    try:
-        jvm.proc.wait(timeout=180)
-    except subprocess.TimeoutExpired:
-        pass
-    t.check(jvm.stop() == 0, "attached ContextKinds: the JVM failed")
-    for _ in range(100):  # the agent renders at VMDeath, before the JVM exits
-        if os.path.isfile(jfr):
-            break
-        time.sleep(0.05)
-    t.check(os.path.isfile(jfr), "no %s after the JVM's exit", jfr)
+    jfr, fpl = jc.attach_to_exit(t, "kinds_attached", KINDS_WORKLOAD, [SECONDS], "alloc,lock",
+                                 "holder", KINDS_OPTIONS.split(","), timeout=180)
     check_kinds(t, jfr, fpl, "attached")
 
 

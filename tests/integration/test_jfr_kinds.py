@@ -26,9 +26,7 @@ logs.
 """
 import os
 import re
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import jfr_common as jc  # noqa: E402
@@ -179,26 +177,7 @@ def agentpath(t, name, workload, args, options, kinds):
 
 def attached(t, name, workload, args, events, ready_thread, kinds, extra=()):
     """flyprof start PID -e EVENTS -o x.jfr on a workload waiting for its go-file."""
-    go, jfr, fpl = t.path(name + ".go"), t.path(name + ".jfr"), t.path(name + ".fpl")
-    t.logs.append(fpl)
-    jvm = ac.Jvm(t, name, workload, list(args) + [go],
-                 jvm_options=["-XX:+EnableDynamicAgentLoading"]
-                 if ac.java_major(t.java) >= 21 else [], ready_thread=ready_thread)
-    r = ac.flyprof(t, "start " + name, ["start", jvm.pid, "-e", events, "-o", jfr,
-                                        "log=" + fpl] + list(extra))
-    ac.expect(t, r, 0)
-    with open(go, "w"):
-        pass
-    try:
-        jvm.proc.wait(timeout=240)
-    except subprocess.TimeoutExpired:
-        pass
-    t.check(jvm.stop() == 0, "%s: the JVM failed", name)
-    for _ in range(100):  # the agent renders at VMDeath, before the JVM exits
-        if os.path.isfile(jfr):
-            break
-        time.sleep(0.05)
-    t.check(os.path.isfile(jfr), "%s: no %s after the JVM's exit", name, jfr)
+    jfr, fpl = jc.attach_to_exit(t, name, workload, args, events, ready_thread, extra)
     ac.check_complete(t, fpl, name)
     check_file(t, jfr, fpl, kinds, name + " (agent's file=x.jfr)")
     return jfr
