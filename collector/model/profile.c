@@ -235,20 +235,30 @@ static uint32_t dict_find(const struct hashtab *t, const void *base, size_t stri
 }
 
 /* The array with room for element n (reallocated, capacity doubling, when full), or NULL
- * when out of memory (the old array stays valid). Indices stay below PROFILE_NONE. */
+ * when out of memory (the old array stays valid). Indices stay below PROFILE_NONE. The pages
+ * ahead of element n are mapped PREFAULT_MIN bytes at a time as the elements reach them, not
+ * the whole doubled capacity at once: the room the last doubling left (up to half the array)
+ * never becomes resident, so a big profile's peak memory is what its elements take. */
 static void *grow(void *arr, size_t *cap, size_t n, size_t elem)
 {
-    if (n < *cap)
-        return arr;
-    if (n >= PROFILE_NONE - 1)
-        return NULL;
-    size_t c = *cap ? *cap * 2 : 16;
-    char *q = realloc(arr, c * elem);
-    if (q) {
-        prefault(q + *cap * elem, (c - *cap) * elem);
+    if (n >= *cap) {
+        if (n >= PROFILE_NONE - 1)
+            return NULL;
+        size_t c = *cap ? *cap * 2 : 16;
+        char *q = realloc(arr, c * elem);
+        if (!q)
+            return NULL;
+        arr = q;
         *cap = c;
     }
-    return q;
+    size_t at = n * elem, end = *cap * elem;
+    if (at % PREFAULT_MIN < elem && end - at >= PREFAULT_MIN) {
+        /* element n is the first to start in this step: map the step from its page on */
+        uintptr_t a = ((uintptr_t)arr + at) & ~(uintptr_t)4095;
+        uintptr_t lo = a < (uintptr_t)arr ? (uintptr_t)arr : a;
+        prefault((void *)lo, (uintptr_t)arr + at + PREFAULT_MIN - lo);
+    }
+    return arr;
 }
 
 /* The index of id in a dictionary of *n entries whose ids are at base + k * stride: the
