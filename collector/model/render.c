@@ -1168,12 +1168,13 @@ int render_tree_entry_nodes(const struct render_tree *t, const struct profile *p
     rc = -ENOMEM;
     mcache = calloc(p->nmethods + 1, sizeof(*mcache));
     small = malloc((t->nnodes ? t->nnodes : 1) * sizeof(*small));
-    /* per stack: the last walk's start node and end node -- cells of one stack on other
-     * threads (without per-thread roots) or in other states start from the same node */
-    memo = malloc((p->nstacks + 1) * 2 * sizeof(*memo));
+    /* per stack: the last two walks' start and end nodes -- cells of one stack on other
+     * threads (without per-thread roots) or in other states start from the same node, and
+     * with --kind all from one of two ([cpu], [wall]), met in any order */
+    memo = malloc((p->nstacks + 1) * 4 * sizeof(*memo));
     if (!mcache || !small || !memo || hashtab_reserve(&child, t->nnodes))
         goto out;
-    for (size_t i = 0; i < (p->nstacks + 1) * 2; i++)
+    for (size_t i = 0; i < (p->nstacks + 1) * 4; i++)
         memo[i] = NONE;
     for (size_t i = 0; i < t->nnodes; i++)
         small[i] = NONE;
@@ -1207,8 +1208,10 @@ int render_tree_entry_nodes(const struct render_tree *t, const struct profile *p
             const char *m = st ? PROFILE_EMPTY_STACK : PROFILE_UNKNOWN_STACK;
             if (v != NONE && t->nodes[v].type != RENDER_SMALL)
                 v = child_find(t, &child, small, v, name_find(t, m, RENDER_MARKER));
-        } else if (memo[2 * e->stack] == v && v != NONE) {
-            v = memo[2 * e->stack + 1];
+        } else if (memo[4 * e->stack] == v && v != NONE) {
+            v = memo[4 * e->stack + 1];
+        } else if (memo[4 * e->stack + 2] == v && v != NONE) {
+            v = memo[4 * e->stack + 3];
         } else {
             uint32_t n = st->nframes, from = v;
             for (uint32_t k = 0; k < n && v != NONE && t->nodes[v].type != RENDER_SMALL; k++) {
@@ -1216,8 +1219,11 @@ int render_tree_entry_nodes(const struct render_tree *t, const struct profile *p
                 uint32_t id = frame_name_find(t, p, f, o->frame_types, mcache);
                 v = child_find(t, &child, small, v, id);
             }
-            memo[2 * e->stack] = from;
-            memo[2 * e->stack + 1] = v;
+            uint32_t *m = &memo[4 * e->stack];
+            m[2] = m[0];
+            m[3] = m[1];
+            m[0] = from;
+            m[1] = v;
         }
         if (state != NONE && !o->reverse && v != NONE && t->nodes[v].type != RENDER_SMALL)
             v = child_find(t, &child, small, v, state);
