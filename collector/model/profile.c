@@ -1202,8 +1202,8 @@ static int stack_no_java(const struct profile *p, uint32_t stack)
 
 /* Whether a wall sample of thread (index or PROFILE_NONE), stack and state is a JVM service
  * thread waiting for work (PROFILE_STATE_JVM_IDLE in profile.h). */
-static int jvm_idle(const struct profile *p, struct idle_memo *m, uint32_t thread,
-                    uint32_t stack, int state)
+static int jvm_idle(const struct profile *p, struct idle_memo *m, uint32_t thread, uint32_t stack,
+                    int state)
 {
     if (state == FPL_STATE_UNKNOWN || state == FPL_STATE_RUNNING || state > FPL_STATE_NATIVE)
         return 0;

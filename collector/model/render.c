@@ -636,6 +636,14 @@ static int unit_after(const struct builder *b, uint32_t a, uint32_t c, uint32_t 
     return ka != kc ? ka > kc : a > c;
 }
 
+/* The median of three values. */
+static uint32_t median3(uint32_t a, uint32_t b, uint32_t c)
+{
+    if (a < b)
+        return b < c ? b : a < c ? c : a;
+    return a < c ? a : b < c ? c : b;
+}
+
 /* Sorts the unit numbers v[0..n), whose paths' first d elements are equal, by their paths,
  * equal paths by number (multikey quicksort): the elements at d split them into less,
  * equal and greater than a pivot, and the equal ones go on with element d + 1 without
@@ -654,10 +662,8 @@ static void sort_units(const struct builder *b, uint32_t *v, size_t n, uint32_t 
             }
             return;
         }
-        uint32_t ka = unit_key(b, v[0], d), kb = unit_key(b, v[n / 2], d),
-                 kc = unit_key(b, v[n - 1], d);
-        uint32_t pivot = ka < kb ? (kb < kc ? kb : ka < kc ? kc : ka)
-                                 : (ka < kc ? ka : kb < kc ? kc : kb);
+        uint32_t pivot =
+            median3(unit_key(b, v[0], d), unit_key(b, v[n / 2], d), unit_key(b, v[n - 1], d));
         /* v[0..lt) < pivot, v[lt..i) == pivot, v[gt..n) > pivot */
         size_t lt = 0, i = 0, gt = n;
         while (i < gt) {

@@ -426,8 +426,7 @@ static void sort_seqs(const struct fold *f, uint32_t *v, size_t n, uint32_t d)
             }
             return;
         }
-        uint32_t a = seq_key(f, v[0], d), b = seq_key(f, v[n / 2], d),
-                 c = seq_key(f, v[n - 1], d);
+        uint32_t a = seq_key(f, v[0], d), b = seq_key(f, v[n / 2], d), c = seq_key(f, v[n - 1], d);
         uint32_t pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
         /* v[0..lt) < pivot, v[lt..i) == pivot, v[gt..n) > pivot */
         size_t lt = 0, i = 0, gt = n;
