@@ -2,7 +2,28 @@
 #include "hashtab.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+
+#define HASHTAB_PREFAULT_MIN (1u << 20) /* tables this big get their pages mapped in one call */
+
+/* Maps the pages of a new big table at once: its slots are written in hash order, so each of
+ * its pages would otherwise be mapped by a page fault of its own, which on a virtual machine
+ * costs more than filling the page (the cells' index of a big profile is tens of MB). A hint:
+ * its failure changes nothing. */
+static void prefault(void *a, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+    uintptr_t pg = 4096;
+    uintptr_t lo = ((uintptr_t)a + pg - 1) & ~(pg - 1), hi = ((uintptr_t)a + n) & ~(pg - 1);
+    if (n >= HASHTAB_PREFAULT_MIN && hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#else
+    (void)a;
+    (void)n;
+#endif
+}
 
 /* Places a slot into a table that has a free slot for it. */
 static void place(struct hashtab_slot *slots, size_t cap, struct hashtab_slot s)
@@ -19,6 +40,7 @@ static int rehash(struct hashtab *t, size_t cap)
     struct hashtab_slot *slots = calloc(cap, sizeof(*slots));
     if (!slots)
         return -ENOMEM;
+    prefault(slots, cap * sizeof(*slots));
     for (size_t i = 0; i < t->cap; i++) {
         if (t->slots[i].elem)
             place(slots, cap, t->slots[i]);

@@ -235,20 +235,30 @@ static uint32_t dict_find(const struct hashtab *t, const void *base, size_t stri
 }
 
 /* The array with room for element n (reallocated, capacity doubling, when full), or NULL
- * when out of memory (the old array stays valid). Indices stay below PROFILE_NONE. */
+ * when out of memory (the old array stays valid). Indices stay below PROFILE_NONE. The pages
+ * ahead of element n are mapped PREFAULT_MIN bytes at a time as the elements reach them, not
+ * the whole doubled capacity at once: the room the last doubling left (up to half the array)
+ * never becomes resident, so a big profile's peak memory is what its elements take. */
 static void *grow(void *arr, size_t *cap, size_t n, size_t elem)
 {
-    if (n < *cap)
-        return arr;
-    if (n >= PROFILE_NONE - 1)
-        return NULL;
-    size_t c = *cap ? *cap * 2 : 16;
-    char *q = realloc(arr, c * elem);
-    if (q) {
-        prefault(q + *cap * elem, (c - *cap) * elem);
+    if (n >= *cap) {
+        if (n >= PROFILE_NONE - 1)
+            return NULL;
+        size_t c = *cap ? *cap * 2 : 16;
+        char *q = realloc(arr, c * elem);
+        if (!q)
+            return NULL;
+        arr = q;
         *cap = c;
     }
-    return q;
+    size_t at = n * elem, end = *cap * elem;
+    if (at % PREFAULT_MIN < elem && end - at >= PREFAULT_MIN) {
+        /* element n is the first to start in this step: map the step from its page on */
+        uintptr_t a = ((uintptr_t)arr + at) & ~(uintptr_t)4095;
+        uintptr_t lo = a < (uintptr_t)arr ? (uintptr_t)arr : a;
+        prefault((void *)lo, (uintptr_t)arr + at + PREFAULT_MIN - lo);
+    }
+    return arr;
 }
 
 /* The index of id in a dictionary of *n entries whose ids are at base + k * stride: the
@@ -1167,16 +1177,19 @@ int profile_jvm_service_name(const char *name)
     return 0;
 }
 
-/* Whether a wall sample of thread (index or PROFILE_NONE), stack and state is a JVM service
- * thread waiting for work (PROFILE_STATE_JVM_IDLE in profile.h). */
-static int jvm_idle(const struct profile *p, uint32_t thread, uint32_t stack, int state)
+/* What jvm_idle found out about each thread and stack, found once: a big profile has a wall
+ * cell per (thread, stack, state), and each would compare its thread's name with every
+ * service thread's and walk its stack's frames again. Per index: 0 not known yet, 1 no, 2 yes
+ * (a service thread's name; a stack with the [no_Java_frames] marker). NULL arrays (out of
+ * memory) mean nothing is remembered: the answers are the same, only slower. */
+struct idle_memo {
+    uint8_t *service; /* per thread index */
+    uint8_t *no_java; /* per stack index */
+};
+
+/* Whether the stack with index stack holds the [no_Java_frames] marker. */
+static int stack_no_java(const struct profile *p, uint32_t stack)
 {
-    if (state == FPL_STATE_UNKNOWN || state == FPL_STATE_RUNNING || state > FPL_STATE_NATIVE)
-        return 0;
-    if (thread != PROFILE_NONE && profile_jvm_service_name(p->threads[thread].name))
-        return 1;
-    if (state == FPL_STATE_NATIVE || stack == PROFILE_NONE)
-        return 0;
     const struct profile_stack *st = &p->stacks[stack];
     for (uint32_t k = 0; k < st->nframes; k++) {
         const struct profile_frame *f = &st->frames[k];
@@ -1185,6 +1198,30 @@ static int jvm_idle(const struct profile *p, uint32_t thread, uint32_t stack, in
             return 1;
     }
     return 0;
+}
+
+/* Whether a wall sample of thread (index or PROFILE_NONE), stack and state is a JVM service
+ * thread waiting for work (PROFILE_STATE_JVM_IDLE in profile.h). */
+static int jvm_idle(const struct profile *p, struct idle_memo *m, uint32_t thread, uint32_t stack,
+                    int state)
+{
+    if (state == FPL_STATE_UNKNOWN || state == FPL_STATE_RUNNING || state > FPL_STATE_NATIVE)
+        return 0;
+    if (thread != PROFILE_NONE) {
+        uint8_t *k = m->service ? &m->service[thread] : NULL;
+        int yes = k && *k ? *k == 2 : profile_jvm_service_name(p->threads[thread].name);
+        if (k)
+            *k = (uint8_t)(yes + 1);
+        if (yes)
+            return 1;
+    }
+    if (state == FPL_STATE_NATIVE || stack == PROFILE_NONE)
+        return 0;
+    uint8_t *k = m->no_java ? &m->no_java[stack] : NULL;
+    int yes = k && *k ? *k == 2 : stack_no_java(p, stack);
+    if (k)
+        *k = (uint8_t)(yes + 1);
+    return yes;
 }
 
 /* A dictionary's ids mapped to its indices by an array (map[id], PROFILE_NONE for an id not
@@ -1239,6 +1276,7 @@ static int finish_links(struct profile *p)
     free(mm);
     uint32_t *sm = dense_map(p->stacks, sizeof(*p->stacks), p->nstacks, &ns);
     uint32_t *tm = dense_map(p->threads, sizeof(*p->threads), p->nthreads, &nt);
+    struct idle_memo memo = {calloc(p->nthreads + 1, 1), calloc(p->nstacks + 1, 1)};
     for (size_t k = 0; k < p->nentries; k++) {
         struct profile_entry *e = &p->entries[k];
         e->thread = link_id(tm, nt, &p->thread_index, p->threads, sizeof(*p->threads),
@@ -1246,7 +1284,7 @@ static int finish_links(struct profile *p)
         e->stack = link_id(sm, ns, &p->stack_index, p->stacks, sizeof(*p->stacks), e->stack_id);
         if (e->kind != FPL_KIND_WALL)
             e->upscaled = (unsigned __int128)e->weight << PROFILE_FP_SHIFT;
-        else if (jvm_idle(p, e->thread, e->stack, e->state))
+        else if (jvm_idle(p, &memo, e->thread, e->stack, e->state))
             e->state = PROFILE_STATE_JVM_IDLE;
         profile_fp_add(&p->total[e->kind].upscaled, e->upscaled);
     }
@@ -1255,16 +1293,18 @@ static int finish_links(struct profile *p)
     for (size_t k = 0; k < p->nctx_entries; k++) {
         struct profile_entry *e = &p->ctx_entries[k];
         e->thread = dict_find(&p->thread_index, p->threads, sizeof(*p->threads), e->thread_id);
-        if (e->kind == FPL_KIND_WALL && jvm_idle(p, e->thread, PROFILE_NONE, e->state))
+        if (e->kind == FPL_KIND_WALL && jvm_idle(p, &memo, e->thread, PROFILE_NONE, e->state))
             e->state = PROFILE_STATE_JVM_IDLE;
     }
     /* the timeline's weight without stacks (timeline.h) is told by its thread's name only */
     for (size_t k = 0; p->timeline && k < p->timeline->nseries; k++) {
         struct timeline_series *se = &p->timeline->series[k];
         uint32_t th = dict_find(&p->thread_index, p->threads, sizeof(*p->threads), se->thread_id);
-        if (se->kind == FPL_KIND_WALL && jvm_idle(p, th, PROFILE_NONE, se->state))
+        if (se->kind == FPL_KIND_WALL && jvm_idle(p, &memo, th, PROFILE_NONE, se->state))
             se->state = PROFILE_STATE_JVM_IDLE;
     }
+    free(memo.service);
+    free(memo.no_java);
     /* give back the room the doubling left */
     p->entries = shrink(p->entries, &p->entries_cap, p->nentries, sizeof(*p->entries));
     p->ctx_entries =

@@ -610,16 +610,83 @@ static uint32_t unit_lcp(const struct builder *b, const struct unit *x, const st
     return i;
 }
 
-/* Orders units (by their numbers) by their paths, element by element (ranks, so by name), a
- * prefix first. */
-static int cmp_unit(const void *pa, const void *pb, void *ctx)
+static int cmp_u32(const void *a, const void *b)
 {
-    const struct builder *b = ctx;
-    const struct unit *x = &b->units[*(const uint32_t *)pa], *y = &b->units[*(const uint32_t *)pb];
-    uint32_t i = unit_lcp(b, x, y), n = unit_len(b, x), m = unit_len(b, y);
-    if (i == n || i == m)
-        return n < m ? -1 : n > m;
-    return unit_at(b, x, i) < unit_at(b, y, i) ? -1 : 1;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Key d of unit number u for sort_units: 0 past the end of its path (a prefix sorts first),
+ * else its element d's rank + 1. Units are ordered by their paths, element by element (ranks,
+ * so by name), a prefix first: as their keys compare. */
+static inline uint32_t unit_key(const struct builder *b, uint32_t u, uint32_t d)
+{
+    const struct unit *x = &b->units[u];
+    return d < unit_len(b, x) ? unit_at(b, x, d) + 1 : 0;
+}
+
+/* Whether unit a goes after unit b, both equal in their first d keys: by their keys, then (equal
+ * paths: units of different stacks with the same frames) by their numbers, as a stable sort
+ * leaves them. */
+static int unit_after(const struct builder *b, uint32_t a, uint32_t c, uint32_t d)
+{
+    uint32_t ka, kc;
+    while ((ka = unit_key(b, a, d)) == (kc = unit_key(b, c, d)) && ka)
+        d++;
+    return ka != kc ? ka > kc : a > c;
+}
+
+/* The median of three values. */
+static uint32_t median3(uint32_t a, uint32_t b, uint32_t c)
+{
+    if (a < b)
+        return b < c ? b : a < c ? c : a;
+    return a < c ? a : b < c ? c : b;
+}
+
+/* Sorts the unit numbers v[0..n), whose paths' first d elements are equal, by their paths,
+ * equal paths by number (multikey quicksort): the elements at d split them into less,
+ * equal and greater than a pivot, and the equal ones go on with element d + 1 without
+ * comparing again the d elements they share. Paths share long prefixes (the frames of main,
+ * of a thread pool), which a comparison sort read again in each of log n comparisons. */
+static void sort_units(const struct builder *b, uint32_t *v, size_t n, uint32_t d)
+{
+    while (n > 1) {
+        if (n < 12) {
+            for (size_t i = 1; i < n; i++) {
+                uint32_t x = v[i];
+                size_t j = i;
+                for (; j > 0 && unit_after(b, v[j - 1], x, d); j--)
+                    v[j] = v[j - 1];
+                v[j] = x;
+            }
+            return;
+        }
+        uint32_t pivot =
+            median3(unit_key(b, v[0], d), unit_key(b, v[n / 2], d), unit_key(b, v[n - 1], d));
+        /* v[0..lt) < pivot, v[lt..i) == pivot, v[gt..n) > pivot */
+        size_t lt = 0, i = 0, gt = n;
+        while (i < gt) {
+            uint32_t k = unit_key(b, v[i], d), t;
+            if (k < pivot) {
+                t = v[lt], v[lt++] = v[i], v[i++] = t;
+            } else if (k > pivot) {
+                t = v[--gt], v[gt] = v[i], v[i] = t;
+            } else {
+                i++;
+            }
+        }
+        sort_units(b, v, lt, d);
+        sort_units(b, v + gt, n - gt, d);
+        v += lt;
+        n = gt - lt;
+        if (pivot == 0) {
+            /* equal paths: by number */
+            qsort(v, n, sizeof(*v), cmp_u32);
+            return;
+        }
+        d++;
+    }
 }
 
 /* Orders name ids by name, then type. */
@@ -1004,7 +1071,7 @@ static int build(struct render_tree *t, const struct profile *p, const struct re
         goto out;
     for (uint32_t k = 0; k < b.nunits; k++)
         order[k] = k;
-    qsort_r(order, b.nunits, sizeof(*order), cmp_unit, &b);
+    sort_units(&b, order, b.nunits, 0);
     rc = grow_tree(&b, ids, order, o, visit, ctx);
 out:
     if (rc == -ENOMEM || rc == -E2BIG)
@@ -1168,12 +1235,13 @@ int render_tree_entry_nodes(const struct render_tree *t, const struct profile *p
     rc = -ENOMEM;
     mcache = calloc(p->nmethods + 1, sizeof(*mcache));
     small = malloc((t->nnodes ? t->nnodes : 1) * sizeof(*small));
-    /* per stack: the last walk's start node and end node -- cells of one stack on other
-     * threads (without per-thread roots) or in other states start from the same node */
-    memo = malloc((p->nstacks + 1) * 2 * sizeof(*memo));
+    /* per stack: the last two walks' start and end nodes -- cells of one stack on other
+     * threads (without per-thread roots) or in other states start from the same node, and
+     * with --kind all from one of two ([cpu], [wall]), met in any order */
+    memo = malloc((p->nstacks + 1) * 4 * sizeof(*memo));
     if (!mcache || !small || !memo || hashtab_reserve(&child, t->nnodes))
         goto out;
-    for (size_t i = 0; i < (p->nstacks + 1) * 2; i++)
+    for (size_t i = 0; i < (p->nstacks + 1) * 4; i++)
         memo[i] = NONE;
     for (size_t i = 0; i < t->nnodes; i++)
         small[i] = NONE;
@@ -1207,8 +1275,10 @@ int render_tree_entry_nodes(const struct render_tree *t, const struct profile *p
             const char *m = st ? PROFILE_EMPTY_STACK : PROFILE_UNKNOWN_STACK;
             if (v != NONE && t->nodes[v].type != RENDER_SMALL)
                 v = child_find(t, &child, small, v, name_find(t, m, RENDER_MARKER));
-        } else if (memo[2 * e->stack] == v && v != NONE) {
-            v = memo[2 * e->stack + 1];
+        } else if (memo[4 * e->stack] == v && v != NONE) {
+            v = memo[4 * e->stack + 1];
+        } else if (memo[4 * e->stack + 2] == v && v != NONE) {
+            v = memo[4 * e->stack + 3];
         } else {
             uint32_t n = st->nframes, from = v;
             for (uint32_t k = 0; k < n && v != NONE && t->nodes[v].type != RENDER_SMALL; k++) {
@@ -1216,8 +1286,11 @@ int render_tree_entry_nodes(const struct render_tree *t, const struct profile *p
                 uint32_t id = frame_name_find(t, p, f, o->frame_types, mcache);
                 v = child_find(t, &child, small, v, id);
             }
-            memo[2 * e->stack] = from;
-            memo[2 * e->stack + 1] = v;
+            uint32_t *m = &memo[4 * e->stack];
+            m[2] = m[0];
+            m[3] = m[1];
+            m[0] = from;
+            m[1] = v;
         }
         if (state != NONE && !o->reverse && v != NONE && t->nodes[v].type != RENDER_SMALL)
             v = child_find(t, &child, small, v, state);

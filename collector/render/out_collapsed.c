@@ -76,6 +76,9 @@ struct fold {
     struct unit *units;
     size_t nunits, units_cap;
     struct hashtab unit_index;
+    /* with the [cpu]/[wall] root and no thread: per (stack slot, state leaf, kind root) the
+     * unit + 1, 0 none yet -- found by its index, without hashing (NULL: unit_index) */
+    uint32_t *kind_unit;
 };
 
 /* The id of name s (kept by reference: the profile's strings and constants outlive the
@@ -310,6 +313,19 @@ static int add_entry(struct fold *f, const struct profile_entry *e, int all, int
                     : 0;
     if ((u.seq = stack_seq(f, e->stack, state)) == NONE)
         return -ENOMEM;
+    if (f->kind_unit && all && !threads) {
+        size_t si = e->stack == PROFILE_NONE ? f->p->nstacks : e->stack;
+        uint32_t *k = &f->kind_unit[(si * NSTATE + (size_t)state) * 2 + (e->kind != FPL_KIND_CPU)];
+        if (*k) {
+            profile_fp_add(&f->units[*k - 1].fp, u.fp);
+            return 0;
+        }
+        if (units_room(f))
+            return -ENOMEM;
+        f->units[f->nunits++] = u;
+        *k = (uint32_t)f->nunits;
+        return 0;
+    }
     return unit_add(f, &u);
 }
 
@@ -374,6 +390,64 @@ static int cmp_seq(const void *pa, const void *pb, void *ctx)
         return x->len < y->len ? -1 : x->len > y->len;
     uint32_t ta = f->tok[2 * a[i] + (i + 1 < x->len)], tb = f->tok[2 * b[i] + (i + 1 < y->len)];
     return ta < tb ? -1 : 1;
+}
+
+/* Key d of sequence si for sort_seqs: 0 past its end (a line that ends sorts first), else
+ * the rank of its token d (rank_tokens) + 1. Two sequences compare as their keys do, from
+ * key 0 on, as cmp_seq compares them. */
+static inline uint32_t seq_key(const struct fold *f, uint32_t si, uint32_t d)
+{
+    const struct seq *q = &f->seqs[si];
+    return d < q->len ? f->tok[2 * f->elems[q->off + d] + (d + 1 < q->len)] + 1 : 0;
+}
+
+/* Sorts the sequences v[0..n), whose first d keys are equal, by their keys (multikey
+ * quicksort): the keys at d split them into less, equal and greater than a pivot, and the
+ * equal ones go on with key d + 1 without comparing the d keys they share again. Stacks share
+ * long prefixes (the frames of main, of a thread pool): comparing whole sequences read them
+ * again for each of a sort's log n comparisons. */
+static void sort_seqs(const struct fold *f, uint32_t *v, size_t n, uint32_t d)
+{
+    while (n > 1) {
+        if (n < 12) {
+            /* insertion sort, comparing keys from d on */
+            for (size_t i = 1; i < n; i++) {
+                uint32_t x = v[i];
+                size_t j = i;
+                for (; j > 0; j--) {
+                    uint32_t e = d, ka, kb;
+                    while ((ka = seq_key(f, v[j - 1], e)) == (kb = seq_key(f, x, e)) && ka)
+                        e++;
+                    if (ka <= kb)
+                        break;
+                    v[j] = v[j - 1];
+                }
+                v[j] = x;
+            }
+            return;
+        }
+        uint32_t a = seq_key(f, v[0], d), b = seq_key(f, v[n / 2], d), c = seq_key(f, v[n - 1], d);
+        uint32_t pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+        /* v[0..lt) < pivot, v[lt..i) == pivot, v[gt..n) > pivot */
+        size_t lt = 0, i = 0, gt = n;
+        while (i < gt) {
+            uint32_t k = seq_key(f, v[i], d), t;
+            if (k < pivot) {
+                t = v[lt], v[lt++] = v[i], v[i++] = t;
+            } else if (k > pivot) {
+                t = v[--gt], v[gt] = v[i], v[i] = t;
+            } else {
+                i++;
+            }
+        }
+        sort_seqs(f, v, lt, d);
+        sort_seqs(f, v + gt, n - gt, d);
+        if (pivot == 0)
+            return; /* all ended at d: equal sequences */
+        v += lt;
+        n = gt - lt;
+        d++;
+    }
 }
 
 /* Byte order of two units' lines: the pre names (each followed by ';': a stack follows),
@@ -459,6 +533,7 @@ static void fold_destroy(struct fold *f)
     free(f->elems);
     free(f->units);
     hashtab_destroy(&f->unit_index);
+    free(f->kind_unit);
 }
 
 /* Folds the cells of kind (resolved), only those sel selects when sel is set; with states, wall
@@ -479,6 +554,8 @@ static int write_folded(const struct profile *p, int kind, int threads, struct r
     f.stack_seq = calloc((p->nstacks + 1) * NSTATE, sizeof(*f.stack_seq));
     if (!f.method_name || !f.thread_name || !f.stack_seq)
         goto nomem;
+    if (all && !threads) /* sparse: only the pages of the cells' stacks are touched */
+        f.kind_unit = calloc((p->nstacks + 1) * NSTATE * 2, sizeof(*f.kind_unit));
     rc = 0;
     for (size_t i = 0; rc == 0 && i < p->nentries; i++) {
         const struct profile_entry *e = &p->entries[i];
@@ -501,7 +578,7 @@ static int write_folded(const struct profile *p, int kind, int threads, struct r
         goto nomem;
     for (uint32_t i = 0; i < f.nseqs; i++)
         order[i] = i;
-    qsort_r(order, f.nseqs, sizeof(*order), cmp_seq, &f);
+    sort_seqs(&f, order, f.nseqs, 0);
     for (size_t i = 0, rank = 0; i < f.nseqs; i++) {
         if (i && cmp_seq(&order[i - 1], &order[i], &f) != 0)
             rank++;

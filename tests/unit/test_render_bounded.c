@@ -141,6 +141,130 @@ static char *folded(const struct profile *p, int threads, int reverse)
     return buf;
 }
 
+/* The folded text of --kind all (cpu and wall lines under their [cpu] / [wall] roots, wall
+ * lines ending in their state), with per-thread roots or not. */
+static char *folded_all(const struct profile *p, int threads)
+{
+    char err[256], *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    struct out_collapsed_opts o = {.kind = PROFILE_KIND_ALL, .threads = threads, .states = 1};
+    int rc = f ? out_collapsed_write(p, &o, f, err, sizeof(err)) : -1;
+    if (f)
+        fclose(f);
+    if (rc) {
+        fprintf(stderr, "folded: %s\n", rc < 0 ? err : "no memory stream");
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* Cells of two kinds and several states on stacks that share prefixes: the cells of a stack
+ * and kind (over threads) sum into one line, lines sort in the byte order of their text, and
+ * a stack's cpu and wall cells never mix, however their cells interleave. */
+static void test_folded_kinds(void)
+{
+    enum { NSTACKS = 50, NCELLS = 600 };
+    /* UNKNOWN: a wall line without a state leaf, the same frames as a cpu line */
+    static const uint8_t states[] = {FPL_STATE_RUNNING, FPL_STATE_SLEEPING, FPL_STATE_BLOCKED,
+                                     FPL_STATE_UNKNOWN};
+    static uint64_t stacks[NSTACKS][6], cells[NCELLS][5];
+    static size_t depth[NSTACKS];
+    struct fplgen g;
+    const struct fplgen_header h = {.pid = 1,
+                                    .ticks_per_sec = 1000000000ull,
+                                    .cpu_interval_ns = 1000000,
+                                    .depth = 64,
+                                    .options = "",
+                                    .jvm_name = "VM",
+                                    .jvm_version = "1",
+                                    .command = "java Kinds"};
+    CHECK(fplgen_init(&g) == 0);
+    fplgen_header(&g, &h);
+    for (uint64_t m = 1; m <= NMETHODS; m++)
+        fplgen_method(&g, m, FPL_METHOD_JAVA, classes[m - 1], mnames[m - 1],
+                      m == 9 ? "(I)V" : "()V", "A.java", 0, NULL);
+    for (uint64_t t = 1; t <= NTHREADS; t++)
+        fplgen_thread(&g, t, 100 + t, tnames[t - 1]);
+    for (uint64_t s = 0; s < NSTACKS; s++) {
+        struct reader_frame f[6];
+        depth[s] = 1 + rnd_below(6);
+        for (size_t i = 0; i < depth[s]; i++) {
+            size_t from_root = depth[s] - 1 - i;
+            stacks[s][i] = from_root < 2 && rnd_below(4) ? 1 + from_root : 1 + rnd_below(NMETHODS);
+            f[i] = (struct reader_frame){stacks[s][i], 0, FPL_FRAME_JAVA};
+        }
+        fplgen_stack(&g, s, depth[s], f);
+    }
+    uint64_t t = 1000;
+    for (size_t c = 0; c < NCELLS; c++) {
+        cells[c][0] = 1 + rnd_below(NTHREADS);
+        cells[c][1] = rnd_below(NSTACKS);
+        cells[c][2] = 1 + rnd_below(3);
+        cells[c][3] = rnd_below(3) ? FPL_KIND_CPU : FPL_KIND_WALL;
+        cells[c][4] = cells[c][3] == FPL_KIND_WALL ? states[rnd_below(4)] : FPL_STATE_RUNNING;
+        fplgen_sample(&g, t += 10, cells[c][0], cells[c][1], cells[c][2], (uint8_t)cells[c][3],
+                      (uint8_t)cells[c][4]);
+    }
+    fplgen_end(&g, t + 1);
+    CHECK(fplgen_flush(&g) == 0);
+    struct profile *p = fplgen_profile(&g, "kinds.fpl");
+    CHECK(p != NULL);
+    for (int threads = 0; p && threads < 2; threads++) {
+        /* the reference: each cell's line, equal lines summed, sorted by strcmp */
+        struct ref_line *lines = calloc(NCELLS, sizeof(*lines));
+        size_t n = 0, total = 1;
+        for (size_t c = 0; c < NCELLS; c++) {
+            char text[512], part[64];
+            snprintf(text, sizeof(text), "%s", cells[c][3] == FPL_KIND_CPU ? "[cpu]" : "[wall]");
+            if (threads) {
+                strcat(text, ";");
+                size_t at = strlen(text);
+                strcat(text, tnames[cells[c][0] - 1]);
+                for (char *q = text + at; *q; q++)
+                    *q = *q == ';' ? '_' : *q;
+            }
+            for (size_t i = 0, d = depth[cells[c][1]]; i < d; i++) {
+                method_text(stacks[cells[c][1]][d - 1 - i], part, sizeof(part));
+                strcat(text, ";");
+                strcat(text, part);
+            }
+            if (cells[c][3] == FPL_KIND_WALL && render_state_frame((int)cells[c][4])) {
+                strcat(text, ";");
+                strcat(text, render_state_frame((int)cells[c][4]));
+            }
+            size_t k = 0;
+            while (k < n && strcmp(lines[k].text, text) != 0)
+                k++;
+            if (k == n)
+                lines[n++].text = strdup(text);
+            lines[k].weight += cells[c][2];
+        }
+        qsort(lines, n, sizeof(*lines), cmp_ref);
+        for (size_t k = 0; k < n; k++)
+            total += strlen(lines[k].text) + 24;
+        char *want = malloc(total), *o = want;
+        *o = 0;
+        for (size_t k = 0; k < n; k++) {
+            o += sprintf(o, "%s %llu\n", lines[k].text, (unsigned long long)lines[k].weight);
+            free(lines[k].text);
+        }
+        free(lines);
+        char *got = folded_all(p, threads);
+        CHECK(got && strcmp(got, want) == 0);
+        if (got && strcmp(got, want) != 0)
+            fprintf(stderr, "threads %d: got\n%s\nwant\n%s\n", threads, got, want);
+        /* the test means something: a stack has lines of both kinds, merged over threads */
+        CHECK(threads ? strstr(want, "[cpu];w;a.x;") && strstr(want, "[wall];w;a.x;")
+                      : strstr(want, "[cpu];a.x;") && strstr(want, "[wall];a.x;"));
+        free(got);
+        free(want);
+    }
+    profile_free(p);
+    fplgen_destroy(&g);
+}
+
 static void check_walk(const struct profile *p, const struct render_opts *base);
 
 static void test_folded_order(void)
@@ -691,6 +815,7 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "--write") == 0)
         return write_fixtures(argv[2]);
     test_folded_order();
+    test_folded_kinds();
     test_budget_tree();
     test_budget_page();
     test_budget_text();
