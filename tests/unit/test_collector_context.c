@@ -160,6 +160,23 @@ static void check_sel(const uint8_t *data, size_t len, const char *re, const uin
     profile_free(p);
 }
 
+/* A log of CPU samples begun in g: its header, thread 1 and stack 1 (one method). 0, or
+ * fplgen_init's failure. */
+static int begin_cpu_log(struct fplgen *g)
+{
+    if (fplgen_init(g) != 0)
+        return -1;
+    struct fplgen_header h = {.pid = 1, .ticks_per_sec = 1000000000, .cpu_interval_ns = CPU_NS,
+                              .depth = 64, .options = "", .jvm_name = "", .jvm_version = "",
+                              .command = ""};
+    fplgen_header(g, &h);
+    fplgen_thread(g, 1, 100, "worker");
+    fplgen_method(g, 1, FPL_METHOD_JAVA, "A", "cpu", "()V", "", 0, NULL);
+    struct reader_frame fa = {1, 0, 0};
+    fplgen_stack(g, 1, 1, &fa);
+    return 0;
+}
+
 /* 30 endpoints, one request each with i + 1 CPU samples, and the agent's counters of dropped
  * names (7) and of wall samples logged without their context (3): the text lists the 20
  * heaviest, then one line for the rest (10 endpoints, 10 requests), and says what was lost;
@@ -167,16 +184,8 @@ static void check_sel(const uint8_t *data, size_t len, const char *re, const uin
 static void test_many_endpoints(void)
 {
     struct fplgen g;
-    if (fplgen_init(&g) != 0)
+    if (begin_cpu_log(&g) != 0)
         return;
-    struct fplgen_header h = {.pid = 1, .ticks_per_sec = 1000000000, .cpu_interval_ns = CPU_NS,
-                              .depth = 64, .options = "", .jvm_name = "", .jvm_version = "",
-                              .command = ""};
-    fplgen_header(&g, &h);
-    fplgen_thread(&g, 1, 100, "worker");
-    fplgen_method(&g, 1, FPL_METHOD_JAVA, "A", "cpu", "()V", "", 0, NULL);
-    struct reader_frame fa = {1, 0, 0};
-    fplgen_stack(&g, 1, 1, &fa);
     for (uint64_t i = 0; i < 30; i++) {
         char name[32];
         snprintf(name, sizeof(name), "GET /e%02u", (unsigned)i);
@@ -227,16 +236,8 @@ static void test_many_endpoints(void)
 static void test_endpoint2_damage(void)
 {
     struct fplgen g;
-    if (fplgen_init(&g) != 0)
+    if (begin_cpu_log(&g) != 0)
         return;
-    struct fplgen_header h = {.pid = 1, .ticks_per_sec = 1000000000, .cpu_interval_ns = CPU_NS,
-                              .depth = 64, .options = "", .jvm_name = "", .jvm_version = "",
-                              .command = ""};
-    fplgen_header(&g, &h);
-    fplgen_thread(&g, 1, 100, "worker");
-    fplgen_method(&g, 1, FPL_METHOD_JAVA, "A", "cpu", "()V", "", 0, NULL);
-    struct reader_frame fa = {1, 0, 0};
-    fplgen_stack(&g, 1, 1, &fa);
     put_endpoint2(&g, 10, 7); /* id 7: never defined */
     put_name(&g, 1, "GET /x");
     put_endpoint2(&g, 20, 1);
