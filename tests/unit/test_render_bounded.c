@@ -160,6 +160,41 @@ static char *folded_all(const struct profile *p, int threads)
     return buf;
 }
 
+/* Begins a log in g: its header (command cmd), the NMETHODS methods, the NTHREADS threads,
+ * and n random stacks of 1 to 6 frames, mostly sharing a root-side prefix (so folded lines
+ * share long prefixes), kept leaf first in stacks[s] with their depth[s]; each frame at bci 0,
+ * or at a random bci below 5 with bcis. */
+static void begin_random_log(struct fplgen *g, const char *cmd, size_t n, uint64_t (*stacks)[6],
+                             size_t *depth, int bcis)
+{
+    const struct fplgen_header h = {.pid = 1,
+                                    .ticks_per_sec = 1000000000ull,
+                                    .cpu_interval_ns = 1000000,
+                                    .depth = 64,
+                                    .options = "",
+                                    .jvm_name = "VM",
+                                    .jvm_version = "1",
+                                    .command = cmd};
+    CHECK(fplgen_init(g) == 0);
+    fplgen_header(g, &h);
+    for (uint64_t m = 1; m <= NMETHODS; m++)
+        fplgen_method(g, m, FPL_METHOD_JAVA, classes[m - 1], mnames[m - 1],
+                      m == 9 ? "(I)V" : "()V", "A.java", 0, NULL);
+    for (uint64_t t = 1; t <= NTHREADS; t++)
+        fplgen_thread(g, t, 100 + t, tnames[t - 1]);
+    for (uint64_t s = 0; s < n; s++) {
+        struct reader_frame f[6];
+        depth[s] = 1 + rnd_below(6);
+        for (size_t i = 0; i < depth[s]; i++) {
+            size_t from_root = depth[s] - 1 - i;
+            stacks[s][i] = from_root < 2 && rnd_below(4) ? 1 + from_root : 1 + rnd_below(NMETHODS);
+            f[i] = (struct reader_frame){stacks[s][i], bcis ? (int64_t)rnd_below(5) : 0,
+                                         FPL_FRAME_JAVA};
+        }
+        fplgen_stack(g, s, depth[s], f);
+    }
+}
+
 /* Cells of two kinds and several states on stacks that share prefixes: the cells of a stack
  * and kind (over threads) sum into one line, lines sort in the byte order of their text, and
  * a stack's cpu and wall cells never mix, however their cells interleave. */
@@ -172,31 +207,7 @@ static void test_folded_kinds(void)
     static uint64_t stacks[NSTACKS][6], cells[NCELLS][5];
     static size_t depth[NSTACKS];
     struct fplgen g;
-    const struct fplgen_header h = {.pid = 1,
-                                    .ticks_per_sec = 1000000000ull,
-                                    .cpu_interval_ns = 1000000,
-                                    .depth = 64,
-                                    .options = "",
-                                    .jvm_name = "VM",
-                                    .jvm_version = "1",
-                                    .command = "java Kinds"};
-    CHECK(fplgen_init(&g) == 0);
-    fplgen_header(&g, &h);
-    for (uint64_t m = 1; m <= NMETHODS; m++)
-        fplgen_method(&g, m, FPL_METHOD_JAVA, classes[m - 1], mnames[m - 1],
-                      m == 9 ? "(I)V" : "()V", "A.java", 0, NULL);
-    for (uint64_t t = 1; t <= NTHREADS; t++)
-        fplgen_thread(&g, t, 100 + t, tnames[t - 1]);
-    for (uint64_t s = 0; s < NSTACKS; s++) {
-        struct reader_frame f[6];
-        depth[s] = 1 + rnd_below(6);
-        for (size_t i = 0; i < depth[s]; i++) {
-            size_t from_root = depth[s] - 1 - i;
-            stacks[s][i] = from_root < 2 && rnd_below(4) ? 1 + from_root : 1 + rnd_below(NMETHODS);
-            f[i] = (struct reader_frame){stacks[s][i], 0, FPL_FRAME_JAVA};
-        }
-        fplgen_stack(&g, s, depth[s], f);
-    }
+    begin_random_log(&g, "java Kinds", NSTACKS, stacks, depth, 0);
     uint64_t t = 1000;
     for (size_t c = 0; c < NCELLS; c++) {
         cells[c][0] = 1 + rnd_below(NTHREADS);
@@ -273,32 +284,7 @@ static void test_folded_order(void)
     static uint64_t stacks[NSTACKS][6], cells[NCELLS][4];
     static size_t depth[NSTACKS];
     struct fplgen g;
-    const struct fplgen_header h = {.pid = 1,
-                                    .ticks_per_sec = 1000000000ull,
-                                    .cpu_interval_ns = 1000000,
-                                    .depth = 64,
-                                    .options = "",
-                                    .jvm_name = "VM",
-                                    .jvm_version = "1",
-                                    .command = "java Order"};
-    CHECK(fplgen_init(&g) == 0);
-    fplgen_header(&g, &h);
-    for (uint64_t m = 1; m <= NMETHODS; m++)
-        fplgen_method(&g, m, FPL_METHOD_JAVA, classes[m - 1], mnames[m - 1],
-                      m == 9 ? "(I)V" : "()V", "A.java", 0, NULL);
-    for (uint64_t t = 1; t <= NTHREADS; t++)
-        fplgen_thread(&g, t, 100 + t, tnames[t - 1]);
-    for (uint64_t s = 0; s < NSTACKS; s++) {
-        struct reader_frame f[6];
-        depth[s] = 1 + rnd_below(6);
-        for (size_t i = 0; i < depth[s]; i++) {
-            /* mostly a shared root-side prefix, so lines share long prefixes */
-            size_t from_root = depth[s] - 1 - i;
-            stacks[s][i] = from_root < 2 && rnd_below(4) ? 1 + from_root : 1 + rnd_below(NMETHODS);
-            f[i] = (struct reader_frame){stacks[s][i], (int64_t)rnd_below(5), FPL_FRAME_JAVA};
-        }
-        fplgen_stack(&g, s, depth[s], f);
-    }
+    begin_random_log(&g, "java Order", NSTACKS, stacks, depth, 1);
     uint64_t t = 1000;
     for (size_t c = 0; c < NCELLS; c++) {
         cells[c][0] = 1 + rnd_below(NTHREADS);
