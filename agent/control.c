@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -262,6 +263,18 @@ static int render_log(const char *out, int dump, char *err, size_t errlen)
         profile_want_kept(p, PROFILE_MAX_KEPT);
     if ((fmt == RENDER_FILE_HTML || fmt == RENDER_FILE_JFR) && (rc = profile_want_timeline(p)) != 0)
         snprintf(err, errlen, "out of memory");
+    /* JFR: each sample at its own time, spilled beside the output (a directory the agent
+     * writes to anyway); without that file, at the start of the timeline's bins */
+    if (rc == 0 && fmt == RENDER_FILE_JFR) {
+        char dir[PATH_MAX] = ".";
+        const char *slash = strrchr(out, '/');
+        size_t len = slash == out ? 1 : slash ? (size_t)(slash - out) : 0;
+        if (len && len < sizeof(dir)) {
+            memcpy(dir, out, len);
+            dir[len] = '\0';
+        }
+        (void)profile_want_spill(p, len < sizeof(dir) ? dir : NULL);
+    }
     if (rc == 0)
         rc = profile_read_file(p, log_path, err, errlen);
     if (rc == 0)

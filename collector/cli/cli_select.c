@@ -253,6 +253,13 @@ struct profile *cli_select_read_logs(const char *const *ins, size_t nin,
         profile_free(p);
         return NULL;
     }
+    const char *tmp = getenv("TMPDIR");
+    tmp = tmp && *tmp ? tmp : "/tmp";
+    int src;
+    if (a->spill && (src = profile_want_spill(p, tmp)) != 0)
+        cli_msg_error("warning: cannot make a temporary file in '%s' (%s) for the samples' "
+                      "times: events at the start of the timeline's bins instead (set TMPDIR)",
+                      tmp, strerror(-src));
     p->raw_names = a->raw_names;
     if (a->kept)
         profile_want_kept(p, PROFILE_MAX_KEPT);

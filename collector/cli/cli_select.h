@@ -16,6 +16,8 @@ struct cli_select {
     int threads, reverse, raw_names, no_states, annotate;
     int cells_by_context; /* set by the command: the output shows each sample's context */
     int timeline;         /* set by the command: the output shows time (profile_want_timeline) */
+    int spill;            /* set by the command: the output puts each sample at its own time
+                           * (profile_want_spill; without a temporary file, the timeline's) */
     int kept;             /* set by the command: one output event per alloc/lock/live sample
                            * (profile_want_kept) */
 };

@@ -82,6 +82,7 @@ static int convert(const char *const *ins, size_t nin, struct cli_select *a,
     a->cells_by_context = format == RENDER_FILE_PPROF || format == RENDER_FILE_JFR;
     a->timeline = format == RENDER_FILE_HTML || format == RENDER_FILE_JFR; /* JFR: event times */
     a->kept = format == RENDER_FILE_JFR; /* an event per allocation, per lock wait */
+    a->spill = format == RENDER_FILE_JFR; /* an event per sample, at its own time */
     struct profile *p = cli_select_read_logs(ins, nin, a, &from, &to);
     if (!p)
         return CLI_EXIT_FAIL;

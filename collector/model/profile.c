@@ -18,6 +18,7 @@
 
 #include "jfr_import.h"
 #include "names.h"
+#include "spill.h"
 #include "timeline.h"
 
 #define ARENA_BLOCK (1u << 20)
@@ -662,6 +663,8 @@ static int timeline_note(struct profile *p, uint32_t cell, uint64_t ticks, unsig
                          uint64_t ctx)
 {
     struct timeline *tl = p->timeline;
+    if (p->spill) /* the spill's reader places alloc, lock and live samples from profile.kept */
+        return p->entries[cell].kind < FPL_KIND_ALLOC ? spill_add(p->spill, cell, ticks, fp) : 0;
     if (!tl)
         return 0;
     if (!tl->started) {
@@ -1387,6 +1390,7 @@ void profile_free(struct profile *p)
         timeline_destroy(p->timeline);
         free(p->timeline);
     }
+    spill_free(p->spill);
     while (p->arena) {
         struct profile_arena_block *b = p->arena;
         p->arena = b->next;
@@ -1647,6 +1651,13 @@ int profile_want_timeline(struct profile *p)
         return -ENOMEM;
     timeline_init(p->timeline);
     return 0;
+}
+
+int profile_want_spill(struct profile *p, const char *dir)
+{
+    if (p->spill || p->read_done)
+        return 0;
+    return spill_new(dir, &p->spill);
 }
 
 void profile_want_kept(struct profile *p, size_t max)

@@ -28,6 +28,8 @@
 #include "reader.h"
 #include "tracectx.h"
 
+struct spill;
+
 #define PROFILE_KINDS 5         /* FPL_KIND_CPU, _WALL, _ALLOC, _LOCK, _LIVE */
 /* The kinds whose weights are time in intervals (CPU, wall): the ones --kind all shows together.
  * Alloc weights are bytes and lock weights ns of waiting that wall samples see too, so they are
@@ -319,6 +321,10 @@ struct profile {
     /* when the samples were taken, binned (timeline.h); NULL unless profile_want_timeline
      * was called before reading */
     struct timeline *timeline;
+    /* each CPU and wall sample's time, cell and upscaled weight in a temporary file
+     * (spill.h); NULL unless profile_want_spill was called before reading. The timeline
+     * then gets no samples, only spans. */
+    struct spill *spill;
 
     /* the ALLOC, LOCK and LIVE samples one by one, in time order once read, when
      * profile_want_kept was called before reading (JFR writes an event per sample); else
@@ -411,6 +417,13 @@ int profile_select_context(struct profile *p, const char *endpoint_re, const uin
  * bins with the weight of each cell in each, in bounded memory), for outputs that show time
  * (the HTML page's timeline). Call before profile_read_*. Returns 0 or -ENOMEM. */
 int profile_want_timeline(struct profile *p);
+
+/* Keeps each CPU and wall sample (cell, ticks, upscaled weight) in a temporary file made in
+ * dir (NULL: $TMPDIR, else /tmp) while reading (profile.spill), for an output that puts
+ * every sample at its own time (JFR); the timeline, if wanted too, then keeps only the
+ * spans. Call before reading. Returns 0, or -errno when no file can be made there (the caller
+ * may go on with the timeline alone). */
+int profile_want_spill(struct profile *p, const char *dir);
 
 /* Keeps the ALLOC, LOCK and LIVE samples one by one while reading (profile.kept), max of
  * them at most (PROFILE_MAX_KEPT; a test's smaller bound), for outputs that write each as its

@@ -16,13 +16,15 @@
 #include "hiccups.h"
 #include "jfr_enc.h"
 #include "jfr_meta.h"
+#include "spill.h"
 #include "timeline.h"
 
 #define HEADER_BYTES 68
-/* Ticks are us after the profile's start when the file has no lock waits: sample events sit
- * at timeline bin starts (1 ms or coarser), and a us tick is a byte shorter per event than a
- * ns one. A file with lock waits counts ns, so that each wait's duration (ns, the LOCK
- * sample's weight) is exact: the JDK's reader takes durations in ticks. */
+/* Ticks are us after the profile's start when the file has no lock waits: a sample event sits
+ * at its sample's time to the us, finer than any sampling interval, and a us tick is a byte
+ * shorter per event than a ns one. A file with lock waits counts ns, so that each wait's
+ * duration (ns, the LOCK sample's weight) is exact: the JDK's reader takes durations in
+ * ticks. */
 #define NS_PER_TICK_US 1000ull
 #define NS_PER_TICK_NS 1ull
 #define NS_PER_TICK (w->ns_per_tick)
@@ -37,6 +39,7 @@
 #define METADATA_ID 1
 #define FLAG_COMPRESSED_INTS 1u /* the header's flag byte: LEB128 integers (format 2) */
 #define FLAG_FINAL_CHUNK 2u
+#define SPILL_AHEAD 32 /* records put_spilled reads ahead of the one it writes */
 
 /* Frames that name no method (profile.h's placeholders), after the profile's methods. */
 enum { SPECIAL_UNKNOWN_FRAME, SPECIAL_UNKNOWN_STACK, SPECIAL_EMPTY_STACK, SPECIALS };
@@ -785,6 +788,8 @@ static int chunk_for(struct jfr_w *w, uint64_t ticks)
         return rc;
     if (ticks > w->chunk_end)
         w->chunk_end = ticks;
+    if (ticks < w->chunk_start) /* a wall sample whose tick the log gave late (spill.h) */
+        w->chunk_start = ticks;
     return 0;
 }
 
@@ -1125,6 +1130,8 @@ static int put_spans(struct jfr_w *w, uint64_t before, size_t *gi, size_t *si)
 {
     const struct timeline *tl = w->p->timeline;
     int rc;
+    if (!tl)
+        return 0;
     for (;;) {
         const struct timeline_span *g = *gi < tl->ngcs ? &tl->gcs[*gi] : NULL;
         const struct timeline_span *st = *si < tl->nstalls ? &tl->stalls[*si] : NULL;
@@ -1152,52 +1159,90 @@ static int put_spans(struct jfr_w *w, uint64_t before, size_t *gi, size_t *si)
     }
 }
 
-/* The selected cells' events at the start of the timeline's bins they were sampled in
- * (timeline.h), in bin order. A cell's events up to a bin are its weight so far rounded, so
- * each cell ends with exactly its rounded weight, as in put_untimed; weight the timeline kept
- * without its cell (a bin's overflow) is written at the cell's last bin. */
+/* What put_timed and put_spilled keep per cell while they hand out its events: its weight
+ * so far minus the events written (fixed point): within half an event, so 32 bits hold it (a
+ * cell's running sum would take 16 bytes, and 1.3M cells of the bench's 10M-sample log are 21
+ * MB of them); whether it is written from its weight (CPU and wall cells selected: alloc,
+ * lock and live cells are written from their samples, put_kept_before). put_timed also keeps
+ * the events written and the log tick of each cell's last weight. */
+struct credit {
+    int32_t *rem;
+    uint8_t *sel;
+    uint64_t *done, *last; /* put_timed's */
+};
+
+static void credit_free(struct credit *c)
+{
+    free(c->rem);
+    free(c->sel);
+    free(c->done);
+    free(c->last);
+}
+
+/* timed: with done and last, every cell's last tick t0 until it has weight */
+static int credit_init(struct jfr_w *w, struct credit *c, int timed, uint64_t t0)
+{
+    const struct profile *p = w->p;
+    size_t n = p->nentries ? p->nentries : 1;
+    *c = (struct credit){calloc(n, sizeof(*c->rem)), malloc(n), NULL, NULL};
+    if (timed) {
+        c->done = calloc(n, sizeof(*c->done));
+        c->last = malloc(n * sizeof(*c->last));
+    }
+    if (!c->rem || !c->sel || (timed && (!c->done || !c->last))) {
+        credit_free(c);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < p->nentries; i++)
+        c->sel[i] = w->cell_sel[i] && p->entries[i].kind < FPL_KIND_ALLOC;
+    for (size_t i = 0; timed && i < p->nentries; i++)
+        c->last[i] = t0;
+    return 0;
+}
+
+/* The events cell c is due after weight fp more: its weight so far rounded (halves up, as
+ * profile_fp_round) minus those written. A whole number of events leaves the remainder as it
+ * is. */
 _Static_assert(PROFILE_FP_SHIFT == 32, "a cell's rounding remainder fits 32 bits");
 #define HALF_FP ((int64_t)1 << (PROFILE_FP_SHIFT - 1))
+static uint64_t credit_due(struct credit *cr, uint32_t c, unsigned __int128 fp)
+{
+    if (!(uint32_t)fp)
+        return fp >> 64 >> PROFILE_FP_SHIFT ? UINT64_MAX : (uint64_t)(fp >> PROFILE_FP_SHIFT);
+    unsigned __int128 u = fp + (unsigned __int128)((int64_t)cr->rem[c] + HALF_FP);
+    unsigned __int128 due = u >> PROFILE_FP_SHIFT;
+    cr->rem[c] = (int32_t)((int64_t)(uint32_t)u - HALF_FP);
+    return due > UINT64_MAX ? UINT64_MAX : (uint64_t)due;
+}
+
+/* The selected cells' events at the start of the timeline's bins they were sampled in
+ * (timeline.h), in bin order: the output of a profile read without a spill (the agent's own
+ * file=x.jfr, or no temporary file could be made). A cell's weight the timeline kept without
+ * it (a bin's overflow) is written at the cell's last bin, so that every cell ends with
+ * exactly its rounded weight, as in put_untimed. */
 static int put_timed(struct jfr_w *w)
 {
     const struct profile *p = w->p;
     const struct timeline *tl = p->timeline;
-    size_t n = p->nentries ? p->nentries : 1;
-    /* per cell: its weight so far minus the events written (fixed point): within half an
-     * event, so 32 bits hold it (a cell's running sum would take 16 bytes, and 1.3M cells of
-     * the bench's 10M-sample log are 21 MB of them) */
-    int32_t *rem = calloc(n, sizeof(*rem));
-    uint64_t *done = calloc(n, sizeof(*done));
-    uint32_t *last = calloc(n, sizeof(*last));
-    uint8_t *sel = malloc(n);
-    int rc = 0;
-    if (!rem || !done || !last || !sel) {
-        rc = -ENOMEM;
-        goto out;
-    }
-    /* alloc, lock and live cells: written from their samples (put_kept_before) */
-    for (size_t i = 0; i < p->nentries; i++)
-        sel[i] = w->cell_sel[i] && p->entries[i].kind < FPL_KIND_ALLOC;
+    struct credit cr;
+    int rc = credit_init(w, &cr, 1, tl->origin_ticks);
+    if (rc)
+        return rc;
     size_t gi = 0, si = 0, ki = 0;
     for (size_t k = 0; k < tl->npairs && rc == 0; k++) {
         const struct timeline_pair *pr = &tl->pairs[k];
         uint64_t bin_start = tl->origin_ticks + (uint64_t)pr->bin * tl->bin_ticks;
         if ((rc = put_spans(w, bin_start, &gi, &si)) || (rc = put_kept_before(w, bin_start, &ki)))
             break;
-        if ((pr->cell & TIMELINE_OVER) || pr->cell >= p->nentries || !sel[pr->cell])
-            continue;
         uint32_t c = pr->cell;
-        /* the events due: the weight so far rounded (halves up, as profile_fp_round) minus
-         * those written, i.e. rem + the pair's weight rounded; rem keeps what is left */
-        unsigned __int128 u = timeline_fp(pr) + (unsigned __int128)((int64_t)rem[c] + HALF_FP);
-        unsigned __int128 due = u >> PROFILE_FP_SHIFT;
-        rem[c] = (int32_t)((int64_t)(uint32_t)u - HALF_FP);
-        last[c] = pr->bin;
-        if (due) {
-            uint64_t m = due > UINT64_MAX - done[c] ? UINT64_MAX - done[c] : (uint64_t)due;
-            uint64_t at = log_ticks(w, tl->origin_ticks + (uint64_t)pr->bin * tl->bin_ticks);
-            rc = put_samples(w, &p->entries[c], m, at);
-            done[c] += m;
+        if ((c & TIMELINE_OVER) || c >= p->nentries || !cr.sel[c])
+            continue;
+        uint64_t m = credit_due(&cr, c, timeline_fp(pr));
+        cr.last[c] = bin_start;
+        if (m) {
+            m = m > UINT64_MAX - cr.done[c] ? UINT64_MAX - cr.done[c] : m;
+            cr.done[c] += m;
+            rc = put_samples(w, &p->entries[c], m, log_ticks(w, bin_start));
         }
     }
     if (rc == 0)
@@ -1207,17 +1252,75 @@ static int put_timed(struct jfr_w *w)
     if (rc == 0)
         rc = put_event_cells(w);
     for (size_t i = 0; i < p->nentries && rc == 0; i++) {
-        uint64_t all = sel[i] ? profile_fp_round(p->entries[i].upscaled) : 0;
-        if (all > done[i]) {
-            uint64_t at = log_ticks(w, tl->origin_ticks + (uint64_t)last[i] * tl->bin_ticks);
-            rc = put_samples(w, &p->entries[i], all - done[i], at);
-        }
+        uint64_t all = cr.sel[i] ? profile_fp_round(p->entries[i].upscaled) : 0;
+        if (all > cr.done[i])
+            rc = put_samples(w, &p->entries[i], all - cr.done[i], log_ticks(w, cr.last[i]));
     }
-out:
-    free(rem);
-    free(done);
-    free(last);
-    free(sel);
+    credit_free(&cr);
+    return rc;
+}
+
+/* Every selected CPU and wall sample's events at the sample's own time, in the order the
+ * profile read them (spill.h), with the spans and kept samples before each that began
+ * before it. The spill holds every weight the cells have, so each cell ends with exactly its
+ * rounded weight without a last pass. */
+static int put_spilled(struct jfr_w *w)
+{
+    const struct profile *p = w->p;
+    struct credit cr;
+    struct spill_rec r;
+    int rc = credit_init(w, &cr, 0, 0);
+    if (rc)
+        return rc;
+    if ((rc = spill_rewind(p->spill)) != 0) {
+        credit_free(&cr);
+        return rc;
+    }
+    /* every CPU and wall cell selected (no filter): no per-sample look at cr.sel, a cache
+     * miss in a big profile (the spill holds only CPU and wall samples) */
+    int all = 1;
+    for (size_t i = 0; i < p->nentries && all; i++)
+        all = cr.sel[i] || p->entries[i].kind >= FPL_KIND_ALLOC;
+    size_t gi = 0, si = 0, ki = 0;
+    /* records are read SPILL_AHEAD ahead: a big profile's cells and stacks are far apart in
+     * memory, and each sample's cell, then its stack's stamp, would leave the core waiting */
+    struct spill_rec ahead[SPILL_AHEAD];
+    size_t head = 0, tail = 0; /* ahead[tail % SPILL_AHEAD, head % SPILL_AHEAD): read */
+    int more = 1;
+    while (rc == 0) {
+        while (more > 0 && head - tail < SPILL_AHEAD) {
+            struct spill_rec *q = &ahead[head % SPILL_AHEAD];
+            if ((more = spill_next(p->spill, q)) > 0) {
+                head++;
+                if (q->cell < p->nentries)
+                    __builtin_prefetch(&p->entries[q->cell]);
+            }
+        }
+        if (tail == head)
+            break;
+        if (head - tail > SPILL_AHEAD / 2) {
+            const struct spill_rec *q = &ahead[(tail + SPILL_AHEAD / 2) % SPILL_AHEAD];
+            if (q->cell < p->nentries && p->entries[q->cell].stack < p->nstacks)
+                __builtin_prefetch(&w->stack_gen[p->entries[q->cell].stack]);
+        }
+        r = ahead[tail++ % SPILL_AHEAD];
+        if ((rc = put_spans(w, r.ticks, &gi, &si)) || (rc = put_kept_before(w, r.ticks, &ki)))
+            break;
+        if (r.cell >= p->nentries || (!all && !cr.sel[r.cell]))
+            continue;
+        uint64_t m = credit_due(&cr, r.cell, r.fp);
+        if (m)
+            rc = put_samples(w, &p->entries[r.cell], m, log_ticks(w, r.ticks));
+    }
+    if (rc == 0 && more < 0)
+        rc = more;
+    if (rc == 0)
+        rc = put_spans(w, UINT64_MAX, &gi, &si);
+    if (rc == 0)
+        rc = put_kept_before(w, UINT64_MAX, &ki);
+    if (rc == 0)
+        rc = put_event_cells(w);
+    credit_free(&cr);
     return rc;
 }
 
@@ -1313,7 +1416,9 @@ int out_jfr_write(const struct profile *p, const struct render_opts *o, FILE *f,
     else if (p->samples)
         w.origin_real_ns = profile_ticks_to_real_ns(p, p->first_ticks);
 
-    rc = p->timeline && p->timeline->started ? put_timed(&w) : put_untimed(&w);
+    rc = p->spill                              ? put_spilled(&w)
+         : p->timeline && p->timeline->started ? put_timed(&w)
+                                               : put_untimed(&w);
     if (rc == 0 && !w.chunk_open)
         rc = open_chunk(&w, 1000000000ull / w.ns_per_tick); /* a file without samples still
                                                              * has a chunk (TICK_BASE) */

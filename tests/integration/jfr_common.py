@@ -262,3 +262,65 @@ def attach_to_exit(t, name, workload, args, events, ready_thread, extra=(), time
         time.sleep(0.05)
     t.check(os.path.isfile(jfr), "%s: no %s after the JVM's exit", name, jfr)
     return jfr, fpl
+
+
+def stamp_us(iso):
+    """Microseconds since the epoch of an ISO time of `jfr print --json` with up to ns digits
+    ("2026-11-27T06:13:32.1723Z"), exactly."""
+    import datetime
+    day, _, rest = iso.rstrip("Z").partition("T")
+    hms, _, frac = rest.partition(".")
+    base = datetime.datetime.strptime(day + "T" + hms, "%Y-%m-%dT%H:%M:%S")
+    sec = int(base.replace(tzinfo=datetime.timezone.utc).timestamp())
+    return sec * 1000000 + int((frac + "000000")[:6])
+
+
+def event_times_us(t, jfr, event="jdk.ExecutionSample", thread=None):
+    """The start times (us since the epoch) of jfr's events of a type, of one thread (Java
+    name) or all, sorted."""
+    r = t.run("jfr print times " + os.path.basename(jfr),
+              [jdk_bin(t, "jfr"), "print", "--json", "--stack-depth", "1", "--events", event,
+               jfr], 300)
+    t.check(r.returncode == 0, "jfr print failed: %s", r.stderr[-1000:])
+    times = []
+    for e in json.loads(r.stdout)["recording"]["events"]:
+        th = e["values"].get("sampledThread") or {}
+        if thread is None or th.get("javaName") == thread:
+            times.append(stamp_us(e["values"]["startTime"]))
+    return sorted(times)
+
+
+def check_sample_times(t, jfr, fpl, what):
+    """Each jdk.ExecutionSample event of a CPU file is at its own sample's time: the log's CPU
+    samples (a sample of weight w is w events), read by the tests' own reader, against the
+    events' times after the log's start, both sorted: median under 50 us, none 500 us off
+    (the timeline's bins, 1 ms or wider, fail this)."""
+    import test_wall_fpl as wf
+    log = wf.read_fpl(fpl)
+    origin = log.anchors[0][2] / 1e3
+    want = sorted(log.seconds(s.ticks) * 1e6 for s in log.cpu_samples() for _ in range(s.weight))
+    got = [x - origin for x in event_times_us(t, jfr)]
+    t.check(len(got) == len(want), "%s: %d events, %d CPU sample units in the log", what,
+            len(got), len(want))
+    diffs = sorted(abs(a - b) for a, b in zip(got, want))
+    t.check(diffs, "%s: no events", what)
+    if diffs:
+        med, top = diffs[len(diffs) // 2], diffs[-1]
+        t.note("%s: event time - sample time: median %.1f us, max %.1f us", what, med, top)
+        t.check(med < 50 and top < 500, "%s: events not at their samples' times: median %.1f "
+                "us, max %.1f us off", what, med, top)
+
+
+def check_unbinned(t, jfr, thread, what):
+    """jfr's events of a thread are at their samples' times, not at the timeline's bin starts
+    (whole multiples of 1 ms after the log's start): without the log at hand, the gaps
+    between the thread's events are whole milliseconds in no more than 1 in 4 (samples' own
+    times: about 1 in 1000; bins: all)."""
+    times = event_times_us(t, jfr, thread=thread)
+    gaps = [b - a for a, b in zip(times, times[1:]) if b > a]
+    whole = sum(1 for g in gaps if g % 1000 == 0)
+    t.note("%s: %d events of %s, %d of %d gaps whole ms", what, len(times), thread, whole,
+           len(gaps))
+    t.check(len(gaps) >= 5, "%s: %d gaps between %s's events", what, len(gaps), thread)
+    t.check(whole * 4 <= len(gaps), "%s: %d of %d gaps between %s's events are whole ms: "
+            "events at bin starts, not at their samples' times", what, whole, len(gaps), thread)

@@ -6,7 +6,8 @@ attached, and the JDK's own reader reads it.
   rendered from): the JVM's exit leaves x.jfr and no x.jfr.fpl; RecordingFile
   (java/JfrCheck.java) folds its jdk.ExecutionSample events, with thread roots, into exactly
   the lines and counts of `flyprof convert x.fpl --threads -o x.collapsed`; the worker's
-  units are 1:2:3 within 5 points.
+  units are 1:2:3 within 5 points; each event is at its own sample's time
+  (jfr_common.check_sample_times: the spill is made beside the output).
 - Java thread ids, both ways: the JDK's reader gives `split-worker` (and `main` when it has
   samples) the javaThreadId that the workload printed from Thread.getId(), one id per name
   (a writer that left it 0 reads as -1; one that mixed threads up gives another id).
@@ -14,7 +15,9 @@ attached, and the JDK's own reader reads it.
   output written; RecordingFile reads it; it holds jdk.ExecutionSample events of the
   `split-worker` thread (at least 10: a CPU-bound worker gives ~100 a second, a machine loaded
   by other work far fewer, as test_attach says), and at least 80% of them are in one of the
-  units (the agent's own threads, busy building unwind tables after an attach, are apart).
+  units (the agent's own threads, busy building unwind tables after an attach, are apart);
+  the worker's events are at their samples' own times, not at the timeline's bin starts
+  (jfr_common.check_unbinned).
 """
 import os
 import sys
@@ -57,6 +60,7 @@ def agentpath(t):
     for u, s in (("unitA", 1 / 6), ("unitB", 2 / 6), ("unitC", 3 / 6)):
         t.close_to(shares[u], s, 0.05, "agentpath: %s share" % u)
     check_ids(t, jfr, r.results, "agentpath")
+    jc.check_sample_times(t, jfr, log, "agentpath")
 
 
 def attached(t):
@@ -79,6 +83,7 @@ def attached(t):
     t.check("worker_thread_id" in printed, "the workload printed no thread ids: %s",
             jvm.stdout()[-500:])
     check_ids(t, jfr, printed, "attached")
+    jc.check_unbinned(t, jfr, WORKER, "attached")
     t.check(jvm.alive(), "the JVM died")
     jvm.stop()
 
