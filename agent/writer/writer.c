@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "alloc.h"
+#include "classlog.h"
 #include "counters.h"
 #include "ctxlog.h"
 #include "events.h"
@@ -123,6 +124,7 @@ struct writer {
     size_t max_map_bytes;       /* bound_maps' bound: MAX_MAP_BYTES unless a test lowers it */
     uint64_t lag_ticks;         /* test hook: records younger than this stay in the ring */
     struct ctxlog ctx;          /* CONTEXT ids of (span, root) pairs */
+    struct classlog classes;    /* CLASS_NAME ids of METHOD2 records' classes */
     /* loop=: the counters and handler histogram when this log began; each log's COUNTERS
      * count what happened in it */
     uint64_t ctr_base[FPL_CTR_MAX];
@@ -335,6 +337,7 @@ static void forget_dicts(struct writer *w)
         t->wall_stack = 0;   /* a repeat of a stack the log may lack is logged as [idle] */
     }
     ctxlog_forget(&w->ctx);
+    classlog_forget(&w->classes);
     /* their ids may name records of the lost chunk */
     if (w->live)
         memset(w->live, 0, ALLOC_LIVE_SLOTS * sizeof(*w->live));
@@ -406,24 +409,12 @@ static int flush(struct writer *w)
     return rc;
 }
 
+/* A method's dictionary record: METHOD2 with its class by id (classlog.h), or METHOD. */
 static void put_method_record(struct writer *w, uint32_t id, int kind, const char *klass,
                               const char *name, const char *sig, const char *src,
                               const struct methods_line *lines, int nlines)
 {
-    struct fpl_buf *b = &w->chunk;
-    size_t r = fpl_rec_begin(b, FPL_REC_METHOD);
-    fpl_put_v(b, id);
-    fpl_put_u8(b, (uint8_t)kind);
-    fpl_put_str(b, klass);
-    fpl_put_str(b, name);
-    fpl_put_str(b, sig);
-    fpl_put_str(b, src);
-    fpl_put_v(b, (uint64_t)nlines);
-    for (int i = 0; i < nlines; i++) {
-        fpl_put_v(b, (uint64_t)lines[i].bci);
-        fpl_put_v(b, (uint64_t)lines[i].line);
-    }
-    fpl_rec_end(b, r);
+    classlog_put_method(&w->classes, &w->chunk, id, kind, klass, name, sig, src, lines, nlines);
 }
 
 /* The method id of a marker frame named `name`, writing its record on first use. */
@@ -1182,6 +1173,7 @@ static void writer_destroy(struct writer *w)
     free(w->sframes);
     fpl_stackring_destroy(&w->sring);
     ctxlog_destroy(&w->ctx);
+    classlog_destroy(&w->classes);
 }
 
 /* Runs the session's services of period period_ns (0: every loop) in their order. Returns
@@ -1210,6 +1202,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
     w.next_thread = w.next_method = w.next_stack = 1;
     w.syms = symbols_new();
     (void)ctxlog_init(&w.ctx); /* without it, samples are logged without their context */
+    (void)classlog_init(&w.classes); /* without it, methods are METHOD records */
     ctxlog_start();
     /* FLYPROF_TEST_DICT_BYTES lowers the dictionary bound, so tests reach it in seconds */
     const char *bound = getenv("FLYPROF_TEST_DICT_BYTES");

@@ -1,4 +1,4 @@
-/* fpl_format.h: the .fpl log format, version 2 -- the contract between agent and collector.
+/* fpl_format.h: the .fpl log format, version 4 -- the contract between agent and collector.
  *
  * collector/FORMAT.md specifies every field; this header and that page change together.
  *
@@ -22,7 +22,8 @@
 #include <stdint.h>
 
 #define FPL_MAGIC "FLYPROF"          /* 8 bytes with its NUL */
-#define FPL_VERSION 3 /* what writers write: 2 may hold SAMPLE2, 3 ENDPOINT2 and STACK2 */
+#define FPL_VERSION 4 /* what writers write: 2 may hold SAMPLE2, 3 ENDPOINT2 and STACK2,
+                        * 4 CLASS_NAME and METHOD2 */
 #define FPL_VERSION_MIN 1        /* the oldest readers still read */
 #define FPL_PREAMBLE_SIZE 16
 #define FPL_CHUNK_SYNC 0x43504c46u   /* "FLPC" little-endian */
@@ -113,6 +114,14 @@ enum fpl_rec {
      * record of the chunk), v shared (frames at its root end taken from that one), v nnew,
      * nnew x (v method_id, sv bci), nnew x u8 frame type; leaf first, as STACK */
     FPL_REC_STACK2 = 21,
+    /* a class, dictionary (version 4, FORMAT.md 5.22): v class_id (> 0), str class (as
+     * METHOD's), str source_file ("" unknown). Written before the first METHOD2 using it. */
+    FPL_REC_CLASS_NAME = 22,
+    /* a method by class id (version 4, 5.23), dictionary: v method_id, u8 kind, v class_id
+     * (a CLASS_NAME's; 0: class and source_file ""), str name, str signature, v nlines,
+     * nlines x (v start_bci step, sv line step): each from the previous entry's, the first
+     * from (0, 0). Read as the METHOD record of those fields. */
+    FPL_REC_METHOD2 = 23,
 };
 
 /* A STACK2's base: one of the chunk's last FPL_STACK2_RING stack records; its frames, new and

@@ -1,6 +1,8 @@
-/* namedict.h: the reader's dictionary of ENDPOINT_NAME records (FORMAT.md 5.19): name id ->
- * the name's bytes, so that an ENDPOINT2 record (5.20) is delivered with its name as an
- * ENDPOINT record is. An id defined again is replaced (the agent's ids wrap after 2^32).
+/* namedict.h: the reader's dictionaries of names by id: ENDPOINT_NAME records (FORMAT.md
+ * 5.19), so that an ENDPOINT2 record (5.20) is delivered with its name as an ENDPOINT record
+ * is, and CLASS_NAME records (5.22: a class name and a source file, one dictionary each), so
+ * that a METHOD2 record (5.23) is delivered as a METHOD record. An id defined again is
+ * replaced (the agent's ids wrap after 2^32).
  *
  * Memory: the names' bytes as read (each definition appended) and 16 bytes a slot of an
  * open-addressing table at most half full: bounded by the log's size. One reader at a time.

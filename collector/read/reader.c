@@ -75,6 +75,7 @@ struct reader {
     uint64_t s2_thread, s2_tick;
     int s2_have_thread;
     struct namedict names; /* ENDPOINT_NAME records: ENDPOINT2's names */
+    struct namedict classes, sources; /* CLASS_NAME records: METHOD2's class, source file */
     struct fpl_stackring sring; /* the chunk's last stack records: STACK2's bases */
     struct fpl_sframe *sframes; /* scratch: a stack record's frames for sring */
     size_t sframes_cap;
@@ -202,6 +203,34 @@ static int rec_thread(struct reader *r, struct fpl_cur *c)
     return rc;
 }
 
+/* The line table of a METHOD (steps 0) or METHOD2 (steps 1: each entry a step from the one
+ * before) record into r->lines and m: 0, or -ENOMEM; c->bad on damage. */
+static int get_lines(struct reader *r, struct fpl_cur *c, struct reader_method *m, int steps)
+{
+    m->nlines = get_count(c, 2);
+    if (c->bad)
+        return 0;
+    void *q = scratch(r->lines, &r->lines_cap, m->nlines, sizeof(*r->lines));
+    if (!q)
+        return -ENOMEM;
+    r->lines = q;
+    uint64_t bci = 0, line = 0;
+    for (size_t i = 0; i < m->nlines; i++) {
+        if (steps) {
+            /* modular sums: a step read from any bytes decodes to some value, never a trap */
+            bci += fpl_get_v(c);
+            line += (uint64_t)fpl_get_sv(c);
+        } else {
+            bci = fpl_get_v(c);
+            line = fpl_get_v(c);
+        }
+        r->lines[i].start_bci = bci;
+        r->lines[i].line = line;
+    }
+    m->lines = r->lines;
+    return 0;
+}
+
 static int rec_method(struct reader *r, struct fpl_cur *c)
 {
     struct reader_method m;
@@ -211,19 +240,47 @@ static int rec_method(struct reader *r, struct fpl_cur *c)
     m.name = get_str(c);
     m.signature = get_str(c);
     m.source_file = get_str(c);
-    m.nlines = get_count(c, 2);
+    int rc = get_lines(r, c, &m, 0);
+    if (rc || c->bad || !r->ops->method)
+        return rc;
+    return r->ops->method(r->ctx, &m);
+}
+
+static int rec_class_name(struct reader *r, struct fpl_cur *c)
+{
+    uint64_t id = fpl_get_v(c);
+    struct reader_str klass = get_str(c);
+    struct reader_str src = get_str(c);
+    if (!c->bad && id == 0)
+        c->bad = 1; /* ids start at 1; 0 is METHOD2's "no class" */
     if (c->bad)
         return 0;
-    void *q = scratch(r->lines, &r->lines_cap, m.nlines, sizeof(*r->lines));
-    if (!q)
-        return -ENOMEM;
-    r->lines = q;
-    for (size_t i = 0; i < m.nlines; i++) {
-        r->lines[i].start_bci = fpl_get_v(c);
-        r->lines[i].line = fpl_get_v(c);
+    int rc = namedict_put(&r->classes, id, klass.s, klass.len);
+    return rc ? rc : namedict_put(&r->sources, id, src.s, src.len);
+}
+
+/* METHOD2: delivered as the METHOD record with its CLASS_NAME's class and source file (class
+ * id 0: both ""); a class id not defined before it makes a bad record (its definition was in
+ * a chunk lost or damaged). */
+static int rec_method2(struct reader *r, struct fpl_cur *c)
+{
+    struct reader_method m;
+    m.id = fpl_get_v(c);
+    m.kind = fpl_get_u8(c);
+    uint64_t cid = fpl_get_v(c);
+    m.name = get_str(c);
+    m.signature = get_str(c);
+    int rc = get_lines(r, c, &m, 1);
+    if (rc || c->bad)
+        return rc;
+    if (cid == 0) {
+        m.class_name = m.source_file = (struct reader_str){"", 0};
+    } else if (!(m.class_name.s = namedict_get(&r->classes, cid, &m.class_name.len)) ||
+               !(m.source_file.s = namedict_get(&r->sources, cid, &m.source_file.len))) {
+        c->bad = 1;
+        return 0;
     }
-    m.lines = r->lines;
-    if (c->bad || !r->ops->method)
+    if (!r->ops->method)
         return 0;
     return r->ops->method(r->ctx, &m);
 }
@@ -681,6 +738,10 @@ static int read_record(struct reader *r, uint8_t type, struct fpl_cur *body, uin
         return rec_thread(r, body);
     case FPL_REC_METHOD:
         return rec_method(r, body);
+    case FPL_REC_CLASS_NAME:
+        return rec_class_name(r, body);
+    case FPL_REC_METHOD2:
+        return rec_method2(r, body);
     case FPL_REC_STACK:
         return rec_stack(r, body);
     case FPL_REC_SAMPLE:
@@ -1052,6 +1113,8 @@ static int read_src(struct src *s, const char *name, const struct reader_ops *op
     free(r.events);
     free(r.s2);
     namedict_destroy(&r.names);
+    namedict_destroy(&r.classes);
+    namedict_destroy(&r.sources);
     fpl_stackring_destroy(&r.sring);
     free(r.sframes);
     if (rc == -ENOMEM)

@@ -52,7 +52,8 @@ struct reader_line {
     uint64_t line;
 };
 
-/* FPL_REC_METHOD. Strings and `lines` valid only during the callback. */
+/* FPL_REC_METHOD, or METHOD2 with its CLASS_NAME's class and source file and its line table
+ * summed up. Strings and `lines` valid only during the callback. */
 struct reader_method {
     uint64_t id;
     uint8_t kind; /* enum fpl_method_kind */

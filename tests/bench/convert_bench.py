@@ -17,7 +17,7 @@ is shared: the load average is printed before and after). Needs the tree built (
 tests/fplsynth, tests/fplconv). scripts/bench runs it as its `convert` part.
 
     python3 tests/bench/convert_bench.py --build BUILD [--samples 10M] [--stacks 100k]
-        [--wall 0.2] [--log-version 1|2] [--runs 3] [--formats folded,html,pprof,text,summary] [--keep]
+        [--wall 0.2] [--log-version 1|2|3|4] [--runs 3] [--formats folded,html,pprof,text,summary] [--keep]
         [--json OUT.json]
 """
 import argparse
@@ -88,8 +88,9 @@ def main():
     ap.add_argument("--threads", type=count, default=32)
     ap.add_argument("--depth", type=count, default=40, help="mean stack depth")
     ap.add_argument("--wall", type=float, default=0.0, help="fraction of wall samples")
-    ap.add_argument("--log-version", type=int, choices=(1, 2), default=2,
-                    help="samples as SAMPLE2 records (2, what the agent writes) or SAMPLE (1)")
+    ap.add_argument("--log-version", type=int, choices=(1, 2, 3, 4), default=4,
+                    help="records as the agent writes them (4: SAMPLE2, METHOD2), with METHOD "
+                    "records (2, 3), or SAMPLE and METHOD (1)")
     ap.add_argument("--runs", type=int, default=3, help="runs per conversion (best kept)")
     ap.add_argument("--formats", default="folded,html,pprof,jfr,text,summary",
                     help="outputs to render (default all: folded,html,pprof,jfr,text,summary)")

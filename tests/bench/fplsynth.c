@@ -8,10 +8,10 @@
  *   1 / r^s (s = 1 by default), ranks shuffled over the stacks;
  * - threads: each stack has a home thread that takes 70% of its samples, the rest go anywhere,
  *   so hot stacks spread over many threads and cold ones stay on few (realistic cell counts);
- * - methods have a class in one of 64 packages, a signature, a source file and a line table;
- *   dictionary entries are written lazily, just before the first sample that uses them, in
- *   256 KiB chunks with periodic counters, as the agent does; weights are 1, 2 for 1% of the
- *   samples (timer overruns);
+ * - methods have a class (8 methods each) in one of 64 packages, a signature, a source file and
+ *   a line table; dictionary entries are written lazily, just before the first sample that
+ *   uses them, in 256 KiB chunks with periodic counters, as the agent does; weights are 1, 2
+ *   for 1% of the samples (timer overruns);
  * - with -w F a fraction F of the samples are wall-clock samples answering WALL_TICK records
  *   (16 chosen of 16 to 64 candidates), in a mix of thread states;
  * - with -r MS every thread serves back-to-back traced requests of MS ms of the log's time
@@ -22,8 +22,10 @@
  *   the chunk's chains imply left out as the agent's writer leaves it out; -v 1 writes SAMPLE
  *   records (5.6) and ENDPOINT records (5.17) instead, the first agents' encoding; stacks as
  *   the agent writes them, STACK2 records (5.21) where one shares two frames or more with one
- *   of the chunk's last 16 (STACK records with -v 1). The two logs of a seed hold the same
- *   samples (the same random draws), so what a reader makes of them must be the same.
+ *   of the chunk's last 16 (STACK records with -v 1); methods as the agent writes them,
+ *   METHOD2 records (5.23), each class once as a CLASS_NAME record (5.22) (METHOD records
+ *   with -v 1 to 3; -v 2 and 3 are the same log). The logs of a seed hold the same samples
+ *   (the same random draws), so what a reader makes of them must be the same.
  *
  * Deterministic for a given seed. Uses the agent's encoder (fpl_codec.h) and chunk framing
  * (fpl_chunk.c). Prints what it wrote on stdout.
@@ -66,6 +68,7 @@ struct synth {
     uint32_t *home;    /* per stack: its home thread (0-based) */
     uint8_t *stack_written;
     uint8_t *method_written;
+    uint8_t *class_written; /* -v 4: per class (method_class), its CLASS_NAME is written */
     double *cdf; /* per rank */
     uint32_t *rank_stack;
     uint64_t *thread_ctx; /* per thread: the context of its current request (-r) */
@@ -151,6 +154,12 @@ static void put_header(struct synth *s, uint64_t t0)
     fpl_rec_end(b, r);
 }
 
+/* Method m's class, numbered from 0: 8 methods each, as classes have several. */
+static uint64_t method_class(uint32_t m)
+{
+    return m / 8;
+}
+
 static void put_method(struct synth *s, uint32_t m)
 {
     static const char *const verbs[] = {"get",  "put",   "handle",     "process",
@@ -159,23 +168,54 @@ static void put_method(struct synth *s, uint32_t m)
     static const char *const sigs[] = {"()V", "(I)I", "(Ljava/lang/String;)Ljava/lang/Object;",
                                        "([BII)I", "(JLjava/util/Map;)Z"};
     char cls[96], name[48], src[48];
-    uint32_t pkg = m % PACKAGES, c = m / 7;
+    uint32_t c = (uint32_t)method_class(m), pkg = c % PACKAGES;
     snprintf(cls, sizeof(cls), "com.example.service%u.module%u.Class%u", pkg % 8, pkg, c);
     snprintf(name, sizeof(name), "%s%u", verbs[m % 11], m % 13);
     snprintf(src, sizeof(src), "Class%u.java", c);
     struct fpl_buf *b = &s->chunk;
-    size_t r = fpl_rec_begin(b, FPL_REC_METHOD);
-    fpl_put_v(b, (uint64_t)m + 1);
-    fpl_put_u8(b, m % 97 == 0 ? FPL_METHOD_NATIVE : FPL_METHOD_JAVA);
-    fpl_put_str(b, cls);
-    fpl_put_str(b, name);
-    fpl_put_str(b, sigs[m % 5]);
-    fpl_put_str(b, src);
     uint32_t nlines = 1 + m % 8, line = 10 + (m * 37) % 500;
+    uint8_t kind = m % 97 == 0 ? FPL_METHOD_NATIVE : FPL_METHOD_JAVA;
+    size_t r;
+    if (s->version >= 4) {
+        /* as the agent writes it: the class once (FORMAT.md 5.22), the method by its id */
+        uint64_t k = method_class(m);
+        if (!s->class_written[k]) {
+            s->class_written[k] = 1;
+            r = fpl_rec_begin(b, FPL_REC_CLASS_NAME);
+            fpl_put_v(b, k + 1);
+            fpl_put_str(b, cls);
+            fpl_put_str(b, src);
+            fpl_rec_end(b, r);
+        }
+        r = fpl_rec_begin(b, FPL_REC_METHOD2);
+        fpl_put_v(b, (uint64_t)m + 1);
+        fpl_put_u8(b, kind);
+        fpl_put_v(b, k + 1);
+        fpl_put_str(b, name);
+        fpl_put_str(b, sigs[m % 5]);
+    } else {
+        r = fpl_rec_begin(b, FPL_REC_METHOD);
+        fpl_put_v(b, (uint64_t)m + 1);
+        fpl_put_u8(b, kind);
+        fpl_put_str(b, cls);
+        fpl_put_str(b, name);
+        fpl_put_str(b, sigs[m % 5]);
+        fpl_put_str(b, src);
+    }
     fpl_put_v(b, nlines);
+    int64_t prev_bci = 0, prev_line = 0;
     for (uint32_t k = 0; k < nlines; k++) {
-        fpl_put_v(b, (uint64_t)k * 8);
-        fpl_put_v(b, line + k * 2);
+        /* every third entry a line above the one before it (a loop's condition) */
+        int64_t bci = (int64_t)k * 8, ln = line + k * 2 - (k % 3 == 2 ? 5 : 0);
+        if (s->version >= 4) {
+            fpl_put_v(b, (uint64_t)(bci - prev_bci));
+            fpl_put_sv(b, ln - prev_line);
+        } else {
+            fpl_put_v(b, (uint64_t)bci);
+            fpl_put_v(b, (uint64_t)ln);
+        }
+        prev_bci = bci;
+        prev_line = ln;
     }
     fpl_rec_end(b, r);
 }
@@ -239,9 +279,10 @@ static int build_stacks(struct synth *s)
     s->home = malloc(s->stacks * sizeof(*s->home));
     s->stack_written = calloc(s->stacks, 1);
     s->method_written = calloc(s->methods, 1);
+    s->class_written = calloc(method_class((uint32_t)(s->methods - 1)) + 1, 1);
     s->sframes = malloc(MAX_DEPTH * sizeof(*s->sframes));
     if (!s->frames || !s->bcis || !s->stack_off || !s->home || !s->stack_written ||
-        !s->method_written || !s->sframes)
+        !s->method_written || !s->class_written || !s->sframes)
         return -ENOMEM;
     size_t n = 0;
     uint64_t span = s->depth > 5 ? s->depth - 5 : 0;
@@ -558,7 +599,8 @@ static void usage(FILE *f)
                "                [-d MEAN_DEPTH] [-z ZIPF_S] [-w WALL_FRACTION] [-s SEED]\n"
                "                [-r REQUEST_MS] [-v 1|2]\n"
                "  defaults: -n 10M -u 100k -m 20k -t 32 -d 40 -z 1.0 -w 0 -s 1, no requests,\n"
-               "  -v 2 (samples as SAMPLE2 records, as the agent writes them; 1: SAMPLE)\n"
+               "  -v 4 (samples as SAMPLE2 records, methods as METHOD2, as the agent writes\n"
+               "  them; 1: SAMPLE and METHOD, 2 or 3: SAMPLE2 and METHOD)\n"
                "  counts take k, M, G suffixes\n");
 }
 
@@ -570,7 +612,7 @@ int main(int argc, char **argv)
                       .threads = 32,
                       .depth = 40,
                       .seed = 1,
-                      .version = 2,
+                      .version = FPL_VERSION,
                       .zipf = 1.0,
                       .wall = 0};
     for (int i = 1; i < argc; i++) {
@@ -632,9 +674,9 @@ int main(int argc, char **argv)
     }
     if (!s.out || !s.stacks || !s.methods || !s.threads || s.stacks > UINT32_MAX - 1 ||
         s.methods > UINT32_MAX - 1 || s.depth < 1 || s.wall < 0 || s.wall > 1 || s.zipf < 0 ||
-        (s.version != 1 && s.version != 2)) {
+        s.version < 1 || s.version > FPL_VERSION) {
         fprintf(stderr, "fplsynth: need -o, and positive -u -m -t -d, -w in [0, 1], -z >= 0, "
-                        "-v 1 or 2\n");
+                        "-v 1 to %d\n", FPL_VERSION);
         return 2;
     }
     s.rng = s.seed;
@@ -672,6 +714,8 @@ int main(int argc, char **argv)
            (unsigned long long)s.version,
            s.samples ? (double)s.sample_bytes / (double)s.samples : 0.0,
            s.samples ? (double)s.bytes / (double)s.samples : 0.0);
+    printf("fplsynth: methods as %s records\n",
+           s.version >= 4 ? "METHOD2 (each class once as CLASS_NAME)" : "METHOD");
     if (s.request_ms)
         printf("fplsynth: %llu requests of %llu ms\n", (unsigned long long)s.contexts,
                (unsigned long long)s.request_ms);
@@ -684,6 +728,7 @@ int main(int argc, char **argv)
     free(s.home);
     free(s.stack_written);
     free(s.method_written);
+    free(s.class_written);
     free(s.cdf);
     free(s.rank_stack);
     free(s.s2);

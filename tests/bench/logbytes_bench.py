@@ -14,7 +14,7 @@ import subprocess
 NAMES = {1: "HEADER", 2: "ANCHOR", 3: "THREAD", 4: "METHOD", 5: "STACK", 6: "SAMPLE",
          7: "COUNTERS", 8: "HANDLER_HIST", 9: "END", 10: "WALL_TICK", 11: "EVENTS",
          16: "CONTEXT", 17: "ENDPOINT", 18: "SAMPLE2", 19: "ENDPOINT_NAME", 20: "ENDPOINT2",
-         21: "STACK2"}
+         21: "STACK2", 22: "CLASS_NAME", 23: "METHOD2"}
 SAMPLES = (6, 18)
 
 

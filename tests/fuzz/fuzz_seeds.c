@@ -59,17 +59,29 @@ static int rich(const char *dir)
     fplgen_method(&g, 6, FPL_METHOD_STUB, "", "StubRoutines::jlong_disjoint_arraycopy", "", "",
                   0, NULL);
     fplgen_method(&g, 7, 9, "x.Y", "z", "()V", "", 0, NULL); /* an unknown kind */
+    /* version 4's classes and METHOD2: a class, a method of it with lines going down, one of
+     * no class (0), one of an undefined class (bad); stacks below use methods 8 and 9 */
+    uint8_t cn1[] = {1, 5, 'a', '.', 'B', '$', 'C', 6, 'B', '.', 'j', 'a', 'v', 'a'};
+    uint8_t m2a[] = {8, FPL_METHOD_JAVA, 1, 3, 'r', 'u', 'n', 3, '(', ')', 'V', 3, 0, 0x14,
+                     4, 0x02, 0x83, 0x01, 0x05};
+    uint8_t m2b[] = {9, FPL_METHOD_STUB, 0, 4, 's', 't', 'u', 'b', 0, 0};
+    uint8_t m2c[] = {10, FPL_METHOD_JAVA, 7, 1, 'x', 0, 0};
+    fplgen_record(&g, FPL_REC_CLASS_NAME, cn1, sizeof(cn1));
+    fplgen_record(&g, FPL_REC_METHOD2, m2a, sizeof(m2a));
+    fplgen_record(&g, FPL_REC_METHOD2, m2b, sizeof(m2b));
+    fplgen_record(&g, FPL_REC_METHOD2, m2c, sizeof(m2c));
     struct reader_frame s1[] = {{2, 5, FPL_FRAME_COMPILED}, {1, 9, FPL_FRAME_INTERPRETED}};
     struct reader_frame s2[] = {{6, -1, FPL_FRAME_STUB}, {2, 3, FPL_FRAME_INLINED},
                                 {1, 0, FPL_FRAME_C1}};
     struct reader_frame s3[] = {{5, -1, FPL_FRAME_NATIVE}, {3, -1, FPL_FRAME_JAVA},
                                 {1, 9, FPL_FRAME_JAVA}};
-    struct reader_frame s4[] = {{4, -1, FPL_FRAME_MARKER}};
+    struct reader_frame s4[] = {{4, -1, FPL_FRAME_MARKER}, {8, 7, FPL_FRAME_JAVA},
+                                {9, -1, FPL_FRAME_STUB}, {10, 1, FPL_FRAME_JAVA}};
     struct reader_frame s5[] = {{7, 1, 42}, {99, 2, FPL_FRAME_KERNEL}}; /* unknown type, id */
     fplgen_stack(&g, 1, 2, s1);
     fplgen_stack(&g, 2, 3, s2);
     fplgen_stack(&g, 3, 3, s3);
-    fplgen_stack(&g, 4, 1, s4);
+    fplgen_stack(&g, 4, 4, s4);
     fplgen_stack(&g, 5, 2, s5);
     /* version 3's STACK2: on stack 5 (1 back), on that STACK2 (1 back, all its frames), and
      * one whose base is beyond the chunk's stack records (bad) */

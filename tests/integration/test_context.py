@@ -24,7 +24,10 @@ Asserted (check_log, shared with test_attach_context.py):
 - pprof: `go tool pprof -tagfocus trace_endpoint=GET /cpu` selects the same CPU time as
   `convert --endpoint '^GET /cpu$'`, and labels span_id / root_span_id agree with it;
 - summary --json `endpoints`: the four names with requests close to what the workload served,
-  /lock's wall mostly blocked.
+  /lock's wall mostly blocked;
+- the log's records, decoded by the tests' own reader: STACK2 records, ENDPOINT2 with each name
+  once (ENDPOINT_NAME), METHOD2 with each class once (CLASS_NAME) and JDK methods' line tables
+  and source files through them.
 """
 import json
 import os
@@ -108,6 +111,20 @@ def check_log(t, path, served, what):
     t.check(log.endpoint_name_records <= 2 * len(HANDLERS), "%s: %d ENDPOINT_NAME records "
             "for %d names: names are not written once", what, log.endpoint_name_records,
             len(HANDLERS))
+    # version 4: methods as METHOD2, each class once (CLASS_NAME), not each method's
+    methods = log.method_records
+    t.check(log.method2 > 0 and log.method2 >= 0.95 * len(methods), "%s: %d METHOD2 records "
+            "of %d methods", what, log.method2, len(methods))
+    classes = {(m.klass, m.source) for m in methods if m.klass or m.source}
+    t.check(0 < log.class_name_records <= len(classes) + len(classes) // 4 + 4,
+            "%s: %d CLASS_NAME records for %d classes: classes are not written once", what,
+            log.class_name_records, len(classes))
+    t.check(log.class_name_records < log.method2, "%s: %d CLASS_NAME records for %d METHOD2: "
+            "no class has two methods?", what, log.class_name_records, log.method2)
+    java = [m for m in methods if m.kind == 0 and m.klass.startswith("java.")]
+    t.check(java and sum(1 for m in java if m.lines and m.source) >= len(java) // 2,
+            "%s: %d of %d JDK methods with a line table and a source file", what,
+            sum(1 for m in java if m.lines and m.source), len(java))
 
     # --endpoint picks each endpoint's samples
     for ep, handlers in sorted(HANDLERS.items()):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""wall_fpl: a small, independent reader of .fpl logs (collector/format/FORMAT.md, versions 1 to 3) for the
+"""wall_fpl: a small, independent reader of .fpl logs (collector/format/FORMAT.md, versions 1 to 4) for the
 wall-clock tests, and its own test.
 
 The wall-clock tests need facts the rendered outputs do not show (yet), or show only in
@@ -8,8 +8,8 @@ signaled / failed counts and its time, which tick each sample answers. This modu
 them straight from the log, following FORMAT.md alone (it does not share code with the
 collector, so it also cross-checks it): preamble, chunks verified by CRC-32 over sequence
 number + payload, length-framed records, THREAD / SAMPLE / WALL_TICK / ANCHOR / HEADER / END /
-COUNTERS / EVENTS, and METHOD / STACK (names, bcis and frame types; the stack walker's tests
-read the types, which folded output does not show).
+COUNTERS / EVENTS, and METHOD / METHOD2 / CLASS_NAME / STACK / STACK2 (names, line tables, bcis
+and frame types; the stack walker's tests read the types, which folded output does not show).
 Damaged or cut-off chunks are not recovered (a test log must be intact): the reader raises.
 
 Used by test_wall_states.py, test_wall_parked.py, test_filter_marked.py and test_churn.py:
@@ -35,6 +35,7 @@ REC_COUNTERS, REC_HIST, REC_END, REC_WALL_TICK = 7, 8, 9, 10
 REC_EVENTS = 11
 REC_CONTEXT, REC_ENDPOINT, REC_SAMPLE2 = 16, 17, 18
 REC_ENDPOINT_NAME, REC_ENDPOINT2, REC_STACK2 = 19, 20, 21
+REC_CLASS_NAME, REC_METHOD2 = 22, 23
 STACK2_RING = 16
 S2_THREAD, S2_KIND, S2_STACK, S2_WEIGHT, S2_TICK, S2_CONTEXT, S2_SIZE = 1, 2, 4, 8, 16, 32, 64
 EVENT_STRING, EVENT_TRUNCATED, EVENT_DROPPED = 1, 2, 4
@@ -157,11 +158,12 @@ class Sample:
 
 
 class Method:
-    __slots__ = ("id", "kind", "klass", "name", "signature", "source", "chunk")
+    __slots__ = ("id", "kind", "klass", "name", "signature", "source", "chunk", "lines")
 
-    def __init__(self, mid, kind, klass, name, signature, source, chunk):
+    def __init__(self, mid, kind, klass, name, signature, source, chunk, lines=()):
         self.id, self.kind, self.klass, self.name = mid, kind, klass, name
         self.signature, self.source, self.chunk = signature, source, chunk
+        self.lines = list(lines)  # [(start_bci, line)], sorted by bci
 
     def __getitem__(self, i):
         """(kind, class, name)[i], as a tuple would give it."""
@@ -211,6 +213,9 @@ class Log:
         self.endpoint2 = 0      # ENDPOINT2 records read
         self.endpoint_name_records = 0
         self.stack2 = 0         # STACK2 records read
+        self.classes = {}       # CLASS_NAME id -> (class, source file)
+        self.class_name_records = 0
+        self.method2 = 0        # METHOD2 records read
 
     def wall_samples(self):
         return [s for s in self.samples if s.kind == KIND_WALL]
@@ -317,8 +322,30 @@ def _record(log, typ, b, state):
         log.end_ticks = b.u64()
     elif typ == REC_METHOD:
         m = Method(b.v(), b.u8(), b.str(), b.str(), b.str(), b.str(), log.chunks)
+        m.lines = [(b.v(), b.v()) for _ in range(b.v())]
         log.methods[m.id] = m
         log.method_records.append(m)
+    elif typ == REC_CLASS_NAME:
+        cid = b.v()
+        if cid == 0:
+            raise FplError("CLASS_NAME with id 0")
+        log.classes[cid] = (b.str(), b.str())
+        log.class_name_records += 1
+    elif typ == REC_METHOD2:
+        mid, kind, cid = b.v(), b.u8(), b.v()
+        name, sig = b.str(), b.str()
+        if cid and cid not in log.classes:
+            raise FplError("METHOD2 %d uses class id %d before its CLASS_NAME" % (mid, cid))
+        klass, source = log.classes[cid] if cid else ("", "")
+        lines, bci, line = [], 0, 0
+        for _ in range(b.v()):
+            bci += b.v()
+            line += b.sv()
+            lines.append((bci, line))
+        m = Method(mid, kind, klass, name, sig, source, log.chunks, lines)
+        log.methods[m.id] = m
+        log.method_records.append(m)
+        log.method2 += 1
     elif typ == REC_WALL_TICK:
         tid = b.v()
         if tid == 0:
@@ -375,7 +402,7 @@ def parse(data):
     if len(data) < 16 or data[:8] != MAGIC:
         raise FplError("not a flyprof log")
     version = struct.unpack_from("<H", data, 8)[0]
-    if version not in (1, 2, 3):
+    if version not in (1, 2, 3, 4):
         raise FplError("unsupported version %d" % version)
     log = Log()
     off, seq = 16, 0
@@ -660,6 +687,27 @@ def _self_test():
     check(got == [(80_000, 2, KIND_WALL, 5, 1, 1, 3, 7), (80_010, 2, KIND_WALL, 5, 1, 1, 0, 7),
                   (79_990, 1, KIND_CPU, 1, 1, 4, 0, 0), (80_020, 2, KIND_WALL, 5, 1, 1, 2, 7)],
           "version 2: SAMPLE2's elided fields from the chunk's chains (%s)" % got)
+    # version 4: FORMAT.md 5.22's and 5.23's examples, then a method of no class (0)
+    log = Log()
+    _record(log, REC_CLASS_NAME, _Body(bytes.fromhex(
+        "01116a6176612e7574696c2e486173684d61700c486173684d61702e6a617661")), chunk_state())
+    _record(log, REC_METHOD2, _Body(bytes.fromhex(
+        "0700010468617368152" "84c6a6176612f6c616e672f4f626a6563743b2949" "0300a605040208" "03")),
+        chunk_state())
+    _record(log, REC_METHOD2, _Body(_v(8) + bytes([2]) + _v(0) + _str("[marker]") + _str("")
+                                     + _v(0)), chunk_state())
+    m, k = log.methods.get(7), log.methods.get(8)
+    check(m is not None and (m.kind, m.klass, m.name, m.signature, m.source, m.lines)
+          == (0, "java.util.HashMap", "hash", "(Ljava/lang/Object;)I", "HashMap.java",
+              [(0, 339), (4, 340), (12, 338)]), "version 4: FORMAT.md's METHOD2 example")
+    check(k is not None and (k.klass, k.name, k.source) == ("", "[marker]", ""),
+          "version 4: METHOD2 of class 0: no class, no source")
+    try:
+        _record(log, REC_METHOD2, _Body(_v(9) + bytes([0]) + _v(5) + _str("f") + _str("()V")
+                                         + _v(0)), chunk_state())
+        check(False, "version 4: an undefined class id is refused")
+    except FplError as e:
+        check("class id 5" in str(e), "version 4: an undefined class id is refused (%s)" % e)
     bad = bytearray(_synthetic())
     bad[40] ^= 1
     try:

@@ -765,6 +765,103 @@ static void test_stack2(void)
     fplgen_destroy(&g);
 }
 
+/* Whether seen method k is (id, kind, class, name, signature, source) with lines l[0..n). */
+static int method_is(const struct seen *s, int k, uint64_t id, uint8_t kind, const char *cls,
+                     const char *name, const char *sig, const char *src,
+                     const struct reader_line *l, size_t n)
+{
+    if (k >= s->nmethod || s->method[k].id != id || s->method[k].kind != kind ||
+        !str_is(&s->method[k].s[0], cls) || !str_is(&s->method[k].s[1], name) ||
+        !str_is(&s->method[k].s[2], sig) || !str_is(&s->method[k].s[3], src) ||
+        s->method[k].nlines != n)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (s->method[k].lines[i].start_bci != l[i].start_bci ||
+            s->method[k].lines[i].line != l[i].line)
+            return 0;
+    return 1;
+}
+
+/* CLASS_NAME and METHOD2 (FORMAT.md 5.22, 5.23): FORMAT.md's examples byte for byte, read as
+ * the METHOD record of the same method; class id 0 (no class); then the bad ones: a class id
+ * never defined, a CLASS_NAME of id 0, a cut CLASS_NAME (and a METHOD2 using its id), a line
+ * table shorter than its count, a count the body cannot hold; a class id defined again
+ * replaces the first, and classes outlive their chunk (unlike STACK2's bases); a class whose
+ * chunk was damaged is undefined after it. */
+static void test_method2(void)
+{
+    static const uint8_t class_ex[] = {
+        0x16, 0x20, 0x01, 0x11, 0x6a, 0x61, 0x76, 0x61, 0x2e, 0x75, 0x74, 0x69,
+        0x6c, 0x2e, 0x48, 0x61, 0x73, 0x68, 0x4d, 0x61, 0x70, 0x0c, 0x48, 0x61,
+        0x73, 0x68, 0x4d, 0x61, 0x70, 0x2e, 0x6a, 0x61, 0x76, 0x61};
+    static const uint8_t method_ex[] = {
+        0x17, 0x26, 0x07, 0x00, 0x01, 0x04, 0x68, 0x61, 0x73, 0x68, 0x15, 0x28, 0x4c, 0x6a,
+        0x61, 0x76, 0x61, 0x2f, 0x6c, 0x61, 0x6e, 0x67, 0x2f, 0x4f, 0x62, 0x6a, 0x65, 0x63,
+        0x74, 0x3b, 0x29, 0x49, 0x03, 0x00, 0xa6, 0x05, 0x04, 0x02, 0x08, 0x03};
+    static const struct reader_line lines[] = {{0, 339}, {4, 340}, {12, 338}};
+    struct fplgen g;
+    struct seen s;
+    struct reader_stats st;
+    char err[256];
+    CHECK(fplgen_init(&g) == 0);
+    fplgen_raw(&g, class_ex, sizeof(class_ex));
+    fplgen_raw(&g, method_ex, sizeof(method_ex));
+    fplgen_method(&g, 70, FPL_METHOD_JAVA, "java.util.HashMap", "hash", "(Ljava/lang/Object;)I",
+                  "HashMap.java", 3, lines);
+    fplgen_record(&g, FPL_REC_METHOD2, "\x08\x02\x00\x08[marker]\x00\x00", 14);
+    /* bad: class 5 never defined; CLASS_NAME id 0; a CLASS_NAME cut in its name, and a
+     * METHOD2 of its id; 3 lines with 2 given; 200 lines in 4 bytes */
+    fplgen_record(&g, FPL_REC_METHOD2, "\x09\x00\x05\x01" "f\x03()V\x00", 10);
+    fplgen_record(&g, FPL_REC_CLASS_NAME, "\x00\x01x\x00", 4);
+    fplgen_record(&g, FPL_REC_CLASS_NAME, "\x02\x0a" "abc", 5);
+    fplgen_record(&g, FPL_REC_METHOD2, "\x0a\x00\x02\x01" "f\x00\x00", 7);
+    fplgen_record(&g, FPL_REC_METHOD2, "\x0b\x00\x01\x01" "f\x00\x03\x00\x02\x04\x02", 11);
+    fplgen_record(&g, FPL_REC_METHOD2, "\x0c\x00\x01\x01" "f\x00\xc8\x01\x00\x02", 10);
+    /* class 1 again: later METHOD2 records take this one */
+    fplgen_record(&g, FPL_REC_CLASS_NAME, "\x01\x03" "a.B\x06" "B.java", 12);
+    CHECK(fplgen_flush(&g) == 0);
+    /* the next chunk still knows class 1; a line may step back to below its first */
+    fplgen_record(&g, FPL_REC_METHOD2, "\x0d\x01\x01\x01m\x03()V\x02\x05\x14\x02\x01", 14);
+    CHECK(fplgen_flush(&g) == 0);
+    CHECK(read_gen(&g, &s, &st, err, sizeof(err)) == 0);
+    CHECK_EQ_U(st.bad_records, 6);
+    CHECK_EQ_U(st.unknown_records, 0);
+    CHECK_EQ_U(s.nmethod, 4);
+    CHECK(method_is(&s, 0, 7, FPL_METHOD_JAVA, "java.util.HashMap", "hash",
+                    "(Ljava/lang/Object;)I", "HashMap.java", lines, 3));
+    CHECK(method_is(&s, 1, 70, FPL_METHOD_JAVA, "java.util.HashMap", "hash",
+                    "(Ljava/lang/Object;)I", "HashMap.java", lines, 3));
+    CHECK(method_is(&s, 2, 8, FPL_METHOD_MARKER, "", "[marker]", "", "", NULL, 0));
+    static const struct reader_line back[] = {{5, 10}, {7, 9}};
+    CHECK(method_is(&s, 3, 13, FPL_METHOD_NATIVE, "a.B", "m", "()V", "B.java", back, 2));
+    fplgen_destroy(&g);
+
+    /* a damaged chunk took class 2's CLASS_NAME with it: its METHOD2 in the next chunk is a
+     * bad record, class 1's (defined in the chunk before) still reads */
+    CHECK(fplgen_init(&g) == 0);
+    fplgen_record(&g, FPL_REC_CLASS_NAME, "\x01\x01" "A\x00", 4);
+    CHECK(fplgen_flush(&g) == 0);
+    fplgen_record(&g, FPL_REC_CLASS_NAME, "\x02\x01" "B\x00", 4);
+    CHECK(fplgen_flush(&g) == 0);
+    fplgen_record(&g, FPL_REC_METHOD2, "\x01\x00\x02\x01" "f\x00\x00", 7);
+    fplgen_record(&g, FPL_REC_METHOD2, "\x02\x00\x01\x01" "g\x00\x00", 7);
+    CHECK(fplgen_flush(&g) == 0);
+    size_t len;
+    uint8_t *d = fplgen_bytes(&g, &len);
+    CHECK(d != NULL);
+    if (d) {
+        d[g.chunks[1].end - 1] ^= 0x40; /* in the payload: the CRC no longer matches */
+        memset(&s, 0, sizeof(s));
+        CHECK(reader_read_mem(d, len, "dmg.fpl", &ops, &s, &st, err, sizeof(err)) == 0);
+        CHECK_EQ_U(st.chunks_damaged, 1);
+        CHECK_EQ_U(st.bad_records, 1);
+        CHECK(method_is(&s, 0, 2, FPL_METHOD_JAVA, "A", "g", "", "", NULL, 0));
+        CHECK_EQ_U(s.nmethod, 1);
+        free(d);
+    }
+    fplgen_destroy(&g);
+}
+
 /* A count that the bytes left in the body cannot hold is damage, not an allocation request:
  * each of the four counted records is a bad record, and the chunk goes on. */
 static void test_huge_counts(void)
@@ -1074,6 +1171,7 @@ int main(void)
     test_bad_records();
     test_sample2();
     test_stack2();
+    test_method2();
     test_huge_counts();
     test_sequence();
     test_format_example();
