@@ -13,6 +13,7 @@
 #include "cli_args.h"
 #include "cli_msg.h"
 #include "render_file.h"
+#include "spill.h"
 
 #define ERR_MAX 1024
 
@@ -281,7 +282,15 @@ struct profile *cli_select_read_logs(const char *const *ins, size_t nin,
         return NULL;
     }
     if (profile_read_files(p, ins, nin, err, sizeof(err)) != 0) {
-        cli_msg_error("%s", err);
+        uint64_t written = 0;
+        int serr = p->spill ? spill_error(p->spill, &written) : 0;
+        if (serr) /* the error is the temporary file's, not the log's */
+            cli_msg_error("the samples' times no longer fit in a temporary file in '%s' (%s, "
+                          "%.1f MB written; about 8 bytes a sample): set TMPDIR to a directory "
+                          "with room",
+                          tmp, strerror(-serr), (double)written / 1e6);
+        else
+            cli_msg_error("%s", err);
         profile_free(p);
         return NULL;
     }

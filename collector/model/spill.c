@@ -19,6 +19,7 @@ struct spill {
     size_t pos;          /* reading: the next byte of buf */
     int eof;             /* reading: the file has no more bytes */
     uint64_t n, left;    /* records appended; records left to read */
+    uint64_t written;    /* bytes in the file */
     uint64_t last_ticks; /* the previous record's, writing and reading */
 };
 
@@ -82,6 +83,7 @@ static int flush(struct spill *s)
         if (w <= 0)
             return w < 0 ? -errno : -EIO;
         off += (size_t)w;
+        s->written += (uint64_t)w;
     }
     s->len = 0;
     return 0;
@@ -109,6 +111,13 @@ int spill_add(struct spill *s, uint32_t cell, uint64_t ticks, unsigned __int128 
 uint64_t spill_count(const struct spill *s)
 {
     return s->n;
+}
+
+int spill_error(const struct spill *s, uint64_t *written)
+{
+    if (written)
+        *written = s->written;
+    return s->err;
 }
 
 int spill_rewind(struct spill *s)

@@ -40,6 +40,10 @@ int spill_add(struct spill *s, uint32_t cell, uint64_t ticks, unsigned __int128 
 /* The records appended so far. */
 uint64_t spill_count(const struct spill *s);
 
+/* The first write error (negative errno), 0 while there is none; with it, the bytes written
+ * until then. */
+int spill_error(const struct spill *s, uint64_t *written);
+
 /* Writes what is buffered and starts reading from the first record. Returns 0 or -errno (of
  * this write or of an earlier spill_add). */
 int spill_rewind(struct spill *s);

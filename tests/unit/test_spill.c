@@ -1,7 +1,9 @@
 /* test_spill: spill.c's records come back exactly and in order. */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "harness.h"
 #include "spill.h"
@@ -58,6 +60,7 @@ static void test_round_trip(uint64_t n)
         }
     }
     CHECK_EQ_U(spill_count(sp), n);
+    CHECK(spill_error(sp, NULL) == 0);
     /* twice: a rewind after reading starts again */
     for (int pass = 0; pass < 2; pass++) {
         CHECK(spill_rewind(sp) == 0);
@@ -111,6 +114,34 @@ static void test_errors(void)
     spill_free(NULL);
 }
 
+/* A file that stops growing (a full disk; here a file size limit) fails the append that
+ * flushes, every later call, and the rewind, with the bytes written until then. */
+static void test_full(void)
+{
+    struct spill *sp = NULL;
+    CHECK(spill_new(NULL, &sp) == 0);
+    if (!sp)
+        return;
+    struct rlimit old, lim;
+    getrlimit(RLIMIT_FSIZE, &old);
+    lim = old;
+    lim.rlim_cur = 1u << 20;
+    signal(SIGXFSZ, SIG_IGN); /* the write fails with EFBIG instead of killing the test */
+    CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+    int rc = 0;
+    uint64_t i;
+    for (i = 0; i < 2000000 && rc == 0; i++)
+        rc = spill_add(sp, (uint32_t)i, i * 1000003, (unsigned __int128)3 << 32 | 5);
+    setrlimit(RLIMIT_FSIZE, &old);
+    uint64_t written = 0;
+    CHECK(rc == -EFBIG);
+    CHECK(spill_error(sp, &written) == -EFBIG);
+    CHECK(written > 0 && written <= (1u << 20));
+    CHECK(spill_add(sp, 1, 2, 3) == -EFBIG);
+    CHECK(spill_rewind(sp) == -EFBIG);
+    spill_free(sp);
+}
+
 int main(void)
 {
     test_round_trip(0);
@@ -118,5 +149,6 @@ int main(void)
     test_round_trip(300000); /* ~3 MB: flushes and refills of the 1 MiB buffer */
     test_saturates();
     test_errors();
+    test_full();
     return harness_result("test_spill");
 }
