@@ -1215,6 +1215,16 @@ static uint64_t credit_due(struct credit *cr, uint32_t c, unsigned __int128 fp)
     return due > UINT64_MAX ? UINT64_MAX : (uint64_t)due;
 }
 
+/* After the last sample: the spans and kept samples left from *gi, *si and *ki on, and the
+ * alloc, lock and live cells without kept samples. */
+static int put_rest(struct jfr_w *w, size_t *gi, size_t *si, size_t *ki)
+{
+    int rc = put_spans(w, UINT64_MAX, gi, si);
+    if (rc == 0)
+        rc = put_kept_before(w, UINT64_MAX, ki);
+    return rc ? rc : put_event_cells(w);
+}
+
 /* The selected cells' events at the start of the timeline's bins they were sampled in
  * (timeline.h), in bin order: the output of a profile read without a spill (the agent's own
  * file=x.jfr, or no temporary file could be made). A cell's weight the timeline kept without
@@ -1246,11 +1256,7 @@ static int put_timed(struct jfr_w *w)
         }
     }
     if (rc == 0)
-        rc = put_spans(w, UINT64_MAX, &gi, &si);
-    if (rc == 0)
-        rc = put_kept_before(w, UINT64_MAX, &ki);
-    if (rc == 0)
-        rc = put_event_cells(w);
+        rc = put_rest(w, &gi, &si, &ki);
     for (size_t i = 0; i < p->nentries && rc == 0; i++) {
         uint64_t all = cr.sel[i] ? profile_fp_round(p->entries[i].upscaled) : 0;
         if (all > cr.done[i])
@@ -1315,11 +1321,7 @@ static int put_spilled(struct jfr_w *w)
     if (rc == 0 && more < 0)
         rc = more;
     if (rc == 0)
-        rc = put_spans(w, UINT64_MAX, &gi, &si);
-    if (rc == 0)
-        rc = put_kept_before(w, UINT64_MAX, &ki);
-    if (rc == 0)
-        rc = put_event_cells(w);
+        rc = put_rest(w, &gi, &si, &ki);
     credit_free(&cr);
     return rc;
 }
