@@ -10,6 +10,7 @@
 
 #define SPILL_BUF (1u << 20)
 #define SPILL_REC_MAX 40 /* a record's bytes at most: 5 + 10 + 10 + 10, rounded up */
+#define ONE_SAMPLE ((unsigned __int128)1 << 32) /* the weight of one sample (fixed point) */
 
 struct spill {
     int fd;
@@ -96,12 +97,15 @@ int spill_add(struct spill *s, uint32_t cell, uint64_t ticks, unsigned __int128 
     if (SPILL_BUF - s->len < SPILL_REC_MAX && (s->err = flush(s)) != 0)
         return s->err;
     int64_t d = (int64_t)(ticks - s->last_ticks);
+    int one = fp == ONE_SAMPLE;
     uint8_t *p = s->buf + s->len;
-    p = put_v(p, cell);
+    p = put_v(p, (uint64_t)cell << 1 | (uint64_t)one);
     p = put_v(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
-    uint64_t whole = (uint64_t)(fp >> 32);
-    p = put_v(p, fp >> 96 ? UINT64_MAX : whole); /* beyond 2^64 samples: saturated */
-    p = put_v(p, (uint32_t)fp);
+    if (!one) {
+        uint64_t whole = (uint64_t)(fp >> 32);
+        p = put_v(p, fp >> 96 ? UINT64_MAX : whole); /* beyond 2^64 samples: saturated */
+        p = put_v(p, (uint32_t)fp);
+    }
     s->len = (size_t)(p - s->buf);
     s->last_ticks = ticks;
     s->n++;
@@ -178,14 +182,15 @@ int spill_next(struct spill *s, struct spill_rec *r)
         return 0;
     if (s->len - s->pos < SPILL_REC_MAX && !s->eof && (rc = refill(s)) != 0)
         return rc;
-    uint64_t cell, zz, whole, frac;
-    if ((rc = get_v(s, &cell)) || (rc = get_v(s, &zz)) || (rc = get_v(s, &whole)) ||
-        (rc = get_v(s, &frac)))
+    uint64_t head, zz, whole = 1, frac = 0;
+    if ((rc = get_v(s, &head)) || (rc = get_v(s, &zz)))
         return rc;
-    if (cell > UINT32_MAX || frac > UINT32_MAX)
+    if (!(head & 1) && ((rc = get_v(s, &whole)) || (rc = get_v(s, &frac))))
+        return rc;
+    if (head >> 1 > UINT32_MAX || frac > UINT32_MAX)
         return -EBADMSG;
     s->last_ticks += (zz >> 1) ^ (0 - (zz & 1)); /* zigzag */
-    r->cell = (uint32_t)cell;
+    r->cell = (uint32_t)(head >> 1);
     r->ticks = s->last_ticks;
     r->fp = (unsigned __int128)whole << 32 | frac;
     s->left--;

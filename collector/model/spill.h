@@ -5,9 +5,10 @@
  * holds them: a 10M-sample log spills ~80 MB to $TMPDIR (else /tmp), unlinked at once so it
  * goes with the process. Memory: two 1 MiB buffers.
  *
- * A record is (cell, ticks, fp) as LEB128 varints: the cell index, the ticks' difference to
- * the previous record's (zigzag: a wall sample whose tick came late is written late), and the
- * fixed-point weight (profile.h) as its integer and fraction parts.
+ * A record is (cell, ticks, fp) as LEB128 varints: the cell index shifted left by one, its
+ * low bit set for a weight of exactly one sample (every CPU sample of a timer): the ticks'
+ * difference to the previous record's (zigzag: a wall sample whose tick came late is written
+ * late); other weights then as their fixed-point (profile.h) integer and fraction parts.
  *
  * Filled by profile.c while reading (profile_want_spill), read by one output afterwards
  * (spill_rewind, spill_next). Never prints. One thread at a time.

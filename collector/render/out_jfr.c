@@ -900,18 +900,36 @@ static int chunk_use(struct jfr_w *w, uint32_t ti, uint32_t si)
     return 0;
 }
 
-/* Writes n sample events of cell e at ticks. */
-static int put_samples(struct jfr_w *w, const struct profile_entry *e, uint64_t n, uint64_t ticks)
+/* What a sample event of a cell says besides its time: its thread and stack (profile
+ * indices, the last + 1 for undefined), thread state and event type, and its request's
+ * context (NULL: none). put_spilled keeps one per cell, packed, so that writing a sample
+ * does not read the cell (profile_entry: 80 bytes, a cache and TLB miss each in a big
+ * profile). */
+struct sample_key {
+    uint32_t ti, si;
+    uint8_t state, wall_type;
+    uint8_t sel, ctx; /* put_spilled's: the cell is selected; it has a context */
+};
+
+static struct sample_key sample_key(const struct jfr_w *w, const struct profile_entry *e)
 {
     const struct profile *p = w->p;
-    uint32_t ti = e->thread == PROFILE_NONE ? (uint32_t)p->nthreads : e->thread;
-    uint32_t si = e->stack == PROFILE_NONE ? (uint32_t)p->nstacks : e->stack;
-    uint32_t state = e->kind == FPL_KIND_CPU ? FPL_STATE_RUNNING
-                     : e->state < STATES     ? e->state
-                                             : PROFILE_STATE_OTHER;
-    uint64_t type = e->kind == FPL_KIND_WALL && w->sel.kind == PROFILE_KIND_ALL
-                        ? JFR_EVENT_WALL_SAMPLE
-                        : JFR_EVENT_EXECUTION_SAMPLE;
+    return (struct sample_key){
+        .ti = e->thread == PROFILE_NONE ? (uint32_t)p->nthreads : e->thread,
+        .si = e->stack == PROFILE_NONE ? (uint32_t)p->nstacks : e->stack,
+        .state = (uint8_t)(e->kind == FPL_KIND_CPU ? FPL_STATE_RUNNING
+                           : e->state < STATES     ? e->state
+                                                   : PROFILE_STATE_OTHER),
+        .wall_type = e->kind == FPL_KIND_WALL && w->sel.kind == PROFILE_KIND_ALL};
+}
+
+/* Writes n sample events of key at ticks; e, the cell, only for its context (NULL: none). */
+static int put_events(struct jfr_w *w, struct sample_key key, const struct profile_entry *e,
+                      uint64_t n, uint64_t ticks)
+{
+    const struct profile *p = w->p;
+    uint32_t ti = key.ti, si = key.si, state = key.state;
+    uint64_t type = key.wall_type ? JFR_EVENT_WALL_SAMPLE : JFR_EVENT_EXECUTION_SAMPLE;
     int rc;
     while (n) {
         if ((rc = chunk_for(w, ticks)) != 0)
@@ -927,7 +945,7 @@ static int put_samples(struct jfr_w *w, const struct profile_entry *e, uint64_t 
         jfr_enc_long(&w->one, state + 1);
         /* a sample of a request: its context beside it (FORMAT.md 5.16, JFR.md) */
         const struct tracectx_def *cd =
-            e->context_id ? tracectx_find(&p->ctx, e->context_id) : NULL;
+            e && e->context_id ? tracectx_find(&p->ctx, e->context_id) : NULL;
         if (cd) {
             w->ctx.len = 0;
             jfr_enc_long(&w->ctx, JFR_EVENT_CONTEXT_SAMPLE);
@@ -965,6 +983,12 @@ static int put_samples(struct jfr_w *w, const struct profile_entry *e, uint64_t 
             return -ENOMEM;
     }
     return 0;
+}
+
+/* Writes n sample events of cell e at ticks. */
+static int put_samples(struct jfr_w *w, const struct profile_entry *e, uint64_t n, uint64_t ticks)
+{
+    return put_events(w, sample_key(w, e), e, n, ticks);
 }
 
 /* The ticks (after the origin, + TICK_BASE) of a tick value of the log; TICK_BASE before
@@ -1278,18 +1302,22 @@ static int put_spilled(struct jfr_w *w)
     int rc = credit_init(w, &cr, 0, 0);
     if (rc)
         return rc;
-    if ((rc = spill_rewind(p->spill)) != 0) {
+    /* each cell's sample_key, packed (12 bytes where a cell is 80): read for every sample */
+    size_t n = p->nentries;
+    struct sample_key *keys = malloc((n ? n : 1) * sizeof(*keys));
+    if (!keys || (rc = spill_rewind(p->spill)) != 0) {
+        free(keys);
         credit_free(&cr);
-        return rc;
+        return keys ? rc : -ENOMEM;
     }
-    /* every CPU and wall cell selected (no filter): no per-sample look at cr.sel, a cache
-     * miss in a big profile (the spill holds only CPU and wall samples) */
-    int all = 1;
-    for (size_t i = 0; i < p->nentries && all; i++)
-        all = cr.sel[i] || p->entries[i].kind >= FPL_KIND_ALLOC;
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = sample_key(w, &p->entries[i]);
+        keys[i].sel = cr.sel[i];
+        keys[i].ctx = p->entries[i].context_id != 0;
+    }
     size_t gi = 0, si = 0, ki = 0;
-    /* records are read SPILL_AHEAD ahead: a big profile's cells and stacks are far apart in
-     * memory, and each sample's cell, then its stack's stamp, would leave the core waiting */
+    /* records are read SPILL_AHEAD ahead: in a big profile each sample's key, then its
+     * stack's stamp, would leave the core waiting on memory */
     struct spill_rec ahead[SPILL_AHEAD];
     size_t head = 0, tail = 0; /* ahead[tail % SPILL_AHEAD, head % SPILL_AHEAD): read */
     int more = 1;
@@ -1298,30 +1326,32 @@ static int put_spilled(struct jfr_w *w)
             struct spill_rec *q = &ahead[head % SPILL_AHEAD];
             if ((more = spill_next(p->spill, q)) > 0) {
                 head++;
-                if (q->cell < p->nentries)
-                    __builtin_prefetch(&p->entries[q->cell]);
+                if (q->cell < n)
+                    __builtin_prefetch(&keys[q->cell]);
             }
         }
         if (tail == head)
             break;
         if (head - tail > SPILL_AHEAD / 2) {
             const struct spill_rec *q = &ahead[(tail + SPILL_AHEAD / 2) % SPILL_AHEAD];
-            if (q->cell < p->nentries && p->entries[q->cell].stack < p->nstacks)
-                __builtin_prefetch(&w->stack_gen[p->entries[q->cell].stack]);
+            if (q->cell < n)
+                __builtin_prefetch(&w->stack_gen[keys[q->cell].si]);
         }
         r = ahead[tail++ % SPILL_AHEAD];
         if ((rc = put_spans(w, r.ticks, &gi, &si)) || (rc = put_kept_before(w, r.ticks, &ki)))
             break;
-        if (r.cell >= p->nentries || (!all && !cr.sel[r.cell]))
+        if (r.cell >= n || !keys[r.cell].sel)
             continue;
         uint64_t m = credit_due(&cr, r.cell, r.fp);
         if (m)
-            rc = put_samples(w, &p->entries[r.cell], m, log_ticks(w, r.ticks));
+            rc = put_events(w, keys[r.cell], keys[r.cell].ctx ? &p->entries[r.cell] : NULL, m,
+                            log_ticks(w, r.ticks));
     }
     if (rc == 0 && more < 0)
         rc = more;
     if (rc == 0)
         rc = put_rest(w, &gi, &si, &ki);
+    free(keys);
     credit_free(&cr);
     return rc;
 }
