@@ -63,9 +63,10 @@ class Shares:
             100 * self.share(self.stub), self.markers or "none")
 
 
-def agentpath(t, name, workload, args, thread, options="cpu=10ms", timeout=240):
+def agentpath(t, name, workload, args, thread, options="cpu=10ms", timeout=240, jvm_options=()):
     """Runs the workload under -agentpath; returns (Run, Shares of `thread`)."""
-    run, fpl = t.run_java(name, workload, args, agent_options=options, timeout=timeout)
+    run, fpl = t.run_java(name, workload, args, agent_options=options, timeout=timeout,
+                          jvm_options=jvm_options)
     p = t.convert(fpl)
     s = Shares(p, thread)
     t.note("%s (agentpath): %s", name, s.describe())
@@ -104,16 +105,17 @@ def wait_cpu(t, jvm, thread, seconds, timeout=240):
 
 
 def attach(t, name, workload, args, thread, warm_cpu, window_cpu, options=None, interval=None,
-           stop_file=False, go_file=False, timeout=240):
+           stop_file=False, go_file=False, timeout=240, jvm_options=()):
     """Starts the workload without the agent, waits until `thread` has used `warm_cpu` seconds
     of CPU (the JIT compiled the hot loop), starts profiling it (`flyprof start PID`, with
     `-i interval` and agent `options` when given) until the thread has used `window_cpu` more,
     stops (`flyprof stop PID`), ends the workload (creating the stop file passed as an extra
     argument when `stop_file`) and checks that the JVM exits 0 by itself. With `go_file`, a
     second extra argument names a file created once profiling runs: the workload's thread
-    exists before the attach, its loop starts (and is compiled) after. Returns (result values,
-    Shares of `thread`)."""
-    jvm_options = ["-XX:+EnableDynamicAgentLoading"] if ac.java_major(t.java) >= 21 else []
+    exists before the attach, its loop starts (and is compiled) after. jvm_options go to the
+    JVM. Returns (result values, Shares of `thread`)."""
+    jvm_options = list(jvm_options) + (["-XX:+EnableDynamicAgentLoading"]
+                                       if ac.java_major(t.java) >= 21 else [])
     stop = t.path(name + ".stop")
     go = t.path(name + ".go")
     extra = ([stop] if stop_file or go_file else []) + ([go] if go_file else [])
