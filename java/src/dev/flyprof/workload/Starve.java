@@ -11,12 +11,15 @@ import java.util.concurrent.CountDownLatch;
  * registers, no allocation, no locks, no sleeping, so a thread is either on a CPU or waiting
  * for one. Run with more threads than CPUs (taskset), each waits for a core for the share
  * 1 - CPUs / threads of its running time: the truth a CPU-starvation figure is checked against.
- * Each thread also reports what the kernel says it did, from /proc/thread-self/schedstat (time
- * on a CPU, time waiting in the run queue), since it started.
+ * Each thread also reports what the kernel says it did while it spun, from
+ * /proc/thread-self/schedstat (time on a CPU, time waiting in the run queue), and how long it
+ * spun by the clock: on a virtual machine the hypervisor can take a CPU from a running thread
+ * (steal), time that is neither on a CPU nor in the run queue for the guest's kernel.
  *
  * <p>Usage: {@code Starve [seconds] [threads]} (default 4 s, 8 threads). Prints
  * {@code spin-I TID} per thread, then {@code ready}, once every thread runs; at the end
- * {@code sched spin-I TID ONCPU_NS WAIT_NS} per thread, and {@code result}.
+ * {@code sched spin-I TID ONCPU_NS WAIT_NS ELAPSED_NS} per thread (from its first spin to its
+ * last), and {@code result}.
  */
 public final class Starve {
     static final String USAGE = "Starve [seconds] [threads]";
@@ -55,7 +58,9 @@ public final class Starve {
                 } catch (InterruptedException e) {
                     return;
                 }
-                long end = System.nanoTime() + (long) (seconds * 1e9);
+                String[] s0 = procFields("schedstat");
+                long t0 = System.nanoTime();
+                long end = t0 + (long) (seconds * 1e9);
                 long x = k + 1;
                 while (System.nanoTime() < end) {
                     for (int j = 0; j < 100_000; j++) {
@@ -64,8 +69,12 @@ public final class Starve {
                     }
                 }
                 sink[k] = x;
-                String[] ss = procFields("schedstat");
-                sched[k] = ss != null && ss.length >= 2 ? ss[0] + " " + ss[1] : "-1 -1";
+                String[] s1 = procFields("schedstat");
+                long t1 = System.nanoTime();
+                sched[k] = s0 != null && s0.length >= 2 && s1 != null && s1.length >= 2
+                        ? (Long.parseLong(s1[0]) - Long.parseLong(s0[0])) + " "
+                                + (Long.parseLong(s1[1]) - Long.parseLong(s0[1])) + " " + (t1 - t0)
+                        : "-1 -1 -1";
             }, "spin-" + (i + 1));
             ts[i].start();
         }
