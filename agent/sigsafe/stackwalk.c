@@ -492,6 +492,8 @@ static int unwind_leaf(const struct codecache_thread *th, const ucontext_t *uc,
     return 1;
 }
 
+static uintptr_t leaf_return_pc(const struct codecache_blob *b, uintptr_t ret);
+
 /* AGCT failed at uc (unknown_Java, not_walkable_Java): unwinds the one frame it could not
  * (unwind_leaf) and walks from its caller. Returns the frame count, that frame first, or 0;
  * *start is set to the caller's registers, where AGCT's frames begin. */
@@ -505,13 +507,13 @@ static int recover(struct crashguard *g, JNIEnv *env, const ucontext_t *uc,
         !unwind_leaf(&th, uc, NULL, &lead, &c))
         return 0;
     ucontext_t cu = *uc;
-    /* a compiled caller: one byte back, inside the call instruction. AGCT looks up the debug
-     * info at the first PcDesc after pc, and the one at the return address itself describes
-     * the call site (the inlined frames of the call); AGCT then resets the pc to that
-     * PcDesc's */
+    /* a compiled caller: AGCT looks up the debug info at the first PcDesc after pc (and then
+     * resets the pc to that PcDesc's), so it is given one byte before the PcDesc that
+     * describes the call site (leaf_return_pc: the one at the return address itself when the
+     * call has one) */
     struct codecache_blob cb;
     int compiled = codecache_find_sigsafe(c.pc, &cb) && cb.kind == CODECACHE_NMETHOD;
-    cu.uc_mcontext.gregs[REG_RIP] = (greg_t)(compiled ? c.pc - 1 : c.pc);
+    cu.uc_mcontext.gregs[REG_RIP] = (greg_t)(compiled ? leaf_return_pc(&cb, c.pc) : c.pc);
     cu.uc_mcontext.gregs[REG_RSP] = (greg_t)c.sp;
     cu.uc_mcontext.gregs[REG_RBP] = (greg_t)c.fp;
     int m = call_agct(g, env, &cu, frames + 1, depth - 1);
@@ -760,65 +762,193 @@ static uint32_t read_stream_int(uintptr_t *p, uint32_t base)
     return v;
 }
 
+/* An nmethod's debug information: its PcDescs (count of them, size bytes each, sorted by pc
+ * offset), its scopes stream and its metadata (the Method*s the scopes index). */
+struct pcdescs {
+    uintptr_t pcs, scopes, meta;
+    uint32_t count, size;
+};
+
+/* Reads nmethod b's debug information into t. Returns 0 when its layout is unknown or a value
+ * is out of bounds. */
+static int pcdescs_of(const struct codecache_blob *b, struct pcdescs *t)
+{
+    const struct codecache_layout *l = codecache_layout_sigsafe();
+    uintptr_t nm = b->blob;
+    if (l->nm_pcs < 0)
+        return 0;
+    uintptr_t base = l->nm_immutable >= 0 ? rd(nm + (uintptr_t)l->nm_immutable) : nm;
+    int32_t lo_off = rd32(nm + (uintptr_t)l->nm_pcs), hi_off = rd32(nm + (uintptr_t)l->nm_pcs + 4);
+    t->scopes = l->nm_scopes_begin >= 0
+                    ? rd(nm + (uintptr_t)l->nm_scopes_begin)
+                    : base + (uintptr_t)(int64_t)rd32(nm + (uintptr_t)l->nm_scopes_offset);
+    if (l->nm_metadata >= 0 && l->nm_metadata_bytes == 4)
+        t->meta = nm + (uintptr_t)(int64_t)rd32(nm + (uintptr_t)l->nm_metadata);
+    else if (l->nm_metadata >= 0)
+        t->meta = nm + (uintptr_t)(int64_t)rd32(nm + (uintptr_t)l->blob_data_offset) +
+                  *(const volatile uint16_t *)(nm + (uintptr_t)l->nm_metadata);
+    else
+        t->meta = rd(nm + (uintptr_t)l->blob_mutable_data) +
+                  (uintptr_t)(int64_t)rd32(nm + (uintptr_t)l->blob_relocation_size);
+    t->size = (uint32_t)l->pcdesc_size;
+    if (!base || !t->scopes || !t->meta || lo_off < 0 || hi_off <= lo_off ||
+        (uint32_t)(hi_off - lo_off) % t->size || (uint32_t)(hi_off - lo_off) / t->size > 1u << 20)
+        return 0;
+    t->pcs = base + (uintptr_t)lo_off;
+    t->count = (uint32_t)(hi_off - lo_off) / t->size;
+    return 1;
+}
+
+static int32_t pcdesc_offset(const struct pcdescs *t, uint32_t i)
+{
+    return rd32(t->pcs + (uintptr_t)i * t->size + (uintptr_t)codecache_layout_sigsafe()->pcdesc_pc);
+}
+
+static uint32_t pcdesc_scope(const struct pcdescs *t, uint32_t i)
+{
+    return (uint32_t)rd32(t->pcs + (uintptr_t)i * t->size +
+                          (uintptr_t)codecache_layout_sigsafe()->pcdesc_scope);
+}
+
+/* The scope at offset scope of t's scopes stream (scope > 0): its sender's offset (0: none),
+ * its Method* (0 when the index is out of bounds) and its bci. */
+static uint32_t scope_read(const struct pcdescs *t, uint32_t scope, uintptr_t *method,
+                           int32_t *bci)
+{
+    uint32_t base = (uint32_t)codecache_layout_sigsafe()->stream_base;
+    uintptr_t p = t->scopes + scope;
+    uint32_t sender = read_stream_int(&p, base);
+    uint32_t index = read_stream_int(&p, base);
+    *bci = (int32_t)read_stream_int(&p, base) - 1;
+    *method = index > 0 && index < 1u << 20 ? rd(t->meta + ((uintptr_t)index - 1) * 8) : 0;
+    return sender;
+}
+
+/* The (Method*, bci) pairs of a PcDesc's scopes, innermost first. */
+#define CHAIN_MAX 32
+struct chain {
+    uintptr_t method[CHAIN_MAX];
+    int32_t bci[CHAIN_MAX];
+};
+
+/* Reads PcDesc i's scopes into c. Returns how many, or -1 when there are none, more than
+ * CHAIN_MAX, or one is unreadable. */
+static int scope_chain(const struct pcdescs *t, uint32_t i, struct chain *c)
+{
+    uint32_t scope = pcdesc_scope(t, i);
+    int n = 0;
+    for (; scope > 0 && scope < 1u << 30; n++) {
+        if (n == CHAIN_MAX)
+            return -1;
+        scope = scope_read(t, scope, &c->method[n], &c->bci[n]);
+        if (!c->method[n])
+            return -1;
+    }
+    return n > 0 ? n : -1;
+}
+
+/* Whether chain a (n frames) extends chain b (m < n frames) inward: the same outer frames,
+ * at the same bcis, and a's frame of b's innermost method in its place (at any bci). */
+static int chain_extends(const struct chain *a, int n, const struct chain *b, int m)
+{
+    if (m <= 0 || n <= m)
+        return 0;
+    for (int k = 1; k < m; k++)
+        if (a->method[n - k] != b->method[m - k] || a->bci[n - k] != b->bci[m - k])
+            return 0;
+    return a->method[n - m] == b->method[0];
+}
+
+/* The index of the first PcDesc at or after offset want, or t->count. */
+static uint32_t pcdesc_from(const struct pcdescs *t, int32_t want)
+{
+    uint32_t lo = 0, hi = t->count;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (pcdesc_offset(t, mid) < want)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The pc to look the debug information of nmethod b's frame up at, one byte before the
+ * PcDesc chosen (the first at or after it is taken), when ret is the return address of a call
+ * out of b that recovery unwound. A call with debug information has a PcDesc at exactly its
+ * return address: that one. A leaf call (into an arraycopy stub, say) may have none, and then
+ * neither neighbour need describe it: the PcDescs record the end of the code they describe,
+ * and C2 schedules the call's argument set-up among its callers' code and lays a slow path's
+ * block out of line, its call followed by a jump back, so that the next PcDesc may be another
+ * call site's. What a leaf call serves is an intrinsic's invoke, the innermost of the scopes
+ * around it; measured on StringBuilder.delete's arraycopy (JDK 17 and 25, AVX2 and AVX-512
+ * stubs), where the recorded scopes around the call were shift's (its bounds checks),
+ * AbstractStringBuilder.delete's (an address) and the loop's next call site's:
+ * - the PcDesc before ret, unless it has no scope or lies before the frame is complete
+ *   (then the next one);
+ * - the next one instead where its scopes extend those inward (the same outer frames, at the
+ *   same bcis, and more inlined ones: the call's scope, the one before its caller's code);
+ * - else an earlier one, within LEAF_BACK bytes, while each extends the last chosen inward.
+ * A sibling (the loop's next call site) is never taken over the one before. Returns ret - 1
+ * (the next one) when nothing else is known. */
+#define LEAF_BACK 128
+#define LEAF_STEPS 4
+static uintptr_t leaf_return_pc(const struct codecache_blob *b, uintptr_t ret)
+{
+    struct pcdescs t;
+    if (ret <= b->code_begin || ret >= b->code_end || !pcdescs_of(b, &t))
+        return ret - 1;
+    int32_t want = (int32_t)(ret - b->code_begin);
+    uint32_t i = pcdesc_from(&t, want);
+    if ((i < t.count && pcdesc_offset(&t, i) == want) || i == 0)
+        return ret - 1;
+    int32_t at = pcdesc_offset(&t, i - 1);
+    struct chain best, other;
+    int nb = at > 0 && at - 1 >= b->frame_complete ? scope_chain(&t, i - 1, &best) : -1;
+    if (nb < 0)
+        return ret - 1;
+    int no = i < t.count ? scope_chain(&t, i, &other) : -1;
+    if (no > 0 && chain_extends(&other, no, &best, nb))
+        return ret - 1;
+    for (uint32_t j = i - 1, steps = 0; j > 0 && steps < LEAF_STEPS; j--, steps++) {
+        int32_t off = pcdesc_offset(&t, j - 1);
+        if (off <= 0 || off - 1 < b->frame_complete || off < want - LEAF_BACK)
+            break;
+        no = scope_chain(&t, j - 1, &other);
+        if (no < 0 || !chain_extends(&other, no, &best, nb))
+            break;
+        best = other;
+        nb = no;
+        at = off;
+    }
+    return b->code_begin + (uintptr_t)at - 1;
+}
+
 /* The Java frames of the compiled frame of nmethod b at return address pc, from its debug
  * information (what AGCT's vframeStream reads): the PcDesc recorded at exactly that pc (a
  * call's return address has one), then its chain of scopes, innermost first, each a Method*
  * (an index into the nmethod's metadata) and a bci. Every Method* must have a jmethodID that
  * points back at it, and the outermost must be the nmethod's own. With `near`, pc is where a
- * signal stopped the code, and the PcDesc is the first one after it, as AGCT takes it for the
- * frame it starts from (PcDescs record the end of the code they describe). Returns the frames
- * written to frames[0..room), typed inlined then C1 or compiled, or -1. */
+ * signal stopped the code (or leaf_return_pc's), and the PcDesc is the first one after it, as
+ * AGCT takes it for the frame it starts from (PcDescs record the end of the code they
+ * describe). Returns the frames written to frames[0..room), typed inlined then C1 or compiled,
+ * or -1. */
 static int compiled_frames(const struct codecache_blob *b, uintptr_t pc, int near,
                            struct sample_frame *frames, int room)
 {
-    const struct codecache_layout *l = codecache_layout_sigsafe();
-    uintptr_t nm = b->blob;
-    if (l->nm_pcs < 0 || pc <= b->code_begin || pc >= b->code_end)
+    struct pcdescs t;
+    if (pc <= b->code_begin || pc >= b->code_end || !pcdescs_of(b, &t))
         return -1;
-    uintptr_t base = l->nm_immutable >= 0 ? rd(nm + (uintptr_t)l->nm_immutable) : nm;
-    int32_t lo_off = rd32(nm + (uintptr_t)l->nm_pcs), hi_off = rd32(nm + (uintptr_t)l->nm_pcs + 4);
-    uintptr_t scopes = l->nm_scopes_begin >= 0
-                           ? rd(nm + (uintptr_t)l->nm_scopes_begin)
-                           : base + (uintptr_t)(int64_t)rd32(nm + (uintptr_t)l->nm_scopes_offset);
-    uintptr_t meta;
-    if (l->nm_metadata >= 0 && l->nm_metadata_bytes == 4)
-        meta = nm + (uintptr_t)(int64_t)rd32(nm + (uintptr_t)l->nm_metadata);
-    else if (l->nm_metadata >= 0)
-        meta = nm + (uintptr_t)(int64_t)rd32(nm + (uintptr_t)l->blob_data_offset) +
-               *(const volatile uint16_t *)(nm + (uintptr_t)l->nm_metadata);
-    else
-        meta = rd(nm + (uintptr_t)l->blob_mutable_data) +
-               (uintptr_t)(int64_t)rd32(nm + (uintptr_t)l->blob_relocation_size);
-    uint32_t size = (uint32_t)l->pcdesc_size;
-    if (!base || !scopes || !meta || lo_off < 0 || hi_off <= lo_off ||
-        (uint32_t)(hi_off - lo_off) % size || (uint32_t)(hi_off - lo_off) / size > 1u << 20)
-        return -1;
-    /* the PcDescs are sorted by pc offset: the first at or after want */
     int32_t want = (int32_t)(pc - b->code_begin) + (near ? 1 : 0);
-    uintptr_t pcs = base + (uintptr_t)lo_off;
-    uint32_t count = (uint32_t)(hi_off - lo_off) / size;
-    uint32_t lo = 0, hi = count, scope = 0;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (rd32(pcs + (uintptr_t)mid * size + (uintptr_t)l->pcdesc_pc) < want)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo < count) {
-        uintptr_t d = pcs + (uintptr_t)lo * size;
-        if (near || rd32(d + (uintptr_t)l->pcdesc_pc) == want)
-            scope = (uint32_t)rd32(d + (uintptr_t)l->pcdesc_scope);
-    }
+    uint32_t i = pcdesc_from(&t, want), scope = 0;
+    if (i < t.count && (near || pcdesc_offset(&t, i) == want))
+        scope = pcdesc_scope(&t, i);
     int n = 0;
     uintptr_t method = 0;
     /* scope 0 is DebugInformationRecorder::serialized_null: no (more) scopes */
     for (; scope > 0 && scope < 1u << 30 && n < room && n < 256; n++) {
-        uintptr_t p = scopes + scope;
-        uint32_t sender = read_stream_int(&p, (uint32_t)l->stream_base);
-        uint32_t index = read_stream_int(&p, (uint32_t)l->stream_base);
-        int32_t bci = (int32_t)read_stream_int(&p, (uint32_t)l->stream_base) - 1;
-        method = index > 0 && index < 1u << 20 ? rd(meta + ((uintptr_t)index - 1) * 8) : 0;
+        int32_t bci;
+        uint32_t sender = scope_read(&t, scope, &method, &bci);
         jmethodID id = codecache_jmethod_sigsafe(method);
         if (!id || bci < -1 || bci > 65535)
             return -1;
@@ -841,10 +971,10 @@ static int compiled_frames(const struct codecache_blob *b, uintptr_t pc, int nea
  * frame size), native method wrappers, and calls from the VM into Java (the call stub's
  * JavaCallWrapper says where the thread left the Java frames before; an empty one is the
  * bottom). Anything else -- a deoptimization, an adapter, a continuation, a value out of
- * bounds -- ends the walk without a result: never a guess. `after`: r's pc is a return address
- * that AGCT would be given one byte back (the caller of a frame recovery unwound), so a
- * compiled first frame takes the first PcDesc at or after it rather than one exactly there
- * (a leaf call, into an arraycopy stub say, records none). Returns the frames written to
+ * bounds -- ends the walk without a result: never a guess. `after`: r's pc is the return
+ * address of a call out of a frame recovery unwound, maybe a leaf call (into an arraycopy
+ * stub, say) that records no PcDesc: a compiled first frame takes the PcDesc leaf_return_pc
+ * picks, as recover() has AGCT take it. Returns the frames written to
  * frames[0..depth) (depth reached: the stack is cut there, as AGCT cuts it), or 0. */
 static int walk_frames(const struct codecache_thread *th, struct regs r,
                        struct sample_frame *frames, int depth, int after)
@@ -867,8 +997,8 @@ static int walk_frames(const struct codecache_thread *th, struct regs r,
         int entry = r.pc == l->call_stub_return && l->call_wrapper_anchor >= 0;
         int k = interp || entry
                     ? 0
-                    : framecache_lookup_sigsafe(r.pc - (uintptr_t)at, at, frames + n, depth - n,
-                                                &fs);
+                    : framecache_lookup_sigsafe(r.pc - (uintptr_t)at, at ? 2 : 0, frames + n,
+                                                depth - n, &fs);
         if (entry) {
             uintptr_t w = rd(r.fp + (uintptr_t)((intptr_t)l->entry_frame_wrapper * 8));
             if (!w)
@@ -920,12 +1050,13 @@ static int walk_frames(const struct codecache_thread *th, struct regs r,
                 frames[n].lineno = -3;
                 k = 1;
             } else {
-                k = compiled_frames(&b, r.pc - (uintptr_t)at, at, frames + n, depth - n);
+                k = compiled_frames(&b, at ? leaf_return_pc(&b, r.pc) : r.pc, at, frames + n,
+                                    depth - n);
                 if (k <= 0)
                     return 0;
             }
             if (k < depth - n) /* whole, not cut at depth */
-                framecache_store_sigsafe(r.pc - (uintptr_t)at, at, b.blob, b.frame_size,
+                framecache_store_sigsafe(r.pc - (uintptr_t)at, at ? 2 : 0, b.blob, b.frame_size,
                                          frames + n, k);
             n += k;
             c.sp = r.sp + (uintptr_t)b.frame_size * sizeof(uintptr_t);
