@@ -273,7 +273,8 @@ static int render_log(const char *out, int dump, char *err, size_t errlen)
             memcpy(dir, out, len);
             dir[len] = '\0';
         }
-        (void)profile_want_spill(p, len < sizeof(dir) ? dir : NULL);
+        (void)profile_want_spill(p, len < sizeof(dir) ? dir : NULL,
+                                 1u << FPL_KIND_CPU | 1u << FPL_KIND_WALL);
     }
     if (rc == 0)
         rc = profile_read_file(p, log_path, err, errlen);

@@ -664,7 +664,8 @@ static int timeline_note(struct profile *p, uint32_t cell, uint64_t ticks, unsig
 {
     struct timeline *tl = p->timeline;
     if (p->spill) /* the spill's reader places alloc, lock and live samples from profile.kept */
-        return p->entries[cell].kind < FPL_KIND_ALLOC ? spill_add(p->spill, cell, ticks, fp) : 0;
+        return p->spill_kinds >> p->entries[cell].kind & 1 ? spill_add(p->spill, cell, ticks, fp)
+                                                            : 0;
     if (!tl)
         return 0;
     if (!tl->started) {
@@ -1653,10 +1654,11 @@ int profile_want_timeline(struct profile *p)
     return 0;
 }
 
-int profile_want_spill(struct profile *p, const char *dir)
+int profile_want_spill(struct profile *p, const char *dir, unsigned kinds)
 {
     if (p->spill || p->read_done)
         return 0;
+    p->spill_kinds = kinds & (1u << FPL_KIND_CPU | 1u << FPL_KIND_WALL);
     return spill_new(dir, &p->spill);
 }
 

@@ -325,6 +325,7 @@ struct profile {
      * (spill.h); NULL unless profile_want_spill was called before reading. The timeline
      * then gets no samples, only spans. */
     struct spill *spill;
+    unsigned spill_kinds; /* the kinds whose samples go to the spill (1 << FPL_KIND_*) */
 
     /* the ALLOC, LOCK and LIVE samples one by one, in time order once read, when
      * profile_want_kept was called before reading (JFR writes an event per sample); else
@@ -418,12 +419,13 @@ int profile_select_context(struct profile *p, const char *endpoint_re, const uin
  * (the HTML page's timeline). Call before profile_read_*. Returns 0 or -ENOMEM. */
 int profile_want_timeline(struct profile *p);
 
-/* Keeps each CPU and wall sample (cell, ticks, upscaled weight) in a temporary file made in
+/* Keeps each CPU and wall sample (cell, ticks, upscaled weight) of the kinds in mask
+ * (1 << FPL_KIND_CPU, 1 << FPL_KIND_WALL: those the output shows) in a temporary file made in
  * dir (NULL: $TMPDIR, else /tmp) while reading (profile.spill), for an output that puts
  * every sample at its own time (JFR); the timeline, if wanted too, then keeps only the
  * spans. Call before reading. Returns 0, or -errno when no file can be made there (the caller
  * may go on with the timeline alone). */
-int profile_want_spill(struct profile *p, const char *dir);
+int profile_want_spill(struct profile *p, const char *dir, unsigned kinds);
 
 /* Keeps the ALLOC, LOCK and LIVE samples one by one while reading (profile.kept), max of
  * them at most (PROFILE_MAX_KEPT; a test's smaller bound), for outputs that write each as its
