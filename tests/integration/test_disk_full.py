@@ -8,7 +8,9 @@ DictBurst (two threads: a burst of new stacks, then a steady loop) runs under th
 cpu=10ms,wall=10ms, so that every chunk, written once a second, is larger than the slack of a
 tmpfs page (a few KiB) and fails while the file system is full. The test fills the file system
 with a filler file once the log holds a chunk of samples (in the burst), and removes it 1.5 s
-into the steady phase (or 1 s after status reported a loss, if later), so the steady loop's
+into the steady phase (once both threads said they are in it: the burst counts each thread's
+own CPU time, which a loaded machine stretches; or 1 s after status reported a loss, if
+later), so the steady loop's
 first stacks and methods are defined in chunks that are lost and used by chunks that land. Run with -agentpath (the JVM ends by itself) and attached (`flyprof start`,
 `status`, `stop`). Asserts:
 
@@ -234,6 +236,19 @@ def check_log(t, fpl, what, t_free, jvm_err):
     t.check(not bad, "%s: flyprof convert shows undefined entries: %s", what, bad[:3])
 
 
+def wait_steady(t, jvm, what):
+    """Waits (bounded) until both DictBurst threads said they are in the steady phase."""
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        said = set(re.findall(r"^steady (dict-[ab])$", jvm.stdout(), re.M))
+        if len(said) == 2:
+            return
+        t.check(jvm.alive(), "%s: the JVM exited in the burst phase", what)
+        time.sleep(0.1)
+    t.check(False, "%s: DictBurst's threads did not reach the steady phase in %d s", what,
+            WAIT_S)
+
+
 def run_agentpath(t, mnt):
     fpl = os.path.join(mnt, "agentpath.fpl")
     filler = os.path.join(mnt, "filler")
@@ -247,7 +262,8 @@ def run_agentpath(t, mnt):
     fill(filler)
     t.note("-agentpath: the file system is full at %.1f s", time.monotonic() - t0)
     status_loss(t, jvm, "-agentpath")
-    time.sleep(max(1.0, t0 + BURST_S + FREE_AFTER_BURST_S - time.monotonic()))
+    wait_steady(t, jvm, "-agentpath")
+    time.sleep(FREE_AFTER_BURST_S)
     os.unlink(filler)
     t_free = time.monotonic()
     t.note("-agentpath: space is back at %.1f s", t_free - t0)
@@ -272,7 +288,8 @@ def run_attach(t, mnt):
     fill(filler)
     t.note("attached: the file system is full at %.1f s", time.monotonic() - t0)
     status_loss(t, jvm, "attached")
-    time.sleep(max(1.0, t0 + burst_s + FREE_AFTER_BURST_S - time.monotonic()))
+    wait_steady(t, jvm, "attached")
+    time.sleep(FREE_AFTER_BURST_S)
     os.unlink(filler)
     t_free = time.monotonic()
     t.note("attached: space is back at %.1f s", t_free - t0)

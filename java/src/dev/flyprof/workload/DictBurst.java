@@ -14,7 +14,8 @@ import java.lang.management.ThreadMXBean;
  * ({@code steady} seconds of wall time from the thread's end of phase 1): the same two threads
  * spin in {@link #steady}, a handful of stacks.
  *
- * <p>Stdout: {@code result burst_ns=... steady_ns=...}.
+ * <p>Stdout: {@code steady THREAD} as each thread starts phase 2, then
+ * {@code result burst_ns=... steady_ns=...}.
  *
  * <p>Usage: {@code DictBurst [burst_seconds] [steady_seconds]} (default 3, 5).
  */
@@ -74,6 +75,10 @@ public final class DictBurst {
             sink += pick(x, DEPTH);
         }
         long end2 = System.nanoTime() + steadyNs;
+        synchronized (DictBurst.class) {
+            System.out.println("steady " + Thread.currentThread().getName());
+            System.out.flush();
+        }
         while (System.nanoTime() < end2) {
             sink += steady(x);
         }
