@@ -900,14 +900,16 @@ static uintptr_t leaf_return_pc(const struct codecache_blob *b, uintptr_t ret)
         return ret - 1;
     int32_t want = (int32_t)(ret - b->code_begin);
     uint32_t i = pcdesc_from(&t, want);
-    if ((i < t.count && pcdesc_offset(&t, i) == want) || i == 0)
+    /* none after it: the call is in the stubs C2 lays out after the code (an entry barrier's,
+     * a safepoint poll's), whose caller no PcDesc describes */
+    if (i >= t.count || pcdesc_offset(&t, i) == want || i == 0)
         return ret - 1;
     int32_t at = pcdesc_offset(&t, i - 1);
     struct chain best, other;
     int nb = at > 0 && at - 1 >= b->frame_complete ? scope_chain(&t, i - 1, &best) : -1;
     if (nb < 0)
         return ret - 1;
-    int no = i < t.count ? scope_chain(&t, i, &other) : -1;
+    int no = scope_chain(&t, i, &other);
     if (no > 0 && chain_extends(&other, no, &best, nb))
         return ret - 1;
     for (uint32_t j = i - 1, steps = 0; j > 0 && steps < LEAF_STEPS; j--, steps++) {
