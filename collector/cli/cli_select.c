@@ -129,6 +129,20 @@ static int parse_id(const char *s, uint64_t *id)
     return 0;
 }
 
+/* --kind's value: an FPL_KIND_*, PROFILE_KIND_ALL, or -1 when unknown. */
+static int kind_parse(const char *s)
+{
+    static const struct {
+        const char *name;
+        int kind;
+    } kinds[] = {{"cpu", FPL_KIND_CPU},   {"wall", FPL_KIND_WALL}, {"alloc", FPL_KIND_ALLOC},
+                 {"lock", FPL_KIND_LOCK}, {"live", FPL_KIND_LIVE}, {"all", PROFILE_KIND_ALL}};
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+        if (strcmp(s, kinds[i].name) == 0)
+            return kinds[i].kind;
+    return -1;
+}
+
 int cli_select_parse(const char *cmd, const struct cli_select *a, struct render_opts *o,
                      struct profile_time *from, struct profile_time *to)
 {
@@ -147,19 +161,7 @@ int cli_select_parse(const char *cmd, const struct cli_select *a, struct render_
     o->thread = a->thread;
     o->title = a->title;
     if (a->kind) {
-        if (strcmp(a->kind, "cpu") == 0)
-            o->kind = FPL_KIND_CPU;
-        else if (strcmp(a->kind, "wall") == 0)
-            o->kind = FPL_KIND_WALL;
-        else if (strcmp(a->kind, "alloc") == 0)
-            o->kind = FPL_KIND_ALLOC;
-        else if (strcmp(a->kind, "lock") == 0)
-            o->kind = FPL_KIND_LOCK;
-        else if (strcmp(a->kind, "live") == 0)
-            o->kind = FPL_KIND_LIVE;
-        else if (strcmp(a->kind, "all") == 0)
-            o->kind = PROFILE_KIND_ALL;
-        else
+        if ((o->kind = kind_parse(a->kind)) < 0)
             return cli_msg_usage(cmd,
                                  "%s: unknown kind '%s': use cpu, wall, alloc, lock, live or all "
                                  "(cpu and wall together)",
@@ -259,12 +261,11 @@ struct profile *cli_select_read_logs(const char *const *ins, size_t nin,
     /* only the samples the output shows: --kind cpu of a log with wall samples spilled both,
      * 70 MB for 56 on the bench's 10M-sample log; --kind alloc, lock or live none (an empty
      * spill: the same path writes their events) */
+    int kind = a->kind ? kind_parse(a->kind) : PROFILE_KIND_ALL; /* checked by _parse */
     unsigned spill = 1u << FPL_KIND_CPU | 1u << FPL_KIND_WALL;
-    if (a->kind && strcmp(a->kind, "cpu") == 0)
-        spill = 1u << FPL_KIND_CPU;
-    else if (a->kind && strcmp(a->kind, "wall") == 0)
-        spill = 1u << FPL_KIND_WALL;
-    else if (a->kind && strcmp(a->kind, "all") != 0)
+    if (kind == FPL_KIND_CPU || kind == FPL_KIND_WALL)
+        spill = 1u << kind;
+    else if (kind != PROFILE_KIND_ALL)
         spill = 0;
     int src;
     if (a->spill && (src = profile_want_spill(p, tmp, spill)) != 0)
